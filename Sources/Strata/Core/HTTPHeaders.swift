@@ -1,0 +1,181 @@
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Foundation
+
+/// HTTP header fields: case-insensitive names, insertion order kept, several values per name.
+///
+/// Names are compared case-insensitively (RFC 9110 §5.1) but stored as given, so headers go on
+/// the wire as the caller spelled them. Use ``values(for:)`` for a header that may repeat, such
+/// as `Set-Cookie`, and the subscript for the first value.
+///
+/// `HTTPHeaders` stores what it is given. Before anything goes on the wire, Strata checks every
+/// field with ``validate(name:value:)``, so a name or value that contains CR, LF or NUL (a header
+/// injection) is refused with ``HTTPHeaderError`` and never sent.
+public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral {
+    /// One header field.
+    public struct Field: Sendable, Hashable {
+        /// The field name as given.
+        public var name: String
+        /// The field value.
+        public var value: String
+    }
+
+    private var fields: [Field]
+
+    /// Creates an empty set of headers.
+    public init() { fields = [] }
+
+    /// Creates headers from `(name, value)` pairs, keeping their order and any repeats.
+    public init(_ pairs: [(String, String)]) {
+        fields = pairs.map { Field(name: $0.0, value: $0.1) }
+    }
+
+    /// Creates headers from a dictionary literal such as `["Accept": "application/json"]`.
+    public init(dictionaryLiteral elements: (String, String)...) {
+        self.init(elements)
+    }
+
+    /// The first value for `name`, compared case-insensitively. Setting a value replaces every
+    /// field of that name (keeping the first one's position); setting `nil` removes them all.
+    public subscript(name: String) -> String? {
+        get { fields.first { Self.equal($0.name, name) }?.value }
+        set {
+            guard let newValue else { return remove(name: name) }
+            guard let first = fields.firstIndex(where: { Self.equal($0.name, name) }) else {
+                return fields.append(Field(name: name, value: newValue))
+            }
+            fields[first].value = newValue
+            fields = fields.enumerated().filter { $0.offset <= first || !Self.equal($0.element.name, name) }
+                .map(\.element)
+        }
+    }
+
+    /// Every value for `name`, compared case-insensitively, in the order received.
+    public func values(for name: String) -> [String] {
+        fields.filter { Self.equal($0.name, name) }.map(\.value)
+    }
+
+    /// Whether a field named `name` is present.
+    public func contains(_ name: String) -> Bool {
+        fields.contains { Self.equal($0.name, name) }
+    }
+
+    /// Appends a field, keeping any existing fields of the same name.
+    public mutating func add(name: String, value: String) {
+        fields.append(Field(name: name, value: value))
+    }
+
+    /// Removes every field named `name`.
+    public mutating func remove(name: String) {
+        fields.removeAll { Self.equal($0.name, name) }
+    }
+
+    /// The number of fields, counting repeats.
+    public var count: Int { fields.count }
+
+    /// Whether there are no fields.
+    public var isEmpty: Bool { fields.isEmpty }
+
+    /// Iterates over the fields in order as `(name, value)` pairs.
+    public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {
+        fields.map { (name: $0.name, value: $0.value) }.makeIterator()
+    }
+
+    /// Headers are equal when they hold the same fields in the same order, names compared
+    /// case-insensitively.
+    public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
+        lhs.fields.count == rhs.fields.count
+            && zip(lhs.fields, rhs.fields).allSatisfy { equal($0.name, $1.name) && $0.value == $1.value }
+    }
+
+    /// Hashes the fields consistently with `==`.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(fields.count)
+        for field in fields {
+            hasher.combine(field.name.lowercased())
+            hasher.combine(field.value)
+        }
+    }
+
+    static func equal(_ a: String, _ b: String) -> Bool {
+        a.caseInsensitiveCompare(b) == .orderedSame
+    }
+}
+
+// MARK: - Validation
+
+extension HTTPHeaders {
+    /// Checks that `name` is an RFC 9110 token and `value` contains no control character other
+    /// than horizontal tab, so the field cannot inject headers or split a request.
+    ///
+    /// - Throws: ``HTTPHeaderError`` naming the offending field.
+    public static func validate(name: String, value: String) throws(HTTPHeaderError) {
+        guard !name.isEmpty else { throw .invalidName(name) }
+        for byte in name.utf8 where !isTokenCharacter(byte) {
+            throw .invalidName(name)
+        }
+        for byte in value.utf8 where byte == 0x7F || (byte < 0x20 && byte != 0x09) {
+            throw .invalidValue(name: name, byte: byte)
+        }
+    }
+
+    /// Checks every field with ``validate(name:value:)``.
+    ///
+    /// - Throws: ``HTTPHeaderError`` for the first offending field.
+    public func validate() throws(HTTPHeaderError) {
+        for field in fields { try Self.validate(name: field.name, value: field.value) }
+    }
+
+    // RFC 9110 §5.6.2: token = 1*tchar.
+    private static func isTokenCharacter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+             UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        default:
+            return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+        }
+    }
+}
+
+/// A header field that must not be sent because it could inject or split HTTP messages.
+public enum HTTPHeaderError: Error, Hashable, CustomStringConvertible {
+    /// The name is empty or contains a character that is not allowed in a header name.
+    case invalidName(String)
+    /// The value of the named header contains a control character such as CR, LF or NUL.
+    case invalidValue(name: String, byte: UInt8)
+
+    /// What is wrong and how to fix it.
+    public var description: String {
+        switch self {
+        case .invalidName(let name):
+            "Invalid header name \(name.debugDescription): names must be non-empty RFC 9110 tokens "
+                + "(letters, digits and !#$%&'*+-.^_`|~). The request was not sent."
+        case .invalidValue(let name, let byte):
+            "The value of header \(name.debugDescription) contains control byte 0x"
+                + String(byte, radix: 16, uppercase: true)
+                + " (CR, LF and NUL would let a value inject headers). Remove it; the request was not sent."
+        }
+    }
+}
+
+// MARK: - Foundation bridges
+
+extension HTTPHeaders {
+    /// Creates headers from an `HTTPURLResponse`. FoundationNetworking joins repeated fields
+    /// with ", "; they arrive here as one field.
+    init(_ response: HTTPURLResponse) {
+        var headers = HTTPHeaders()
+        for (key, value) in response.allHeaderFields {
+            guard let name = key as? String, let value = value as? String else { continue }
+            headers.add(name: name, value: value)
+        }
+        self = headers
+    }
+
+    /// The request's header fields. `URLRequest` keeps one value per name.
+    init(_ request: URLRequest) {
+        self.init((request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+    }
+}

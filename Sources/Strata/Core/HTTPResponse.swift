@@ -1,0 +1,54 @@
+import Foundation
+
+/// An HTTP response as a value: status, headers, the whole body and the URL that answered.
+///
+/// Being a plain `Sendable`, `Hashable` value lets decorators synthesize responses (a 304
+/// answered from a store becomes a 200) and lets stores persist them.
+public struct HTTPResponse: Sendable, Hashable {
+    /// Where a response's body came from.
+    public enum Source: String, Sendable, Hashable, Codable {
+        /// The body was transferred from the server for this request.
+        case network
+        /// The server answered `304 Not Modified` and the body came from a local ETag store.
+        case revalidated
+    }
+
+    /// The HTTP status code, for example `200`.
+    public var statusCode: Int
+    /// The response's header fields, case-insensitive and in the order received.
+    public var headers: HTTPHeaders
+    /// The complete response body; empty when the response had none.
+    public var body: Data
+    /// The URL that produced the response (after redirects), when known.
+    public var url: URL?
+    /// Where the body came from; ``Source/network`` unless a layer such as `ETagTransport`
+    /// answered it from a store.
+    public var source: Source
+
+    /// Creates a response.
+    public init(statusCode: Int, headers: HTTPHeaders = [:], body: Data = Data(), url: URL? = nil) {
+        self.init(statusCode: statusCode, headers: headers, body: body, url: url, source: .network)
+    }
+
+    /// Creates a response, stating where its body came from.
+    public init(statusCode: Int, headers: HTTPHeaders, body: Data, url: URL?, source: Source) {
+        self.statusCode = statusCode
+        self.headers = headers
+        self.body = body
+        self.url = url
+        self.source = source
+    }
+
+    /// Whether the status is in the 2xx range.
+    public var isSuccess: Bool { (200..<300).contains(statusCode) }
+
+    /// The body decoded as UTF-8 text, or `nil` if it is not valid UTF-8.
+    public var text: String? { String(data: body, encoding: .utf8) }
+}
+
+extension HTTPResponse: CustomStringConvertible {
+    /// A one-line summary: status, URL and body size. Never includes the body itself.
+    public var description: String {
+        "HTTP \(statusCode) from \(url?.absoluteString ?? "<unknown URL>") (\(body.count) bytes)"
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+
+/// A failure to obtain any HTTP response: the network, not the server's answer, failed.
+///
+/// The ``kind`` tells retry logic what happened: ``Kind/timedOut``, ``Kind/cannotConnect`` and
+/// ``Kind/connectionLost`` are transient (``isTransient``); the rest are not worth retrying.
+/// Cancellation is never a `TransportError`: a cancelled task gets `CancellationError`.
+public struct TransportError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong, in terms a retry policy can act on.
+    public enum Kind: String, Sendable, Hashable {
+        /// No response arrived within the configured time.
+        case timedOut = "timed out"
+        /// The host could not be resolved or refused the connection.
+        case cannotConnect = "cannot connect"
+        /// The connection closed or reset before the response was complete.
+        case connectionLost = "connection lost"
+        /// The TLS handshake or certificate verification failed.
+        case tls = "TLS failure"
+        /// The request could not be sent as given (bad URL, forbidden header, ...).
+        case invalidRequest = "invalid request"
+        /// The server's bytes were not a valid HTTP response, or exceeded a configured limit.
+        case invalidResponse = "invalid response"
+        /// Redirects looped or exceeded the limit.
+        case tooManyRedirects = "too many redirects"
+        /// Any other failure; see ``TransportError/message``.
+        case other = "transport failure"
+    }
+
+    /// What went wrong.
+    public var kind: Kind
+    /// The method of the request that failed, when known.
+    public var method: HTTPMethod?
+    /// The URL of the request that failed, when known.
+    public var url: URL?
+    /// Details for a person: the underlying library's own text, a limit that was exceeded.
+    public var message: String
+    /// The error reported by the layer below (for example an `NSError` from URLSession).
+    public var underlying: (any Error)?
+
+    /// Creates a transport error.
+    public init(_ kind: Kind, method: HTTPMethod? = nil, url: URL? = nil, message: String = "",
+                underlying: (any Error)? = nil) {
+        self.kind = kind
+        self.method = method
+        self.url = url
+        self.message = message
+        self.underlying = underlying
+    }
+
+    /// Whether trying again later may succeed: a timeout, a refused connection or a lost one.
+    public var isTransient: Bool {
+        switch kind {
+        case .timedOut, .cannotConnect, .connectionLost: true
+        default: false
+        }
+    }
+
+    /// For example `GET https://api.example.com/users: timed out (after 30 s)`.
+    public var description: String {
+        var text = ""
+        if let method { text += "\(method) " }
+        if let url { text += url.absoluteString }
+        text += text.isEmpty ? kind.rawValue : ": \(kind.rawValue)"
+        if !message.isEmpty { text += " (\(message))" }
+        return text
+    }
+}

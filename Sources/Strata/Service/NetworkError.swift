@@ -1,0 +1,43 @@
+import Foundation
+
+/// A failure reported by ``HTTPNetworkService``: the request could not be built, no response
+/// arrived, the status was not 2xx, or the body could not be decoded.
+public enum NetworkError: Error, CustomStringConvertible {
+    /// The final response, after every transport layer, had a status outside 2xx.
+    case httpStatus(HTTPResponse)
+    /// A 2xx body could not be decoded as the requested type. Carries the body for diagnosis.
+    case decoding(any Error, body: Data)
+    /// The endpoint and environment do not form a valid request URL.
+    case invalidURL(String)
+    /// A header from the environment or endpoint is not allowed on the wire.
+    case invalidHeader(HTTPHeaderError)
+    /// The endpoint's body could not be encoded.
+    case encoding(any Error)
+    /// The endpoint requires authentication and the auth service has no access token, so the
+    /// request was not sent.
+    case missingAccessToken
+    /// The transport failed to obtain a response; `TransportError` or a layer's own error.
+    case transport(any Error)
+
+    /// What happened and what to do next.
+    public var description: String {
+        switch self {
+        case .httpStatus(let response):
+            return "The server answered \(response.statusCode) for \(response.url?.absoluteString ?? "the request")."
+        case .decoding(let error, let body):
+            return "The response body (\(body.count) bytes) could not be decoded: \(error). "
+                + "Check that the model matches the server's JSON."
+        case .invalidURL(let reason):
+            return "Invalid request URL: \(reason)"
+        case .invalidHeader(let error):
+            return error.description
+        case .encoding(let error):
+            return "The request body could not be encoded: \(error)."
+        case .missingAccessToken:
+            return "The endpoint requires authentication but the auth service has no access token; "
+                + "sign in (AuthServiceProtocol.setAccessToken) before calling it. The request was not sent."
+        case .transport(let error):
+            return "No response: \(error)"
+        }
+    }
+}

@@ -1,0 +1,50 @@
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Foundation
+
+/// The rules for following a redirect, as a pure function of the request that was redirected,
+/// the redirect's status and its target.
+///
+/// FoundationNetworking on Linux forwards `Authorization` and custom headers to any host and
+/// drops the body of a 307/308, so ``URLSessionTransport`` builds every follow-up request itself:
+/// - 307 and 308 keep the method and the body (RFC 9110 §15.4.8, §15.4.9);
+/// - 303 turns anything but `HEAD` into a bodiless `GET` (§15.4.4);
+/// - 301 and 302 turn `POST` into a bodiless `GET`, as every browser and URLSession do (§15.4.2);
+/// - a target on another origin (scheme, host or port) loses `Authorization`, `Cookie` and
+///   `Proxy-Authorization`, so credentials meant for one server never reach another.
+enum RedirectPolicy {
+    /// Headers that carry credentials and must not cross origins.
+    static let credentialHeaders = ["Authorization", "Cookie", "Proxy-Authorization"]
+
+    /// The request to send next, or `nil` when the target is not an `http`/`https` URL.
+    static func followUp(to previous: URLRequest, status: Int, location: URL) -> URLRequest? {
+        guard let scheme = location.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return nil }
+        var next = previous
+        next.url = location
+        let method = previous.httpMethod ?? "GET"
+        let becomesGet = (status == 303 && method != "HEAD") || ((status == 301 || status == 302) && method == "POST")
+        if becomesGet {
+            next.httpMethod = "GET"
+            next.httpBody = nil
+            for name in ["Content-Type", "Content-Length", "Content-Encoding"] {
+                next.setValue(nil, forHTTPHeaderField: name)
+            }
+        }
+        if let from = previous.url, !isSameOrigin(from, location) {
+            for name in credentialHeaders { next.setValue(nil, forHTTPHeaderField: name) }
+        }
+        return next
+    }
+
+    /// Whether two URLs share scheme, host and port (RFC 6454), default ports made explicit.
+    static func isSameOrigin(_ a: URL, _ b: URL) -> Bool {
+        a.scheme?.lowercased() == b.scheme?.lowercased()
+            && a.host?.lowercased() == b.host?.lowercased()
+            && effectivePort(a) == effectivePort(b)
+    }
+
+    private static func effectivePort(_ url: URL) -> Int? {
+        url.port ?? (url.scheme?.lowercased() == "https" ? 443 : url.scheme?.lowercased() == "http" ? 80 : nil)
+    }
+}

@@ -1,0 +1,21 @@
+import Foundation
+import Strata
+
+/// A test-setup problem reported by ``CannedRoutesTransport``.
+public enum CannedRoutesError: Error, CustomStringConvertible {
+    /// No route matched the request.
+    case unmatched(method: HTTPMethod, url: URL?, knownRoutes: [String])
+    /// A route's path regular expression does not compile.
+    case invalidPattern(String, reason: String)
+
+    /// What happened, with the routes the transport knows, so the test can be fixed.
+    public var description: String {
+        switch self {
+        case .unmatched(let method, let url, let routes):
+            let known = routes.isEmpty ? "  (none)" : routes.map { "  \($0)" }.joined(separator: "\n")
+            return "No canned route matches \(method) \(url?.absoluteString ?? "<no URL>"). Known routes:\n\(known)"
+        case .invalidPattern(let pattern, let reason):
+            return "The route pattern \(pattern.debugDescription) is not a valid regular expression: \(reason)"
+        }
+    }
+}

@@ -1,0 +1,73 @@
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Foundation
+import Strata
+import Synchronization
+
+/// A transport that answers requests from a list of routes and records every request it sees.
+///
+/// The first route whose pattern matches answers. A request no route matches throws
+/// ``CannedRoutesError/unmatched(method:url:knownRoutes:)``, naming the request and the known
+/// routes, so a missing route is obvious in the test output.
+///
+/// ```swift
+/// let transport = CannedRoutesTransport(routes: [
+///     CannedRoute(pattern: RequestPattern(method: .get, path: "/todos"),
+///                 responses: [.status(503), CannedResponse(string: "[]")]),
+///     CannedRoute(pattern: RequestPattern(pathRegex: "/todos/[0-9]+"), error: URLError(.timedOut)),
+/// ])
+/// let service = HTTPNetworkService(transport: RetryTransport(inner: transport))
+/// // ...
+/// #expect(await transport.recordedRequests.count == 2)
+/// ```
+public final class CannedRoutesTransport: Transport {
+    private struct State {
+        var recorded: [URLRequest] = []
+        /// How many times each route answered, by index, to walk response sequences.
+        var uses: [Int: Int] = [:]
+    }
+
+    private let routes: [CannedRoute]
+    private let state = Mutex(State())
+
+    /// Creates a transport with routes, matched in order.
+    public init(routes: [CannedRoute]) {
+        self.routes = routes
+    }
+
+    /// Every request sent so far, in order, including unmatched ones.
+    public var recordedRequests: [URLRequest] {
+        get async { state.withLock { $0.recorded } }
+    }
+
+    /// Answers `request` from the first matching route.
+    ///
+    /// - Throws: The route's error, ``CannedRoutesError`` for an unmatched request or an invalid
+    ///   pattern, or `CancellationError` when the calling task is cancelled.
+    public func send(_ request: URLRequest) async throws -> HTTPResponse {
+        try Task.checkCancellation()
+        state.withLock { $0.recorded.append(request) }
+        var matched: Int?
+        for (index, route) in routes.enumerated() where try route.pattern.matches(request) {
+            matched = index
+            break
+        }
+        guard let index = matched else {
+            throw CannedRoutesError.unmatched(method: HTTPMethod(request), url: request.url,
+                                              knownRoutes: routes.map(\.pattern.description))
+        }
+        switch routes[index].answer {
+        case .error(let error):
+            throw error
+        case .handler(let respond):
+            return try respond(request).httpResponse(for: request.url)
+        case .responses(let responses):
+            let use = state.withLock { state -> Int in
+                defer { state.uses[index, default: 0] += 1 }
+                return state.uses[index, default: 0]
+            }
+            return responses[min(use, responses.count - 1)].httpResponse(for: request.url)
+        }
+    }
+}

@@ -1,0 +1,74 @@
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Foundation
+import Strata
+
+/// Which requests a ``CannedRoute`` answers: an optional method and the URL's path, matched
+/// exactly or by a regular expression that must match the whole path.
+///
+/// The path is the URL's decoded path without the query, such as `/users/42`.
+public struct RequestPattern: Sendable, Hashable, CustomStringConvertible {
+    private enum PathRule: Hashable {
+        case exact(String)
+        case regex(String)
+    }
+
+    /// The method to match, or `nil` for any method.
+    public let method: HTTPMethod?
+    private let rule: PathRule
+
+    /// Matches requests whose path equals `path`.
+    public init(method: HTTPMethod? = nil, path: String) {
+        self.method = method
+        rule = .exact(path)
+    }
+
+    /// Matches requests whose whole path matches the regular expression `pathRegex`, such as
+    /// `/users/[0-9]+`. An invalid expression makes matching throw
+    /// ``CannedRoutesError/invalidPattern(_:reason:)``; call ``validate()`` to check it early.
+    public init(method: HTTPMethod? = nil, pathRegex: String) {
+        self.method = method
+        rule = .regex(pathRegex)
+    }
+
+    /// Checks that the pattern's regular expression compiles.
+    ///
+    /// - Throws: ``CannedRoutesError/invalidPattern(_:reason:)``.
+    public func validate() throws {
+        if case .regex(let pattern) = rule { _ = try Self.compile(pattern) }
+    }
+
+    /// Whether `request` matches this pattern.
+    ///
+    /// - Throws: ``CannedRoutesError/invalidPattern(_:reason:)`` for an invalid regular expression.
+    public func matches(_ request: URLRequest) throws -> Bool {
+        if let method, method != HTTPMethod(request) { return false }
+        let path = request.url?.path ?? ""
+        switch rule {
+        case .exact(let expected):
+            return path == expected
+        case .regex(let pattern):
+            let regex = try Self.compile(pattern)
+            let range = NSRange(path.startIndex..., in: path)
+            return regex.firstMatch(in: path, options: [.anchored], range: range)?.range == range
+        }
+    }
+
+    /// For example `GET /users/42` or `any ~/users/[0-9]+`.
+    public var description: String {
+        let method = method?.rawValue ?? "any"
+        switch rule {
+        case .exact(let path): return "\(method) \(path)"
+        case .regex(let pattern): return "\(method) ~\(pattern)"
+        }
+    }
+
+    private static func compile(_ pattern: String) throws -> NSRegularExpression {
+        do {
+            return try NSRegularExpression(pattern: pattern)
+        } catch {
+            throw CannedRoutesError.invalidPattern(pattern, reason: "\(error)")
+        }
+    }
+}

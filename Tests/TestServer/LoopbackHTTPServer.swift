@@ -1,0 +1,354 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import Synchronization
+
+/// A small HTTP/1.1 server on 127.0.0.1 for this package's own tests.
+///
+/// It listens on a port the OS chooses, answers each request with the first matching route (or
+/// 404), records every request, and counts connections so keep-alive can be asserted. Responses
+/// can be delayed, can close the connection, or can be raw bytes for malformed-response tests.
+/// Each connection is served on its own thread; nothing here runs on Swift's cooperative pool.
+public final class LoopbackHTTPServer: Sendable {
+    /// A request as the server received it.
+    public struct Request: Sendable {
+        /// The method token, such as `GET`.
+        public var method: String
+        /// The request target: path and query, such as `/search?q=a%2Bb`.
+        public var target: String
+        /// Header fields in the order received.
+        public var headers: [(name: String, value: String)]
+        /// The request body.
+        public var body: Data
+
+        /// The path without the query.
+        public var path: String { String(target.prefix { $0 != "?" }) }
+        /// The raw (still percent-encoded) query, or `nil`.
+        public var query: String? { target.firstIndex(of: "?").map { String(target[target.index(after: $0)...]) } }
+        /// The first value of a header, compared case-insensitively.
+        public func header(_ name: String) -> String? {
+            headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+        }
+    }
+
+    /// What the server sends back.
+    public struct Response: Sendable {
+        /// The status code.
+        public var status: Int
+        /// Header fields; `Content-Length` is added unless `chunked` or present.
+        public var headers: [(name: String, value: String)]
+        /// The body.
+        public var body: Data
+        /// How long to wait before answering. The wait ends early when the server stops.
+        public var delay: Duration
+        /// Close the connection after answering.
+        public var closeConnection: Bool
+        /// Send these bytes verbatim instead of a formatted response, then close.
+        public var raw: Data?
+
+        /// Creates a response.
+        public init(status: Int = 200, headers: [(name: String, value: String)] = [], body: Data = Data(),
+                    delay: Duration = .zero, closeConnection: Bool = false) {
+            self.status = status
+            self.headers = headers
+            self.body = body
+            self.delay = delay
+            self.closeConnection = closeConnection
+        }
+
+        /// Creates a response with a UTF-8 text body.
+        public init(status: Int = 200, headers: [(name: String, value: String)] = [], text: String,
+                    delay: Duration = .zero, closeConnection: Bool = false) {
+            self.init(status: status, headers: headers, body: Data(text.utf8), delay: delay,
+                      closeConnection: closeConnection)
+        }
+
+        /// A response made of raw bytes, sent as is; the connection closes after them.
+        public static func raw(_ bytes: Data) -> Response {
+            var response = Response()
+            response.raw = bytes
+            return response
+        }
+
+        /// A response made of raw text, sent as is; the connection closes after it.
+        public static func raw(_ text: String) -> Response { raw(Data(text.utf8)) }
+    }
+
+    /// Answers one request.
+    public typealias Handler = @Sendable (Request) -> Response
+
+    private struct Route {
+        var method: String?
+        var path: String
+        var handler: Handler
+    }
+
+    private struct State {
+        var routes: [Route] = []
+        var requests: [Request] = []
+        var connections = 0
+        var clients: Set<Int32> = []
+        var stopped = false
+    }
+
+    private let listener: Int32
+    /// The port the server listens on.
+    public let port: Int
+    private let state = Mutex(State())
+    private let stopSignal = DispatchSemaphore(value: 0)
+
+    /// Starts a server on 127.0.0.1 with an OS-chosen port.
+    public init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw ServerError.socket(errno) }
+        var yes: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(fd, 128) == 0 else {
+            close(fd)
+            throw ServerError.socket(errno)
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        listener = fd
+        port = Int(UInt16(bigEndian: address.sin_port))
+        let thread = Thread { [self] in acceptLoop() }
+        thread.start()
+    }
+
+    deinit { stop() }
+
+    /// `http://127.0.0.1:<port>`.
+    public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+    /// The absolute URL for a path on this server.
+    public func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
+
+    /// Adds a route. Routes are matched in the order added; `method` `nil` matches any method.
+    public func route(_ path: String, method: String? = nil, handler: @escaping Handler) {
+        state.withLock { $0.routes.append(Route(method: method, path: path, handler: handler)) }
+    }
+
+    /// Adds a route that always gives the same response.
+    public func route(_ path: String, method: String? = nil, response: Response) {
+        route(path, method: method) { _ in response }
+    }
+
+    /// Every request received so far, in order.
+    public var requests: [Request] { state.withLock { $0.requests } }
+
+    /// How many requests were received.
+    public var requestCount: Int { state.withLock { $0.requests.count } }
+
+    /// How many connections were accepted.
+    public var connectionCount: Int { state.withLock { $0.connections } }
+
+    /// Stops listening and closes every open connection.
+    public func stop() {
+        let clients: Set<Int32>? = state.withLock { state in
+            guard !state.stopped else { return nil }
+            state.stopped = true
+            return state.clients
+        }
+        guard let clients else { return }
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+        for client in clients { shutdown(client, Int32(SHUT_RDWR)) }
+        for _ in 0..<64 { stopSignal.signal() }
+    }
+
+    private var isStopped: Bool { state.withLock { $0.stopped } }
+
+    private func acceptLoop() {
+        while !isStopped {
+            let client = accept(listener, nil, nil)
+            guard client >= 0 else {
+                if errno == EINTR { continue }
+                return
+            }
+            let accepted = state.withLock { state -> Bool in
+                guard !state.stopped else { return false }
+                state.connections += 1
+                state.clients.insert(client)
+                return true
+            }
+            guard accepted else {
+                close(client)
+                return
+            }
+            let thread = Thread { [self] in serve(client) }
+            thread.start()
+        }
+    }
+
+    private func serve(_ client: Int32) {
+        var connection = SocketConnection(fd: client)
+        defer {
+            state.withLock { _ = $0.clients.remove(client) }
+            close(client)
+        }
+        while !isStopped {
+            guard let request = connection.readRequest() else { return }
+            let handler = state.withLock { state -> Handler? in
+                state.requests.append(request)
+                return state.routes.first { route in
+                    (route.method == nil || route.method == request.method) && route.path == request.path
+                }?.handler
+            }
+            let response = handler?(request) ?? Response(status: 404, text: "no route for \(request.method) \(request.path)")
+            if response.delay > .zero {
+                let seconds = Double(response.delay.components.seconds)
+                    + Double(response.delay.components.attoseconds) / 1e18
+                if stopSignal.wait(timeout: .now() + seconds) == .success { return }
+            }
+            if let raw = response.raw {
+                connection.write(raw)
+                return
+            }
+            let keepAlive = !response.closeConnection && request.header("Connection")?.lowercased() != "close"
+            connection.write(Self.format(response, keepAlive: keepAlive, head: request.method == "HEAD"))
+            if !keepAlive { return }
+        }
+    }
+
+    private static func format(_ response: Response, keepAlive: Bool, head: Bool) -> Data {
+        var text = "HTTP/1.1 \(response.status) \(reason(response.status))\r\n"
+        var headers = response.headers
+        let hasLength = headers.contains { $0.name.lowercased() == "content-length" || $0.name.lowercased() == "transfer-encoding" }
+        let bodyless = response.status == 204 || response.status == 304 || (100..<200).contains(response.status)
+        if !hasLength && !bodyless { headers.append(("Content-Length", String(response.body.count))) }
+        if !keepAlive { headers.append(("Connection", "close")) }
+        for (name, value) in headers { text += "\(name): \(value)\r\n" }
+        text += "\r\n"
+        var data = Data(text.utf8)
+        if !head && !bodyless { data.append(response.body) }
+        return data
+    }
+
+    private static func reason(_ status: Int) -> String {
+        switch status {
+        case 200: "OK"
+        case 201: "Created"
+        case 204: "No Content"
+        case 301: "Moved Permanently"
+        case 302: "Found"
+        case 303: "See Other"
+        case 304: "Not Modified"
+        case 307: "Temporary Redirect"
+        case 308: "Permanent Redirect"
+        case 400: "Bad Request"
+        case 401: "Unauthorized"
+        case 403: "Forbidden"
+        case 404: "Not Found"
+        case 429: "Too Many Requests"
+        case 500: "Internal Server Error"
+        case 503: "Service Unavailable"
+        default: "Status"
+        }
+    }
+}
+
+/// A failure to start the loopback server.
+public enum ServerError: Error {
+    /// A socket call failed with this errno.
+    case socket(Int32)
+}
+
+/// Blocking reads and writes on one accepted socket, with a small parser for requests.
+struct SocketConnection {
+    let fd: Int32
+    private var buffer = Data()
+    static let maxHeaderBytes = 64 * 1024
+
+    init(fd: Int32) { self.fd = fd }
+
+    mutating func readRequest() -> LoopbackHTTPServer.Request? {
+        guard let headerEnd = readUntilHeaderEnd() else { return nil }
+        let head = String(decoding: buffer[buffer.startIndex..<headerEnd], as: UTF8.self)
+        buffer.removeSubrange(buffer.startIndex..<(headerEnd + 4))
+        var lines = head.components(separatedBy: "\r\n")
+        let requestLine = lines.removeFirst().split(separator: " ")
+        guard requestLine.count == 3 else { return nil }
+        var headers: [(name: String, value: String)] = []
+        for line in lines {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers.append((String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+        }
+        var request = LoopbackHTTPServer.Request(method: String(requestLine[0]), target: String(requestLine[1]),
+                                                 headers: headers, body: Data())
+        if request.header("Expect")?.lowercased() == "100-continue" {
+            write(Data("HTTP/1.1 100 Continue\r\n\r\n".utf8))
+        }
+        if request.header("Transfer-Encoding")?.lowercased().contains("chunked") == true {
+            guard let body = readChunkedBody() else { return nil }
+            request.body = body
+        } else if let length = request.header("Content-Length").flatMap(Int.init), length > 0 {
+            while buffer.count < length { guard fill() else { return nil } }
+            request.body = Data(buffer.prefix(length))
+            buffer.removeFirst(length)
+        }
+        return request
+    }
+
+    private mutating func readChunkedBody() -> Data? {
+        var body = Data()
+        while true {
+            guard let line = readLine(), let size = Int(line.split(separator: ";")[0], radix: 16) else { return nil }
+            if size == 0 {
+                while let trailer = readLine(), !trailer.isEmpty {}
+                return body
+            }
+            while buffer.count < size + 2 { guard fill() else { return nil } }
+            body.append(buffer.prefix(size))
+            buffer.removeFirst(size + 2)
+        }
+    }
+
+    private mutating func readLine() -> String? {
+        while true {
+            if let range = buffer.range(of: Data("\r\n".utf8)) {
+                let line = String(decoding: buffer[buffer.startIndex..<range.lowerBound], as: UTF8.self)
+                buffer.removeSubrange(buffer.startIndex..<range.upperBound)
+                return line
+            }
+            guard fill() else { return nil }
+        }
+    }
+
+    private mutating func readUntilHeaderEnd() -> Data.Index? {
+        while true {
+            if let range = buffer.range(of: Data("\r\n\r\n".utf8)) { return range.lowerBound }
+            guard buffer.count < Self.maxHeaderBytes, fill() else { return nil }
+        }
+    }
+
+    private mutating func fill() -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+        let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        guard count > 0 else { return false }
+        buffer.append(contentsOf: chunk[0..<count])
+        return true
+    }
+
+    func write(_ data: Data) {
+        data.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let sent = send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+                if sent <= 0 { return }
+                offset += sent
+            }
+        }
+    }
+}
