@@ -100,8 +100,14 @@ public final class LoopbackHTTPServer: Sendable {
     private let state = Mutex(State())
     private let stopSignal = DispatchSemaphore(value: 0)
 
+    private let greeting: Data?
+
     /// Starts a server on 127.0.0.1 with an OS-chosen port.
-    public init() throws {
+    ///
+    /// - Parameter greeting: Bytes written as soon as a connection is accepted, after which the
+    ///   connection is closed without reading a request: a server that speaks the wrong protocol.
+    public init(greeting: Data? = nil) throws {
+        self.greeting = greeting
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw ServerError.socket(errno) }
         var yes: Int32 = 1
@@ -198,6 +204,7 @@ public final class LoopbackHTTPServer: Sendable {
             state.withLock { _ = $0.clients.remove(client) }
             close(client)
         }
+        if let greeting { return connection.write(greeting) }
         while !isStopped {
             guard let request = connection.readRequest() else { return }
             let handler = state.withLock { state -> Handler? in

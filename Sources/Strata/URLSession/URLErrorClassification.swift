@@ -29,12 +29,21 @@ enum URLErrorClassification {
         case NSURLErrorHTTPTooManyRedirects, NSURLErrorRedirectToNonExistentLocation:
             return .tooManyRedirects
         case NSURLErrorUnknown:
-            // Linux quirk: libcurl's TLS failures arrive as code -1 with curl's text.
-            let text = error.localizedDescription.lowercased()
-            let tlsWords = ["ssl", "tls", "certificate"]
-            return tlsWords.contains { text.contains($0) } ? .tls : .other
+            return kind(ofCurlText: error.localizedDescription)
         default:
             return .other
         }
+    }
+
+    /// Linux quirk: FoundationNetworking reports many libcurl failures as code -1 (unknown) with
+    /// curl's own text, so the text is all there is to classify.
+    static func kind(ofCurlText text: String) -> TransportError.Kind {
+        let text = text.lowercased()
+        if ["ssl", "tls", "certificate"].contains(where: text.contains) { return .tls }
+        let lost = ["transfer closed", "connection reset", "recv failure", "send failure", "empty reply", "connection died"]
+        if lost.contains(where: text.contains) { return .connectionLost }
+        if text.contains("timed out") || text.contains("timeout") { return .timedOut }
+        if text.contains("couldn't connect") || text.contains("could not resolve") { return .cannotConnect }
+        return .other
     }
 }

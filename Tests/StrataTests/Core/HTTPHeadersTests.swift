@@ -1,0 +1,84 @@
+import Strata
+import Testing
+
+@Suite("HTTPHeaders")
+struct HTTPHeadersTests {
+    @Test("names are case-insensitive and keep their spelling")
+    func caseInsensitive() {
+        let headers: HTTPHeaders = ["Content-Type": "application/json"]
+        #expect(headers["content-type"] == "application/json")
+        #expect(headers["CONTENT-TYPE"] == "application/json")
+        #expect(headers.map(\.name) == ["Content-Type"])
+    }
+
+    @Test("repeated fields keep every value in order")
+    func multiValued() {
+        var headers = HTTPHeaders()
+        headers.add(name: "Set-Cookie", value: "a=1")
+        headers.add(name: "X-Other", value: "x")
+        headers.add(name: "set-cookie", value: "b=2")
+        #expect(headers.values(for: "SET-COOKIE") == ["a=1", "b=2"])
+        #expect(headers["Set-Cookie"] == "a=1")
+        #expect(headers.count == 3)
+        #expect(headers.map(\.name) == ["Set-Cookie", "X-Other", "set-cookie"])
+    }
+
+    @Test("setting through the subscript replaces every value in place; nil removes them")
+    func subscriptReplaces() {
+        var headers = HTTPHeaders([("A", "1"), ("B", "2"), ("a", "3")])
+        headers["a"] = "9"
+        #expect(Array(headers.map { "\($0.name)=\($0.value)" }) == ["A=9", "B=2"])
+        headers["b"] = nil
+        #expect(!headers.contains("B"))
+        headers["C"] = "new"
+        #expect(headers.map(\.name) == ["A", "C"])
+    }
+
+    @Test("equality ignores name case but not order or values")
+    func equality() {
+        #expect(HTTPHeaders([("ETag", "x")]) == HTTPHeaders([("etag", "x")]))
+        #expect(HTTPHeaders([("ETag", "x")]).hashValue == HTTPHeaders([("etag", "x")]).hashValue)
+        #expect(HTTPHeaders([("A", "1"), ("B", "2")]) != HTTPHeaders([("B", "2"), ("A", "1")]))
+        #expect(HTTPHeaders([("A", "1")]) != HTTPHeaders([("A", "2")]))
+    }
+
+    @Test("a value containing CR, LF or NUL is refused", arguments: ["a\r\nX-Injected: 1", "a\nb", "a\rb", "a\u{0}b"])
+    func injectionRefused(value: String) {
+        #expect(throws: HTTPHeaderError.self) { try HTTPHeaders.validate(name: "X-Test", value: value) }
+        #expect(throws: HTTPHeaderError.self) { try HTTPHeaders([("X-Test", value)]).validate() }
+    }
+
+    @Test("a name that is not an RFC 9110 token is refused", arguments: ["", "Bad Name", "X-A\r\nB", "Colon:", "é"])
+    func badNames(name: String) {
+        #expect(throws: HTTPHeaderError.invalidName(name)) { try HTTPHeaders.validate(name: name, value: "v") }
+    }
+
+    @Test("ordinary values and tabs are accepted")
+    func validValues() throws {
+        try HTTPHeaders.validate(name: "X-Test", value: "a\tb, c=\"d\"; é")
+        try HTTPHeaders.validate(name: "!#$%&'*+-.^_`|~09azAZ", value: "")
+    }
+
+    @Test("the error explains what was refused and that nothing was sent")
+    func errorMessage() {
+        let error = HTTPHeaderError.invalidValue(name: "X-Test", byte: 0x0D)
+        #expect(error.description.contains("X-Test"))
+        #expect(error.description.contains("0xD"))
+        #expect(error.description.contains("not sent"))
+    }
+}
+
+@Suite("HTTPMethod")
+struct HTTPMethodTests {
+    @Test("GET, HEAD, OPTIONS, TRACE, PUT and DELETE are idempotent; POST and PATCH are not")
+    func idempotency() {
+        for method in [HTTPMethod.get, .head, .options, .trace, .put, .delete] { #expect(method.isIdempotent) }
+        for method in [HTTPMethod.post, .patch, "CONNECT"] { #expect(!method.isIdempotent) }
+    }
+
+    @Test("only GET, HEAD, OPTIONS and TRACE are safe")
+    func safety() {
+        for method in [HTTPMethod.get, .head, .options, .trace] { #expect(method.isSafe) }
+        for method in [HTTPMethod.put, .delete, .post, .patch] { #expect(!method.isSafe) }
+    }
+}
