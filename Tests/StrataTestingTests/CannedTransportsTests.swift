@@ -1,0 +1,160 @@
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Foundation
+import Strata
+import StrataTesting
+import Testing
+
+private func request(_ method: HTTPMethod = .get, _ path: String) -> URLRequest {
+    var request = URLRequest(url: URL(string: "https://api.example.com\(path)")!)
+    request.httpMethod = method.rawValue
+    return request
+}
+
+@Suite("CannedResponseTransport")
+struct CannedResponseTransportTests {
+    @Test("answers every request with the same response and the request's URL")
+    func answers() async throws {
+        let transport = CannedResponseTransport(string: "hi", statusCode: 201, headers: ["X-A": "1"])
+        let response = try await transport.send(request(.post, "/a"))
+        #expect(response.statusCode == 201)
+        #expect(response.text == "hi")
+        #expect(response.headers["x-a"] == "1")
+        #expect(response.url?.path == "/a")
+    }
+
+    @Test("a JSON canned response is labelled application/json")
+    func json() async throws {
+        let response = try CannedResponse.json(["a": 1])
+        #expect(response.headers["Content-Type"] == "application/json")
+        #expect(try JSONDecoder().decode([String: Int].self, from: response.body) == ["a": 1])
+    }
+}
+
+@Suite("CannedRoutesTransport")
+struct CannedRoutesTransportTests {
+    @Test("the first matching route answers, by exact path and method")
+    func firstMatchWins() async throws {
+        let transport = CannedRoutesTransport(routes: [
+            CannedRoute(pattern: RequestPattern(method: .post, path: "/todos"), response: CannedResponse(string: "created", statusCode: 201)),
+            CannedRoute(pattern: RequestPattern(path: "/todos"), response: CannedResponse(string: "list")),
+            CannedRoute(pattern: RequestPattern(path: "/todos"), response: CannedResponse(string: "never")),
+        ])
+        #expect(try await transport.send(request(.get, "/todos")).text == "list")
+        #expect(try await transport.send(request(.post, "/todos")).statusCode == 201)
+    }
+
+    @Test("a regex must match the whole path")
+    func wholePathRegex() async throws {
+        let transport = CannedRoutesTransport(routes: [
+            CannedRoute(pattern: RequestPattern(pathRegex: "/users/[0-9]+"), response: CannedResponse(string: "user")),
+        ])
+        #expect(try await transport.send(request(.get, "/users/42")).text == "user")
+        await #expect(throws: CannedRoutesError.self) { try await transport.send(request(.get, "/users/42/posts")) }
+        await #expect(throws: CannedRoutesError.self) { try await transport.send(request(.get, "/v1/users/42")) }
+    }
+
+    @Test("a sequence answers in order and then repeats its last response")
+    func sequences() async throws {
+        let transport = CannedRoutesTransport(routes: [
+            CannedRoute(pattern: RequestPattern(path: "/flaky"), responses: [.status(503), .status(502), CannedResponse(string: "ok")]),
+        ])
+        var statuses: [Int] = []
+        for _ in 0..<5 { statuses.append(try await transport.send(request(.get, "/flaky")).statusCode) }
+        #expect(statuses == [503, 502, 200, 200, 200])
+    }
+
+    @Test("an error route throws its error")
+    func errorRoute() async throws {
+        let failure = TransportError(.connectionLost)
+        let transport = CannedRoutesTransport(routes: [CannedRoute(pattern: RequestPattern(path: "/down"), error: failure)])
+        await #expect {
+            try await transport.send(request(.get, "/down"))
+        } throws: { error in
+            (error as? TransportError)?.kind == .connectionLost
+        }
+    }
+
+    @Test("a closure route answers from the request")
+    func closureRoute() async throws {
+        let transport = CannedRoutesTransport(routes: [
+            CannedRoute(pattern: RequestPattern(path: "/echo")) { request in
+                CannedResponse(string: request.value(forHTTPHeaderField: "X-Echo") ?? "")
+            },
+        ])
+        var echo = request(.get, "/echo")
+        echo.setValue("hello", forHTTPHeaderField: "X-Echo")
+        #expect(try await transport.send(echo).text == "hello")
+    }
+
+    @Test("an unmatched request throws an error naming the method, the URL and the known routes")
+    func unmatched() async throws {
+        let transport = CannedRoutesTransport(routes: [
+            CannedRoute(pattern: RequestPattern(method: .get, path: "/a"), response: CannedResponse(string: "")),
+            CannedRoute(pattern: RequestPattern(pathRegex: "/b/.*"), response: CannedResponse(string: "")),
+        ])
+        do {
+            _ = try await transport.send(request(.delete, "/c?x=1"))
+            Issue.record("expected an error")
+        } catch let error as CannedRoutesError {
+            let text = error.description
+            #expect(text.contains("DELETE https://api.example.com/c?x=1"))
+            #expect(text.contains("GET /a"))
+            #expect(text.contains("any ~/b/.*"))
+        }
+    }
+
+    @Test("an invalid regex gives a clear error instead of a crash")
+    func invalidRegex() async throws {
+        let pattern = RequestPattern(pathRegex: "/users/[0-9")
+        #expect(throws: CannedRoutesError.self) { try pattern.validate() }
+        let transport = CannedRoutesTransport(routes: [CannedRoute(pattern: pattern, response: .status(200))])
+        await #expect {
+            try await transport.send(request(.get, "/users/1"))
+        } throws: { error in
+            guard case CannedRoutesError.invalidPattern(let text, _) = error else { return false }
+            return text == "/users/[0-9" && "\(error)".contains("not a valid regular expression")
+        }
+    }
+
+    @Test("every request is recorded in order, matched or not")
+    func recording() async throws {
+        let transport = CannedRoutesTransport(routes: [CannedRoute(pattern: RequestPattern(path: "/a"), response: .status(200))])
+        _ = try await transport.send(request(.get, "/a"))
+        _ = try? await transport.send(request(.post, "/zzz"))
+        let recorded = await transport.recordedRequests
+        #expect(recorded.map { "\($0.httpMethod ?? "") \($0.url?.path ?? "")" } == ["GET /a", "POST /zzz"])
+    }
+
+    @Test("a cancelled task is not answered")
+    func cancellation() async throws {
+        let transport = CannedRoutesTransport(routes: [CannedRoute(pattern: RequestPattern(path: "/a"), response: .status(200))])
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await transport.send(request(.get, "/a"))
+        }
+        await #expect(throws: CancellationError.self) { _ = try await task.value }
+    }
+
+    @Test("an enum endpoint works end to end through the service")
+    func throughService() async throws {
+        enum TodoAPI: EndpointProtocol {
+            case list(page: Int)
+            var path: String { "/todos" }
+            var method: HTTPMethod { .get }
+            var query: [URLQueryItem]? {
+                switch self { case .list(let page): [URLQueryItem(name: "page", value: String(page))] }
+            }
+        }
+        struct Todo: Decodable, Equatable { var title: String }
+        let transport = CannedRoutesTransport(routes: [
+            CannedRoute(pattern: RequestPattern(method: .get, path: "/v1/todos"), response: CannedResponse(string: #"[{"title":"write tests"}]"#)),
+        ])
+        let service = HTTPNetworkService(transport: transport)
+        let environment = DefaultAPIEnvironment(baseURL: URL(string: "https://api.example.com/v1")!)
+        let todos: [Todo] = try await service.requestModels(to: TodoAPI.list(page: 2), via: environment)
+        #expect(todos == [Todo(title: "write tests")])
+        #expect(await transport.recordedRequests.first?.url?.query == "page=2")
+    }
+}
