@@ -1,0 +1,153 @@
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Foundation
+import Strata
+import StrataTesting
+import Synchronization
+import Testing
+
+@Suite("LoggingTransport and redaction")
+struct LoggingTransportTests {
+    static let secrets = ["s3cr3t-bearer", "proxy-pass-9", "cookie-value-7", "set-cookie-value-5", "query-token-3"]
+
+    func secretRequest() -> URLRequest {
+        var request = URLRequest(url: URL(string: "https://api.example.com/items?access_token=query-token-3&page=2")!)
+        request.setValue("Bearer s3cr3t-bearer", forHTTPHeaderField: "Authorization")
+        request.setValue("Basic proxy-pass-9", forHTTPHeaderField: "Proxy-Authorization")
+        request.setValue("session=cookie-value-7", forHTTPHeaderField: "Cookie")
+        request.httpMethod = "POST"
+        request.httpBody = Data("password=body-secret".utf8)
+        return request
+    }
+
+    func routes(_ route: CannedRoute) -> CannedRoutesTransport { CannedRoutesTransport(routes: [route]) }
+
+    @Test("a request logs its start and its response with status, duration, size and source")
+    func startAndResponse() async throws {
+        let logger = RecordingLogger()
+        let transport = LoggingTransport(inner: CannedResponseTransport(string: "hello", statusCode: 201), logger: logger)
+        _ = try await transport.send(URLRequest(url: URL(string: "https://api.example.com/a")!))
+        #expect(logger.messages == ["request.start", "request.response"])
+        let start = logger.entries[0].metadata, response = logger.entries[1].metadata
+        #expect(start["method"] == "GET")
+        #expect(start["url"] == "https://api.example.com/a")
+        #expect(response["status"] == "201")
+        #expect(response["body_bytes"] == "5")
+        #expect(response["source"] == "network")
+        #expect(response["duration_ms"] != nil)
+        #expect(start["request"] == response["request"])
+        #expect(start["request"]?.count == 8)
+        #expect(logger.entries.allSatisfy { $0.metadata["attempt"] == "1" })
+    }
+
+    @Test("every secret is redacted in every event, including errors")
+    func secretsRedacted() async throws {
+        let logger = RecordingLogger()
+        let failing = routes(CannedRoute(pattern: RequestPattern(pathRegex: ".*"), error: TransportError(
+            .connectionLost, url: URL(string: "https://api.example.com/items?access_token=query-token-3"),
+            message: "peer reset while sending Bearer s3cr3t-bearer")))
+        await #expect(throws: TransportError.self) {
+            try await LoggingTransport(inner: failing, logger: logger).send(secretRequest())
+        }
+        let answering = CannedResponseTransport(response: CannedResponse(
+            string: "ok", headers: ["Set-Cookie": "id=set-cookie-value-5; HttpOnly"]))
+        _ = try await LoggingTransport(inner: answering, logger: logger).send(secretRequest())
+
+        #expect(logger.messages == ["request.start", "request.failure", "request.start", "request.response"])
+        for secret in Self.secrets { #expect(!logger.text.contains(secret), "\(secret) leaked") }
+        #expect(logger.text.contains("Bearer <redacted>"))
+        #expect(logger.text.contains("access_token=<redacted>&page=2"))
+        #expect(logger.text.contains("Set-Cookie: <redacted>"))
+        #expect(logger.entries[1].metadata["error_kind"] == "connection lost")
+    }
+
+    @Test("extra headers and query parameters can be redacted")
+    func extraRedaction() async throws {
+        let logger = RecordingLogger()
+        var request = URLRequest(url: URL(string: "https://api.example.com/?tenant=acme-secret")!)
+        request.setValue("private-value", forHTTPHeaderField: "X-Tenant-Key")
+        let transport = LoggingTransport(inner: CannedResponseTransport(string: ""), logger: logger,
+                                         redaction: Redaction(extraHeaders: ["X-Tenant-Key"], extraQueryParameters: ["tenant"]))
+        _ = try await transport.send(request)
+        #expect(!logger.text.contains("private-value"))
+        #expect(!logger.text.contains("acme-secret"))
+    }
+
+    @Test("bodies are not logged by default")
+    func noBodiesByDefault() async throws {
+        let logger = RecordingLogger()
+        _ = try await LoggingTransport(inner: CannedResponseTransport(string: "response-body-text"), logger: logger)
+            .send(secretRequest())
+        #expect(!logger.text.contains("body-secret"))
+        #expect(!logger.text.contains("response-body-text"))
+        #expect(logger.entries.allSatisfy { $0.metadata["body"] == nil })
+    }
+
+    @Test("bodies are logged truncated when explicitly enabled")
+    func truncatedBodies() async throws {
+        let logger = RecordingLogger()
+        let body = String(repeating: "x", count: 100)
+        _ = try await LoggingTransport(inner: CannedResponseTransport(string: body), logger: logger,
+                                       bodies: .truncated(maxBytes: 10)).send(URLRequest(url: URL(string: "https://a.example/")!))
+        #expect(logger.entries[1].metadata["body"] == String(repeating: "x", count: 10) + "…(100 bytes)")
+    }
+
+    @Test("a disabled level formats nothing and logs nothing")
+    func disabledLevelCostsNothing() async throws {
+        final class CountingLogger: StrataLogger {
+            let calls = Mutex(0)
+            func isEnabled(_ level: LogLevel) -> Bool { false }
+            func record(_ level: LogLevel, _ message: String, metadata: LogMetadata) { calls.withLock { $0 += 1 } }
+        }
+        let logger = CountingLogger()
+        _ = try await LoggingTransport(inner: CannedResponseTransport(string: "x"), logger: logger).send(secretRequest())
+        #expect(logger.calls.withLock { $0 } == 0)
+
+        let evaluated = Mutex(false)
+        func expensive() -> String { evaluated.withLock { $0 = true }; return "built" }
+        logger.log(.debug, expensive(), metadata: ["k": expensive()])
+        #expect(!evaluated.withLock { $0 })
+    }
+
+    @Test("without an observer, emitting an event builds nothing")
+    func emitWithoutObserver() {
+        let evaluated = Mutex(false)
+        func kind() -> TransportEvent.Kind { evaluated.withLock { $0 = true }; return .authResend(refreshed: false) }
+        TransportEvents.emit(kind())
+        #expect(!evaluated.withLock { $0 })
+    }
+
+    @Test("events from layers below carry the request identifier and their attempt number")
+    func layerEvents() async throws {
+        /// A layer that reports a retry and sends twice, as RetryTransport does.
+        struct TwiceLayer: Transport {
+            let inner: any Transport
+            func send(_ request: URLRequest) async throws -> HTTPResponse {
+                _ = try await TransportEvents.withAttempt(1) { try await inner.send(request) }
+                TransportEvents.emit(.retryScheduled(attempt: 1, delay: 0.25, reason: "status 503"))
+                return try await TransportEvents.withAttempt(2) { try await inner.send(request) }
+            }
+        }
+        let logger = RecordingLogger()
+        let perAttempt = LoggingTransport(inner: CannedResponseTransport(string: "ok"), logger: logger)
+        let stack = LoggingTransport(inner: TwiceLayer(inner: perAttempt), logger: logger)
+        _ = try await stack.send(URLRequest(url: URL(string: "https://a.example/")!))
+        #expect(logger.messages == ["request.start", "request.start", "request.response", "retry.scheduled",
+                                    "request.start", "request.response", "request.response"])
+        #expect(Set(logger.entries.compactMap { $0.metadata["request"] }).count == 1)
+        #expect(logger.entries.map { $0.metadata["attempt"] } == ["1", "1", "1", "1", "2", "2", "1"])
+        #expect(logger.entries[3].metadata["delay_s"] == "0.250")
+    }
+
+    @Test("the console logger writes one key=value line per message at or above its level")
+    func consoleLogger() {
+        let lines = Mutex<[String]>([])
+        let logger = ConsoleLogger(minimumLevel: .info) { line in lines.withLock { $0.append(line) } }
+        logger.log(.debug, "hidden")
+        logger.log(.notice, "retry.scheduled", metadata: ["reason": "status 503", "delay_s": "0.5"])
+        let written = lines.withLock { $0 }
+        #expect(written.count == 1)
+        #expect(written[0].hasSuffix(" notice retry.scheduled delay_s=0.5 reason=\"status 503\"\n"))
+    }
+}
