@@ -78,6 +78,25 @@ struct RetryTransportTests {
         #expect(events.all.isEmpty)
     }
 
+    @Test("an outer reauth-style layer that resends once after a 401 causes exactly two sends, not a retry storm")
+    func composesWithReauthOutside() async throws {
+        let inner = CannedRoutesTransport(routes: [CannedRoute(pattern: todos) { request in
+            request.value(forHTTPHeaderField: "Authorization") == "Bearer new" ? .status(200) : .status(401)
+        }])
+        let retrying = transport(inner)
+        // A stand-in for ReauthTransport: on a 401, refresh the token and resend once.
+        let reauth = RetryFixtures.ClosureTransport { request in
+            let first = try await retrying.send(request)
+            guard first.statusCode == 401 else { return first }
+            var resent = request
+            resent.setValue("Bearer new", forHTTPHeaderField: "Authorization")
+            return try await retrying.send(resent)
+        }
+        let response = try await reauth.send(RetryFixtures.request(headers: ["Authorization": "Bearer old"]))
+        #expect(response.statusCode == 200)
+        #expect(await inner.recordedRequests.count == 2)
+    }
+
     @Test("a 403 and a 404 are returned after one send", arguments: [403, 404])
     func otherClientErrors(code: Int) async throws {
         let inner = CannedRoutesTransport(routes: [CannedRoute(pattern: todos, response: .status(code))])
