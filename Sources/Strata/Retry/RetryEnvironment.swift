@@ -13,8 +13,8 @@ public struct RetryEnvironment: Sendable {
     /// The current time, for `Retry-After` HTTP-dates.
     public var now: @Sendable () -> Date
     /// Waits for a duration. It must throw `CancellationError` promptly when the calling task is
-    /// cancelled (as `Task.sleep(for:)` does); the transport also checks cancellation after it
-    /// returns.
+    /// cancelled (as `Task.sleep(for:)` does); the transport also checks cancellation before
+    /// each send.
     public var sleep: @Sendable (Duration) async throws -> Void
     /// A number in `0..<1` for jitter. Values outside are clamped.
     public var random: @Sendable () -> Double

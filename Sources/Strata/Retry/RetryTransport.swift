@@ -94,9 +94,9 @@ public struct RetryTransport: Transport {
             if plan.delaySource == .backoff { previousBackoff = plan.delay }
             onRetry?(RetryEvent(attempt: retries, delay: plan.delay, reason: plan.reason,
                                 delaySource: plan.delaySource, method: HTTPMethod(request), url: request.url))
+            // A custom sleep may return normally although the task was cancelled meanwhile; the
+            // check at the top of the loop then stops before another send.
             try await environment.sleep(.seconds(plan.delay))
-            // A custom sleep may return normally although the task was cancelled meanwhile.
-            try Task.checkCancellation()
         }
     }
 }

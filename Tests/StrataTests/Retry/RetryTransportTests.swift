@@ -150,6 +150,17 @@ struct RetryTransportTests {
         }
     }
 
+    @Test("decorrelated jitter grows from computed delays only: a Retry-After does not inflate the next backoff")
+    func decorrelatedIgnoresRetryAfter() async throws {
+        let inner = CannedRoutesTransport(routes: [CannedRoute(pattern: todos, responses: [
+            .status(503, headers: ["Retry-After": "10"]), .status(503), .status(200),
+        ])])
+        let events = RetryFixtures.EventLog()
+        let policy = RetryPolicy(baseDelay: 0.5, maxDelay: 30, jitter: .decorrelated, budget: nil)
+        _ = try await transport(inner, policy: policy, random: .init([0.5]), events: events).send(RetryFixtures.request())
+        #expect(events.delays == [10, 1])   // U(0.5, 0.5 × 3), not U(0.5, 10 × 3)
+    }
+
     @Test("the hook reports each retry's number, delay, reason, method and URL")
     func hookReportsRetries() async throws {
         let inner = CannedRoutesTransport(routes: [CannedRoute(pattern: todos, error: TransportError(.cannotConnect))])
