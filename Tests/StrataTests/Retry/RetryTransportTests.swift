@@ -44,6 +44,25 @@ struct RetryTransportTests {
         #expect(response.text == "fourth")
     }
 
+    @Test("behind HTTPNetworkService, the last 503 becomes NetworkError.httpStatus after 4 sends")
+    func serviceMapsLastResponse() async throws {
+        struct Todos: EndpointProtocol {
+            var path: String { "/todos" }
+            var method: HTTPMethod { .get }
+        }
+        let inner = CannedRoutesTransport(routes: [CannedRoute(pattern: todos, response: .status(503))])
+        let service = HTTPNetworkService(transport: transport(inner, random: .init([0.5, 0.5, 0.5])))
+        let error = await #expect(throws: NetworkError.self) {
+            try await service.response(to: Todos(), via: DefaultAPIEnvironment(baseURL: RetryFixtures.baseURL))
+        }
+        guard case .httpStatus(let response) = error else {
+            Issue.record("expected .httpStatus, got \(String(describing: error))")
+            return
+        }
+        #expect(response.statusCode == 503)
+        #expect(await inner.recordedRequests.count == 4)
+    }
+
     @Test("maxRetries: 0 sends once")
     func noRetries() async throws {
         let inner = CannedRoutesTransport(routes: [CannedRoute(pattern: todos, response: .status(503))])
@@ -234,6 +253,23 @@ struct RetryTransportTests {
         #expect(throws: CancellationError.self) { try result.get() }
         #expect(latency < .milliseconds(50), "cancellation took \(latency)")
         #expect(await inner.recordedRequests.count == 1)
+    }
+
+    @Test("the default (live) sleep ends at the cancel, not after the 30 s backoff")
+    func liveSleepIsCancellationAware() async throws {
+        let inner = CannedRoutesTransport(routes: [CannedRoute(pattern: todos, response: .status(503))])
+        let (retried, signal) = AsyncStream<Void>.makeStream()
+        let retrying = RetryTransport(inner: inner, policy: RetryPolicy(baseDelay: 30, jitter: .none),
+                                      onRetry: { _ in signal.yield() })
+        let task = Task { try await retrying.send(RetryFixtures.request()) }
+        for await _ in retried { break }   // the transport is about to wait 30 s
+        let clock = ContinuousClock()
+        let cancelledAt = clock.now
+        task.cancel()
+        let result = await task.result
+        let latency = clock.now - cancelledAt
+        #expect(throws: CancellationError.self) { try result.get() }
+        #expect(latency < .milliseconds(50), "cancellation took \(latency)")
     }
 
     @Test("a sleep that ignores cancellation still cannot cause another send after cancel")
