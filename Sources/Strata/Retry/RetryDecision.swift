@@ -62,9 +62,6 @@ public enum RetryStopReason: Sendable, Hashable, CustomStringConvertible {
     case retriesExhausted
     /// The server's `Retry-After` (in seconds) is longer than ``RetryPolicy/maxRetryAfter``.
     case retryAfterTooLong(Double)
-    /// The shared ``RetryBudget`` has no tokens left: the dependency is failing too often for
-    /// retries to help.
-    case budgetExhausted
 
     /// A short explanation for logs.
     public var description: String {
@@ -74,7 +71,6 @@ public enum RetryStopReason: Sendable, Hashable, CustomStringConvertible {
         case .methodNotRetryable(let method): "\(method) is not retried without an Idempotency-Key"
         case .retriesExhausted: "no retries left"
         case .retryAfterTooLong(let seconds): "Retry-After of \(seconds) s exceeds maxRetryAfter"
-        case .budgetExhausted: "the retry budget is exhausted"
         }
     }
 }

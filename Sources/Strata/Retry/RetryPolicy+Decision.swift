@@ -14,7 +14,7 @@ extension RetryPolicy {
     /// 1. `CancellationError` → stop (``RetryStopReason/cancelled``).
     /// 2. A response whose status is not in ``retryableStatusCodes``, or an error that is not a
     ///    transient ``TransportError`` → stop (``RetryStopReason/notRetryable``).
-    /// 3. A method not in ``retryableMethods`` and no `Idempotency-Key` header → stop.
+    /// 3. A method not in ``retryableMethods`` and no non-empty `Idempotency-Key` header → stop.
     /// 4. `retriesSoFar >= maxRetries` → stop (``RetryStopReason/retriesExhausted``).
     /// 5. A 429 or 503 with a valid `Retry-After`: longer than ``maxRetryAfter`` → stop;
     ///    otherwise retry after exactly that long.
@@ -51,7 +51,8 @@ extension RetryPolicy {
         let method = HTTPMethod(request)
         // RFC 9110 §9.2.2: only idempotent requests may be repeated automatically, unless the
         // caller made the request safe to repeat with an Idempotency-Key.
-        guard retryableMethods.contains(method) || request.value(forHTTPHeaderField: "Idempotency-Key") != nil else {
+        let hasIdempotencyKey = request.value(forHTTPHeaderField: "Idempotency-Key")?.isEmpty == false
+        guard retryableMethods.contains(method) || hasIdempotencyKey else {
             return .stop(.methodNotRetryable(method))
         }
         guard retriesSoFar < maxRetries else { return .stop(.retriesExhausted) }

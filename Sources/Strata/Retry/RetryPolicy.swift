@@ -89,9 +89,6 @@ public struct RetryPolicy: Sendable, Hashable {
         self.budget = budget
     }
 
-    /// A policy that never retries.
-    public static let never = RetryPolicy(maxRetries: 0)
-
     /// `seconds` within `0...longestDelay`; NaN counts as zero.
     static func clamped(_ seconds: Double) -> Double {
         guard !seconds.isNaN else { return 0 }

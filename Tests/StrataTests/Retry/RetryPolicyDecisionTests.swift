@@ -88,6 +88,12 @@ struct RetryPolicyDecisionTests {
         #expect(decide(status(503), request: request) != .stop(.methodNotRetryable(.post)))
     }
 
+    @Test("an empty Idempotency-Key does not opt a POST in")
+    func emptyIdempotencyKey() {
+        let request = RetryFixtures.request(.post, headers: ["Idempotency-Key": ""])
+        #expect(decide(status(503), request: request) == .stop(.methodNotRetryable(.post)))
+    }
+
     @Test("a PATCH is retried when the caller lists it in retryableMethods")
     func listedMethod() {
         let policy = RetryPolicy(retryableMethods: [.get, .patch])
