@@ -29,9 +29,11 @@ public struct RetryEvent: Sendable, Hashable {
 }
 
 extension RetryEvent: CustomStringConvertible {
-    /// For example `retry 1 of GET https://api.example.com/todos in 0.5 s (status 503)`.
+    /// For example `retry 1 of GET https://api.example.com/todos in 0.371 s (status 503)`, the
+    /// delay rounded to milliseconds.
     public var description: String {
         let after = delaySource == .retryAfter ? " as Retry-After asked" : ""
-        return "retry \(attempt) of \(method) \(url?.absoluteString ?? "<no URL>") in \(delay) s\(after) (\(reason))"
+        let seconds = (delay * 1_000).rounded() / 1_000
+        return "retry \(attempt) of \(method) \(url?.absoluteString ?? "<no URL>") in \(seconds) s\(after) (\(reason))"
     }
 }

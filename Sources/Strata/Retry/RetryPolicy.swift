@@ -2,8 +2,9 @@
 /// wait in between.
 ///
 /// Use the defaults for a typical JSON API: up to three retries of idempotent requests that
-/// failed with a transient network error or a 408, 429, 500, 502, 503 or 504, waiting about
-/// 0.5 s, 1 s, 2 s (full jitter) or as long as the server's `Retry-After` asks, up to 60 s.
+/// failed with a transient network error or a 408, 429, 500, 502, 503 or 504, waiting a random
+/// time up to 0.5 s, 1 s, then 2 s (full jitter), or as long as the server's `Retry-After` asks,
+/// up to 60 s; and, across all requests, no more retries than the ``RetryBudget`` allows.
 ///
 /// ```swift
 /// let policy = RetryPolicy(maxRetries: 5, baseDelay: 0.2, jitter: .equal)

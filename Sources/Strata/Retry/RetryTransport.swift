@@ -11,7 +11,7 @@ import Foundation
 /// ```swift
 /// let retrying = RetryTransport(inner: URLSessionTransport(),
 ///                               policy: RetryPolicy(maxRetries: 3, baseDelay: 0.5)) { event in
-///     logger.info("\(event)")   // retry 1 of GET https://… in 0.37 s (status 503)
+///     logger.info("\(event)")   // retry 1 of GET https://… in 0.371 s (status 503)
 /// }
 /// let service = HTTPNetworkService(transport: retrying)
 /// ```

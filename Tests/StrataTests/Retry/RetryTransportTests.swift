@@ -193,6 +193,10 @@ struct RetryTransportTests {
                        method: .put, url: URL(string: "https://api.example.com/todos")),
         ])
         #expect(events.all[0].description == "retry 1 of PUT https://api.example.com/todos in 1.0 s (cannot connect)")
+        var jittered = events.all[0]
+        jittered.delay = 0.371_234
+        jittered.delaySource = .retryAfter
+        #expect(jittered.description == "retry 1 of PUT https://api.example.com/todos in 0.371 s as Retry-After asked (cannot connect)")
     }
 
     @Test("a 503 with Retry-After waits exactly as asked, even with jitter that would draw less")
