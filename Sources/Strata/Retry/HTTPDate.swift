@@ -1,0 +1,113 @@
+import Foundation
+
+/// A parser for the three HTTP-date forms of RFC 9110 §5.6.7, independent of locale and of
+/// `DateFormatter`. Names are case-sensitive, as the RFC's grammar says.
+enum HTTPDate {
+    private static let shortDayNames: Set<Substring> = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+    private static let longDayNames: Set<Substring> =
+        ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+    private static let monthNames: [Substring] =
+        ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+    /// The date `text` names, or `nil` if it is not an HTTP-date.
+    ///
+    /// - Parameter now: Needed only for RFC 850's two-digit years.
+    static func parse(_ text: String, now: Date) -> Date? {
+        let parts = text.split(separator: " ", omittingEmptySubsequences: true)
+        switch parts.count {
+        case 6 where parts[0].hasSuffix(","):
+            return imfFixdate(parts)
+        case 4 where parts[0].hasSuffix(","):
+            return rfc850(parts, now: now)
+        case 5:
+            return asctime(parts)
+        default:
+            return nil
+        }
+    }
+
+    /// `Sun, 06 Nov 1994 08:49:37 GMT`
+    private static func imfFixdate(_ parts: [Substring]) -> Date? {
+        guard shortDayNames.contains(parts[0].dropLast()), parts[5] == "GMT",
+              let day = number(parts[1], digits: 2...2), let month = month(parts[2]),
+              let year = number(parts[3], digits: 4...4) else { return nil }
+        return date(year: year, month: month, day: day, time: parts[4])
+    }
+
+    /// `Sunday, 06-Nov-94 08:49:37 GMT`
+    private static func rfc850(_ parts: [Substring], now: Date) -> Date? {
+        let fields = parts[1].split(separator: "-", omittingEmptySubsequences: false)
+        guard longDayNames.contains(parts[0].dropLast()), parts[3] == "GMT", fields.count == 3,
+              let day = number(fields[0], digits: 2...2), let month = month(fields[1]),
+              let twoDigitYear = number(fields[2], digits: 2...2) else { return nil }
+        // RFC 9110 §5.6.7: a two-digit year that would be more than 50 years in the future is
+        // the most recent past year with the same last two digits.
+        let currentYear = year(of: now)
+        var year = currentYear - currentYear % 100 + twoDigitYear
+        if year > currentYear + 50 { year -= 100 }
+        return date(year: year, month: month, day: day, time: parts[2])
+    }
+
+    /// `Sun Nov  6 08:49:37 1994`
+    private static func asctime(_ parts: [Substring]) -> Date? {
+        guard shortDayNames.contains(parts[0]), let month = month(parts[1]),
+              let day = number(parts[2], digits: 1...2), let year = number(parts[4], digits: 4...4)
+        else { return nil }
+        return date(year: year, month: month, day: day, time: parts[3])
+    }
+
+    /// Combines validated fields with `HH:MM:SS` (second 60 allowed for a leap second).
+    private static func date(year: Int, month: Int, day: Int, time: Substring) -> Date? {
+        let fields = time.split(separator: ":", omittingEmptySubsequences: false)
+        guard fields.count == 3,
+              let hour = number(fields[0], digits: 2...2), hour < 24,
+              let minute = number(fields[1], digits: 2...2), minute < 60,
+              let second = number(fields[2], digits: 2...2), second <= 60,
+              (1...daysIn(month: month, year: year)).contains(day) else { return nil }
+        let days = daysSince1970(year: year, month: month, day: day)
+        return Date(timeIntervalSince1970: Double(days * 86_400 + hour * 3_600 + minute * 60 + second))
+    }
+
+    private static func month(_ name: Substring) -> Int? {
+        monthNames.firstIndex(of: name).map { $0 + 1 }
+    }
+
+    /// A decimal of an allowed number of ASCII digits, without sign or spaces.
+    private static func number(_ text: Substring, digits: ClosedRange<Int>) -> Int? {
+        guard digits.contains(text.utf8.count),
+              text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { return nil }
+        return Int(text)
+    }
+
+    private static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    /// The UTC year of `date` (Howard Hinnant's `civil_from_days`, year part only).
+    private static func year(of date: Date) -> Int {
+        // Dates beyond ±10¹² days (or NaN) cannot come from a clock; clamp so Int() cannot trap.
+        let rawDays = (date.timeIntervalSince1970 / 86_400).rounded(.down)
+        let days = rawDays.isNaN ? 0 : Int(min(max(rawDays, -1e12), 1e12))
+        let shifted = days + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        return yearOfEra + era * 400 + (monthIndex >= 10 ? 1 : 0)
+    }
+
+    /// Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's `days_from_civil`).
+    private static func daysSince1970(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+}

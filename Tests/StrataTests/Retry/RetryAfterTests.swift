@@ -1,0 +1,98 @@
+import Foundation
+import Strata
+import Testing
+
+@Suite("Retry-After parsing")
+struct RetryAfterTests {
+    /// 37 seconds before RFC 9110's example date, Sun, 06 Nov 1994 08:49:37 GMT (784111777).
+    let now = Date(timeIntervalSince1970: 784_111_777 - 37)
+
+    @Test("delay-seconds is a non-negative integer, surrounding spaces ignored")
+    func delaySeconds() {
+        #expect(RetryAfter.seconds(from: "120", now: now) == 120)
+        #expect(RetryAfter.seconds(from: "0", now: now) == 0)
+        #expect(RetryAfter.seconds(from: " \t7 ", now: now) == 7)
+    }
+
+    @Test("a huge delay-seconds is valid (and then refused by maxRetryAfter), not a crash")
+    func hugeDelaySeconds() {
+        #expect(RetryAfter.seconds(from: "99999999999999999999999999", now: now) == 1e26)
+    }
+
+    @Test("IMF-fixdate", arguments: ["Sun, 06 Nov 1994 08:49:37 GMT"])
+    func imfFixdate(value: String) {
+        #expect(RetryAfter.seconds(from: value, now: now) == 37)
+    }
+
+    @Test("obsolete RFC 850 date")
+    func rfc850() {
+        #expect(RetryAfter.seconds(from: "Sunday, 06-Nov-94 08:49:37 GMT", now: now) == 37)
+    }
+
+    @Test("RFC 850's two-digit year more than 50 years ahead is the previous century's")
+    func rfc850TwoDigitYear() {
+        let in2026 = Date(timeIntervalSince1970: 1_780_000_000)   // 2026-05-28
+        // "94" read as 2094 would be 68 years ahead, so it is 1994: in the past, retry now.
+        #expect(RetryAfter.seconds(from: "Sunday, 06-Nov-94 08:49:37 GMT", now: in2026) == 0)
+        // "27" is 2027, less than 50 years ahead: a future date.
+        let future = RetryAfter.seconds(from: "Friday, 15-Jan-27 08:00:00 GMT", now: in2026)
+        #expect(future.map { $0 - 20_000_000 } == 0)
+    }
+
+    @Test("asctime, with the day padded by a space or not")
+    func asctime() {
+        #expect(RetryAfter.seconds(from: "Sun Nov  6 08:49:37 1994", now: now) == 37)
+        #expect(RetryAfter.seconds(from: "Sun Nov 6 08:49:37 1994", now: now) == 37)
+    }
+
+    @Test("a date in the past means now (0 seconds)")
+    func pastDate() {
+        let later = now.addingTimeInterval(3_600)
+        #expect(RetryAfter.seconds(from: "Sun, 06 Nov 1994 08:49:37 GMT", now: later) == 0)
+    }
+
+    @Test("garbage and near misses are malformed", arguments: [
+        "", "  ", "soon", "-1", "+5", "1.5", "5s", "0x10", "1e3",
+        "Sun, 06 Nov 1994 08:49:37 UTC",          // not GMT
+        "sun, 06 nov 1994 08:49:37 GMT",          // names are case-sensitive
+        "Sunday, 06 Nov 1994 08:49:37 GMT",       // long day name in IMF-fixdate
+        "Sun, 06-Nov-94 08:49:37 GMT",            // short day name in RFC 850
+        "Sun, 31 Feb 1994 08:49:37 GMT",          // no such day
+        "Sun, 06 Nov 1994 24:00:00 GMT",          // no such hour
+        "Sun, 06 Nov 1994 08:60:00 GMT",          // no such minute
+        "Sun, 6 Nov 1994 08:49:37 GMT",           // day must be two digits
+        "Sun, 06 Nov 94 08:49:37 GMT",            // year must be four digits
+        "Sun, 06 Nov 1994 8:49:37 GMT",           // hour must be two digits
+        "Sun, 06 Nov 1994 08:49 GMT",             // seconds missing
+        "Sun Nov  6 08:49:37 94",
+        "Sun, 06 Nov 1994 08:49:37 GMT extra",
+    ])
+    func malformed(value: String) {
+        #expect(RetryAfter.seconds(from: value, now: now) == nil)
+    }
+
+    @Test("a leap second (60) and 29 February of a leap year are valid dates")
+    func calendarEdges() {
+        #expect(RetryAfter.seconds(from: "Sat, 31 Dec 2016 23:59:60 GMT", now: Date(timeIntervalSince1970: 0)) != nil)
+        #expect(RetryAfter.seconds(from: "Tue, 29 Feb 2000 00:00:00 GMT", now: Date(timeIntervalSince1970: 0))
+            == 951_782_400)
+        #expect(RetryAfter.seconds(from: "Thu, 29 Feb 1900 00:00:00 GMT", now: now) == nil)
+    }
+
+    @Test("a value longer than maxLength is refused without being parsed")
+    func tooLong() {
+        let padded = "Sun, 06 Nov 1994 08:49:37 GMT" + String(repeating: " ", count: RetryAfter.maxLength)
+        #expect(RetryAfter.seconds(from: padded, now: now) == nil)
+    }
+
+    @Test("random byte strings never crash the parser and never give a negative delay")
+    func fuzz() {
+        var random = RetryFixtures.SeededRandom(seed: 7)
+        let alphabet = Array("0123456789 ,:-+.SunMoTeWdhFrSaJaFbMrApyJlAgSpOcNvDGMT\t\u{0}é")
+        for _ in 0..<5_000 {
+            let length = Int(random.next() * 40)
+            let text = String((0..<length).map { _ in alphabet[Int(random.next() * Double(alphabet.count))] })
+            if let seconds = RetryAfter.seconds(from: text, now: now) { #expect(seconds >= 0) }
+        }
+    }
+}

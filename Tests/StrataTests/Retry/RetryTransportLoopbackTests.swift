@@ -1,0 +1,63 @@
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Foundation
+import Strata
+import Synchronization
+import Testing
+import TestServer
+
+@Suite("RetryTransport over URLSessionTransport against a loopback server")
+struct RetryTransportLoopbackTests {
+    let server: LoopbackHTTPServer
+
+    init() throws { server = try LoopbackHTTPServer() }
+
+    private func retrying(maxRetries: Int = 3, events: RetryFixtures.EventLog) -> RetryTransport {
+        RetryTransport(inner: URLSessionTransport(requestTimeout: 5),
+                       policy: RetryPolicy(maxRetries: maxRetries, jitter: .none, budget: nil),
+                       environment: RetryFixtures.environment(), onRetry: { events.record($0) })
+    }
+
+    @Test("a real 503 with Retry-After, then a 200: one retry, waiting as the server asked")
+    func serviceUnavailableThenOK() async throws {
+        let calls = Mutex(0)
+        server.route("/flaky") { _ in
+            calls.withLock { $0 += 1; return $0 } == 1
+                ? .init(status: 503, headers: [("Retry-After", "2")], text: "busy")
+                : .init(status: 200, text: "ok")
+        }
+        let events = RetryFixtures.EventLog()
+        let response = try await retrying(events: events).send(URLRequest(url: server.url("/flaky")))
+        #expect(response.statusCode == 200)
+        #expect(response.text == "ok")
+        #expect(server.requestCount == 2)
+        #expect(events.all.map(\.reason) == [.status(503)])
+        #expect(events.all.map(\.delaySource) == [.retryAfter])
+        #expect(events.delays == [2])
+    }
+
+    @Test("a closed port is a cannotConnect failure: retried, then the last error is thrown")
+    func closedPortRetried() async throws {
+        let closed = try LoopbackHTTPServer()
+        let url = closed.url("/nothing-listens")
+        closed.stop()
+        let events = RetryFixtures.EventLog()
+        let error = await #expect(throws: TransportError.self) {
+            try await retrying(maxRetries: 2, events: events).send(URLRequest(url: url))
+        }
+        #expect(error?.kind == .cannotConnect)
+        #expect(events.all.map(\.reason) == [.transportError(.cannotConnect), .transportError(.cannotConnect)])
+        #expect(events.delays == [0.5, 1])
+    }
+
+    @Test("a real 401 reaches the caller after exactly one request")
+    func unauthorizedOnce() async throws {
+        server.route("/private", response: .init(status: 401, headers: [("WWW-Authenticate", "Bearer")], text: "no"))
+        let events = RetryFixtures.EventLog()
+        let response = try await retrying(events: events).send(URLRequest(url: server.url("/private")))
+        #expect(response.statusCode == 401)
+        #expect(server.requestCount == 1)
+        #expect(events.all.isEmpty)
+    }
+}

@@ -1,0 +1,292 @@
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Foundation
+import Strata
+import StrataTesting
+import Synchronization
+import Testing
+
+@Suite("RetryTransport against canned transports")
+struct RetryTransportTests {
+    let todos = RequestPattern(path: "/todos")
+
+    private func transport(_ inner: any Transport, policy: RetryPolicy = RetryPolicy(budget: nil),
+                           random: RetryFixtures.ScriptedRandom = RetryFixtures.ScriptedRandom([]),
+                           events: RetryFixtures.EventLog? = nil) -> RetryTransport {
+        var onRetry: (@Sendable (RetryEvent) -> Void)?
+        if let events { onRetry = { events.record($0) } }
+        return RetryTransport(inner: inner, policy: policy, environment: RetryFixtures.environment(random: random),
+                              onRetry: onRetry)
+    }
+
+    @Test("a 503 then a 200 returns the 200 after one retry")
+    func retriesUntilSuccess() async throws {
+        let inner = CannedRoutesTransport(routes: [
+            CannedRoute(pattern: todos, responses: [.status(503), CannedResponse(string: "[]")]),
+        ])
+        let response = try await transport(inner, random: .init([0.5])).send(RetryFixtures.request())
+        #expect(response.statusCode == 200)
+        #expect(await inner.recordedRequests.count == 2)
+    }
+
+    @Test("maxRetries: 3 means at most 4 sends, and the last response is returned as is")
+    func lastResponseReturned() async throws {
+        let inner = CannedRoutesTransport(routes: [CannedRoute(pattern: todos, responses: [
+            CannedResponse(string: "first", statusCode: 503), CannedResponse(string: "second", statusCode: 502),
+            CannedResponse(string: "third", statusCode: 500), CannedResponse(string: "fourth", statusCode: 503),
+            CannedResponse(string: "never sent"),
+        ])])
+        let response = try await transport(inner, policy: RetryPolicy(maxRetries: 3, budget: nil),
+                                           random: .init([0.5, 0.5, 0.5])).send(RetryFixtures.request())
+        #expect(await inner.recordedRequests.count == 4)
+        #expect(response.statusCode == 503)
+        #expect(response.text == "fourth")
+    }
+
+    @Test("behind HTTPNetworkService, the last 503 becomes NetworkError.httpStatus after 4 sends")
+    func serviceMapsLastResponse() async throws {
+        struct Todos: EndpointProtocol {
+            var path: String { "/todos" }
+            var method: HTTPMethod { .get }
+        }
+        let inner = CannedRoutesTransport(routes: [CannedRoute(pattern: todos, response: .status(503))])
+        let service = HTTPNetworkService(transport: transport(inner, random: .init([0.5, 0.5, 0.5])))
+        let error = await #expect(throws: NetworkError.self) {
+            try await service.response(to: Todos(), via: DefaultAPIEnvironment(baseURL: RetryFixtures.baseURL))
+        }
+        guard case .httpStatus(let response) = error else {
+            Issue.record("expected .httpStatus, got \(String(describing: error))")
+            return
+        }
+        #expect(response.statusCode == 503)
+        #expect(await inner.recordedRequests.count == 4)
+    }
+
+    @Test("maxRetries: 0 sends once")
+    func noRetries() async throws {
+        let inner = CannedRoutesTransport(routes: [CannedRoute(pattern: todos, response: .status(503))])
+        _ = try await transport(inner, policy: RetryPolicy(maxRetries: 0, budget: nil)).send(RetryFixtures.request())
+        #expect(await inner.recordedRequests.count == 1)
+    }
+
+    @Test("when retries run out on a transient error, the last error is thrown")
+    func lastErrorThrown() async throws {
+        let inner = CannedRoutesTransport(routes: [CannedRoute(pattern: todos, error: TransportError(.timedOut, message: "after 5 s"))])
+        let retrying = transport(inner, policy: RetryPolicy(maxRetries: 2, budget: nil), random: .init([0.5, 0.5]))
+        let error = await #expect(throws: TransportError.self) { try await retrying.send(RetryFixtures.request()) }
+        #expect(error?.kind == .timedOut)
+        #expect(error?.message == "after 5 s")
+        #expect(await inner.recordedRequests.count == 3)
+    }
+
+    @Test("non-transient errors are thrown after one send", arguments: [TransportError.Kind.tls, .invalidRequest, .invalidResponse])
+    func nonTransientErrors(kind: TransportError.Kind) async throws {
+        let inner = CannedRoutesTransport(routes: [CannedRoute(pattern: todos, error: TransportError(kind))])
+        await #expect(throws: TransportError.self) { try await transport(inner).send(RetryFixtures.request()) }
+        #expect(await inner.recordedRequests.count == 1)
+    }
+
+    @Test("a 401 is returned after one send, so a ReauthTransport outside sees it exactly once")
+    func unauthorizedNotRetried() async throws {
+        let inner = CannedRoutesTransport(routes: [CannedRoute(pattern: todos, response: .status(401, headers: ["WWW-Authenticate": "Bearer"]))])
+        let events = RetryFixtures.EventLog()
+        let response = try await transport(inner, events: events).send(RetryFixtures.request())
+        #expect(response.statusCode == 401)
+        #expect(await inner.recordedRequests.count == 1)
+        #expect(events.all.isEmpty)
+    }
+
+    @Test("an outer reauth-style layer that resends once after a 401 causes exactly two sends, not a retry storm")
+    func composesWithReauthOutside() async throws {
+        let inner = CannedRoutesTransport(routes: [CannedRoute(pattern: todos) { request in
+            request.value(forHTTPHeaderField: "Authorization") == "Bearer new" ? .status(200) : .status(401)
+        }])
+        let retrying = transport(inner)
+        // A stand-in for ReauthTransport: on a 401, refresh the token and resend once.
+        let reauth = RetryFixtures.ClosureTransport { request in
+            let first = try await retrying.send(request)
+            guard first.statusCode == 401 else { return first }
+            var resent = request
+            resent.setValue("Bearer new", forHTTPHeaderField: "Authorization")
+            return try await retrying.send(resent)
+        }
+        let response = try await reauth.send(RetryFixtures.request(headers: ["Authorization": "Bearer old"]))
+        #expect(response.statusCode == 200)
+        #expect(await inner.recordedRequests.count == 2)
+    }
+
+    @Test("a 403 and a 404 are returned after one send", arguments: [403, 404])
+    func otherClientErrors(code: Int) async throws {
+        let inner = CannedRoutesTransport(routes: [CannedRoute(pattern: todos, response: .status(code))])
+        #expect(try await transport(inner).send(RetryFixtures.request()).statusCode == code)
+        #expect(await inner.recordedRequests.count == 1)
+    }
+
+    @Test("a POST that got a 503 is not retried")
+    func postNotRetried() async throws {
+        let inner = CannedRoutesTransport(routes: [CannedRoute(pattern: todos, responses: [.status(503), .status(201)])])
+        let response = try await transport(inner).send(RetryFixtures.request(.post))
+        #expect(response.statusCode == 503)
+        #expect(await inner.recordedRequests.count == 1)
+    }
+
+    @Test("a POST with an Idempotency-Key is retried, and every send carries the same key and body")
+    func postWithIdempotencyKeyRetried() async throws {
+        let inner = CannedRoutesTransport(routes: [CannedRoute(pattern: todos, responses: [.status(503), .status(201)])])
+        var request = RetryFixtures.request(.post, headers: ["Idempotency-Key": "order-42"])
+        request.httpBody = Data(#"{"title":"milk"}"#.utf8)
+        let response = try await transport(inner, random: .init([0.5])).send(request)
+        #expect(response.statusCode == 201)
+        let sent = await inner.recordedRequests
+        #expect(sent.count == 2)
+        #expect(sent.allSatisfy { $0.value(forHTTPHeaderField: "Idempotency-Key") == "order-42" })
+        #expect(sent.allSatisfy { $0.httpBody == request.httpBody })
+    }
+
+    @Test("exact delays per jitter mode, from a scripted random source, reach the hook and the sleep")
+    func exactDelaysPerMode() async throws {
+        let cases: [(RetryPolicy.Jitter, [Double], [Double])] = [
+            (.none, [], [0.5, 1, 2]),
+            (.full, [0.5, 0.25, 0.75], [0.25, 0.25, 1.5]),
+            (.equal, [0.5, 0, 1], [0.375, 0.5, 2]),
+            // U(0.5, 1.5) → 1; U(0.5, 3) → 1.125; U(0.5, 3.375) → 0.5 + 2.875 × 0.5
+            (.decorrelated, [0.5, 0.25, 0.5], [1, 1.125, 1.9375]),
+        ]
+        for (jitter, draws, expected) in cases {
+            let inner = CannedRoutesTransport(routes: [CannedRoute(pattern: todos, response: .status(503))])
+            let slept = Mutex<[Duration]>([])
+            let random = RetryFixtures.ScriptedRandom(draws)
+            let events = RetryFixtures.EventLog()
+            let retrying = RetryTransport(
+                inner: inner, policy: RetryPolicy(maxRetries: 3, baseDelay: 0.5, maxDelay: 30, jitter: jitter, budget: nil),
+                environment: RetryEnvironment(sleep: { delay in slept.withLock { $0.append(delay) } }, random: { random.next() }),
+                onRetry: { events.record($0) })
+            _ = try await retrying.send(RetryFixtures.request())
+            #expect(events.delays == expected, "\(jitter)")
+            #expect(slept.withLock { $0 } == expected.map { Duration.seconds($0) }, "\(jitter)")
+            #expect(random.remaining == 0, "\(jitter): the random source is drawn once per jittered retry")
+        }
+    }
+
+    @Test("decorrelated jitter grows from computed delays only: a Retry-After does not inflate the next backoff")
+    func decorrelatedIgnoresRetryAfter() async throws {
+        let inner = CannedRoutesTransport(routes: [CannedRoute(pattern: todos, responses: [
+            .status(503, headers: ["Retry-After": "10"]), .status(503), .status(200),
+        ])])
+        let events = RetryFixtures.EventLog()
+        let policy = RetryPolicy(baseDelay: 0.5, maxDelay: 30, jitter: .decorrelated, budget: nil)
+        _ = try await transport(inner, policy: policy, random: .init([0.5]), events: events).send(RetryFixtures.request())
+        #expect(events.delays == [10, 1])   // U(0.5, 0.5 × 3), not U(0.5, 10 × 3)
+    }
+
+    @Test("the hook reports each retry's number, delay, reason, method and URL")
+    func hookReportsRetries() async throws {
+        let inner = CannedRoutesTransport(routes: [CannedRoute(pattern: todos, error: TransportError(.cannotConnect))])
+        let events = RetryFixtures.EventLog()
+        let retrying = transport(inner, policy: RetryPolicy(maxRetries: 2, baseDelay: 1, jitter: .none, budget: nil), events: events)
+        await #expect(throws: TransportError.self) { try await retrying.send(RetryFixtures.request(.put)) }
+        #expect(events.all == [
+            RetryEvent(attempt: 1, delay: 1, reason: .transportError(.cannotConnect), delaySource: .backoff,
+                       method: .put, url: URL(string: "https://api.example.com/todos")),
+            RetryEvent(attempt: 2, delay: 2, reason: .transportError(.cannotConnect), delaySource: .backoff,
+                       method: .put, url: URL(string: "https://api.example.com/todos")),
+        ])
+        #expect(events.all[0].description == "retry 1 of PUT https://api.example.com/todos in 1.0 s (cannot connect)")
+        var jittered = events.all[0]
+        jittered.delay = 0.371_234
+        jittered.delaySource = .retryAfter
+        #expect(jittered.description == "retry 1 of PUT https://api.example.com/todos in 0.371 s as Retry-After asked (cannot connect)")
+    }
+
+    @Test("a 503 with Retry-After waits exactly as asked, even with jitter that would draw less")
+    func retryAfterHonoured() async throws {
+        let inner = CannedRoutesTransport(routes: [CannedRoute(pattern: todos, responses: [
+            .status(503, headers: ["Retry-After": "3"]), .status(200),
+        ])])
+        let events = RetryFixtures.EventLog()
+        let response = try await transport(inner, events: events).send(RetryFixtures.request())
+        #expect(response.statusCode == 200)
+        #expect(events.delays == [3])
+        #expect(events.all.first?.delaySource == .retryAfter)
+    }
+
+    @Test("a Retry-After above maxRetryAfter returns that response at once, without waiting")
+    func retryAfterOverCapReturnsImmediately() async throws {
+        let inner = CannedRoutesTransport(routes: [CannedRoute(pattern: todos, responses: [
+            .status(429, headers: ["Retry-After": "3600"]), .status(200),
+        ])])
+        let events = RetryFixtures.EventLog()
+        let response = try await transport(inner, policy: RetryPolicy(maxRetryAfter: 60, budget: nil), events: events)
+            .send(RetryFixtures.request())
+        #expect(response.statusCode == 429)
+        #expect(response.headers["Retry-After"] == "3600")
+        #expect(await inner.recordedRequests.count == 1)
+        #expect(events.all.isEmpty)
+    }
+
+    @Test("a task cancelled during a send is not retried and gets CancellationError")
+    func cancelledDuringSend() async throws {
+        let sleeper = RetryFixtures.SleepUntilCancelled()
+        // The inner transport "sends" by waiting until the task is cancelled.
+        let inner = RetryFixtures.ClosureTransport { _ in
+            try await sleeper.sleep(.seconds(60))
+            return HTTPResponse(statusCode: 200)
+        }
+        let retrying = transport(inner)
+        let task = Task { try await retrying.send(RetryFixtures.request()) }
+        await sleeper.untilSleeping()
+        task.cancel()
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(inner.sendCount == 1)
+    }
+
+    @Test("cancelling during the backoff wait ends with CancellationError within 50 ms, without another send")
+    func cancelledDuringBackoff() async throws {
+        let inner = CannedRoutesTransport(routes: [CannedRoute(pattern: todos, response: .status(503))])
+        let sleeper = RetryFixtures.SleepUntilCancelled()
+        let retrying = RetryTransport(inner: inner, policy: RetryPolicy(baseDelay: 30, jitter: .none),
+                                      environment: RetryEnvironment(sleep: { try await sleeper.sleep($0) }))
+        let task = Task { try await retrying.send(RetryFixtures.request()) }
+        await sleeper.untilSleeping()
+        await expectCancellationWithin50ms(task)
+        #expect(await inner.recordedRequests.count == 1)
+    }
+
+    @Test("the default (live) sleep ends at the cancel, not after the 30 s backoff")
+    func liveSleepIsCancellationAware() async throws {
+        let inner = CannedRoutesTransport(routes: [CannedRoute(pattern: todos, response: .status(503))])
+        let (retried, signal) = AsyncStream<Void>.makeStream()
+        let retrying = RetryTransport(inner: inner, policy: RetryPolicy(baseDelay: 30, jitter: .none),
+                                      onRetry: { _ in signal.yield() })
+        let task = Task { try await retrying.send(RetryFixtures.request()) }
+        for await _ in retried { break }   // the transport is about to wait 30 s
+        await expectCancellationWithin50ms(task)
+    }
+
+    @Test("a sleep that ignores cancellation still cannot cause another send after cancel")
+    func cancellationCheckedAfterSleep() async throws {
+        let inner = RetryFixtures.ClosureTransport { _ in
+            withUnsafeCurrentTask { $0?.cancel() }   // the caller cancels while this attempt runs
+            return HTTPResponse(statusCode: 503)
+        }
+        let retrying = RetryTransport(inner: inner, policy: RetryPolicy(jitter: .none, budget: nil),
+                                      environment: RetryEnvironment(sleep: { _ in }))
+        // In a task of its own: cancelling the test's task would cancel the test.
+        let task = Task { try await retrying.send(RetryFixtures.request()) }
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(inner.sendCount == 1)
+    }
+
+    /// Cancels `task` and expects it to end with `CancellationError` within 50 ms, measured on
+    /// `ContinuousClock`.
+    private func expectCancellationWithin50ms(_ task: Task<HTTPResponse, any Error>) async {
+        let clock = ContinuousClock()
+        let cancelledAt = clock.now
+        task.cancel()
+        let result = await task.result
+        let latency = clock.now - cancelledAt
+        #expect(throws: CancellationError.self) { try result.get() }
+        #expect(latency < .milliseconds(50), "cancellation took \(latency)")
+    }
+}
