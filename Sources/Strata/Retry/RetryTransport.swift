@@ -27,6 +27,8 @@ import Foundation
 /// - Cancelling the calling task, during a send or during the wait, ends with
 ///   `CancellationError` at once.
 /// - All requests through one instance, and its copies, share one ``RetryBudget`` bucket.
+/// - Each retry is reported to `onRetry` and to ``TransportEvents`` (for ``LoggingTransport``),
+///   and every send runs with ``TransportEvents`` attempt number set, starting at 1.
 public struct RetryTransport: Transport {
     /// The transport each attempt is sent through.
     public let inner: any Transport
@@ -72,7 +74,7 @@ public struct RetryTransport: Transport {
             try Task.checkCancellation()
             let outcome: RetryOutcome
             do {
-                outcome = .response(try await inner.send(request))
+                outcome = .response(try await TransportEvents.withAttempt(retries + 1) { try await inner.send(request) })
             } catch {
                 outcome = .failure(error)
             }
@@ -94,6 +96,7 @@ public struct RetryTransport: Transport {
             if plan.delaySource == .backoff { previousBackoff = plan.delay }
             onRetry?(RetryEvent(attempt: retries, delay: plan.delay, reason: plan.reason,
                                 delaySource: plan.delaySource, method: HTTPMethod(request), url: request.url))
+            TransportEvents.emit(.retryScheduled(attempt: retries, delay: plan.delay, reason: "\(plan.reason)"))
             // A custom sleep may return normally although the task was cancelled meanwhile; the
             // check at the top of the loop then stops before another send.
             try await environment.sleep(.seconds(plan.delay))
