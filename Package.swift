@@ -6,14 +6,20 @@ let package = Package(
     products: [
         .library(name: "Strata", targets: ["Strata"]),
         .library(name: "StrataTesting", targets: ["StrataTesting"]),
+        .library(name: "StrataPinning", targets: ["StrataPinning"]),
     ],
     targets: [
         .target(name: "Strata"),
         .target(name: "StrataTesting", dependencies: ["Strata"]),
+        // System OpenSSL 3 (Debian: apt install libssl-dev); a module map and a macro shim only.
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .target(name: "StrataPinning", dependencies: ["Strata", "COpenSSL"]),
         // Loopback HTTP server for this package's own tests; not a product.
         .target(name: "TestServer", path: "Tests/TestServer"),
         .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataTesting", "TestServer"]),
         .testTarget(name: "StrataTestingTests", dependencies: ["Strata", "StrataTesting"]),
+        // Certificates and keys live in Tests/Fixtures/Pinning and are read via #filePath.
+        .testTarget(name: "StrataPinningTests", dependencies: ["StrataPinning", "COpenSSL"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,41 @@
+/// A pinning configuration that cannot be used: thrown when pins, host patterns or evaluators
+/// are created, so a mistake fails at startup rather than as a pinning failure in production.
+public enum PinningConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A pin string that is not `sha256/<base64>` of 32 bytes.
+    case malformedPin(String, reason: String)
+    /// A `pinnedDomains` key that is not a valid host pattern.
+    case malformedHostPattern(String, reason: String)
+    /// An evaluator was given no pins at all.
+    case noPins
+    /// The strict option needs a backup pin (RFC 7469 §4.3) and only this one pin was given.
+    case missingBackupPin(String)
+    /// ``TrustRoots/certificates(_:)`` was given an empty list, which would trust nothing.
+    case noTrustedCertificates
+    /// OpenSSL could not build the trust store; `reason` is its text.
+    case trustStoreFailed(reason: String)
+
+    /// A sentence naming the bad value and how to fix it.
+    public var description: String {
+        switch self {
+        case let .malformedPin(pin, reason):
+            "Malformed pin '\(Self.shortened(pin))': \(reason)."
+        case let .malformedHostPattern(pattern, reason):
+            "Malformed host pattern '\(Self.shortened(pattern))': \(reason). Use 'api.example.com', "
+                + "'*.example.com' (one extra label) or '**.example.com' (any depth, apex included)."
+        case .noPins:
+            "No pins given; a pinning evaluator needs at least one 'sha256/<base64>' pin."
+        case let .missingBackupPin(pin):
+            "Only one pin (\(pin)) was given but a backup pin is required: add the pin of a key you "
+                + "hold in reserve, so the server key can be rotated without locking clients out."
+        case .noTrustedCertificates:
+            "TrustRoots.certificates([]) trusts no certificate; give the private CA's certificate."
+        case let .trustStoreFailed(reason):
+            "Cannot build the TLS trust store (\(reason))."
+        }
+    }
+
+    /// Echoes at most 100 characters of a bad value, so a huge input cannot flood a log.
+    private static func shortened(_ text: String) -> String {
+        text.count <= 100 ? text : text.prefix(100) + "…"
+    }
+}
