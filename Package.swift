@@ -10,10 +10,12 @@ let package = Package(
     targets: [
         .target(name: "Strata"),
         .target(name: "StrataTesting", dependencies: ["Strata"]),
+        .target(name: "StrataPinning", dependencies: ["Strata"]),
         // Loopback HTTP server for this package's own tests; not a product.
         .target(name: "TestServer", path: "Tests/TestServer"),
         .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataTesting", "TestServer"]),
         .testTarget(name: "StrataTestingTests", dependencies: ["Strata", "StrataTesting"]),
+        .testTarget(name: "StrataPinningTests", dependencies: ["StrataPinning", "Strata", "TestServer"]),
     ],
     swiftLanguageModes: [.v6]
 )
