@@ -155,6 +155,16 @@ final class POSIXSocketStream: HTTP1ByteStream, Sendable {
         _ = shutdown(descriptor, Int32(SHUT_RDWR))
     }
 
+    /// Whether a read would return at once, with bytes, end of stream or an error. Between
+    /// exchanges on a keep-alive connection any of these means the server closed it or sent
+    /// something unasked (such as a `408`), so the connection must not be reused. (Over TLS,
+    /// records such as session tickets can also make the socket readable; the TLS layer has to
+    /// look at what they are.)
+    var isReadable: Bool {
+        var request = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        return poll(&request, 1, 0) != 0
+    }
+
     /// Waits for `events` for the idle timeout or until `deadline`, whichever is sooner.
     private func waitForProgress(_ events: Int16, deadline: ContinuousClock.Instant, doing activity: String) throws(TransportError) {
         let untilDeadline = deadline - ContinuousClock.now

@@ -1,6 +1,9 @@
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 import Strata
 @testable import StrataPinning
@@ -190,6 +193,24 @@ struct HTTP1LoopbackTests {
         }
         #expect(error?.error.kind == .connectionLost)
         #expect(error?.receivedResponseBytes == false)
+    }
+
+    @Test("an idle keep-alive socket is not readable until the server closes it")
+    func idleReadability() async throws {
+        server.route("/a", response: .init(text: "a"))
+        let server = server
+        let (before, after) = try await onOwnThread {
+            var connection = try Self.connect(server)
+            _ = try connection.send(Self.request(server.url("/a")), deadline: .now + .seconds(5))
+            let before = connection.stream.isReadable
+            server.stop()
+            // stop() has shut the server side down; wait (bounded) for the FIN to arrive.
+            var request = pollfd(fd: connection.stream.descriptor, events: Int16(POLLIN), revents: 0)
+            _ = poll(&request, 1, 5_000)
+            return (before, connection.stream.isReadable)
+        }
+        #expect(!before)
+        #expect(after)
     }
 
     @Test("writing a large body to a peer that has gone away is connectionLost, not SIGPIPE")

@@ -83,6 +83,14 @@ struct HTTP1ResponseParserTests {
         #expect(!response.keepAlive)
     }
 
+    @Test("HTTP/1.0 with Transfer-Encoding is read as chunked but the connection is not reused (RFC 9112 §6.1)")
+    func http10Chunked() throws {
+        let response = try parseResponse("HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nTransfer-Encoding: chunked\r\n\r\n"
+            + "2\r\nok\r\n0\r\n\r\n")
+        #expect(response.text == "ok")
+        #expect(!response.keepAlive)
+    }
+
     @Test("without Content-Length or chunked the body runs until the connection closes, which ends reuse")
     func closeDelimited() throws {
         var parser = HTTP1ResponseParser()
