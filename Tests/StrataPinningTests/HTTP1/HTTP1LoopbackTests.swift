@@ -94,6 +94,28 @@ struct HTTP1LoopbackTests {
         #expect(server.connectionCount == 1)
     }
 
+    @Test("64 concurrent exchanges of a 1 MB body, each on its own connection, all arrive intact")
+    func concurrentLargeBodies() async throws {
+        server.route("/echo", method: "POST") { request in .init(body: request.body) }
+        let server = server
+        let payload = Data((0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        let intact = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for _ in 0..<64 {
+                group.addTask {
+                    try await onOwnThread {
+                        var connection = try Self.connect(server)
+                        let response = try connection.send(Self.request(server.url("/echo"), method: "POST", body: payload),
+                                                           deadline: .now + .seconds(30))
+                        return response.body == payload
+                    }
+                }
+            }
+            return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(intact == 64)
+        #expect(server.connectionCount == 64)
+    }
+
     @Test("a HEAD response has no body and the connection carries the next GET")
     func headThenGet() async throws {
         server.route("/doc", response: .init(text: "document"))
