@@ -35,8 +35,7 @@ enum HTTP1LineParsing {
     private static let maxChunkSizeDigits = 15
 
     /// Parses `HTTP/1.x SP 3DIGIT [SP reason-phrase]` (RFC 9112 §4; the reason may be absent).
-    static func statusLine(_ line: Line) throws(HTTP1ResponseError) -> (HTTP1Response.Version, Int) {
-        let bytes = line
+    static func statusLine(_ bytes: Line) throws(HTTP1ResponseError) -> (HTTP1Response.Version, Int) {
         let invalid = HTTP1ResponseError.invalidStatusLine(excerpt: HTTP1Grammar.excerpt(bytes))
         guard bytes.count >= 12 else { throw invalid }
         let base = bytes.startIndex

@@ -10,19 +10,19 @@ import Strata
 import Testing
 import TestServer
 
-/// Runs blocking socket work on a thread of its own, as PinningTransport will, so it never
-/// occupies a thread of Swift's cooperative pool.
-func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread { continuation.resume(with: Result { try body() }) }.start()
-    }
-}
-
 @Suite("HTTP1Connection over POSIXSocketStream against the loopback server")
 struct HTTP1LoopbackTests {
     let server: LoopbackHTTPServer
 
     init() throws { server = try LoopbackHTTPServer() }
+
+    /// Runs blocking socket work on a thread of its own, as PinningTransport will, so it never
+    /// occupies a thread of Swift's cooperative pool.
+    private static func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try body() }) }.start()
+        }
+    }
 
     private static func connect(_ server: LoopbackHTTPServer, idleTimeout: Duration = .seconds(5),
                                 limits: HTTP1Limits = .default) throws -> HTTP1Connection<POSIXSocketStream> {
@@ -43,7 +43,7 @@ struct HTTP1LoopbackTests {
     /// Sends one request on a fresh connection and returns the exchange's error.
     private static func exchangeError(_ server: LoopbackHTTPServer, _ path: String,
                                       limits: HTTP1Limits = .default) async throws -> HTTP1ExchangeError? {
-        try await onOwnThread {
+        try await Self.onOwnThread {
             var connection = try connect(server, limits: limits)
             let request = try request(server.url(path))
             do throws(HTTP1ExchangeError) {
@@ -59,7 +59,7 @@ struct HTTP1LoopbackTests {
     func fiveHundredOnOneConnection() async throws {
         server.route("/echo") { request in .init(text: request.query ?? "") }
         let server = server
-        let mismatches = try await onOwnThread {
+        let mismatches = try await Self.onOwnThread {
             var connection = try Self.connect(server)
             var mismatches = 0
             for index in 0..<500 {
@@ -79,7 +79,7 @@ struct HTTP1LoopbackTests {
         server.route("/chunked", response: .init(headers: [("Transfer-Encoding", "chunked")],
                                                  body: Data("5\r\nhello\r\n1;x=y\r\n!\r\n0\r\nX-Sum: 6\r\n\r\n".utf8)))
         let server = server
-        let (echoed, chunked) = try await onOwnThread {
+        let (echoed, chunked) = try await Self.onOwnThread {
             var connection = try Self.connect(server)
             let payload = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0) })
             let echoed = try connection.send(Self.request(server.url("/echo"), method: "POST", body: payload),
@@ -102,7 +102,7 @@ struct HTTP1LoopbackTests {
         let intact = try await withThrowingTaskGroup(of: Bool.self) { group in
             for _ in 0..<64 {
                 group.addTask {
-                    try await onOwnThread {
+                    try await Self.onOwnThread {
                         var connection = try Self.connect(server)
                         let response = try connection.send(Self.request(server.url("/echo"), method: "POST", body: payload),
                                                            deadline: .now + .seconds(30))
@@ -120,7 +120,7 @@ struct HTTP1LoopbackTests {
     func headThenGet() async throws {
         server.route("/doc", response: .init(text: "document"))
         let server = server
-        let (head, get) = try await onOwnThread {
+        let (head, get) = try await Self.onOwnThread {
             var connection = try Self.connect(server)
             let head = try connection.send(Self.request(server.url("/doc"), method: "HEAD"), deadline: .now + .seconds(5))
             let get = try connection.send(Self.request(server.url("/doc")), deadline: .now + .seconds(5))
@@ -136,7 +136,7 @@ struct HTTP1LoopbackTests {
     func continueSkipped() async throws {
         server.route("/upload") { request in .init(status: 201, text: "\(request.body.count)") }
         let server = server
-        let response = try await onOwnThread {
+        let response = try await Self.onOwnThread {
             var connection = try Self.connect(server)
             return try connection.send(Self.request(server.url("/upload"), method: "PUT", body: Data(count: 10),
                                                     headers: ["Expect": "100-continue"]), deadline: .now + .seconds(5))
@@ -150,7 +150,7 @@ struct HTTP1LoopbackTests {
     func serverSaysClose() async throws {
         server.route("/bye", response: .init(text: "bye", closeConnection: true))
         let server = server
-        let reusable = try await onOwnThread {
+        let reusable = try await Self.onOwnThread {
             var connection = try Self.connect(server)
             _ = try connection.send(Self.request(server.url("/bye")), deadline: .now + .seconds(5))
             return connection.isReusable
@@ -201,7 +201,7 @@ struct HTTP1LoopbackTests {
     func serverClosedIdleConnection() async throws {
         server.route("/a", response: .init(text: "a"))
         let server = server
-        let error = try await onOwnThread {
+        let error = try await Self.onOwnThread {
             var connection = try Self.connect(server)
             _ = try connection.send(Self.request(server.url("/a")), deadline: .now + .seconds(5))
             server.stop()
@@ -221,7 +221,7 @@ struct HTTP1LoopbackTests {
     func idleReadability() async throws {
         server.route("/a", response: .init(text: "a"))
         let server = server
-        let (before, after) = try await onOwnThread {
+        let (before, after) = try await Self.onOwnThread {
             var connection = try Self.connect(server)
             _ = try connection.send(Self.request(server.url("/a")), deadline: .now + .seconds(5))
             let before = connection.stream.isReadable
@@ -239,7 +239,7 @@ struct HTTP1LoopbackTests {
     func writeToClosedPeer() async throws {
         server.route("/a", response: .init(text: "a"))
         let server = server
-        let errors = try await onOwnThread {
+        let errors = try await Self.onOwnThread {
             var connection = try Self.connect(server)
             _ = try connection.send(Self.request(server.url("/a")), deadline: .now + .seconds(5))
             server.stop()
@@ -266,7 +266,7 @@ struct HTTP1LoopbackTests {
     func idleTimeout() async throws {
         server.route("/slow", response: .init(text: "late", delay: .seconds(30)))
         let server = server
-        let error = try await onOwnThread {
+        let error = try await Self.onOwnThread {
             var connection = try Self.connect(server, idleTimeout: .milliseconds(100))
             let request = try Self.request(server.url("/slow"))
             do throws(HTTP1ExchangeError) {
@@ -284,7 +284,7 @@ struct HTTP1LoopbackTests {
     func wholeRequestDeadline() async throws {
         server.route("/slow", response: .init(text: "late", delay: .seconds(30)))
         let server = server
-        let error = try await onOwnThread {
+        let error = try await Self.onOwnThread {
             var connection = try Self.connect(server, idleTimeout: .seconds(30))
             let request = try Self.request(server.url("/slow"))
             do throws(HTTP1ExchangeError) {
@@ -302,7 +302,7 @@ struct HTTP1LoopbackTests {
     func cannotConnect() async throws {
         let port = server.port
         server.stop()
-        let errors = try await onOwnThread {
+        let errors = try await Self.onOwnThread {
             var kinds: [TransportError.Kind] = []
             for host in ["127.0.0.1", "no-such-host.invalid"] {
                 do throws(TransportError) {
