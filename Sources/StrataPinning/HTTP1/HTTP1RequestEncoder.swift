@@ -48,6 +48,11 @@ enum HTTP1RequestEncoder {
 
         let defaultPort = scheme == "https" ? 443 : 80
         let authority = components.port.map { $0 == defaultPort ? host : "\(host):\($0)" } ?? host
+        do {
+            try HTTPHeaders.validate(name: "Host", value: authority)
+        } catch {
+            throw .invalidHeader(error)
+        }
         let body = request.httpBody ?? Data()
         let callerHeaders = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }
         var closesConnection = false
