@@ -19,7 +19,7 @@ let package = Package(
         .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataTesting", "TestServer"]),
         .testTarget(name: "StrataTestingTests", dependencies: ["Strata", "StrataTesting"]),
         // Certificates and keys live in Tests/Fixtures/Pinning and are read via #filePath.
-        .testTarget(name: "StrataPinningTests", dependencies: ["StrataPinning", "COpenSSL"]),
+        .testTarget(name: "StrataPinningTests", dependencies: ["StrataPinning", "Strata", "COpenSSL", "TestServer"]),
     ],
     swiftLanguageModes: [.v6]
 )

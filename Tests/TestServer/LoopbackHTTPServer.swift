@@ -48,6 +48,8 @@ public final class LoopbackHTTPServer: Sendable {
         public var closeConnection: Bool
         /// Send these bytes verbatim instead of a formatted response, then close.
         public var raw: Data?
+        /// After sending `raw`, abort the connection with a TCP reset (RST) instead of closing it.
+        public var resetsConnection = false
 
         /// Creates a response.
         public init(status: Int = 200, headers: [(name: String, value: String)] = [], body: Data = Data(),
@@ -75,6 +77,13 @@ public final class LoopbackHTTPServer: Sendable {
 
         /// A response made of raw text, sent as is; the connection closes after it.
         public static func raw(_ text: String) -> Response { raw(Data(text.utf8)) }
+
+        /// Sends `text` as is, then resets the connection (RST), as a crashing peer would.
+        public static func reset(after text: String) -> Response {
+            var response = raw(Data(text.utf8))
+            response.resetsConnection = true
+            return response
+        }
     }
 
     /// Answers one request.
@@ -221,6 +230,7 @@ public final class LoopbackHTTPServer: Sendable {
             }
             if let raw = response.raw {
                 connection.write(raw)
+                if response.resetsConnection { connection.abortWithReset() }
                 return
             }
             let keepAlive = !response.closeConnection && request.header("Connection")?.lowercased() != "close"
@@ -346,6 +356,12 @@ struct SocketConnection {
         guard count > 0 else { return false }
         buffer.append(contentsOf: chunk[0..<count])
         return true
+    }
+
+    /// Makes the coming `close` send RST instead of FIN (SO_LINGER with a zero timeout).
+    func abortWithReset() {
+        var option = linger(l_onoff: 1, l_linger: 0)
+        setsockopt(fd, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
     }
 
     func write(_ data: Data) {

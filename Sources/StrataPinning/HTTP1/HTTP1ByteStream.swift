@@ -1,0 +1,28 @@
+import Strata
+
+/// A connected, ordered, reliable byte stream that HTTP/1.1 runs over: a plain TCP socket
+/// (``POSIXSocketStream``) or a TLS session on top of one.
+///
+/// Calls block the calling thread, so they must run on a thread of their own, never on Swift's
+/// cooperative pool. One exchange at a time uses a stream; ``close()`` may be called from any
+/// thread and makes a blocked call return.
+protocol HTTP1ByteStream {
+    /// Writes every byte of `bytes`.
+    ///
+    /// - Throws: `TransportError` (``TransportError/Kind/connectionLost`` when the peer closed
+    ///   or reset, ``TransportError/Kind/timedOut`` when no progress was possible before the
+    ///   stream's idle timeout or `deadline`).
+    func write(_ bytes: UnsafeRawBufferPointer, deadline: ContinuousClock.Instant) throws(TransportError)
+
+    /// Reads at least one byte into `buffer`, waiting until some arrive.
+    ///
+    /// - Returns: The number of bytes read, or 0 when the peer closed the stream.
+    /// - Throws: `TransportError`: ``TransportError/Kind/timedOut`` when nothing arrived within
+    ///   the stream's idle timeout or before `deadline`, ``TransportError/Kind/connectionLost``
+    ///   when the connection was reset.
+    func read(into buffer: UnsafeMutableRawBufferPointer, deadline: ContinuousClock.Instant) throws(TransportError) -> Int
+
+    /// Ends the stream in both directions. Idempotent; later reads see end of stream and later
+    /// writes fail with ``TransportError/Kind/connectionLost``.
+    func close()
+}

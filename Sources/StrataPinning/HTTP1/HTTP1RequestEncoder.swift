@@ -1,0 +1,182 @@
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Foundation
+import Strata
+
+/// Serializes a `URLRequest` as an HTTP/1.1 request message (RFC 9112 §3).
+///
+/// What goes on the wire, in order:
+/// - the request line with the origin-form target: the URL's path (`/` when empty) and query,
+///   percent-encoded; never the fragment or user information;
+/// - `Host`, with the port when it is not the scheme's default (RFC 9110 §7.2);
+/// - the caller's headers, sorted by name, each checked with `HTTPHeaders.validate(name:value:)`
+///   so no CR, LF or NUL ever reaches the wire;
+/// - `Content-Length` for a body, and `Content-Length: 0` for `POST`, `PUT` and `PATCH` without
+///   one (RFC 9110 §8.6: a server may otherwise wait for a body or answer 411);
+/// - `Connection: close` only when the caller asked for it; HTTP/1.1 keeps the connection
+///   alive by default;
+/// - the body.
+///
+/// No `Accept-Encoding` is added: this client does not decompress, so it never invites a coded
+/// body. A caller may still send one and will receive the coded bytes.
+///
+/// Headers the encoder owns, because a wrong value would let the caller's bytes be read as a
+/// different message than the one this client frames, are checked rather than copied:
+/// - `Content-Length` is accepted only if it equals the body's length (it is then written once);
+/// - `Transfer-Encoding` is always refused: bodies are sent with `Content-Length`;
+/// - `Host` is accepted only if it equals the URL's authority (ASCII case-insensitively), since
+///   a different one would address another virtual host over a connection opened (and, for
+///   pinning, verified) for the URL's host;
+/// - `Connection` may be `close` or `keep-alive`; other options (such as `upgrade`) are refused
+///   because this client does not switch protocols.
+enum HTTP1RequestEncoder {
+    /// Serializes `request`.
+    ///
+    /// - Returns: The request's bytes and what the connection needs to know about it.
+    /// - Throws: ``HTTP1RequestError`` when the request cannot be written unambiguously.
+    static func encode(_ request: URLRequest) throws(HTTP1RequestError) -> HTTP1Request {
+        guard let url = request.url,
+              let components = URLComponents(url: url, resolvingAgainstBaseURL: true),
+              let host = components.percentEncodedHost, !host.isEmpty else { throw .missingHost }
+        let scheme = (components.scheme ?? "").lowercased()
+        guard scheme == "http" || scheme == "https" else { throw .unsupportedScheme(components.scheme ?? "") }
+        let method = HTTPMethod(request)
+        guard !method.rawValue.isEmpty, method.rawValue.utf8.allSatisfy(HTTP1Grammar.isTokenCharacter),
+              method.rawValue != "CONNECT" else { throw .unsupportedMethod(method.rawValue) }
+        guard request.httpBodyStream == nil else { throw .bodyStreamUnsupported }
+
+        let defaultPort = scheme == "https" ? 443 : 80
+        let authority = components.port.map { $0 == defaultPort ? host : "\(host):\($0)" } ?? host
+        do {
+            try HTTPHeaders.validate(name: "Host", value: authority)
+        } catch {
+            throw .invalidHeader(error)
+        }
+        let body = request.httpBody ?? Data()
+        let callerHeaders = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }
+        var closesConnection = false
+        for (name, value) in callerHeaders {
+            do {
+                try HTTPHeaders.validate(name: name, value: value)
+            } catch {
+                throw .invalidHeader(error)
+            }
+            closesConnection = try checkOwnedHeader(name: name, value: value, authority: authority,
+                                                    bodyLength: body.count) || closesConnection
+        }
+
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(256 + body.count)
+        append(method.rawValue, to: &bytes)
+        bytes.append(HTTP1Grammar.space)
+        appendTarget(path: components.percentEncodedPath, query: components.percentEncodedQuery, to: &bytes)
+        append(" HTTP/1.1\r\nHost: ", to: &bytes)
+        append(authority, to: &bytes)
+        append("\r\n", to: &bytes)
+        for (name, value) in callerHeaders where !isOwned(name) {
+            appendField(name, value, to: &bytes)
+        }
+        if !body.isEmpty || methodsExpectingBody.contains(method) {
+            appendField("Content-Length", String(body.count), to: &bytes)
+        }
+        if closesConnection { appendField("Connection", "close", to: &bytes) }
+        append("\r\n", to: &bytes)
+        bytes.append(contentsOf: body)
+        return HTTP1Request(method: method, url: url, bytes: bytes, closesConnection: closesConnection)
+    }
+
+    /// Methods whose requests carry content, so an empty body is stated as `Content-Length: 0`.
+    private static let methodsExpectingBody: Set<HTTPMethod> = [.post, .put, .patch]
+
+    private static let ownedHeaders = ["host", "content-length", "transfer-encoding", "connection"]
+
+    private static func isOwned(_ name: String) -> Bool {
+        ownedHeaders.contains(name.lowercased())
+    }
+
+    /// Checks a caller's value for a header the encoder writes itself.
+    ///
+    /// - Returns: Whether the header asks to close the connection.
+    private static func checkOwnedHeader(name: String, value: String, authority: String,
+                                         bodyLength: Int) throws(HTTP1RequestError) -> Bool {
+        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        switch name.lowercased() {
+        case "host":
+            guard trimmed.lowercased() == authority.lowercased() else {
+                throw .conflictingHeader(name: name, value: value,
+                                         reason: "it differs from the URL's authority \(authority)")
+            }
+        case "content-length":
+            guard trimmed == String(bodyLength) else {
+                throw .conflictingHeader(name: name, value: value,
+                                         reason: "the body is \(bodyLength) bytes; leave Content-Length to the client")
+            }
+        case "transfer-encoding":
+            throw .conflictingHeader(name: name, value: value,
+                                     reason: "bodies are sent with Content-Length; remove Transfer-Encoding")
+        case "connection":
+            var closes = false
+            for option in trimmed.lowercased().split(separator: ",") {
+                switch option.trimmingCharacters(in: .whitespaces) {
+                case "close": closes = true
+                case "keep-alive", "": break
+                default:
+                    throw .conflictingHeader(name: name, value: value,
+                                             reason: "only \"close\" and \"keep-alive\" are supported")
+                }
+            }
+            return closes
+        default:
+            break
+        }
+        return false
+    }
+
+    /// Writes the origin-form target (RFC 9112 §3.2.1), escaping any byte that URL parsing left
+    /// outside RFC 3986 `pchar` (plus `/` and `?` in the query) so the line stays one token.
+    private static func appendTarget(path: String, query: String?, to bytes: inout [UInt8]) {
+        if path.isEmpty {
+            bytes.append(UInt8(ascii: "/"))
+        } else {
+            appendEscaped(path, to: &bytes)
+        }
+        guard let query else { return }
+        bytes.append(UInt8(ascii: "?"))
+        appendEscaped(query, to: &bytes)
+    }
+
+    private static let hexDigits = Array("0123456789ABCDEF".utf8)
+
+    private static func appendEscaped(_ text: String, to bytes: inout [UInt8]) {
+        for byte in text.utf8 {
+            if isTargetCharacter(byte) {
+                bytes.append(byte)
+            } else {
+                bytes.append(contentsOf: [UInt8(ascii: "%"), hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0x0F)]])
+            }
+        }
+    }
+
+    /// Unreserved, sub-delims, `:`, `@`, `/`, `?` and `%` (existing escapes are kept).
+    private static func isTargetCharacter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+             UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        default:
+            "-._~!$&'()*+,;=:@/?%".utf8.contains(byte)
+        }
+    }
+
+    private static func appendField(_ name: String, _ value: String, to bytes: inout [UInt8]) {
+        append(name, to: &bytes)
+        append(": ", to: &bytes)
+        append(value, to: &bytes)
+        append("\r\n", to: &bytes)
+    }
+
+    private static func append(_ text: String, to bytes: inout [UInt8]) {
+        bytes.append(contentsOf: text.utf8)
+    }
+}

@@ -1,0 +1,224 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Strata
+
+/// A plain TCP connection as an ``HTTP1ByteStream``, built on non-blocking POSIX sockets and
+/// `poll`, so every wait has a timeout.
+///
+/// - Connecting resolves the host with `getaddrinfo` (which blocks and has no timeout of its
+///   own), then tries each address with a non-blocking `connect` and `poll` until the connect
+///   timeout runs out.
+/// - Writes use `MSG_NOSIGNAL`: writing to a peer that has gone away returns `EPIPE` (reported
+///   as ``TransportError/Kind/connectionLost``) instead of raising SIGPIPE, and the process's
+///   signal handlers are left alone.
+/// - Reads wait with `poll` for at most the idle timeout (and never past the caller's deadline).
+/// - `TCP_NODELAY` is set: a request is written in one piece and must not wait for an ACK.
+///
+/// ``close()`` only shuts the socket down, so a call blocked on another thread returns at once
+/// and can never touch a descriptor number the OS has handed out again; the descriptor itself
+/// is released when the stream is deallocated. The type is immutable after creation, hence
+/// `Sendable` without locks.
+final class POSIXSocketStream: HTTP1ByteStream, Sendable {
+    /// The socket's file descriptor, owned by this stream.
+    let descriptor: Int32
+    /// The longest wait for any progress on a read or write.
+    let idleTimeout: Duration
+    /// `host:port`, for error messages.
+    let peer: String
+
+    private init(descriptor: Int32, idleTimeout: Duration, peer: String) {
+        self.descriptor = descriptor
+        self.idleTimeout = idleTimeout
+        self.peer = peer
+    }
+
+    deinit { _ = systemClose(descriptor) }
+
+    /// Opens a TCP connection to `host` and `port`.
+    ///
+    /// - Parameters:
+    ///   - host: A host name or IP literal; an IPv6 literal may keep its URL brackets.
+    ///   - connectTimeout: How long connecting (after name resolution) may take in total.
+    ///   - idleTimeout: The longest wait for progress on each later read or write.
+    /// - Throws: `TransportError` ``TransportError/Kind/cannotConnect`` when the host cannot be
+    ///   resolved or refuses, ``TransportError/Kind/timedOut`` when the connect timeout runs out.
+    static func connect(host: String, port: Int, connectTimeout: Duration,
+                        idleTimeout: Duration) throws(TransportError) -> POSIXSocketStream {
+        let name = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        let peer = "\(host):\(port)"
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_protocol = Int32(IPPROTO_TCP)
+        hints.ai_flags = AI_NUMERICSERV
+        var addresses: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(name, String(port), &hints, &addresses)
+        guard status == 0, let first = addresses else {
+            throw TransportError(.cannotConnect, message: "cannot resolve \(host): \(String(cString: gai_strerror(status)))")
+        }
+        defer { freeaddrinfo(first) }
+
+        let deadline = ContinuousClock.now + connectTimeout
+        var lastFailure = TransportError(.cannotConnect, message: "no address to connect to for \(peer)")
+        var next: UnsafeMutablePointer<addrinfo>? = first
+        while let address = next {
+            next = address.pointee.ai_next
+            do throws(TransportError) {
+                let descriptor = try connectOne(address.pointee, peer: peer, deadline: deadline)
+                return POSIXSocketStream(descriptor: descriptor, idleTimeout: idleTimeout, peer: peer)
+            } catch {
+                lastFailure = error
+                if error.kind == .timedOut { break }
+            }
+        }
+        throw lastFailure
+    }
+
+    private static func connectOne(_ address: addrinfo, peer: String,
+                                   deadline: ContinuousClock.Instant) throws(TransportError) -> Int32 {
+        let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+        let descriptor = socket(address.ai_family, type, address.ai_protocol)
+        guard descriptor >= 0 else {
+            throw TransportError(.cannotConnect, message: "socket() failed for \(peer): \(errorText(errno))")
+        }
+        var result = systemConnect(descriptor, address.ai_addr, address.ai_addrlen)
+        var failure = result == 0 ? 0 : errno
+        while failure == EINTR {
+            result = systemConnect(descriptor, address.ai_addr, address.ai_addrlen)
+            failure = result == 0 ? 0 : errno
+        }
+        if failure == EINPROGRESS || failure == EALREADY {
+            failure = 0
+            do throws(TransportError) {
+                try wait(descriptor, for: Int16(POLLOUT), timeout: deadline - ContinuousClock.now,
+                         timedOut: "connecting to \(peer) timed out")
+            } catch {
+                _ = systemClose(descriptor)
+                throw error
+            }
+            var socketError: Int32 = 0
+            var length = socklen_t(MemoryLayout<Int32>.size)
+            if getsockopt(descriptor, SOL_SOCKET, SO_ERROR, &socketError, &length) != 0 { socketError = errno }
+            failure = socketError
+        }
+        guard failure == 0 else {
+            _ = systemClose(descriptor)
+            throw TransportError(.cannotConnect, message: "cannot connect to \(peer): \(errorText(failure))")
+        }
+        var on: Int32 = 1
+        _ = setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+        return descriptor
+    }
+
+    func write(_ bytes: UnsafeRawBufferPointer, deadline: ContinuousClock.Instant) throws(TransportError) {
+        guard let base = bytes.baseAddress else { return }
+        var offset = 0
+        while offset < bytes.count {
+            let sent = send(descriptor, base + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+            if sent >= 0 {
+                offset += sent
+                continue
+            }
+            let failure = errno
+            switch failure {
+            case EINTR:
+                continue
+            case EAGAIN, EWOULDBLOCK:
+                try waitForProgress(Int16(POLLOUT), deadline: deadline, doing: "writing the request")
+            default:
+                throw TransportError(.connectionLost, message: "writing to \(peer) failed: \(Self.errorText(failure))")
+            }
+        }
+    }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer, deadline: ContinuousClock.Instant) throws(TransportError) -> Int {
+        guard !buffer.isEmpty else { return 0 }
+        while true {
+            let received = recv(descriptor, buffer.baseAddress, buffer.count, 0)
+            if received >= 0 { return received }
+            let failure = errno
+            switch failure {
+            case EINTR:
+                continue
+            case EAGAIN, EWOULDBLOCK:
+                try waitForProgress(Int16(POLLIN), deadline: deadline, doing: "waiting for the response")
+            default:
+                throw TransportError(.connectionLost, message: "reading from \(peer) failed: \(Self.errorText(failure))")
+            }
+        }
+    }
+
+    func close() {
+        _ = shutdown(descriptor, Int32(SHUT_RDWR))
+    }
+
+    /// Whether a read would return at once, with bytes, end of stream or an error. Between
+    /// exchanges on a keep-alive connection any of these means the server closed it or sent
+    /// something unasked (such as a `408`), so the connection must not be reused. (Over TLS,
+    /// records such as session tickets can also make the socket readable; the TLS layer has to
+    /// look at what they are.)
+    var isReadable: Bool {
+        var request = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        return poll(&request, 1, 0) != 0
+    }
+
+    /// Waits for `events` for the idle timeout or until `deadline`, whichever is sooner.
+    private func waitForProgress(_ events: Int16, deadline: ContinuousClock.Instant, doing activity: String) throws(TransportError) {
+        let untilDeadline = deadline - ContinuousClock.now
+        if untilDeadline < idleTimeout {
+            try Self.wait(descriptor, for: events, timeout: untilDeadline,
+                          timedOut: "the whole-request deadline passed while \(activity) from \(peer)")
+        } else {
+            try Self.wait(descriptor, for: events, timeout: idleTimeout,
+                          timedOut: "no progress for \(idleTimeout) (idle timeout) while \(activity) from \(peer)")
+        }
+    }
+
+    /// Polls until `events` (or an error or hang-up, which the next call reports) or `timeout`.
+    private static func wait(_ descriptor: Int32, for events: Int16, timeout: Duration,
+                             timedOut message: String) throws(TransportError) {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let remaining = deadline - ContinuousClock.now
+            guard remaining > .zero else { throw TransportError(.timedOut, message: message) }
+            var request = pollfd(fd: descriptor, events: events, revents: 0)
+            let ready = poll(&request, 1, milliseconds(remaining))
+            if ready > 0 { return }
+            if ready < 0, errno != EINTR {
+                throw TransportError(.connectionLost, message: "poll failed: \(errorText(errno))")
+            }
+        }
+    }
+
+    /// `duration` in whole milliseconds, rounded up so a short wait never becomes a busy poll.
+    private static func milliseconds(_ duration: Duration) -> Int32 {
+        let (seconds, attoseconds) = duration.components
+        let total = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+        return Int32(clamping: max(total, 0))
+    }
+
+    private static func errorText(_ code: Int32) -> String {
+        String(cString: strerror(code))
+    }
+}
+
+/// `close(2)`, named apart from ``POSIXSocketStream/close()``.
+private func systemClose(_ descriptor: Int32) -> Int32 {
+    #if canImport(Glibc)
+    Glibc.close(descriptor)
+    #else
+    Darwin.close(descriptor)
+    #endif
+}
+
+/// `connect(2)`, named apart from ``POSIXSocketStream/connect(host:port:connectTimeout:idleTimeout:)``.
+private func systemConnect(_ descriptor: Int32, _ address: UnsafeMutablePointer<sockaddr>?, _ length: socklen_t) -> Int32 {
+    #if canImport(Glibc)
+    Glibc.connect(descriptor, address, length)
+    #else
+    Darwin.connect(descriptor, address, length)
+    #endif
+}

@@ -1,0 +1,113 @@
+import Foundation
+import Strata
+@testable import StrataPinning
+import Testing
+
+/// SplitMix64: a small, fast, seeded generator, so every fuzz run sees the same inputs and a
+/// failure can be replayed from its iteration number.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+@Suite("HTTP1ResponseParser under fuzzing")
+struct HTTP1ResponseParserFuzzTests {
+    /// Bytes that matter to the grammar, so mutations hit interesting paths more often than
+    /// uniformly random bytes would.
+    private static let interestingBytes: [UInt8] = Array("\r\n:; \t0123456789aAfFzZ,-HTTP/".utf8) + [0, 0x7F, 0xFF]
+
+    private static func mutate(_ input: [UInt8], using random: inout SeededGenerator) -> [UInt8] {
+        var bytes = input
+        for _ in 0..<Int.random(in: 1...4, using: &random) {
+            let position = bytes.isEmpty ? 0 : Int.random(in: 0..<bytes.count, using: &random)
+            let byte = Bool.random(using: &random) ? interestingBytes.randomElement(using: &random) ?? 0
+                : UInt8.random(in: 0...255, using: &random)
+            switch Int.random(in: 0..<6, using: &random) {
+            case 0 where !bytes.isEmpty: bytes[position] = byte
+            case 1: bytes.insert(byte, at: position)
+            case 2 where !bytes.isEmpty: bytes.remove(at: position)
+            case 3 where !bytes.isEmpty:
+                let end = min(bytes.count, position + Int.random(in: 1...16, using: &random))
+                bytes.insert(contentsOf: bytes[position..<end], at: position)
+            case 4: bytes = Array(bytes.prefix(position))
+            default: bytes.insert(contentsOf: Array("\r\n".utf8), at: position)
+            }
+        }
+        return bytes
+    }
+
+    @Test("20,000 mutated responses fed in random pieces never crash, always terminate and respect the limits")
+    func mutatedInputs() {
+        var random = SeededGenerator(seed: 0x5EED_0007)
+        let corpus = validCorpus.map { Array($0.utf8) }
+        let methods: [HTTPMethod] = [.get, .head, .post]
+        var outcomes = (responses: 0, errors: 0)
+        for _ in 0..<20_000 {
+            let base = corpus.randomElement(using: &random) ?? []
+            let input = Self.mutate(base, using: &random)
+            let limits = HTTP1Limits(maxHeaderBlockBytes: Int.random(in: 16...256, using: &random),
+                                     maxHeaderCount: Int.random(in: 1...8, using: &random),
+                                     maxBodyBytes: Int.random(in: 0...64, using: &random),
+                                     maxChunkSizeLineBytes: Int.random(in: 2...32, using: &random),
+                                     maxInterimResponses: Int.random(in: 0...2, using: &random))
+            var parser = HTTP1ResponseParser(limits: limits)
+            parser.expectResponse(to: methods.randomElement(using: &random) ?? .get)
+            var offset = 0
+            var steps = 0
+            do {
+                while offset < input.count {
+                    let end = min(input.count, offset + Int.random(in: 1...32, using: &random))
+                    if let response = try parser.feed(input[offset..<end]) {
+                        check(response, limits)
+                        outcomes.responses += 1
+                        // Whatever follows is read as the next response on the same connection.
+                        parser.expectResponse(to: .get)
+                    }
+                    offset = end
+                    steps += 1
+                }
+                let response = try parser.finish()
+                check(response, limits)
+                outcomes.responses += 1
+            } catch {
+                outcomes.errors += 1
+            }
+            #expect(steps <= input.count)
+        }
+        // Both paths were exercised substantially; otherwise the mutations are too weak or too strong.
+        #expect(outcomes.responses > 1_000)
+        #expect(outcomes.errors > 1_000)
+    }
+
+    @Test("random bytes fed without any valid corpus are refused or parsed, never crash")
+    func randomBytes() {
+        var random = SeededGenerator(seed: 42)
+        for _ in 0..<2_000 {
+            let length = Int.random(in: 0...200, using: &random)
+            var input = Array("HTTP/1.1 ".utf8)
+            input += (0..<length).map { _ in
+                Self.interestingBytes.randomElement(using: &random) ?? 0
+            }
+            var parser = HTTP1ResponseParser(limits: HTTP1Limits(maxHeaderBlockBytes: 128, maxBodyBytes: 64))
+            parser.expectResponse(to: .get)
+            _ = try? parser.feed(input)
+            _ = try? parser.finish()
+        }
+    }
+
+    private func check(_ response: HTTP1Response, _ limits: HTTP1Limits) {
+        #expect(response.body.count <= limits.maxBodyBytes)
+        #expect(response.headers.count <= limits.maxHeaderCount)
+        #expect(response.trailers.count <= limits.maxHeaderCount)
+        #expect((100...599).contains(response.statusCode))
+    }
+}
