@@ -128,7 +128,7 @@ struct HTTP1ConnectionTests {
     func truncatedBody() throws {
         let stream = ScriptedByteStream([.text("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc"), .endOfStream])
         var connection = HTTP1Connection(stream: stream)
-        let error = try failure { [request = try request(method: "POST")] () throws(HTTP1ExchangeError) in
+        let error = try failure { [request = request(method: "POST")] () throws(HTTP1ExchangeError) in
             _ = try connection.send(request, deadline: farDeadline)
         }
         #expect(error?.error.kind == .connectionLost)
@@ -154,7 +154,7 @@ struct HTTP1ConnectionTests {
     func writeFailure() throws {
         let stream = ScriptedByteStream([], writeFailure: TransportError(.connectionLost, message: "EPIPE"))
         var connection = HTTP1Connection(stream: stream)
-        let error = try failure { [request = try request("/w", method: "PUT")] () throws(HTTP1ExchangeError) in
+        let error = try failure { [request = request("/w", method: "PUT")] () throws(HTTP1ExchangeError) in
             _ = try connection.send(request, deadline: farDeadline)
         }
         #expect(error?.error.kind == .connectionLost)
