@@ -35,3 +35,56 @@ struct TemporaryDirectory {
     var storeURL: URL { url.appendingPathComponent("store") }
     func cleanUp() { try? FileManager.default.removeItem(at: url) }
 }
+
+/// A transport answered by an async closure, recording every request it is sent.
+final class ScriptedTransport: Transport {
+    private let recorded = Mutex<[URLRequest]>([])
+    private let respond: @Sendable (URLRequest) async throws -> HTTPResponse
+
+    init(_ respond: @escaping @Sendable (URLRequest) async throws -> HTTPResponse) {
+        self.respond = respond
+    }
+
+    var requests: [URLRequest] { recorded.withLock { $0 } }
+
+    func send(_ request: URLRequest) async throws -> HTTPResponse {
+        recorded.withLock { $0.append(request) }
+        var response = try await respond(request)
+        response.url = response.url ?? request.url
+        return response
+    }
+}
+
+/// A resource on a pretend origin: answers GET with its representation and a 304 when the
+/// request's If-None-Match names its current ETag. Each `(authorization, acceptLanguage)`
+/// gets its own body, so tests can see whose body they were served.
+final class VersionedResource: Sendable {
+    private let version = Mutex(1)
+    let extraHeaders: HTTPHeaders
+
+    init(extraHeaders: HTTPHeaders = [:]) { self.extraHeaders = extraHeaders }
+
+    func change() { version.withLock { $0 += 1 } }
+
+    func etag(for request: URLRequest) -> String {
+        let who = request.value(forHTTPHeaderField: "Authorization") ?? "anonymous"
+        let language = request.value(forHTTPHeaderField: "Accept-Language") ?? "any"
+        return "\"v\(version.withLock { $0 })-\(who.utf8.count)-\(language)\""
+    }
+
+    func body(for request: URLRequest) -> String {
+        "body v\(version.withLock { $0 }) for \(request.value(forHTTPHeaderField: "Authorization") ?? "anonymous")"
+            + " in \(request.value(forHTTPHeaderField: "Accept-Language") ?? "any")"
+    }
+
+    func respond(_ request: URLRequest) -> HTTPResponse {
+        var headers = extraHeaders
+        headers["ETag"] = etag(for: request)
+        if request.value(forHTTPHeaderField: "If-None-Match") == etag(for: request) {
+            return HTTPResponse(statusCode: 304, headers: headers)
+        }
+        let body = body(for: request)
+        headers["Content-Length"] = String(body.utf8.count)
+        return HTTPResponse(statusCode: 200, headers: headers, body: Data(body.utf8))
+    }
+}

@@ -6,8 +6,7 @@ import Foundation
 /// ```
 /// offset  size  field
 ///      0     8  magic "STRATAET"
-///      8     2  format version, big-endian (1)
-///     10     2  reserved, zero
+///      8     4  format version, big-endian (1)
 ///     12     4  metadata length M, big-endian
 ///     16     8  body length B, big-endian
 ///     24    32  SHA-256 of the M + B bytes that follow
@@ -18,7 +17,7 @@ import Foundation
 /// rejected before its checksum is even computed; the checksum catches anything else.
 enum ETagEntryFileFormat {
     static let magic = Array("STRATAET".utf8)
-    static let version: UInt16 = 1
+    static let version: UInt32 = 1
     static let headerByteCount = 56
     /// A sane bound on the JSON part, so a corrupt length cannot make a reader allocate much.
     static let maxMetadataBytes = 1 << 20
@@ -44,7 +43,6 @@ enum ETagEntryFileFormat {
         hasher.update(entry.body)
         var file = Data(magic)
         append(version, to: &file)
-        append(UInt16(0), to: &file)
         append(UInt32(metadata.count), to: &file)
         append(UInt64(entry.body.count), to: &file)
         file.append(contentsOf: hasher.finalize())
@@ -60,7 +58,7 @@ enum ETagEntryFileFormat {
         let bytes = [UInt8](file)
         guard bytes.count >= headerByteCount else { throw .truncated(bytes: bytes.count) }
         guard Array(bytes[0..<8]) == magic else { throw .notAnEntryFile }
-        let fileVersion = UInt16(read(bytes, at: 8, count: 2))
+        let fileVersion = UInt32(read(bytes, at: 8, count: 4))
         guard fileVersion == version else { throw .unsupportedVersion(fileVersion) }
         let metadataLength = read(bytes, at: 12, count: 4)
         let bodyLength = read(bytes, at: 16, count: 8)
@@ -99,7 +97,7 @@ enum ETagEntryFileFormat {
 enum ETagEntryFileError: Error, Hashable, CustomStringConvertible {
     case truncated(bytes: Int)
     case notAnEntryFile
-    case unsupportedVersion(UInt16)
+    case unsupportedVersion(UInt32)
     case lengthMismatch(declared: UInt64, actual: UInt64)
     case checksumMismatch
     case malformedMetadata(String)
