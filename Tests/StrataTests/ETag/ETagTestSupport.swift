@@ -88,3 +88,10 @@ final class VersionedResource: Sendable {
         return HTTPResponse(statusCode: 200, headers: headers, body: Data(body.utf8))
     }
 }
+
+/// A thread-safe counter to share with server handlers.
+final class Counter: Sendable {
+    private let count = Mutex(0)
+    var value: Int { count.withLock { $0 } }
+    func increment() { count.withLock { $0 += 1 } }
+}
