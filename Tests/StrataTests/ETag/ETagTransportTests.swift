@@ -275,3 +275,63 @@ struct ETagTransportTests {
         #expect(storeEvents.all.contains { if case .fileOperationFailed = $0 { true } else { false } })
     }
 }
+
+@Suite("ETagTransport edge cases")
+struct ETagTransportEdgeCaseTests {
+    let url = "https://api.example.com/items/1"
+
+    @Test("a mismatched 304 followed by another 304 to the unconditional resend throws, after one resend")
+    func resendsOnlyOnce() async throws {
+        let calls = Counter()
+        let origin = ScriptedTransport { _ in
+            calls.increment()
+            return calls.value == 1 ? makeResponse("old", headers: ["ETag": "\"1\""])
+                : HTTPResponse(statusCode: 304, headers: ["ETag": "\"2\""])
+        }
+        let transport = ETagTransport(inner: origin)
+        _ = try await transport.send(makeRequest(url))
+        await #expect(throws: TransportError.self) { _ = try await transport.send(makeRequest(url)) }
+        #expect(origin.requests.count == 3)
+    }
+
+    @Test("a 200 that may no longer be stored removes the entry it outdates")
+    func unstorableReplacementDropsEntry() async throws {
+        let calls = Counter()
+        let origin = ScriptedTransport { _ in
+            calls.increment()
+            return calls.value == 1 ? makeResponse("old", headers: ["ETag": "\"1\""])
+                : makeResponse("new", headers: ["ETag": "\"2\"", "Cache-Control": "no-store"])
+        }
+        let store = InMemoryETagStore()
+        let transport = ETagTransport(inner: origin, store: store)
+        _ = try await transport.send(makeRequest(url))
+        let second = try await transport.send(makeRequest(url))
+        #expect(second.text == "new")
+        #expect(await store.count == 0)
+    }
+
+    @Test("only Last-Modified known: the next GET sends If-Modified-Since and a 304 is served")
+    func lastModifiedOnly() async throws {
+        let date = "Sun, 06 Nov 1994 08:49:37 GMT"
+        let origin = ScriptedTransport { request in
+            request.value(forHTTPHeaderField: "If-Modified-Since") == date
+                ? HTTPResponse(statusCode: 304)
+                : makeResponse("dated", headers: ["Last-Modified": date])
+        }
+        let transport = ETagTransport(inner: origin)
+        _ = try await transport.send(makeRequest(url))
+        let second = try await transport.send(makeRequest(url))
+        #expect(second.text == "dated" && second.source == .revalidated)
+        #expect(origin.requests[1].value(forHTTPHeaderField: "If-None-Match") == nil)
+    }
+
+    @Test("requests that bypass the store are reported with their reason")
+    func passThroughEvents() async throws {
+        let events = EventLog<ETagEvent>()
+        let transport = ETagTransport(inner: ScriptedTransport { _ in makeResponse("x") }, onEvent: events.hook)
+        _ = try await transport.send(makeRequest(url, method: "OPTIONS"))
+        _ = try await transport.send(makeRequest(url, headers: ["Range": "bytes=0-0"]))
+        let target = URL(string: url)
+        #expect(events.all == [.passedThrough(target, reason: .method), .passedThrough(target, reason: .range)])
+    }
+}

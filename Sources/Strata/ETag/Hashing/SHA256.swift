@@ -39,10 +39,8 @@ struct SHA256: Sendable {
 
     /// The digest of `bytes` as 64 lower-case hexadecimal digits.
     static func hexDigest<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
-        hash(bytes).map { byte in
-            let digits = Array("0123456789abcdef")
-            return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0f)]])
-        }.joined()
+        let digits = Array("0123456789abcdef".utf8)
+        return String(decoding: hash(bytes).flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0x0f)]] }, as: UTF8.self)
     }
 
     /// Feeds more message bytes.

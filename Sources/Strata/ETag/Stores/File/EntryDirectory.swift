@@ -27,6 +27,9 @@ struct EntryDirectory: Sendable {
         var operation: String
         var path: String
         var reason: String
+        /// The file itself is unusable (not a regular file, too large), as opposed to a call
+        /// that failed and may succeed later.
+        var isUnusableFile = false
         var description: String { "\(operation) \(path): \(reason)" }
     }
 
@@ -86,8 +89,8 @@ struct EntryDirectory: Sendable {
     /// its modification time to now (the store's least-recently-used order survives restarts).
     ///
     /// - Returns: The contents, or `nil` when there is no such file.
-    /// - Throws: ``Failure`` when it cannot be read, is not a regular file, or is larger than
-    ///   `maxBytes` (it is then never read whole).
+    /// - Throws: ``Failure`` when it cannot be read; with `isUnusableFile` when it is not a
+    ///   regular file or is larger than `maxBytes` (it is then never read whole).
     func read(_ name: String, maxBytes: Int) throws(Failure) -> ReadFile? {
         let file = "\(path)/\(name)"
         let fd = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
@@ -99,11 +102,12 @@ struct EntryDirectory: Sendable {
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw Self.failure("stat", file) }
         guard info.st_mode & S_IFMT == S_IFREG else {
-            throw Failure(operation: "read", path: file, reason: "not a regular file")
+            throw Failure(operation: "read", path: file, reason: "not a regular file", isUnusableFile: true)
         }
         let size = Int(info.st_size)
         guard size <= maxBytes else {
-            throw Failure(operation: "read", path: file, reason: "\(size) bytes exceeds the \(maxBytes)-byte entry limit")
+            throw Failure(operation: "read", path: file, reason: "\(size) bytes exceeds the \(maxBytes)-byte entry limit",
+                          isUnusableFile: true)
         }
         var contents = Data(count: size)
         var offset = 0

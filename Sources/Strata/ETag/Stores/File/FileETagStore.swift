@@ -70,6 +70,10 @@ public actor FileETagStore: ETagStoreProtocol {
     ///   - maxEntryBytes: The largest entry file written or read. Default: 8 MiB.
     ///   - onEvent: Called for evictions, removed unreadable files and failed file operations.
     /// - Throws: ``FileETagStoreError`` when the directory cannot be created or is a file.
+    ///
+    /// An existing directory keeps its permissions. The initializer makes two quick file system
+    /// calls on the calling thread (create and check the directory); the directory is listed on
+    /// first use, on the store's own queue.
     public init(directory: URL, maxTotalBytes: Int = 64 << 20, maxEntryBytes: Int = 8 << 20,
                 onEvent: (@Sendable (ETagStoreEvent) -> Void)? = nil) throws {
         do {
@@ -95,10 +99,14 @@ public actor FileETagStore: ETagStoreProtocol {
                 return nil
             }
             file = read
-        } catch {
+        } catch where error.isUnusableFile {
             // Oversized or not a regular file: never loaded, removed like any damaged entry.
             remove(name)
             onEvent?(.removedUnreadableFile(name: name, reason: error.reason))
+            return nil
+        } catch {
+            // Possibly passing (too many open files, permissions being fixed): keep the file.
+            onEvent?(.fileOperationFailed(operation: error.operation, path: error.path, reason: error.reason))
             return nil
         }
         do throws(ETagEntryFileError) {
