@@ -17,4 +17,15 @@ public protocol ETagStoreProtocol: Sendable {
     func remove(for key: String) async
     /// Removes every entry.
     func removeAll() async
+    /// Whether an entry is stored under `key`, ideally without reading it. ``ETagTransport``
+    /// asks after a 304 whose headers changed nothing, to put back an entry that was evicted
+    /// while the request was in flight. The default implementation reads the entry.
+    func containsEntry(for key: String) async -> Bool
+}
+
+extension ETagStoreProtocol {
+    /// Whether ``cachedResponse(for:)`` finds an entry under `key`.
+    public func containsEntry(for key: String) async -> Bool {
+        await cachedResponse(for: key) != nil
+    }
 }

@@ -103,15 +103,20 @@ public struct ETagTransport: Transport {
         guard response.statusCode == 304 else {
             return await keep(response, for: request, primaryKey: primaryKey, replacing: candidate)
         }
-        // The entry is already in hand, so an eviction while the request was in flight does not
-        // matter: the 304 is answered from this copy and the copy is stored again.
         guard let fresh = policy.freshened(candidate.entry, with: response) else {
             onEvent?(.validatorMismatch(url))
             await store.remove(for: candidate.key)
             return try await sendUnconditionally(request, primaryKey: primaryKey, replacing: nil)
         }
-        for key in policy.storageKeys(for: fresh, primaryKey: primaryKey, request: request) {
-            await store.store(fresh, for: key)
+        // The entry is already in hand, so an eviction while the request was in flight does not
+        // matter: the 304 is answered from this copy, which is written back when its headers
+        // changed or it went missing meanwhile.
+        var writeBack = policy.needsStoreUpdate(from: candidate.entry, to: fresh)
+        if !writeBack { writeBack = await !store.containsEntry(for: candidate.key) }
+        if writeBack {
+            for key in policy.storageKeys(for: fresh, primaryKey: primaryKey, request: request) {
+                await store.store(fresh, for: key)
+            }
         }
         onEvent?(.revalidated(url, bodyBytes: fresh.body.count))
         return policy.revalidatedResponse(fresh, for: request, url: response.url)

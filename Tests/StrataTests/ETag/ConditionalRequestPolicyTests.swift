@@ -151,6 +151,7 @@ struct ConditionalRequestPolicyTests {
         #expect(fresh.headers["Date"] == "Sun, 06 Nov 1994 08:49:37 GMT")
         #expect(fresh.headers["Content-Type"] == "text/plain")
         #expect(fresh.headers.values(for: "X-Old") == ["c"])
+        #expect(fresh.headers.map(\.name) == ["ETag", "Content-Length", "Cache-Control", "Content-Type", "X-Old", "Date"])
         #expect(fresh.headers["Connection"] == nil)
         #expect(fresh.etag == "W/\"1\"")
         #expect(fresh.body == entry.body)
@@ -204,5 +205,26 @@ struct ConditionalRequestPolicyTests {
         let decoded = try JSONDecoder().decode(ETagCacheEntry.self, from: JSONEncoder().encode(entry))
         #expect(decoded == entry)
         #expect(decoded.headers.values(for: "a") == ["1", "2"])
+    }
+}
+
+@Suite("ConditionalRequestPolicy: when a freshened entry is written back")
+struct StoreUpdateTests {
+    let policy = ConditionalRequestPolicy()
+    let stored = ETagCacheEntry(response: makeResponse("x", headers: [
+        "ETag": "\"1\"", "Date": "Mon, 01 Jan 2024 00:00:00 GMT", "Cache-Control": "max-age=10",
+    ]))
+
+    @Test("a 304 that only brings a new Date, Age or Expires needs no rewrite; any other change does")
+    func volatileFieldsOnly() throws {
+        let timestamps = try #require(policy.freshened(stored, with: makeResponse("", status: 304, headers: [
+            "ETag": "\"1\"", "Date": "Tue, 02 Jan 2024 00:00:00 GMT", "Age": "3", "Expires": "soon",
+        ])))
+        #expect(timestamps.headers["Date"] == "Tue, 02 Jan 2024 00:00:00 GMT")
+        #expect(!policy.needsStoreUpdate(from: stored, to: timestamps))
+        let policyChange = try #require(policy.freshened(stored, with: makeResponse("", status: 304, headers: [
+            "ETag": "\"1\"", "Cache-Control": "max-age=60",
+        ])))
+        #expect(policy.needsStoreUpdate(from: stored, to: policyChange))
     }
 }

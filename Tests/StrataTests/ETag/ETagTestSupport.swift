@@ -95,3 +95,17 @@ final class Counter: Sendable {
     var value: Int { count.withLock { $0 } }
     func increment() { count.withLock { $0 += 1 } }
 }
+
+/// An in-memory store that counts writes, to see when the transport writes back.
+actor CountingStore: ETagStoreProtocol {
+    private let inner = InMemoryETagStore()
+    private(set) var writes = 0
+
+    func cachedResponse(for key: String) async -> ETagCacheEntry? { await inner.cachedResponse(for: key) }
+    func store(_ entry: ETagCacheEntry, for key: String) async {
+        writes += 1
+        await inner.store(entry, for: key)
+    }
+    func remove(for key: String) async { await inner.remove(for: key) }
+    func removeAll() async { await inner.removeAll() }
+}

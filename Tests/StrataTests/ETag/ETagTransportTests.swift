@@ -335,3 +335,41 @@ struct ETagTransportEdgeCaseTests {
         #expect(events.all == [.passedThrough(target, reason: .method), .passedThrough(target, reason: .range)])
     }
 }
+
+@Suite("ETagTransport write-backs after a 304")
+struct ETagWriteBackTests {
+    let url = "https://api.example.com/items/1"
+
+    @Test("a 304 that only refreshes Date is served with the new Date but not written back")
+    func timestampOnlyNotModified() async throws {
+        let calls = Counter()
+        let origin = ScriptedTransport { _ in
+            calls.increment()
+            let date = "day \(calls.value)"
+            return calls.value == 1 ? makeResponse("x", headers: ["ETag": "\"1\"", "Date": date])
+                : HTTPResponse(statusCode: 304, headers: ["ETag": "\"1\"", "Date": date])
+        }
+        let store = CountingStore()
+        let transport = ETagTransport(inner: origin, store: store)
+        _ = try await transport.send(makeRequest(url))
+        let second = try await transport.send(makeRequest(url))
+        #expect(second.headers["Date"] == "day 2" && second.source == .revalidated)
+        #expect(await store.writes == 1)
+    }
+
+    @Test("an entry evicted in flight is written back even when the 304 changed nothing")
+    func evictedEntryIsRestored() async throws {
+        let store = CountingStore()
+        let resource = VersionedResource()
+        let origin = ScriptedTransport { request in
+            if request.value(forHTTPHeaderField: "If-None-Match") != nil { await store.removeAll() }
+            return resource.respond(request)
+        }
+        let transport = ETagTransport(inner: origin, store: store)
+        _ = try await transport.send(makeRequest(url))
+        _ = try await transport.send(makeRequest(url))
+        #expect(await store.writes == 2)
+        let key = try #require(ConditionalRequestPolicy().primaryKey(for: makeRequest(url)))
+        #expect(await store.cachedResponse(for: key) != nil)
+    }
+}

@@ -45,14 +45,18 @@ struct SHA256: Sendable {
 
     /// Feeds more message bytes.
     mutating func update<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
-        let input = Array(bytes)
+        let done: Void? = bytes.withContiguousStorageIfAvailable { update(UnsafeRawBufferPointer($0)) }
+        if done == nil { Array(bytes).withUnsafeBytes { update($0) } }
+    }
+
+    private mutating func update(_ input: UnsafeRawBufferPointer) {
         totalByteCount &+= UInt64(input.count)
         var offset = 0
         if !pending.isEmpty {
             offset = min(64 - pending.count, input.count)
             pending.append(contentsOf: input[0..<offset])
             guard pending.count == 64 else { return }
-            compress(pending, at: 0)
+            pending.withUnsafeBytes { compress($0, at: 0) }
             pending.removeAll(keepingCapacity: true)
         }
         while input.count - offset >= 64 {
@@ -68,14 +72,14 @@ struct SHA256: Sendable {
         pending.append(0x80)
         if pending.count > 56 {
             pending.append(contentsOf: repeatElement(0, count: 64 - pending.count))
-            compress(pending, at: 0)
+            pending.withUnsafeBytes { compress($0, at: 0) }
             pending.removeAll(keepingCapacity: true)
         }
         pending.append(contentsOf: repeatElement(0, count: 56 - pending.count))
         for shift in stride(from: 56, through: 0, by: -8) {
             pending.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift)))
         }
-        compress(pending, at: 0)
+        pending.withUnsafeBytes { compress($0, at: 0) }
         pending.removeAll()
         let words = [state.0, state.1, state.2, state.3, state.4, state.5, state.6, state.7]
         return words.flatMap { word in
@@ -85,37 +89,40 @@ struct SHA256: Sendable {
     }
 
     // FIPS 180-4 §6.2.2, the 64-byte block of `block` starting at `start`.
-    private mutating func compress(_ block: [UInt8], at start: Int) {
-        var schedule = [UInt32](repeating: 0, count: 64)
-        for index in 0..<16 {
-            let base = start + index * 4
-            schedule[index] = UInt32(block[base]) << 24 | UInt32(block[base + 1]) << 16
-                | UInt32(block[base + 2]) << 8 | UInt32(block[base + 3])
+    private mutating func compress(_ block: UnsafeRawBufferPointer, at start: Int) {
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { schedule in
+            for index in 0..<16 {
+                let base = start + index * 4
+                schedule[index] = UInt32(block[base]) << 24 | UInt32(block[base + 1]) << 16
+                    | UInt32(block[base + 2]) << 8 | UInt32(block[base + 3])
+            }
+            for index in 16..<64 {
+                let s0 = rotate(schedule[index - 15], 7) ^ rotate(schedule[index - 15], 18) ^ (schedule[index - 15] >> 3)
+                let s1 = rotate(schedule[index - 2], 17) ^ rotate(schedule[index - 2], 19) ^ (schedule[index - 2] >> 10)
+                schedule[index] = schedule[index - 16] &+ s0 &+ schedule[index - 7] &+ s1
+            }
+            var (a, b, c, d, e, f, g, h) = state
+            Self.roundConstants.withUnsafeBufferPointer { constants in
+                for index in 0..<64 {
+                    let sum1 = rotate(e, 6) ^ rotate(e, 11) ^ rotate(e, 25)
+                    let choice = (e & f) ^ (~e & g)
+                    let temp1 = h &+ sum1 &+ choice &+ constants[index] &+ schedule[index]
+                    let sum0 = rotate(a, 2) ^ rotate(a, 13) ^ rotate(a, 22)
+                    let majority = (a & b) ^ (a & c) ^ (b & c)
+                    let temp2 = sum0 &+ majority
+                    h = g
+                    g = f
+                    f = e
+                    e = d &+ temp1
+                    d = c
+                    c = b
+                    b = a
+                    a = temp1 &+ temp2
+                }
+            }
+            state = (state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d,
+                     state.4 &+ e, state.5 &+ f, state.6 &+ g, state.7 &+ h)
         }
-        for index in 16..<64 {
-            let s0 = rotate(schedule[index - 15], 7) ^ rotate(schedule[index - 15], 18) ^ (schedule[index - 15] >> 3)
-            let s1 = rotate(schedule[index - 2], 17) ^ rotate(schedule[index - 2], 19) ^ (schedule[index - 2] >> 10)
-            schedule[index] = schedule[index - 16] &+ s0 &+ schedule[index - 7] &+ s1
-        }
-        var (a, b, c, d, e, f, g, h) = state
-        for index in 0..<64 {
-            let sum1 = rotate(e, 6) ^ rotate(e, 11) ^ rotate(e, 25)
-            let choice = (e & f) ^ (~e & g)
-            let temp1 = h &+ sum1 &+ choice &+ Self.roundConstants[index] &+ schedule[index]
-            let sum0 = rotate(a, 2) ^ rotate(a, 13) ^ rotate(a, 22)
-            let majority = (a & b) ^ (a & c) ^ (b & c)
-            let temp2 = sum0 &+ majority
-            h = g
-            g = f
-            f = e
-            e = d &+ temp1
-            d = c
-            c = b
-            b = a
-            a = temp1 &+ temp2
-        }
-        state = (state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d,
-                 state.4 &+ e, state.5 &+ f, state.6 &+ g, state.7 &+ h)
     }
 
     private func rotate(_ value: UInt32, _ count: UInt32) -> UInt32 {

@@ -32,6 +32,9 @@ public actor InMemoryETagStore: ETagStoreProtocol {
         return entry
     }
 
+    /// Whether an entry is stored under `key`; does not count as a use.
+    public func containsEntry(for key: String) -> Bool { entries[key] != nil }
+
     /// Stores `entry` under `key`, then evicts least recently used entries until both bounds hold.
     public func store(_ entry: ETagCacheEntry, for key: String) {
         let bytes = entry.approximateByteCount

@@ -141,6 +141,12 @@ struct EntryDirectory: Sendable {
         unlink(target)
     }
 
+    /// Whether a regular file named `name` exists.
+    func exists(_ name: String) -> Bool {
+        var info = stat()
+        return lstat("\(path)/\(name)", &info) == 0 && info.st_mode & S_IFMT == S_IFREG
+    }
+
     /// Removes `name`; a missing file is not an error.
     ///
     /// - Throws: ``Failure`` for any other failure.

@@ -122,6 +122,12 @@ public actor FileETagStore: ETagStoreProtocol {
         }
     }
 
+    /// Whether an entry file exists for `key`, checked without reading it (it may still turn
+    /// out unreadable when read).
+    public func containsEntry(for key: String) -> Bool {
+        directory.exists(Self.fileName(for: key))
+    }
+
     /// Writes `entry` under `key` atomically, then evicts least recently used entries until the
     /// directory is within `maxTotalBytes`. Failures are reported and leave no entry behind.
     public func store(_ entry: ETagCacheEntry, for key: String) {
