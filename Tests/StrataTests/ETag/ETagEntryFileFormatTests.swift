@@ -54,4 +54,37 @@ struct ETagEntryFileFormatTests {
         for offset in 12..<16 { file[offset] = 0xFF }
         #expect(throws: ETagEntryFileError.self) { try ETagEntryFileFormat.decode(file) }
     }
+
+    @Test("seeded random mutations of a valid file never crash the decoder and are never accepted")
+    func seededMutations() throws {
+        var random = SplitMix64(seed: 0x5EED)
+        let file = try ETagEntryFileFormat.encode(key: "key", entry: entry)
+        for _ in 0..<300 {
+            var damaged = file
+            for _ in 0..<(1 + Int(random.next() % 4)) {
+                let offset = Int(random.next() % UInt64(damaged.count))
+                switch random.next() % 3 {
+                case 0: damaged[offset] ^= UInt8(truncatingIfNeeded: random.next() | 1)
+                case 1: damaged.removeSubrange(offset..<damaged.count)
+                default: damaged.insert(UInt8(truncatingIfNeeded: random.next()), at: offset)
+                }
+                if damaged.isEmpty { damaged = Data([0]) }
+            }
+            guard damaged != file else { continue }
+            #expect(throws: ETagEntryFileError.self) { try ETagEntryFileFormat.decode(damaged) }
+        }
+    }
+}
+
+/// A small deterministic generator (SplitMix64), so mutation tests are reproducible.
+struct SplitMix64 {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
 }
