@@ -55,3 +55,28 @@ public enum ETagEvent: Sendable, Hashable {
     /// new validator.
     case invalidated(URL)
 }
+
+extension ETagEvent {
+    /// A short name for logs, such as `revalidated` or `not-stored`.
+    public var action: String {
+        switch self {
+        case .passedThrough: "pass-through"
+        case .miss: "miss"
+        case .validating: "validating"
+        case .revalidated: "revalidated"
+        case .validatorMismatch: "validator-mismatch"
+        case .stored: "stored"
+        case .notStored: "not-stored"
+        case .invalidated: "invalidated"
+        }
+    }
+
+    /// The URL the event concerns, when known.
+    public var url: URL? {
+        switch self {
+        case .passedThrough(let url, _): url
+        case .miss(let url), .validating(let url, _, _), .revalidated(let url, _), .validatorMismatch(let url),
+             .stored(let url, _), .notStored(let url, _), .invalidated(let url): url
+        }
+    }
+}

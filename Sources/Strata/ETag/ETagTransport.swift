@@ -59,6 +59,12 @@ public struct ETagTransport: Transport {
         self.onEvent = onEvent
     }
 
+    /// Tells `onEvent` and the ``TransportEvents`` observer (a ``LoggingTransport`` above).
+    private func report(_ event: ETagEvent) {
+        onEvent?(event)
+        TransportEvents.emit(.cache(action: event.action, url: event.url))
+    }
+
     /// Sends `request`, conditionally when a usable entry is stored.
     ///
     /// - Returns: The server's response, or, after a matching 304, the stored response
@@ -69,7 +75,7 @@ public struct ETagTransport: Transport {
     public func send(_ request: URLRequest) async throws -> HTTPResponse {
         switch policy.plan(for: request) {
         case .passThrough(let reason):
-            onEvent?(.passedThrough(request.url, reason: reason))
+            report(.passedThrough(request.url, reason: reason))
             return try await inner.send(request)
         case .invalidateOnSuccess:
             let response = try await inner.send(request)
@@ -95,16 +101,16 @@ public struct ETagTransport: Transport {
         }
         guard let candidate = await lookUp(request, primaryKey: primaryKey),
               let conditional = policy.conditionalRequest(request, validating: candidate.entry) else {
-            onEvent?(.miss(url))
+            report(.miss(url))
             return try await sendUnconditionally(request, primaryKey: primaryKey, replacing: nil)
         }
-        onEvent?(.validating(url, etag: candidate.entry.etag, lastModified: candidate.entry.lastModified))
+        report(.validating(url, etag: candidate.entry.etag, lastModified: candidate.entry.lastModified))
         let response = try await inner.send(conditional)
         guard response.statusCode == 304 else {
             return await keep(response, for: request, primaryKey: primaryKey, replacing: candidate)
         }
         guard let fresh = policy.freshened(candidate.entry, with: response) else {
-            onEvent?(.validatorMismatch(url))
+            report(.validatorMismatch(url))
             await store.remove(for: candidate.key)
             return try await sendUnconditionally(request, primaryKey: primaryKey, replacing: nil)
         }
@@ -118,7 +124,7 @@ public struct ETagTransport: Transport {
                 await store.store(fresh, for: key)
             }
         }
-        onEvent?(.revalidated(url, bodyBytes: fresh.body.count))
+        report(.revalidated(url, bodyBytes: fresh.body.count))
         return policy.revalidatedResponse(fresh, for: request, url: response.url)
     }
 
@@ -141,7 +147,7 @@ public struct ETagTransport: Transport {
         if HTTPMethod(request) == .head {
             if let candidate, policy.headResponse(response, outdates: candidate.entry) {
                 await store.remove(for: candidate.key)
-                onEvent?(.invalidated(url))
+                report(.invalidated(url))
             }
             return response
         }
@@ -150,11 +156,11 @@ public struct ETagTransport: Transport {
             for key in policy.storageKeys(for: entry, primaryKey: primaryKey, request: request) {
                 await store.store(entry, for: key)
             }
-            onEvent?(.stored(url, bodyBytes: entry.body.count))
+            report(.stored(url, bodyBytes: entry.body.count))
         case .doNotStore(let reason):
             // A 200 that may not be stored still outdates what was stored before it.
             if let candidate, response.statusCode == 200 { await store.remove(for: candidate.key) }
-            onEvent?(.notStored(url, reason: reason))
+            report(.notStored(url, reason: reason))
         }
         return response
     }
@@ -184,6 +190,6 @@ public struct ETagTransport: Transport {
                                                       request: lookup))
         }
         await store.remove(for: primaryKey)
-        onEvent?(.invalidated(url))
+        report(.invalidated(url))
     }
 }
