@@ -105,6 +105,22 @@ struct ReauthSingleFlightTests {
         #expect(second.map { $0.value(forHTTPHeaderField: "Authorization") } == ["Bearer old", "Bearer new"])
     }
 
+    @Test("a 401 for a token the app replaced itself (a new sign-in) is resent with the current token, without refreshing")
+    func tokenReplacedOutsideARefreshIsResent() async throws {
+        let server = Doubles.ClosureTransport { [auth] request in
+            let authorization = request.value(forHTTPHeaderField: "Authorization")
+            if authorization == "Bearer old" { await auth.setAccessToken("signed-in-again") }
+            return HTTPResponse(statusCode: authorization == "Bearer signed-in-again" ? 200 : 401, url: request.url)
+        }
+        let reauth = ReauthTransport(inner: server, authService: auth, onRefresh: record) { [refreshes] in
+            refreshes.update { $0 += 1 }
+        }
+
+        #expect(try await reauth.send(Doubles.request("/me", authorization: "Bearer old")).statusCode == 200)
+        #expect(refreshes.value == 0)
+        #expect(events.value.count == 1)
+    }
+
     @Test("a refresh that finished between a 401 and its waiting is not repeated for the token it replaced")
     func completedRefreshIsNotRepeatedForItsToken() async throws {
         let shared = SingleFlightRefresh(authService: auth, refreshToken: { [auth, refreshes] in
