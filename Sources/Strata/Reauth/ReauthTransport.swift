@@ -85,8 +85,7 @@ public struct ReauthTransport: Transport {
         guard let sentToken = BearerCredential.token(in: request) else {
             return try await inner.send(request)  // No bearer token: not ours to renew.
         }
-        let ownership = sharedRefresh.ownership(of: sentToken, current: await currentToken())
-        guard ownership != .foreign else {
+        guard sharedRefresh.recognises(sentToken, current: await currentToken()) else {
             return try await inner.send(request)  // The caller's own credential: hands off.
         }
         let response = try await inner.send(request)
@@ -102,6 +101,7 @@ public struct ReauthTransport: Transport {
             return unauthorized  // Signed out while the request was in flight: the 401 stands.
         }
         if current != sentToken {
+            // Replaced while in flight (by a refresh or a new sign-in): reuse it, don't refresh.
             return try await resendLate(request, with: current)
         }
         switch try await sharedRefresh.token(replacing: sentToken) {

@@ -1,5 +1,5 @@
-/// The limit that stops a refresh loop: at most ``maxRefreshes`` token refreshes within any
-/// ``window`` of time.
+/// The limit that stops a refresh loop: at most ``maxRefreshes`` token refreshes (failed ones
+/// included) within any ``window`` of time.
 ///
 /// A server that rejects every freshly refreshed token (a clock skew, a revoked client, a bug)
 /// would otherwise make ``ReauthTransport`` refresh after every request, hammering the token

@@ -18,16 +18,6 @@ final class SingleFlightRefresh: Sendable {
         case alreadyReplaced
     }
 
-    /// Whether a request's bearer token came from the auth service.
-    enum Ownership: Sendable, Equatable {
-        /// The current token.
-        case current
-        /// A token the auth service handed out earlier and no longer returns.
-        case earlier
-        /// A token the auth service never handed out (as far as remembered): the caller's own.
-        case foreign
-    }
-
     private struct Flight {
         var waiters: [UInt64: CheckedContinuation<Outcome, any Error>]
         /// Every request that joined, including those cancelled since, for the event.
@@ -65,13 +55,13 @@ final class SingleFlightRefresh: Sendable {
         state = Mutex(State(history: RefreshHistory(loopGuard: loopGuard)))
     }
 
-    /// Classifies a request's bearer token against the auth service's `current` one, and
-    /// remembers `current` so requests sent with it are still recognised after it is replaced.
-    func ownership(of token: String, current: String?) -> Ownership {
+    /// Whether a request's bearer `token` came from the auth service: it is the `current` one,
+    /// or one handed out earlier. Remembers `current`, so requests sent with it are still
+    /// recognised after a refresh or a new sign-in replaces it.
+    func recognises(_ token: String, current: String?) -> Bool {
         state.withLock { state in
             if let current { state.ledger.noteCurrent(current) }
-            if token == current { return .current }
-            return state.ledger.wasIssued(token) ? .earlier : .foreign
+            return state.ledger.wasIssued(token)
         }
     }
 
