@@ -211,18 +211,24 @@ struct ReauthSingleFlightTests {
         }
 
         // The caller that starts the refresh is the one that gets cancelled.
-        let starter = Task { try await reauth.send(Doubles.request("/starter", authorization: "Bearer old")) }
+        let starterFinished = Doubles.Locked(false)
+        let starter = Task {
+            defer { starterFinished.update { $0 = true } }
+            return try await reauth.send(Doubles.request("/starter", authorization: "Bearer old"))
+        }
         await Doubles.waitUntil { reauth.waitingRequestCount == 1 }
         let other = Task { try await reauth.send(Doubles.request("/other", authorization: "Bearer old")) }
         await Doubles.waitUntil { reauth.waitingRequestCount == 2 }
 
         starter.cancel()
-        // The refresh is still held at the gate, so this returns only if cancellation is prompt.
-        await #expect(throws: CancellationError.self) { try await starter.value }
+        // The refresh is still held at the gate, so the starter finishes only if cancellation
+        // ends its wait by itself.
+        await Doubles.waitUntil { starterFinished.value }
         #expect(reauth.waitingRequestCount == 1)
         #expect(succeededWaiters.isEmpty)
 
         gate.open()
+        await #expect(throws: CancellationError.self) { try await starter.value }
         #expect(try await other.value.statusCode == 200)
         #expect(refreshes.value == 1)
         #expect(refreshWasCancelled.value == false)
