@@ -26,3 +26,25 @@ public enum RefreshEvent: Sendable {
     /// in flight during a refresh).
     case resentWithCurrentToken(url: URL?)
 }
+
+extension RefreshEvent: CustomStringConvertible {
+    /// One line for a log, for example `token refresh succeeded in 0.21 seconds; 3 requests waited`.
+    public var description: String {
+        switch self {
+        case .started:
+            "token refresh started"
+        case .succeeded(let waiters, let duration):
+            "token refresh succeeded in \(duration); \(Self.requests(waiters)) waited"
+        case .failed(let error, let waiters, let duration):
+            "token refresh failed after \(duration); \(Self.requests(waiters)) waited: \(error)"
+        case .refusedByLoopGuard(let refreshes, let window):
+            "token refresh refused: already \(refreshes) refreshes within \(window)"
+        case .resentWithCurrentToken(let url):
+            "401 for a replaced token; resent \(url?.absoluteString ?? "the request") with the current token"
+        }
+    }
+
+    private static func requests(_ count: Int) -> String {
+        count == 1 ? "1 request" : "\(count) requests"
+    }
+}

@@ -102,5 +102,6 @@ struct ReauthLoopGuardTests {
             return
         }
         #expect(duration == .milliseconds(250))
+        #expect(recorded.last?.description == "token refresh succeeded in 0.25 seconds; 1 request waited")
     }
 }
