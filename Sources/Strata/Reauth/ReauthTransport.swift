@@ -47,7 +47,7 @@ import Foundation
 public struct ReauthTransport: Transport {
     private let inner: any Transport
     private let authService: any AuthServiceProtocol
-    private let onRefresh: (@Sendable (RefreshEvent) -> Void)?
+    private let onRefresh: @Sendable (RefreshEvent) -> Void
     private let sharedRefresh: SingleFlightRefresh
 
     /// Creates the transport.
@@ -69,10 +69,15 @@ public struct ReauthTransport: Transport {
                 refreshToken: @escaping @Sendable () async throws -> Void) {
         self.inner = inner
         self.authService = authService
-        self.onRefresh = onRefresh
+        // Every event also goes to TransportEvents, for a LoggingTransport above this layer.
+        let report: @Sendable (RefreshEvent) -> Void = { event in
+            onRefresh?(event)
+            TransportEvents.emit(event.transportEvent)
+        }
+        self.onRefresh = report
         sharedRefresh = SingleFlightRefresh(authService: authService, refreshToken: refreshToken,
                                             loopGuard: loopGuard, elapsed: Self.elapsedTime(on: clock),
-                                            onRefresh: onRefresh)
+                                            onRefresh: report)
     }
 
     /// Sends `request`; if it carried our bearer token and got 401, refreshes the token (or
@@ -106,7 +111,9 @@ public struct ReauthTransport: Transport {
         }
         switch try await sharedRefresh.token(replacing: sentToken) {
         case .refreshed(let token):
-            return try await inner.send(BearerCredential.authorizing(request, with: token))
+            let resend = try BearerCredential.authorizing(request, with: token)
+            TransportEvents.emit(.authResend(refreshed: true))
+            return try await sendAgain(resend)
         case .alreadyReplaced:
             guard let newer = await currentToken(), newer != sentToken else { return unauthorized }
             return try await resendLate(request, with: newer)
@@ -116,8 +123,14 @@ public struct ReauthTransport: Transport {
     /// Resends a request whose token had been replaced before its 401 arrived.
     private func resendLate(_ request: URLRequest, with token: String) async throws -> HTTPResponse {
         let resend = try BearerCredential.authorizing(request, with: token)
-        onRefresh?(.resentWithCurrentToken(url: request.url))
-        return try await inner.send(resend)
+        onRefresh(.resentWithCurrentToken(url: request.url))
+        return try await sendAgain(resend)
+    }
+
+    /// Sends a resend as the next attempt, so events below it carry the right attempt number.
+    private func sendAgain(_ request: URLRequest) async throws -> HTTPResponse {
+        let attempt = (TransportEvents.current?.attempt ?? 1) + 1
+        return try await TransportEvents.withAttempt(attempt) { try await inner.send(request) }
     }
 
     private func currentToken() async -> String? {

@@ -44,6 +44,17 @@ extension RefreshEvent: CustomStringConvertible {
         }
     }
 
+    /// The event as ``LoggingTransport`` logs it.
+    var transportEvent: TransportEvent.Kind {
+        switch self {
+        case .started: .authRefresh(phase: .started, waiters: 0)
+        case .succeeded(let waiters, _): .authRefresh(phase: .succeeded, waiters: waiters)
+        case .failed(let error, let waiters, _): .authRefresh(phase: .failed("\(error)"), waiters: waiters)
+        case .refusedByLoopGuard: .authRefresh(phase: .failed(description), waiters: 0)
+        case .resentWithCurrentToken: .authResend(refreshed: false)
+        }
+    }
+
     private static func requests(_ count: Int) -> String {
         count == 1 ? "1 request" : "\(count) requests"
     }
