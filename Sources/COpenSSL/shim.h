@@ -36,5 +36,7 @@ static inline int strata_SSL_CTX_set_min_proto_version(SSL_CTX *context, int ver
 static inline long strata_SSL_CTX_set_mode(SSL_CTX *context, long mode) { return SSL_CTX_set_mode(context, mode); }
 static inline long strata_SSL_CTX_set_session_cache_mode(SSL_CTX *context, long mode) { return SSL_CTX_set_session_cache_mode(context, mode); }
 static inline int strata_SSL_set_tlsext_host_name(SSL *ssl, const char *name) { return (int)SSL_set_tlsext_host_name(ssl, name); }
+static inline uint64_t strata_SSL_OP_NO_RENEGOTIATION(void) { return SSL_OP_NO_RENEGOTIATION; }
+static inline uint64_t strata_SSL_OP_NO_COMPRESSION(void) { return SSL_OP_NO_COMPRESSION; }
 
 #endif

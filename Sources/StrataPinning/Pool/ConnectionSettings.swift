@@ -1,0 +1,13 @@
+import Strata
+
+/// What every pooled connection of one transport shares: the TLS context (one per trust
+/// configuration), timeouts, response limits and the event hook.
+struct ConnectionSettings: Sendable {
+    let context: TLSClientContext
+    let timeouts: TLSStream.Timeouts
+    let limits: HTTP1Limits
+    let onEvent: (@Sendable (PinningEvent) -> Void)?
+    let now: @Sendable () -> ContinuousClock.Instant
+
+    var roots: TrustRoots { context.roots }
+}
