@@ -110,6 +110,10 @@ final class ServerTLSChannel: LoopbackByteChannel {
         }
         SSL_set_bio(ssl, input, output)
         SSL_set_accept_state(ssl)
+        // Responses and session tickets are separate small writes: without this, Nagle holds the
+        // second one for the client's delayed ACK (40 ms), as no real TLS server would.
+        var on: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
         self.fd = fd
         self.ssl = ssl
         self.input = input
