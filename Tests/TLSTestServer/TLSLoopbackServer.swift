@@ -44,8 +44,9 @@ public final class TLSLoopbackServer: Sendable {
     ///   - identity: The certificate chain and key to present.
     ///   - ticketAfterEachWrite: Send a TLS 1.3 session ticket after every response, so an idle
     ///     keep-alive socket becomes readable with nothing but TLS housekeeping on it.
-    public init(identity: Identity, ticketAfterEachWrite: Bool = false) throws {
-        let context = try ServerTLSContext(identity: identity)
+    ///   - maxProtocolVersion: The newest TLS version offered (`TLS1_2_VERSION`, ...); nil for OpenSSL's newest.
+    public init(identity: Identity, ticketAfterEachWrite: Bool = false, maxProtocolVersion: Int32? = nil) throws {
+        let context = try ServerTLSContext(identity: identity, maxProtocolVersion: maxProtocolVersion)
         http = try LoopbackHTTPServer { fd in
             ServerTLSChannel(fd: fd, context: context, ticketAfterEachWrite: ticketAfterEachWrite)
         }
@@ -75,8 +76,16 @@ public struct TLSServerSetupError: Error, CustomStringConvertible {
 final class ServerTLSContext: Sendable {
     private let context: Mutex<OpaquePointer>
 
-    init(identity: TLSLoopbackServer.Identity) throws {
+    init(identity: TLSLoopbackServer.Identity, maxProtocolVersion: Int32?) throws {
         guard let context = SSL_CTX_new(TLS_server_method()) else { throw TLSServerSetupError(description: "SSL_CTX_new") }
+        if let maxProtocolVersion {
+            // Old versions need security level 0 in OpenSSL 3 to be offered at all.
+            if maxProtocolVersion < TLS1_2_VERSION {
+                SSL_CTX_set_security_level(context, 0)
+                _ = strata_SSL_CTX_set_min_proto_version(context, maxProtocolVersion)
+            }
+            _ = strata_SSL_CTX_set_max_proto_version(context, maxProtocolVersion)
+        }
         let chain = TLSLoopbackServer.fixtures.appendingPathComponent(identity.chainFile).path
         let key = TLSLoopbackServer.fixtures.appendingPathComponent(identity.keyFile).path
         guard SSL_CTX_use_certificate_chain_file(context, chain) == 1,

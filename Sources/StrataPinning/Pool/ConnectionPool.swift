@@ -147,9 +147,13 @@ final class ConnectionPool: Sendable {
         for connection in idle { connection.shutDown() }
     }
 
-    /// How many slots exist for `host:port`, idle or in use (for tests and diagnostics).
-    func openCount(host: String, port: Int) -> Int {
-        state.withLock { $0.hosts[Key(host: host, port: port)]?.open ?? 0 }
+    /// How many slots exist for `host:port` (idle or in use) and how many requests wait for
+    /// one, for tests and diagnostics.
+    func counts(host: String, port: Int) -> (open: Int, waiting: Int) {
+        state.withLock { state in
+            let slots = state.hosts[Key(host: host, port: port)]
+            return (slots?.open ?? 0, slots?.waiters.count ?? 0)
+        }
     }
 
     /// The most recently used idle slot, or a new one under the limit; nil when the caller must wait.

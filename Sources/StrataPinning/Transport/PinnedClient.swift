@@ -24,9 +24,9 @@ final class PinnedClient: Sendable {
         pool.shutDown()
     }
 
-    /// How many connections to `host:port` exist, idle or in use.
-    func openConnectionCount(host: String, port: Int) -> Int {
-        pool.openCount(host: host, port: port)
+    /// How many connections to `host:port` exist and how many requests wait for one.
+    func poolCounts(host: String, port: Int) -> (open: Int, waiting: Int) {
+        pool.counts(host: host, port: port)
     }
 
     /// Sends `request` to `host:port`, whose new connections must pass `evaluator`.

@@ -115,6 +115,13 @@ public struct PinningTransport: Transport {
         return error
     }
 
+    /// How many pooled connections to `host:port` exist and how many requests wait for one
+    /// (zeros when the configuration is unusable); for tests and diagnostics.
+    func poolCounts(host: String, port: Int) -> (open: Int, waiting: Int) {
+        guard case let .success(engine) = engine else { return (0, 0) }
+        return engine.client.poolCounts(host: host, port: port)
+    }
+
     /// Sends `request`: over a verified pooled connection when its host is pinned, through
     /// `inner` otherwise; follows redirects from pinned hosts.
     ///

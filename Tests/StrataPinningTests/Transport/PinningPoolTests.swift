@@ -62,6 +62,38 @@ struct PinningPoolTests {
         #expect(server.http.connectionCount <= 2)
     }
 
+    @Test("requests waiting for a connection at the per-host limit are served first come, first served")
+    func waitersServedInOrder() async throws {
+        let server = try TLSLoopbackServer(identity: .leafOnly)
+        let gate = DispatchSemaphore(value: 0)
+        let (arrived, arrival) = AsyncStream<Void>.makeStream()
+        server.http.route("/hold") { _ in
+            arrival.yield()
+            gate.wait()  // on the server's connection thread, released by the test
+            return .init(text: "held")
+        }
+        for index in 1...3 { server.http.route("/w\(index)", response: .init(text: "\(index)")) }
+        let transport = try Pinning.transport(configuration: .init(requestTimeout: .seconds(20), maxConnectionsPerHost: 1))
+        let hold = Task { try await transport.send(Pinning.get(server.url("/hold"))) }
+        for await _ in arrived { break }
+        var waiters: [Task<HTTPResponse, any Error>] = []
+        for index in 1...3 {
+            waiters.append(Task { try await transport.send(Pinning.get(server.url("/w\(index)"))) })
+            // Queue them one by one so their order is known (bounded, yields only).
+            var spins = 0
+            while transport.poolCounts(host: "localhost", port: server.port).waiting < index, spins < 1_000_000 {
+                spins += 1
+                await Task.yield()
+            }
+        }
+        #expect(transport.poolCounts(host: "localhost", port: server.port) == (open: 1, waiting: 3))
+        gate.signal()
+        _ = try await hold.value
+        for waiter in waiters { _ = try await waiter.value }
+        #expect(server.http.requests.map(\.path) == ["/hold", "/w1", "/w2", "/w3"])
+        #expect(server.http.connectionCount == 1)
+    }
+
     @Test("a connection the server closed while idle is detected and replaced")
     func serverClosedIdleConnection() async throws {
         let server = try TLSLoopbackServer(identity: .leafOnly)
