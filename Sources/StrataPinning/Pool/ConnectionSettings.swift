@@ -7,6 +7,8 @@ struct ConnectionSettings: Sendable {
     let timeouts: TLSStream.Timeouts
     let limits: HTTP1Limits
     let onEvent: (@Sendable (PinningEvent) -> Void)?
+    /// The clock the pool's idle expiry reads (injectable for tests); deadlines and timeouts
+    /// always use the real `ContinuousClock`, since the sockets wait in real time.
     let now: @Sendable () -> ContinuousClock.Instant
 
     var roots: TrustRoots { context.roots }

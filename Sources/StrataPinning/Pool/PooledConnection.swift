@@ -154,7 +154,7 @@ final class PooledConnection: Sendable {
 
     /// Connects, handshakes and checks trust; nothing is written before the check passed.
     private func establish(_ job: ExchangeJob, report: inout ExchangeReport) throws -> HTTP1Connection<TLSStream> {
-        let start = settings.now()
+        let start = ContinuousClock.now
         let stream: TLSStream
         do {
             stream = try TLSStream.open(host: host, port: port, context: settings.context, timeouts: settings.timeouts,
@@ -165,15 +165,16 @@ final class PooledConnection: Sendable {
                 }
                 if aborted { socket.close() }
             }
-        } catch let trust as ServerTrustError {
-            report.trust(host: host, matchedPin: nil, failure: trust.description)
-            settings.onEvent?(.trustEvaluated(host: host, matchedPin: nil, failure: trust.description))
-            throw PinningFailure.transportError(for: trust, request: job.request)
-        } catch let error as TransportError {
-            throw PinningFailure.filled(error, request: job.request)
+        } catch {
+            // OpenSSL refused the certificate during the handshake: a trust check that failed.
+            if let trust = error as? ServerTrustError {
+                report.trust(host: host, matchedPin: nil, failure: trust.description)
+                settings.onEvent?(.trustEvaluated(host: host, matchedPin: nil, failure: trust.description))
+            }
+            throw PinningFailure.transportError(for: error, request: job.request)
         }
         settings.onEvent?(.connectionOpened(host: host, port: port, tlsVersion: stream.protocolVersion,
-                                            duration: settings.now() - start))
+                                            duration: ContinuousClock.now - start))
         report.connection(host: host, port: port, reused: false)
         do {
             let chain = try stream.chainToEvaluate(roots: settings.roots)
@@ -191,8 +192,7 @@ final class PooledConnection: Sendable {
         let host = host
         let onEvent = settings.onEvent
         return HTTP1Connection(stream: stream, limits: settings.limits,
-                               onEvent: onEvent.map { hook in { @Sendable event in hook(.http(host: host, event)) } },
-                               now: settings.now)
+                               onEvent: onEvent.map { hook in { @Sendable event in hook(.http(host: host, event)) } })
     }
 
     /// Closes the kept connection, if any.

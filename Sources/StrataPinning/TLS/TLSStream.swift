@@ -4,7 +4,7 @@ import Synchronization
 /// A verified TLS client connection as an ``HTTP1ByteStream``.
 ///
 /// ``open(host:port:context:timeouts:deadline:)`` connects, runs the handshake and returns the
-/// stream before anything is written; the caller then takes ``chainToEvaluate()`` to its
+/// stream before anything is written; the caller then takes ``chainToEvaluate(roots:)`` to its
 /// evaluator and only after that sends a request. Blocking, for dedicated threads.
 ///
 /// One exchange uses the stream at a time. `@unchecked Sendable` because the `SSL *` inside

@@ -10,14 +10,12 @@ import Synchronization
 final class PinnedClient: Sendable {
     private let pool: ConnectionPool
     private let requestTimeout: Duration
-    private let now: @Sendable () -> ContinuousClock.Instant
     private let jobIDs = Atomic<UInt64>(0)
 
     init(settings: ConnectionSettings, configuration: PinningTransport.Configuration) {
         pool = ConnectionPool(settings: settings, maxConnectionsPerHost: configuration.maxConnectionsPerHost,
                               idleTimeout: configuration.idleConnectionTimeout)
         requestTimeout = configuration.requestTimeout
-        now = settings.now
     }
 
     deinit {
@@ -44,8 +42,8 @@ final class PinnedClient: Sendable {
             throw TransportError(.invalidRequest, method: HTTPMethod(request), url: request.url,
                                  message: error.description, underlying: error)
         }
-        let deadline = now() + requestTimeout
         let lease = try await pool.acquire(host: host, port: port)
+        let deadline = ContinuousClock.now + requestTimeout
         let connection = lease.connection
         let jobID = jobIDs.wrappingAdd(1, ordering: .relaxed).newValue
         connection.begin(jobID: jobID)

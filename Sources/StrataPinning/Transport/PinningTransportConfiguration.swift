@@ -9,9 +9,10 @@ extension PinningTransport {
         /// The longest wait for any progress while a request is written or its response read.
         /// Default 30 s.
         public var idleReadTimeout: Duration
-        /// How long one request may take in total, connect, handshake, any retry on a fresh
-        /// connection and the whole response included; each redirect hop gets its own.
-        /// Default 60 s. Waiting for a free connection (at ``maxConnectionsPerHost``) is not counted.
+        /// How long one request may take in total, from the moment it has a connection: connect,
+        /// handshake, any retry on a fresh connection and the whole response included. Each
+        /// redirect hop gets its own. Default 60 s. Waiting for a free connection (at
+        /// ``maxConnectionsPerHost``) is not counted; cancel the task to bound that wait.
         public var requestTimeout: Duration
         /// The most connections open at once to one host and port; further requests wait, first
         /// come first served. Default 8.
