@@ -80,45 +80,43 @@ final class PooledConnection: Sendable {
 
     private func run(_ job: ExchangeJob) -> ExchangeReport {
         var report = ExchangeReport(collectsTransportEvents: job.collectsTransportEvents)
-        guard !isAborted else {
-            closeKeptConnection(reason: "the request was cancelled")
-            report.result = .failure(CancellationError())
-            return report
+        do {
+            guard !isAborted else { throw CancellationError() }
+            report.result = .success(try exchange(job, report: &report))
+        } catch {
+            if isAborted { closeKeptConnection(reason: "the request was cancelled") }
+            report.result = .failure(isAborted ? CancellationError() : error)
         }
+        return report
+    }
+
+    /// Sends the job's request on the kept connection or a new one, and keeps the connection
+    /// if it can carry another request.
+    private func exchange(_ job: ExchangeJob, report: inout ExchangeReport) throws -> HTTP1Response {
         let reused = takeKeptConnection(idleExpired: job.idleExpired)
-        if reused != nil {
-            report.connection(host: host, port: port, reused: true)
-            settings.onEvent?(.connectionReused(host: host, port: port))
-        }
         var connection: HTTP1Connection<TLSStream>
         if let reused {
+            report.connection(host: host, port: port, reused: true)
+            settings.onEvent?(.connectionReused(host: host, port: port))
             connection = reused
         } else {
-            do {
-                connection = try establish(job, report: &report)
-            } catch {
-                report.result = .failure(isAborted ? CancellationError() : error)
-                return report
-            }
+            connection = try establish(job, report: &report)
         }
+        let response: HTTP1Response
         do throws(HTTP1ExchangeError) {
-            let response = try connection.send(job.request, deadline: job.deadline)
-            report.result = .success(response)
+            response = try connection.send(job.request, deadline: job.deadline)
         } catch {
+            // RFC 9112 §9.3.1: a server may close an idle connection just as a request is sent
+            // on it. With no response byte seen, an idempotent request is safe to send again.
             guard reused != nil, !error.receivedResponseBytes, job.request.method.isIdempotent, !isAborted else {
-                report.result = .failure(isAborted ? CancellationError() : error.error)
-                return report
+                throw error.error
             }
             settings.onEvent?(.retryingOnFreshConnection(host: host, port: port, reason: error.error.message))
-            do {
-                connection = try establish(job, report: &report)
-                report.result = .success(try connection.send(job.request, deadline: job.deadline))
-            } catch let failure as HTTP1ExchangeError {
-                report.result = .failure(isAborted ? CancellationError() : failure.error)
-                return report
+            connection = try establish(job, report: &report)
+            do throws(HTTP1ExchangeError) {
+                response = try connection.send(job.request, deadline: job.deadline)
             } catch {
-                report.result = .failure(isAborted ? CancellationError() : error)
-                return report
+                throw error.error
             }
         }
         if connection.isReusable, !isAborted {
@@ -127,7 +125,7 @@ final class PooledConnection: Sendable {
         } else {
             connection.close()
         }
-        return report
+        return response
     }
 
     /// The kept connection if it can carry a request now; otherwise closes it and returns nil.
