@@ -108,6 +108,9 @@ struct PinningPoolTests {
         #expect(server.http.requestCount == 2)
         // Either the liveness check saw the close, or the write raced it and the GET was retried.
         #expect(events.discards.count + events.retries.count == 1)
+        // No session resumption: the replacement connection passed its own full trust check.
+        #expect(events.trust.count == 2)
+        #expect(events.trust.allSatisfy { $0.matchedPin == Fixtures.Pin.leafEC })
     }
 
     @Test("TLS 1.3 session tickets arriving on an idle connection do not make it look closed")
