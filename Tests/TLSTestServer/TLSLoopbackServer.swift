@@ -15,7 +15,9 @@ import TestServer
 public final class TLSLoopbackServer: Sendable {
     /// What the server presents: a certificate chain file and the leaf's key.
     public struct Identity: Sendable {
+        /// The PEM file sent as the certificate chain, leaf first.
         public var chainFile: String
+        /// The leaf's private key.
         public var keyFile: String
 
         /// The private CA's EC leaf alone (no CA certificate sent): a leaf-only server.
@@ -68,6 +70,7 @@ public final class TLSLoopbackServer: Sendable {
 
 /// A failure to set up the server's TLS context.
 public struct TLSServerSetupError: Error, CustomStringConvertible {
+    /// What could not be set up.
     public let description: String
 }
 
