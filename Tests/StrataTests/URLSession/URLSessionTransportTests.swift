@@ -32,7 +32,9 @@ struct URLSessionTransportTests {
         #expect(response.statusCode == 401)
         #expect(response.text == "denied")
         #expect(response.headers["www-authenticate"] == challenge)
-        #expect(ContinuousClock.now - started < .seconds(2))
+        // Unfixed, the request never completes (the request timeout does not fire either); the
+        // bound is loose because the suite shares two cores with heavy tests.
+        #expect(ContinuousClock.now - started < .seconds(10))
     }
 
     // MARK: Redirects

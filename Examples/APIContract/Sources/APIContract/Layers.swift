@@ -16,3 +16,19 @@ func layersContract() {
                     retryableMethods: [.get, .head, .options, .trace, .put, .delete],
                     maxRetryAfter: 60)
 }
+
+actor ContractStore: ETagStoreProtocol {
+    func cachedResponse(for key: String) async -> ETagCacheEntry? { nil }
+    func store(_ entry: ETagCacheEntry, for key: String) async {}
+    func remove(for key: String) async {}
+    func removeAll() async {}
+}
+
+func etagContract() throws {
+    _ = ETagTransport(inner: URLSessionTransport())
+    _ = ETagTransport(inner: URLSessionTransport(), store: InMemoryETagStore(maxEntries: 1_000))
+    _ = ETagTransport(inner: URLSessionTransport(), store: ContractStore())
+    let store: any ETagStoreProtocol = try FileETagStore(directory: URL(fileURLWithPath: "/tmp/strata-contract"))
+    _ = store
+    _ = InMemoryETagStore()
+}

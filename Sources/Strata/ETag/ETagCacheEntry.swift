@@ -1,0 +1,99 @@
+import Foundation
+
+/// A response kept by an ``ETagStoreProtocol`` store so that a later `304 Not Modified` can be
+/// answered with it: the stored response's parts plus the request headers its `Vary` nominated.
+///
+/// `HTTPResponse` is not `Codable`, so an entry holds its parts (status, headers, body, URL).
+/// The validators, ``etag`` and ``lastModified``, are read from the stored headers, so freshening
+/// the headers from a 304 also updates them. Entries are built by ``ETagTransport``; a store only
+/// keeps them under the key it is given and never needs to look inside.
+public struct ETagCacheEntry: Sendable, Hashable, Codable {
+    /// The stored response's status code (always 200 for entries ``ETagTransport`` stores).
+    public var statusCode: Int
+    /// The stored response's header fields, without hop-by-hop fields and `Set-Cookie`.
+    public var headers: HTTPHeaders
+    /// The stored response's body.
+    public var body: Data
+    /// The URL that produced the stored response, when known.
+    public var url: URL?
+    /// The request's values for the fields the response's `Vary` names (RFC 9111 §4.1), with
+    /// lower-cased names; a field the request did not carry is absent.
+    public var varyingRequestHeaders: HTTPHeaders
+
+    /// Creates an entry from a response and the varying request headers it was selected by.
+    ///
+    /// - Parameters:
+    ///   - response: The response to keep; its ``HTTPResponse/source`` is not stored.
+    ///   - varyingRequestHeaders: The request's values for the fields in the response's `Vary`.
+    public init(response: HTTPResponse, varyingRequestHeaders: HTTPHeaders = [:]) {
+        statusCode = response.statusCode
+        headers = response.headers
+        body = response.body
+        url = response.url
+        self.varyingRequestHeaders = varyingRequestHeaders
+    }
+
+    /// The stored `ETag` field, used as `If-None-Match`.
+    public var etag: String? { headers["ETag"] }
+
+    /// The stored `Last-Modified` field, used as `If-Modified-Since` when there is no ETag.
+    public var lastModified: String? { headers["Last-Modified"] }
+
+    /// The lower-cased field names in the stored response's `Vary`.
+    public var varyHeaderNames: [String] { HeaderRules.varyNames(in: headers) }
+
+    /// The stored response, marked as coming from the network.
+    public var response: HTTPResponse {
+        HTTPResponse(statusCode: statusCode, headers: headers, body: body, url: url)
+    }
+
+    /// About how many bytes the entry occupies: body plus header text. Stores use it for their
+    /// size bounds.
+    public var approximateByteCount: Int {
+        let headerBytes = (headers.map { $0 } + varyingRequestHeaders.map { $0 })
+            .reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 }
+        return body.count + headerBytes + (url?.absoluteString.utf8.count ?? 0)
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case statusCode, headers, body, url, varyingRequestHeaders
+    }
+
+    /// Decodes an entry; header fields are `[name, value]` pairs in order.
+    ///
+    /// - Throws: `DecodingError` when a field is missing or a header pair is malformed.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        statusCode = try container.decode(Int.self, forKey: .statusCode)
+        headers = try Self.decodeHeaders(container, key: .headers)
+        body = try container.decode(Data.self, forKey: .body)
+        url = try container.decodeIfPresent(URL.self, forKey: .url)
+        varyingRequestHeaders = try Self.decodeHeaders(container, key: .varyingRequestHeaders)
+    }
+
+    /// Encodes the entry; header fields become `[name, value]` pairs in order.
+    ///
+    /// - Throws: The encoder's error.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(statusCode, forKey: .statusCode)
+        try container.encode(headers.map { [$0.name, $0.value] }, forKey: .headers)
+        try container.encode(body, forKey: .body)
+        try container.encodeIfPresent(url, forKey: .url)
+        try container.encode(varyingRequestHeaders.map { [$0.name, $0.value] }, forKey: .varyingRequestHeaders)
+    }
+
+    private static func decodeHeaders(_ container: KeyedDecodingContainer<CodingKeys>,
+                                      key: CodingKeys) throws -> HTTPHeaders {
+        let pairs = try container.decode([[String]].self, forKey: key)
+        var headers = HTTPHeaders()
+        for pair in pairs {
+            guard pair.count == 2 else {
+                throw DecodingError.dataCorruptedError(forKey: key, in: container,
+                                                       debugDescription: "a header field must be a [name, value] pair")
+            }
+            headers.add(name: pair[0], value: pair[1])
+        }
+        return headers
+    }
+}

@@ -1,0 +1,31 @@
+/// A place ``ETagTransport`` keeps responses between requests, by key.
+///
+/// Keys are opaque strings built by ``ConditionalRequestPolicy``; they contain no credential.
+/// A store may forget any entry at any time (eviction, a corrupt file): a missing entry only
+/// costs a full download. Its methods cannot fail, so a store that hits trouble (disk full, an
+/// unreadable file) answers as if the entry were absent and reports the trouble through its own
+/// hook; the request always goes on. Implementations must be safe to call from many tasks.
+///
+/// Strata provides ``InMemoryETagStore`` and ``FileETagStore``.
+public protocol ETagStoreProtocol: Sendable {
+    /// Returns the entry stored under `key`, or `nil` when there is none or it cannot be read.
+    func cachedResponse(for key: String) async -> ETagCacheEntry?
+    /// Stores `entry` under `key`, replacing any earlier entry. A store may decline (an entry
+    /// larger than its bound) or fail silently; a later lookup then returns `nil`.
+    func store(_ entry: ETagCacheEntry, for key: String) async
+    /// Removes the entry stored under `key`, if any.
+    func remove(for key: String) async
+    /// Removes every entry.
+    func removeAll() async
+    /// Whether an entry is stored under `key`, ideally without reading it. ``ETagTransport``
+    /// asks after a 304 whose headers changed nothing, to put back an entry that was evicted
+    /// while the request was in flight. The default implementation reads the entry.
+    func containsEntry(for key: String) async -> Bool
+}
+
+extension ETagStoreProtocol {
+    /// Whether ``cachedResponse(for:)`` finds an entry under `key`.
+    public func containsEntry(for key: String) async -> Bool {
+        await cachedResponse(for: key) != nil
+    }
+}

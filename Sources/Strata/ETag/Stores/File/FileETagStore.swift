@@ -1,0 +1,237 @@
+import Foundation
+
+/// An ``ETagStoreProtocol`` store on disk: entries survive process restarts, and two processes
+/// may share one directory.
+///
+/// Use it for apps and tools that run repeatedly against the same API: after a restart the
+/// first request for a resource is already conditional.
+///
+/// - **Layout.** One file per entry, named by the SHA-256 of its key plus `.etag`, in a
+///   directory created with mode 0700; files are created 0600. The format (see
+///   ``ETagEntryFileFormat``) is versioned and carries its lengths and a SHA-256 checksum.
+/// - **Atomic writes.** A temporary file in the same directory is written, `fsync`ed and renamed
+///   over the entry, so a crash or a concurrent reader in another process never sees a torn
+///   entry.
+/// - **Damage is a miss.** A truncated, corrupt, oversized or foreign-version file is treated as
+///   absent, removed, and reported as ``ETagStoreEvent/removedUnreadableFile(name:reason:)``.
+///   Files that are not named like entries are left alone and not counted.
+/// - **Bounds.** At most `maxTotalBytes` of entry files, evicting the least recently used first
+///   (reading an entry marks it used by touching its modification time, so the order survives
+///   restarts); an entry file larger than `maxEntryBytes` is neither written nor read.
+///   The index is built from the directory on first use. Each process enforces the bound on the
+///   files it knows of, so with two processes the directory may briefly exceed it by what the
+///   other one wrote.
+/// - **Threads.** File I/O blocks, so the actor runs on its own serial dispatch queue
+///   (``QueueExecutor``), never on Swift's cooperative pool.
+/// - **Failures** (disk full, permissions) are reported as
+///   ``ETagStoreEvent/fileOperationFailed(operation:path:reason:)``; the store then behaves as
+///   if the entry were absent, so a request never fails because of it.
+public actor FileETagStore: ETagStoreProtocol {
+    private struct Index {
+        var sizes: [String: Int] = [:]
+        var order = LeastRecentlyUsedOrder<String>()
+        var totalBytes = 0
+
+        mutating func record(_ name: String, size: Int) {
+            totalBytes += size - (sizes[name] ?? 0)
+            sizes[name] = size
+            order.touch(name)
+        }
+
+        mutating func forget(_ name: String) {
+            guard let size = sizes.removeValue(forKey: name) else { return }
+            totalBytes -= size
+            order.remove(name)
+        }
+    }
+
+    /// How old a temporary file must be before it is taken for a crashed writer's and removed;
+    /// younger ones may belong to another process writing right now.
+    static let staleTemporaryFileAge: Double = 15 * 60
+    private static let fileSuffix = ".etag"
+
+    private let directory: EntryDirectory
+    private let maxTotalBytes: Int
+    private let maxEntryBytes: Int
+    private let onEvent: (@Sendable (ETagStoreEvent) -> Void)?
+    private let executor: QueueExecutor
+    private var index = Index()
+    private var isIndexLoaded = false
+
+    /// The executor all of the store's work runs on: a serial dispatch queue of its own.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+    /// Creates a store in `directory`, creating it (and missing parents) with mode 0700.
+    ///
+    /// - Parameters:
+    ///   - directory: A directory for this store's files only; another `FileETagStore`, in this
+    ///     process or another, may share it.
+    ///   - maxTotalBytes: The most bytes of entry files kept. Default: 64 MiB.
+    ///   - maxEntryBytes: The largest entry file written or read. Default: 8 MiB.
+    ///   - onEvent: Called for evictions, removed unreadable files and failed file operations.
+    /// - Throws: ``FileETagStoreError`` when the directory cannot be created or is a file.
+    ///
+    /// An existing directory keeps its permissions. The initializer makes two quick file system
+    /// calls on the calling thread (create and check the directory); the directory is listed on
+    /// first use, on the store's own queue.
+    public init(directory: URL, maxTotalBytes: Int = 64 << 20, maxEntryBytes: Int = 8 << 20,
+                onEvent: (@Sendable (ETagStoreEvent) -> Void)? = nil) throws {
+        do {
+            self.directory = try EntryDirectory.create(at: directory)
+        } catch {
+            throw FileETagStoreError.cannotUseDirectory(path: error.path, reason: error.reason)
+        }
+        self.maxTotalBytes = max(0, maxTotalBytes)
+        self.maxEntryBytes = max(ETagEntryFileFormat.headerByteCount, maxEntryBytes)
+        self.onEvent = onEvent
+        executor = QueueExecutor(label: "Strata.FileETagStore")
+    }
+
+    /// Returns the entry stored under `key`, or `nil` when it is absent or unreadable (an
+    /// unreadable file is removed).
+    public func cachedResponse(for key: String) -> ETagCacheEntry? {
+        loadIndexIfNeeded()
+        let name = Self.fileName(for: key)
+        let file: EntryDirectory.ReadFile
+        do {
+            guard let read = try directory.read(name, maxBytes: maxEntryBytes) else {
+                index.forget(name)
+                return nil
+            }
+            file = read
+        } catch where error.isUnusableFile {
+            // Oversized or not a regular file: never loaded, removed like any damaged entry.
+            remove(name)
+            onEvent?(.removedUnreadableFile(name: name, reason: error.reason))
+            return nil
+        } catch {
+            // Possibly passing (too many open files, permissions being fixed): keep the file.
+            onEvent?(.fileOperationFailed(operation: error.operation, path: error.path, reason: error.reason))
+            return nil
+        }
+        do throws(ETagEntryFileError) {
+            let decoded = try ETagEntryFileFormat.decode(file.contents)
+            guard decoded.key == key else { throw ETagEntryFileError.keyMismatch }
+            index.record(name, size: file.contents.count)
+            return decoded.entry
+        } catch {
+            directory.remove(name, ifStill: file)
+            index.forget(name)
+            onEvent?(.removedUnreadableFile(name: name, reason: error.description))
+            return nil
+        }
+    }
+
+    /// Whether an entry file exists for `key`, checked without reading it (it may still turn
+    /// out unreadable when read).
+    public func containsEntry(for key: String) -> Bool {
+        directory.exists(Self.fileName(for: key))
+    }
+
+    /// Writes `entry` under `key` atomically, then evicts least recently used entries until the
+    /// directory is within `maxTotalBytes`. Failures are reported and leave no entry behind.
+    public func store(_ entry: ETagCacheEntry, for key: String) {
+        loadIndexIfNeeded()
+        let name = Self.fileName(for: key)
+        let contents: Data
+        do {
+            contents = try ETagEntryFileFormat.encode(key: key, entry: entry)
+        } catch {
+            onEvent?(.fileOperationFailed(operation: "encode", path: name, reason: String(describing: error)))
+            return remove(name)
+        }
+        let limit = min(maxEntryBytes, maxTotalBytes)
+        guard contents.count <= limit else {
+            onEvent?(.rejectedTooLarge(key: key, bytes: contents.count, limit: limit))
+            return remove(name)
+        }
+        do {
+            try directory.writeAtomically(contents, to: name)
+        } catch {
+            onEvent?(.fileOperationFailed(operation: error.operation, path: error.path, reason: error.reason))
+            return remove(name)
+        }
+        index.record(name, size: contents.count)
+        while index.totalBytes > maxTotalBytes, let victim = index.order.oldest {
+            let bytes = index.sizes[victim] ?? 0
+            remove(victim)
+            onEvent?(.evicted(key: victim, bytes: bytes))
+        }
+    }
+
+    /// Removes the entry stored under `key`, if any.
+    public func remove(for key: String) {
+        loadIndexIfNeeded()
+        remove(Self.fileName(for: key))
+    }
+
+    /// Removes every entry file in the directory, including those another store instance wrote.
+    public func removeAll() {
+        loadIndexIfNeeded()
+        for name in index.sizes.keys { remove(name) }
+        for file in (try? directory.listing()) ?? [] where Self.isEntryFileName(file.name) { remove(file.name) }
+    }
+
+    /// The bytes of entry files this store knows of, as counted against `maxTotalBytes`.
+    public var byteCount: Int {
+        loadIndexIfNeeded()
+        return index.totalBytes
+    }
+
+    /// The file name for `key`: its SHA-256 in hex plus `.etag`, so keys never appear on disk
+    /// as names and every name has the same safe shape.
+    static func fileName(for key: String) -> String {
+        SHA256.hexDigest(Array(key.utf8)) + fileSuffix
+    }
+
+    static func isEntryFileName(_ name: String) -> Bool {
+        name.hasSuffix(fileSuffix) && name.utf8.count == 64 + fileSuffix.utf8.count
+            && name.utf8.prefix(64).allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    }
+
+    private func remove(_ name: String) {
+        do {
+            try directory.remove(name)
+        } catch {
+            onEvent?(.fileOperationFailed(operation: error.operation, path: error.path, reason: error.reason))
+        }
+        index.forget(name)
+    }
+
+    /// The index, built on first use from the directory: entry files oldest-modified first,
+    /// and stale temporary files from crashed writers removed.
+    private func loadIndexIfNeeded() {
+        guard !isIndexLoaded else { return }
+        isIndexLoaded = true
+        let files: [EntryDirectory.ListedFile]
+        do {
+            files = try directory.listing()
+        } catch {
+            onEvent?(.fileOperationFailed(operation: error.operation, path: error.path, reason: error.reason))
+            files = []
+        }
+        let now = Date().timeIntervalSince1970
+        for file in files.sorted(by: { $0.modified < $1.modified }) {
+            if Self.isEntryFileName(file.name) {
+                index.record(file.name, size: file.size)
+            } else if file.name.hasPrefix("."), file.name.hasSuffix(".tmp"),
+                      now - file.modified > Self.staleTemporaryFileAge {
+                try? directory.remove(file.name)
+            }
+        }
+    }
+}
+
+/// A ``FileETagStore`` that cannot be created.
+public enum FileETagStoreError: Error, Hashable, CustomStringConvertible {
+    /// The directory could not be created, or the path exists and is not a directory.
+    case cannotUseDirectory(path: String, reason: String)
+
+    /// What went wrong and what to check.
+    public var description: String {
+        switch self {
+        case .cannotUseDirectory(let path, let reason):
+            "FileETagStore cannot use \(path): \(reason). Pass a writable directory that is not a file."
+        }
+    }
+}

@@ -1,0 +1,43 @@
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Foundation
+
+/// Reading and writing `Authorization: Bearer <token>` (RFC 6750 §2.1).
+enum BearerCredential {
+    static let headerName = "Authorization"
+
+    /// The token in a request's `Authorization` header, or `nil` when it has none or uses
+    /// another scheme. The scheme is matched case-insensitively (RFC 9110 §11.1).
+    static func token(in request: URLRequest) -> String? {
+        request.value(forHTTPHeaderField: headerName).flatMap(token(inAuthorization:))
+    }
+
+    /// The token in an `Authorization` value such as `Bearer abc`, or `nil` when the value is
+    /// not a bearer credential with a non-empty token.
+    static func token(inAuthorization value: String) -> String? {
+        let scheme = "bearer"
+        guard value.count > scheme.count, value.prefix(scheme.count).lowercased() == scheme else { return nil }
+        let rest = value.dropFirst(scheme.count)
+        // RFC 6750: credentials = "Bearer" 1*SP b64token.
+        guard rest.first == " " else { return nil }
+        let token = rest.drop { $0 == " " }
+        return token.isEmpty ? nil : String(token)
+    }
+
+    /// The `Authorization` value for `token`, spelled as ``HTTPNetworkService`` spells it.
+    static func authorization(for token: String) -> String {
+        "Bearer \(token)"
+    }
+
+    /// `request` with its `Authorization` replaced by a bearer credential for `token`.
+    ///
+    /// - Throws: ``ReauthError/invalidToken(_:)`` when the token cannot go in a header (CR, LF).
+    static func authorizing(_ request: URLRequest, with token: String) throws(ReauthError) -> URLRequest {
+        let value = authorization(for: token)
+        do { try HTTPHeaders.validate(name: headerName, value: value) } catch { throw .invalidToken(error) }
+        var request = request
+        request.setValue(value, forHTTPHeaderField: headerName)
+        return request
+    }
+}

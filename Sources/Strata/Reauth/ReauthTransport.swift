@@ -1,0 +1,148 @@
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Foundation
+
+/// A decorator that refreshes an expired access token when the server answers 401, and resends
+/// the request once with the new token.
+///
+/// Use it when your API issues short-lived bearer tokens that your app can renew (an OAuth
+/// refresh token, a silent sign-in). Put it outermost, directly under ``HTTPNetworkService``, so
+/// one 401 causes one refresh and not one per retry:
+/// ```swift
+/// let auth = InMemoryAuthService(accessToken: savedToken)
+/// let transport = ReauthTransport(inner: RetryTransport(inner: URLSessionTransport()),
+///                                 authService: auth) {
+///     let tokens = try await tokenEndpoint.refresh(using: keychain.refreshToken)
+///     await auth.setAccessToken(tokens.accessToken)
+/// }
+/// let service = HTTPNetworkService(transport: transport, authService: auth)
+/// ```
+///
+/// ## What it does
+/// - **Only our token.** It acts on a request only if its `Authorization` is `Bearer <token>`
+///   for a token `authService` handed out (the current one, or one of the last few it
+///   replaced). A request without an `Authorization` header, or with one the caller set itself,
+///   passes through untouched, whatever its status. It never adds a token to a request that
+///   did not carry one, so a token only goes where ``HTTPNetworkService`` put it (endpoints with
+///   `requiresAuth`, on the environment's host).
+/// - **One refresh.** Every 401 for the current token that arrives while a refresh is running
+///   waits for that refresh; there is at most one refresh in flight.
+/// - **Resend once.** After the refresh, each waiting request is resent once with the new token.
+///   A second 401 is returned as is (``HTTPNetworkService`` turns it into
+///   ``NetworkError/httpStatus(_:)``).
+/// - **No storms.** A 401 for a token that has *already been replaced* (the request was in
+///   flight during a refresh) is resent with the current token without refreshing again, which
+///   with rotating refresh tokens would otherwise log the user out.
+/// - **Failures fan out.** If `refreshToken` throws, every waiting request fails with the same
+///   ``ReauthError/refreshFailed(_:)``. Nothing is cached: the next 401 tries again.
+/// - **Cancellation is per caller.** A cancelled caller stops waiting at once with
+///   `CancellationError`; the refresh and the other callers carry on.
+/// - **Loop guard.** More than ``RefreshLoopGuard/maxRefreshes`` refreshes within its
+///   ``RefreshLoopGuard/window`` fail with ``ReauthError/refreshLoopDetected(refreshes:window:)``
+///   instead of refreshing again.
+///
+/// A request whose body is a stream (`httpBodyStream`) cannot be sent twice; its 401 is
+/// returned as is. Copies of a `ReauthTransport` share one refresh and one loop guard.
+public struct ReauthTransport: Transport {
+    private let inner: any Transport
+    private let authService: any AuthServiceProtocol
+    private let onRefresh: @Sendable (RefreshEvent) -> Void
+    private let sharedRefresh: SingleFlightRefresh
+
+    /// Creates the transport.
+    ///
+    /// - Parameters:
+    ///   - inner: The transport that sends the requests (and the resends).
+    ///   - authService: The token source ``HTTPNetworkService`` attaches tokens from.
+    ///   - loopGuard: How many refreshes are allowed within how much time. Default: 5 in 30 s.
+    ///   - clock: The clock the loop guard's window and the events' durations are measured
+    ///     with. Default: `ContinuousClock()`; tests pass a manual clock.
+    ///   - onRefresh: Called with each ``RefreshEvent``. Default: `nil`.
+    ///   - refreshToken: Obtains a new access token and saves it through `authService`
+    ///     (`setAccessToken`). Called by at most one task at a time, never cancelled. Throw to
+    ///     report that the token cannot be renewed (the user must sign in again).
+    public init(inner: any Transport, authService: any AuthServiceProtocol,
+                loopGuard: RefreshLoopGuard = RefreshLoopGuard(),
+                clock: some Clock<Duration> = ContinuousClock(),
+                onRefresh: (@Sendable (RefreshEvent) -> Void)? = nil,
+                refreshToken: @escaping @Sendable () async throws -> Void) {
+        self.inner = inner
+        self.authService = authService
+        // Every event also goes to TransportEvents, for a LoggingTransport above this layer.
+        let report: @Sendable (RefreshEvent) -> Void = { event in
+            onRefresh?(event)
+            TransportEvents.emit(event.transportEvent)
+        }
+        self.onRefresh = report
+        sharedRefresh = SingleFlightRefresh(authService: authService, refreshToken: refreshToken,
+                                            loopGuard: loopGuard, elapsed: Self.elapsedTime(on: clock),
+                                            onRefresh: report)
+    }
+
+    /// Sends `request`; if it carried our bearer token and got 401, refreshes the token (or
+    /// joins the refresh in flight) and resends it once.
+    ///
+    /// - Returns: The response to the request, or to its resend after a refresh.
+    /// - Throws: ``ReauthError`` when the token could not be refreshed, whatever `inner`
+    ///   throws, or `CancellationError` when the calling task is cancelled.
+    public func send(_ request: URLRequest) async throws -> HTTPResponse {
+        guard let sentToken = BearerCredential.token(in: request) else {
+            return try await inner.send(request)  // No bearer token: not ours to renew.
+        }
+        guard sharedRefresh.recognises(sentToken, current: await currentToken()) else {
+            return try await inner.send(request)  // The caller's own credential: hands off.
+        }
+        let response = try await inner.send(request)
+        guard response.statusCode == 401 else { return response }
+        guard request.httpBodyStream == nil else { return response }  // A stream cannot be sent again.
+        return try await recover(request, rejecting: sentToken, from: response)
+    }
+
+    /// Resends a request whose `sentToken` got `unauthorized`, with a newer token.
+    private func recover(_ request: URLRequest, rejecting sentToken: String,
+                         from unauthorized: HTTPResponse) async throws -> HTTPResponse {
+        guard let current = await currentToken() else {
+            return unauthorized  // Signed out while the request was in flight: the 401 stands.
+        }
+        if current != sentToken {
+            // Replaced while in flight (by a refresh or a new sign-in): reuse it, don't refresh.
+            return try await resendLate(request, with: current)
+        }
+        switch try await sharedRefresh.token(replacing: sentToken) {
+        case .refreshed(let token):
+            let resend = try BearerCredential.authorizing(request, with: token)
+            TransportEvents.emit(.authResend(refreshed: true))
+            return try await sendAgain(resend)
+        case .alreadyReplaced:
+            guard let newer = await currentToken(), newer != sentToken else { return unauthorized }
+            return try await resendLate(request, with: newer)
+        }
+    }
+
+    /// Resends a request whose token had been replaced before its 401 arrived.
+    private func resendLate(_ request: URLRequest, with token: String) async throws -> HTTPResponse {
+        let resend = try BearerCredential.authorizing(request, with: token)
+        onRefresh(.resentWithCurrentToken(url: request.url))
+        return try await sendAgain(resend)
+    }
+
+    /// Sends a resend as the next attempt, so events below it carry the right attempt number.
+    private func sendAgain(_ request: URLRequest) async throws -> HTTPResponse {
+        let attempt = (TransportEvents.current?.attempt ?? 1) + 1
+        return try await TransportEvents.withAttempt(attempt) { try await inner.send(request) }
+    }
+
+    private func currentToken() async -> String? {
+        guard let token = await authService.accessToken(), !token.isEmpty else { return nil }
+        return token
+    }
+
+    /// The number of requests currently waiting for a refresh; lets tests line up races.
+    var waitingRequestCount: Int { sharedRefresh.waitingCount }
+
+    private static func elapsedTime<C: Clock<Duration>>(on clock: C) -> @Sendable () -> Duration {
+        let origin = clock.now
+        return { origin.duration(to: clock.now) }
+    }
+}

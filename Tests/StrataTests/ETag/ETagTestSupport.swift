@@ -1,0 +1,111 @@
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Foundation
+@testable import Strata
+import Synchronization
+
+/// A request for `url` with a method and header fields.
+func makeRequest(_ url: String, method: String = "GET", headers: [String: String] = [:]) -> URLRequest {
+    var request = URLRequest(url: URL(string: url)!)
+    request.httpMethod = method
+    for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+    return request
+}
+
+/// A 200 response with a body and header fields.
+func makeResponse(_ body: String, status: Int = 200, headers: HTTPHeaders = [:]) -> HTTPResponse {
+    HTTPResponse(statusCode: status, headers: headers, body: Data(body.utf8))
+}
+
+/// Collects events from a hook, for assertions.
+final class EventLog<Event: Sendable>: Sendable {
+    private let events = Mutex<[Event]>([])
+    var all: [Event] { events.withLock { $0 } }
+    var hook: @Sendable (Event) -> Void { { event in self.events.withLock { $0.append(event) } } }
+}
+
+/// A fresh directory under the system temporary directory, removed by `cleanUp()`.
+struct TemporaryDirectory {
+    let url: URL
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("strata-etag-\(UUID().uuidString)")
+    }
+    /// A path inside it that does not exist yet: stores create their own directory.
+    var storeURL: URL { url.appendingPathComponent("store") }
+    func cleanUp() { try? FileManager.default.removeItem(at: url) }
+}
+
+/// A transport answered by an async closure, recording every request it is sent.
+final class ScriptedTransport: Transport {
+    private let recorded = Mutex<[URLRequest]>([])
+    private let respond: @Sendable (URLRequest) async throws -> HTTPResponse
+
+    init(_ respond: @escaping @Sendable (URLRequest) async throws -> HTTPResponse) {
+        self.respond = respond
+    }
+
+    var requests: [URLRequest] { recorded.withLock { $0 } }
+
+    func send(_ request: URLRequest) async throws -> HTTPResponse {
+        recorded.withLock { $0.append(request) }
+        var response = try await respond(request)
+        response.url = response.url ?? request.url
+        return response
+    }
+}
+
+/// A resource on a pretend origin: answers GET with its representation and a 304 when the
+/// request's If-None-Match names its current ETag. Each `(authorization, acceptLanguage)`
+/// gets its own body, so tests can see whose body they were served.
+final class VersionedResource: Sendable {
+    private let version = Mutex(1)
+    let extraHeaders: HTTPHeaders
+
+    init(extraHeaders: HTTPHeaders = [:]) { self.extraHeaders = extraHeaders }
+
+    func change() { version.withLock { $0 += 1 } }
+
+    func etag(for request: URLRequest) -> String {
+        let who = request.value(forHTTPHeaderField: "Authorization") ?? "anonymous"
+        let language = request.value(forHTTPHeaderField: "Accept-Language") ?? "any"
+        return "\"v\(version.withLock { $0 })-\(who.utf8.count)-\(language)\""
+    }
+
+    func body(for request: URLRequest) -> String {
+        "body v\(version.withLock { $0 }) for \(request.value(forHTTPHeaderField: "Authorization") ?? "anonymous")"
+            + " in \(request.value(forHTTPHeaderField: "Accept-Language") ?? "any")"
+    }
+
+    func respond(_ request: URLRequest) -> HTTPResponse {
+        var headers = extraHeaders
+        headers["ETag"] = etag(for: request)
+        if request.value(forHTTPHeaderField: "If-None-Match") == etag(for: request) {
+            return HTTPResponse(statusCode: 304, headers: headers)
+        }
+        let body = body(for: request)
+        headers["Content-Length"] = String(body.utf8.count)
+        return HTTPResponse(statusCode: 200, headers: headers, body: Data(body.utf8))
+    }
+}
+
+/// A thread-safe counter to share with server handlers.
+final class Counter: Sendable {
+    private let count = Mutex(0)
+    var value: Int { count.withLock { $0 } }
+    func increment() { count.withLock { $0 += 1 } }
+}
+
+/// An in-memory store that counts writes, to see when the transport writes back.
+actor CountingStore: ETagStoreProtocol {
+    private let inner = InMemoryETagStore()
+    private(set) var writes = 0
+
+    func cachedResponse(for key: String) async -> ETagCacheEntry? { await inner.cachedResponse(for: key) }
+    func store(_ entry: ETagCacheEntry, for key: String) async {
+        writes += 1
+        await inner.store(entry, for: key)
+    }
+    func remove(for key: String) async { await inner.remove(for: key) }
+    func removeAll() async { await inner.removeAll() }
+}

@@ -1,0 +1,75 @@
+import Foundation
+@testable import Strata
+import Testing
+
+@Suite("InMemoryETagStore bounds")
+struct InMemoryETagStoreTests {
+    func entry(_ body: String) -> ETagCacheEntry {
+        ETagCacheEntry(response: makeResponse(body, headers: ["ETag": "\"1\""]))
+    }
+
+    @Test("beyond maxEntries the least recently used entry goes, and reading counts as using")
+    func entryBound() async {
+        let events = EventLog<ETagStoreEvent>()
+        let store = InMemoryETagStore(maxEntries: 2, onEvent: events.hook)
+        await store.store(entry("a"), for: "a")
+        await store.store(entry("b"), for: "b")
+        _ = await store.cachedResponse(for: "a")
+        await store.store(entry("c"), for: "c")
+        #expect(await store.cachedResponse(for: "a") != nil)
+        #expect(await store.cachedResponse(for: "b") == nil)
+        #expect(await store.cachedResponse(for: "c") != nil)
+        #expect(events.all == [.evicted(key: "b", bytes: entry("b").approximateByteCount)])
+    }
+
+    @Test("the total byte bound evicts oldest first, and an entry larger than it is refused")
+    func byteBound() async {
+        let big = entry(String(repeating: "x", count: 400))
+        let limit = big.approximateByteCount * 2 + 10
+        let events = EventLog<ETagStoreEvent>()
+        let store = InMemoryETagStore(maxEntries: 100, maxTotalBytes: limit, onEvent: events.hook)
+        await store.store(big, for: "1")
+        await store.store(big, for: "2")
+        await store.store(big, for: "3")
+        #expect(await store.count == 2)
+        #expect(await store.byteCount <= limit)
+        #expect(await store.cachedResponse(for: "1") == nil)
+
+        let huge = entry(String(repeating: "y", count: limit))
+        await store.store(huge, for: "2")
+        #expect(await store.cachedResponse(for: "2") == nil)
+        #expect(events.all.contains(.rejectedTooLarge(key: "2", bytes: huge.approximateByteCount, limit: limit)))
+    }
+
+    @Test("replacing an entry keeps the byte count exact; remove and removeAll empty it")
+    func accounting() async {
+        let store = InMemoryETagStore()
+        await store.store(entry("aaaa"), for: "k")
+        await store.store(entry("bb"), for: "k")
+        #expect(await store.byteCount == entry("bb").approximateByteCount)
+        await store.remove(for: "k")
+        #expect(await store.byteCount == 0)
+        #expect(await store.count == 0)
+        await store.store(entry("a"), for: "1")
+        await store.removeAll()
+        #expect(await store.count == 0)
+    }
+}
+
+@Suite("Least-recently-used order")
+struct LeastRecentlyUsedOrderTests {
+    @Test("touching moves a key to the newest end; removing relinks its neighbours")
+    func order() {
+        var order = LeastRecentlyUsedOrder<Int>()
+        for key in 1...4 { order.touch(key) }
+        order.touch(2)
+        order.remove(3)
+        #expect(order.keysOldestFirst == [1, 4, 2])
+        order.remove(1)
+        #expect(order.oldest == 4 && order.count == 2)
+        order.touch(2)
+        order.remove(2)
+        order.remove(4)
+        #expect(order.oldest == nil && order.keysOldestFirst.isEmpty)
+    }
+}

@@ -1,0 +1,127 @@
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Foundation
+@testable import Strata
+import StrataTesting
+import Synchronization
+import Testing
+
+/// Test doubles for the reauth suites, namespaced so they cannot clash with other suites' helpers.
+enum ReauthDoubles {
+    /// A value behind a lock, for counters and logs written from many tasks.
+    final class Locked<Value: Sendable>: Sendable {
+        private let mutex: Mutex<Value>
+        init(_ value: Value) { mutex = Mutex(value) }
+        var value: Value { mutex.withLock { $0 } }
+        @discardableResult
+        func update<R: Sendable>(_ body: (inout Value) -> R) -> R { mutex.withLock { body(&$0) } }
+    }
+
+    /// A one-way gate: `wait()` suspends until `open()` is called; once open it stays open.
+    /// Lets a test hold a refresh or a response at an exact point without sleeping.
+    final class Gate: Sendable {
+        private struct State {
+            var isOpen = false
+            var waiting: [CheckedContinuation<Void, Never>] = []
+        }
+        private let state = Mutex(State())
+
+        func wait() async {
+            await withCheckedContinuation { continuation in
+                let resumeNow = state.withLock { state -> Bool in
+                    if state.isOpen { return true }
+                    state.waiting.append(continuation)
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        }
+
+        func open() {
+            let waiting = state.withLock { state in
+                state.isOpen = true
+                defer { state.waiting = [] }
+                return state.waiting
+            }
+            for continuation in waiting { continuation.resume() }
+        }
+    }
+
+    /// A clock that only moves when the test advances it.
+    final class ManualClock: Clock, Sendable {
+        struct Instant: InstantProtocol {
+            var offset: Duration
+            func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+            func duration(to other: Instant) -> Duration { other.offset - offset }
+            static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+        }
+
+        private let offset = Mutex(Duration.zero)
+        var now: Instant { Instant(offset: offset.withLock { $0 }) }
+        var minimumResolution: Duration { .zero }
+
+        func advance(by duration: Duration) { offset.withLock { $0 += duration } }
+
+        /// ReauthTransport never sleeps; a sleep returning at once keeps the conformance honest
+        /// without ever waiting for real.
+        func sleep(until deadline: Instant, tolerance: Duration?) async throws {
+            try Task.checkCancellation()
+        }
+    }
+
+    /// A transport built from an async closure, for answers that must wait on a gate.
+    struct ClosureTransport: Transport {
+        let handler: @Sendable (URLRequest) async throws -> HTTPResponse
+        func send(_ request: URLRequest) async throws -> HTTPResponse { try await handler(request) }
+    }
+
+    /// A stand-in for RetryTransport until it is merged: retries 5xx responses only, at once,
+    /// up to `maxRetries` times. It never retries a 401, like the real one.
+    struct RetryingServerErrors: Transport {
+        let inner: any Transport
+        var maxRetries = 3
+        func send(_ request: URLRequest) async throws -> HTTPResponse {
+            var response = try await inner.send(request)
+            var retries = 0
+            while (500..<600).contains(response.statusCode), retries < maxRetries {
+                retries += 1
+                response = try await inner.send(request)
+            }
+            return response
+        }
+    }
+
+    /// An error a test's refresh closure throws, identifiable so a test can prove every waiter
+    /// got this very error.
+    struct RefreshRejected: Error, Equatable {
+        let id: Int
+    }
+
+    /// A request to `https://api.example.com<path>`, with `Authorization` set when given.
+    static func request(_ path: String, authorization: String? = nil) -> URLRequest {
+        var request = URLRequest(url: URL(string: "https://api.example.com")!.appendingPathComponent(path))
+        if let authorization { request.setValue(authorization, forHTTPHeaderField: "Authorization") }
+        return request
+    }
+
+    /// Answers 200 to `Bearer <accepted>` and 401 to anything else, like an API whose current
+    /// token is `accepted`.
+    static func acceptingOnly(_ accepted: String) -> @Sendable (URLRequest) throws -> CannedResponse {
+        { request in
+            request.value(forHTTPHeaderField: "Authorization") == "Bearer \(accepted)"
+                ? CannedResponse(string: "ok") : .status(401)
+        }
+    }
+
+    /// Yields until `condition` holds, so a test can line up a race without sleeping. Records an
+    /// issue if it never does.
+    static func waitUntil(_ condition: @Sendable () -> Bool,
+                          sourceLocation: SourceLocation = #_sourceLocation) async {
+        for _ in 0..<1_000_000 {
+            if condition() { return }
+            await Task.yield()
+        }
+        Issue.record("the condition never became true", sourceLocation: sourceLocation)
+    }
+}
