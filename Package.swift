@@ -16,10 +16,14 @@ let package = Package(
         .target(name: "StrataPinning", dependencies: ["Strata", "COpenSSL"]),
         // Loopback HTTP server for this package's own tests; not a product.
         .target(name: "TestServer", path: "Tests/TestServer"),
+        // The loopback server behind TLS (OpenSSL server side) with the committed fixture certificates.
+        .target(name: "TLSTestServer", dependencies: ["COpenSSL", "TestServer"], path: "Tests/TLSTestServer"),
+        // Loopback throughput of PinningTransport vs URLSessionTransport; built by CI, run by hand.
+        .executableTarget(name: "strata-bench", dependencies: ["Strata", "StrataPinning", "TestServer", "TLSTestServer"], path: "Bench/strata-bench"),
         .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataTesting", "TestServer"]),
         .testTarget(name: "StrataTestingTests", dependencies: ["Strata", "StrataTesting"]),
         // Certificates and keys live in Tests/Fixtures/Pinning and are read via #filePath.
-        .testTarget(name: "StrataPinningTests", dependencies: ["StrataPinning", "Strata", "COpenSSL", "TestServer"]),
+        .testTarget(name: "StrataPinningTests", dependencies: ["StrataPinning", "Strata", "StrataTesting", "COpenSSL", "TestServer", "TLSTestServer"]),
     ],
     swiftLanguageModes: [.v6]
 )

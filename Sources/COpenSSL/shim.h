@@ -33,8 +33,11 @@ static inline unsigned long strata_XN_FLAG_RFC2253_UTF8(void) {
 
 // SSL_CTX / SSL controls used by the TLS client (pinning part 2).
 static inline int strata_SSL_CTX_set_min_proto_version(SSL_CTX *context, int version) { return (int)SSL_CTX_set_min_proto_version(context, version); }
+static inline int strata_SSL_CTX_set_max_proto_version(SSL_CTX *context, int version) { return (int)SSL_CTX_set_max_proto_version(context, version); }
 static inline long strata_SSL_CTX_set_mode(SSL_CTX *context, long mode) { return SSL_CTX_set_mode(context, mode); }
 static inline long strata_SSL_CTX_set_session_cache_mode(SSL_CTX *context, long mode) { return SSL_CTX_set_session_cache_mode(context, mode); }
 static inline int strata_SSL_set_tlsext_host_name(SSL *ssl, const char *name) { return (int)SSL_set_tlsext_host_name(ssl, name); }
+static inline uint64_t strata_SSL_OP_NO_RENEGOTIATION(void) { return SSL_OP_NO_RENEGOTIATION; }
+static inline uint64_t strata_SSL_OP_NO_COMPRESSION(void) { return SSL_OP_NO_COMPRESSION; }
 
 #endif

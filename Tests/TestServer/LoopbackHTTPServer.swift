@@ -99,6 +99,7 @@ public final class LoopbackHTTPServer: Sendable {
         var routes: [Route] = []
         var requests: [Request] = []
         var connections = 0
+        var rejectedChannels = 0
         var clients: Set<Int32> = []
         var stopped = false
     }
@@ -110,13 +111,28 @@ public final class LoopbackHTTPServer: Sendable {
     private let stopSignal = DispatchSemaphore(value: 0)
 
     private let greeting: Data?
+    private let makeChannel: (@Sendable (Int32) -> (any LoopbackByteChannel)?)?
 
     /// Starts a server on 127.0.0.1 with an OS-chosen port.
     ///
     /// - Parameter greeting: Bytes written as soon as a connection is accepted, after which the
     ///   connection is closed without reading a request: a server that speaks the wrong protocol.
-    public init(greeting: Data? = nil) throws {
+    public convenience init(greeting: Data? = nil) throws {
+        try self.init(greeting: greeting, channel: nil)
+    }
+
+    /// Starts a server whose connections carry their bytes through a channel made per accepted
+    /// socket (a TLS session, for example), on that connection's thread.
+    ///
+    /// - Parameter channel: Wraps an accepted socket; `nil` rejects the connection (a failed TLS
+    ///   handshake), which is counted in ``rejectedChannelCount`` and never reads a request.
+    public convenience init(channel: @escaping @Sendable (Int32) -> (any LoopbackByteChannel)?) throws {
+        try self.init(greeting: nil, channel: channel)
+    }
+
+    private init(greeting: Data?, channel: (@Sendable (Int32) -> (any LoopbackByteChannel)?)?) throws {
         self.greeting = greeting
+        self.makeChannel = channel
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw ServerError.socket(errno) }
         var yes: Int32 = 1
@@ -169,6 +185,16 @@ public final class LoopbackHTTPServer: Sendable {
     /// How many connections were accepted.
     public var connectionCount: Int { state.withLock { $0.connections } }
 
+    /// How many accepted connections the channel factory rejected (failed TLS handshakes).
+    public var rejectedChannelCount: Int { state.withLock { $0.rejectedChannels } }
+
+    /// Shuts down every open connection but keeps listening, as a server closing idle
+    /// keep-alive connections does.
+    public func dropConnections() {
+        let clients = state.withLock { $0.clients }
+        for client in clients { shutdown(client, Int32(SHUT_RDWR)) }
+    }
+
     /// Stops listening and closes every open connection.
     public func stop() {
         let clients: Set<Int32>? = state.withLock { state in
@@ -208,10 +234,17 @@ public final class LoopbackHTTPServer: Sendable {
     }
 
     private func serve(_ client: Int32) {
-        var connection = SocketConnection(fd: client)
         defer {
             state.withLock { _ = $0.clients.remove(client) }
             close(client)
+        }
+        var connection = SocketConnection(fd: client)
+        if let makeChannel {
+            guard let channel = makeChannel(client) else {
+                state.withLock { $0.rejectedChannels += 1 }
+                return
+            }
+            connection = SocketConnection(fd: client, channel: channel)
         }
         if let greeting { return connection.write(greeting) }
         while !isStopped {
@@ -282,13 +315,49 @@ public enum ServerError: Error {
     case socket(Int32)
 }
 
+/// Where a server connection's bytes go: the plain socket, or a wrapper such as a TLS session.
+/// Used by one connection thread at a time.
+public protocol LoopbackByteChannel: AnyObject {
+    /// Blocks until some bytes arrive and copies them into `buffer`; 0 at end of stream or on error.
+    func receive(into buffer: UnsafeMutableRawBufferPointer) -> Int
+    /// Sends all of `bytes`, or stops early when the peer is gone (never raising SIGPIPE).
+    func send(_ bytes: UnsafeRawBufferPointer)
+}
+
+/// The socket itself as a channel.
+final class PlainSocketChannel: LoopbackByteChannel {
+    let fd: Int32
+
+    init(fd: Int32) { self.fd = fd }
+
+    func receive(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        max(0, recv(fd, buffer.baseAddress, buffer.count, 0))
+    }
+
+    func send(_ bytes: UnsafeRawBufferPointer) {
+        guard let base = bytes.baseAddress else { return }
+        var offset = 0
+        while offset < bytes.count {
+            let sent = socketSend(fd, base + offset, bytes.count - offset)
+            if sent <= 0 { return }
+            offset += sent
+        }
+    }
+}
+
 /// Blocking reads and writes on one accepted socket, with a small parser for requests.
 struct SocketConnection {
     let fd: Int32
+    private let channel: any LoopbackByteChannel
     private var buffer = Data()
     static let maxHeaderBytes = 64 * 1024
 
-    init(fd: Int32) { self.fd = fd }
+    init(fd: Int32) { self.init(fd: fd, channel: PlainSocketChannel(fd: fd)) }
+
+    init(fd: Int32, channel: any LoopbackByteChannel) {
+        self.fd = fd
+        self.channel = channel
+    }
 
     mutating func readRequest() -> LoopbackHTTPServer.Request? {
         guard let headerEnd = readUntilHeaderEnd() else { return nil }
@@ -352,7 +421,7 @@ struct SocketConnection {
 
     private mutating func fill() -> Bool {
         var chunk = [UInt8](repeating: 0, count: 16 * 1024)
-        let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        let count = chunk.withUnsafeMutableBytes { channel.receive(into: $0) }
         guard count > 0 else { return false }
         buffer.append(contentsOf: chunk[0..<count])
         return true
@@ -365,13 +434,15 @@ struct SocketConnection {
     }
 
     func write(_ data: Data) {
-        data.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let sent = send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
-                if sent <= 0 { return }
-                offset += sent
-            }
-        }
+        data.withUnsafeBytes { channel.send($0) }
     }
+}
+
+/// `send(2)` with `MSG_NOSIGNAL`, named apart from ``LoopbackByteChannel/send(_:)``.
+private func socketSend(_ fd: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+    #if canImport(Glibc)
+    Glibc.send(fd, bytes, count, Int32(MSG_NOSIGNAL))
+    #else
+    Darwin.send(fd, bytes, count, 0)
+    #endif
 }

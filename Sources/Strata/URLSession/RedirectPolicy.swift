@@ -7,18 +7,27 @@ import Foundation
 /// the redirect's status and its target.
 ///
 /// FoundationNetworking on Linux forwards `Authorization` and custom headers to any host and
-/// drops the body of a 307/308, so ``URLSessionTransport`` builds every follow-up request itself:
+/// drops the body of a 307/308, so ``URLSessionTransport`` builds every follow-up request itself
+/// (and so does `PinningTransport`, so both follow redirects alike):
 /// - 307 and 308 keep the method and the body (RFC 9110 §15.4.8, §15.4.9);
 /// - 303 turns anything but `HEAD` into a bodiless `GET` (§15.4.4);
 /// - 301 and 302 turn `POST` into a bodiless `GET`, as every browser and URLSession do (§15.4.2);
 /// - a target on another origin (scheme, host or port) loses `Authorization`, `Cookie` and
 ///   `Proxy-Authorization`, so credentials meant for one server never reach another.
-enum RedirectPolicy {
+///
+/// A transport that follows redirects itself uses it like this:
+/// ```swift
+/// if let location = RedirectPolicy.target(of: response, for: request),
+///    let next = RedirectPolicy.followUp(to: request, status: response.statusCode, location: location) {
+///     // send `next`, counting redirects against a limit
+/// }
+/// ```
+public enum RedirectPolicy {
     /// Headers that carry credentials and must not cross origins.
-    static let credentialHeaders = ["Authorization", "Cookie", "Proxy-Authorization"]
+    public static let credentialHeaders = ["Authorization", "Cookie", "Proxy-Authorization"]
 
     /// The request to send next, or `nil` when the target is not an `http`/`https` URL.
-    static func followUp(to previous: URLRequest, status: Int, location: URL) -> URLRequest? {
+    public static func followUp(to previous: URLRequest, status: Int, location: URL) -> URLRequest? {
         guard let scheme = location.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return nil }
         var next = previous
         next.url = location
@@ -37,8 +46,17 @@ enum RedirectPolicy {
         return next
     }
 
+    /// The absolute target of a followable redirect: a 301, 302, 303, 307 or 308 with a
+    /// non-empty `Location`, resolved against the response's URL (or the request's). `nil` for
+    /// any other response, which is then final.
+    public static func target(of response: HTTPResponse, for request: URLRequest) -> URL? {
+        guard [301, 302, 303, 307, 308].contains(response.statusCode),
+              let location = response.headers["Location"], !location.isEmpty else { return nil }
+        return URL(string: location, relativeTo: response.url ?? request.url)?.absoluteURL
+    }
+
     /// Whether two URLs share scheme, host and port (RFC 6454), default ports made explicit.
-    static func isSameOrigin(_ a: URL, _ b: URL) -> Bool {
+    public static func isSameOrigin(_ a: URL, _ b: URL) -> Bool {
         a.scheme?.lowercased() == b.scheme?.lowercased()
             && a.host?.lowercased() == b.host?.lowercased()
             && effectivePort(a) == effectivePort(b)

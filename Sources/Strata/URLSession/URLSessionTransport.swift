@@ -94,7 +94,7 @@ public struct URLSessionTransport: Transport {
         var redirects = 0
         while true {
             let response = try await sendOnce(current)
-            guard let location = Self.redirectLocation(of: response, from: current),
+            guard let location = RedirectPolicy.target(of: response, for: current),
                   let next = RedirectPolicy.followUp(to: current, status: response.statusCode, location: location)
             else { return response }
             redirects += 1
@@ -119,13 +119,6 @@ public struct URLSessionTransport: Transport {
         } onCancel: {
             task.cancel()
         }
-    }
-
-    /// The absolute target of a followable redirect (301, 302, 303, 307, 308 with `Location`).
-    private static func redirectLocation(of response: HTTPResponse, from request: URLRequest) -> URL? {
-        guard [301, 302, 303, 307, 308].contains(response.statusCode),
-              let location = response.headers["Location"], !location.isEmpty else { return nil }
-        return URL(string: location, relativeTo: response.url ?? request.url)?.absoluteURL
     }
 
     private static func validate(_ request: URLRequest) throws(TransportError) {

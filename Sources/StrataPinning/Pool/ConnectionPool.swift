@@ -1,0 +1,175 @@
+import Strata
+import Synchronization
+
+/// Keep-alive connections of one ``PinningTransport`` (so of one trust configuration), per host
+/// and port, with a per-host limit.
+///
+/// - ``acquire(host:port:)`` hands out the most recently used idle connection (older ones
+///   expire first), or a new slot while the host is under its limit, or waits: waiters are
+///   served first come, first served, and a cancelled waiter leaves the queue at once.
+/// - A kept connection idle for longer than `idleTimeout` (by the injected clock) is not reused:
+///   its slot reconnects. Independently, each slot's thread retires its idle connection after
+///   `idleTimeout` of real time, so an unused pool holds no sockets or threads.
+/// - ``release(_:keepAlive:)`` gives the slot straight to the next waiter, even when its
+///   connection closed (the waiter then connects on it), or back to the idle list.
+///
+/// Policy only: all I/O happens on the slots' threads.
+final class ConnectionPool: Sendable {
+    /// Where connections go.
+    struct Key: Hashable, Sendable {
+        var host: String
+        var port: Int
+    }
+
+    /// A slot handed out to one request.
+    struct Lease: Sendable {
+        let connection: PooledConnection
+        /// The slot's kept connection sat idle past the expiry; the job must not reuse it.
+        let idleExpired: Bool
+    }
+
+    private struct Idle {
+        let connection: PooledConnection
+        let since: ContinuousClock.Instant
+    }
+
+    private struct Waiter {
+        let id: UInt64
+        let continuation: CheckedContinuation<Lease, any Error>
+    }
+
+    private struct HostSlots {
+        var idle: [Idle] = []
+        /// Slots that exist, idle or leased.
+        var open = 0
+        var waiters: [Waiter] = []
+    }
+
+    private struct State {
+        var hosts: [Key: HostSlots] = [:]
+        var nextWaiterID: UInt64 = 0
+        var isShutDown = false
+    }
+
+    private let state = Mutex(State())
+    private let settings: ConnectionSettings
+    /// The most connections open to one host and port at once.
+    let maxConnectionsPerHost: Int
+    /// How long a kept connection may sit idle and still be reused.
+    let idleTimeout: Duration
+
+    init(settings: ConnectionSettings, maxConnectionsPerHost: Int, idleTimeout: Duration) {
+        self.settings = settings
+        self.maxConnectionsPerHost = max(1, maxConnectionsPerHost)
+        self.idleTimeout = idleTimeout
+    }
+
+    /// A slot for `host:port`, waiting while the host is at its limit.
+    ///
+    /// - Throws: `CancellationError` when the calling task is cancelled while waiting.
+    func acquire(host: String, port: Int) async throws -> Lease {
+        let key = Key(host: host, port: port)
+        if let lease = state.withLock({ takeOrOpen(key, &$0) }) { return lease }
+        let id = state.withLock { state -> UInt64 in
+            state.nextWaiterID += 1
+            return state.nextWaiterID
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Lease, any Error>) in
+                let immediate = state.withLock { state -> Result<Lease, any Error>? in
+                    if let lease = takeOrOpen(key, &state) { return .success(lease) }
+                    // onCancel ran before we queued (it found nothing to remove): stop here.
+                    if Task.isCancelled { return .failure(CancellationError()) }
+                    state.hosts[key, default: HostSlots()].waiters.append(Waiter(id: id, continuation: continuation))
+                    return nil
+                }
+                if let immediate { continuation.resume(with: immediate) }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state -> Waiter? in
+                guard let index = state.hosts[key]?.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.hosts[key]?.waiters.remove(at: index)
+            }
+            waiter?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Returns a slot after its job: to the next waiter, to the idle list (`keepAlive`), or closed.
+    func release(_ connection: PooledConnection, keepAlive: Bool) {
+        let key = Key(host: connection.host, port: connection.port)
+        let now = settings.now()
+        let (waiter, retire) = state.withLock { state -> (Waiter?, Bool) in
+            guard var slots = state.hosts[key] else { return (nil, true) }
+            defer { state.hosts[key] = slots }
+            if !slots.waiters.isEmpty { return (slots.waiters.removeFirst(), false) }
+            if keepAlive, !state.isShutDown {
+                slots.idle.append(Idle(connection: connection, since: now))
+                return (nil, false)
+            }
+            slots.open -= 1
+            return (nil, true)
+        }
+        if let waiter {
+            waiter.continuation.resume(returning: Lease(connection: connection, idleExpired: false))
+        } else if retire {
+            connection.shutDown()
+        }
+    }
+
+    /// Takes `connection` out of the idle list (its thread found it unused for `idleTimeout`).
+    ///
+    /// - Returns: Whether it was idle; if not, it is leased and stays.
+    func retire(_ connection: PooledConnection) -> Bool {
+        let key = Key(host: connection.host, port: connection.port)
+        return state.withLock { state in
+            guard let index = state.hosts[key]?.idle.firstIndex(where: { $0.connection === connection }) else {
+                return false
+            }
+            state.hosts[key]?.idle.remove(at: index)
+            state.hosts[key]?.open -= 1
+            return true
+        }
+    }
+
+    /// Closes every idle connection; slots in use close when they are released.
+    func shutDown() {
+        let idle = state.withLock { state -> [PooledConnection] in
+            state.isShutDown = true
+            var idle: [PooledConnection] = []
+            for (key, var slots) in state.hosts {
+                idle += slots.idle.map(\.connection)
+                slots.open -= slots.idle.count
+                slots.idle = []
+                state.hosts[key] = slots
+            }
+            return idle
+        }
+        for connection in idle { connection.shutDown() }
+    }
+
+    /// How many slots exist for `host:port` (idle or in use) and how many requests wait for
+    /// one, for tests and diagnostics.
+    func counts(host: String, port: Int) -> (open: Int, waiting: Int) {
+        state.withLock { state in
+            let slots = state.hosts[Key(host: host, port: port)]
+            return (slots?.open ?? 0, slots?.waiters.count ?? 0)
+        }
+    }
+
+    /// The most recently used idle slot, or a new one under the limit; nil when the caller must wait.
+    private func takeOrOpen(_ key: Key, _ state: inout State) -> Lease? {
+        var slots = state.hosts[key] ?? HostSlots()
+        defer { state.hosts[key] = slots }
+        // Waiters were here first: only they get slots until the queue is empty.
+        guard slots.waiters.isEmpty else { return nil }
+        if let idle = slots.idle.popLast() {
+            return Lease(connection: idle.connection, idleExpired: settings.now() - idle.since >= idleTimeout)
+        }
+        guard slots.open < maxConnectionsPerHost else { return nil }
+        slots.open += 1
+        let connection = PooledConnection(host: key.host, port: key.port, settings: settings, idleTimeout: idleTimeout) {
+            [weak self] connection in self?.retire(connection) ?? true
+        }
+        return Lease(connection: connection, idleExpired: false)
+    }
+}

@@ -1,0 +1,202 @@
+import Strata
+import Synchronization
+
+/// One slot of the connection pool: a dedicated thread and, between requests, the verified TLS
+/// connection it keeps alive. Whoever holds the pool's lease submits one ``ExchangeJob``; the job
+/// runs entirely on the slot's thread.
+///
+/// A job reuses the kept connection only if it is still open and not past the idle expiry;
+/// otherwise (or when there is none) it connects, handshakes and runs the trust check, and
+/// only then writes the request. An idempotent request that fails on a reused connection
+/// before any response byte is sent once more on a fresh connection.
+final class PooledConnection: Sendable {
+    /// The pool key: which host and port this slot connects to.
+    let host: String
+    let port: Int
+    private let settings: ConnectionSettings
+    private let thread = ConnectionThread()
+
+    /// The kept connection: touched only by the slot's own thread, one job at a time; the
+    /// mutex makes that checked and is never contended.
+    private let kept = Mutex<HTTP1Connection<TLSStream>?>(nil)
+
+    /// What another thread may do to a running job: close its socket so a blocked call returns.
+    private struct Control {
+        var jobID: UInt64 = 0
+        var aborted = false
+        /// Shuts the running job's socket down.
+        var close: (@Sendable () -> Void)?
+    }
+    private let control = Mutex(Control())
+
+    /// Creates the slot and its thread (waiting for a job).
+    ///
+    /// - Parameter onIdle: Called on the slot's thread after `idleTimeout` without a job; returns
+    ///   true when the pool took the slot out of its idle list, and the thread then ends.
+    init(host: String, port: Int, settings: ConnectionSettings, idleTimeout: Duration,
+         onIdle: @escaping @Sendable (PooledConnection) -> Bool) {
+        self.host = host
+        self.port = port
+        self.settings = settings
+        // Weak: the pool's idle list or the current lease keeps the slot alive, not its thread.
+        thread.start(name: "strata-pinning \(host):\(port)", idleTimeout: idleTimeout) { [weak self] in
+            guard let self else { return true }
+            guard onIdle(self) else { return false }
+            closeKeptConnection(reason: "idle for \(idleTimeout)")
+            return true
+        }
+    }
+
+    /// Marks the start of job `id`, before it is submitted, so ``abort(jobID:)`` can find it.
+    func begin(jobID: UInt64) {
+        control.withLock { $0 = Control(jobID: jobID) }
+    }
+
+    /// Runs `job` on the slot's thread and then `completion` with its report, on that thread.
+    func submit(_ job: ExchangeJob, completion: @escaping @Sendable (ExchangeReport) -> Void) {
+        thread.submit { [self] in completion(run(job)) }
+    }
+
+    /// Cancels job `jobID` if it is still the running one: its socket is shut down, so a blocked
+    /// read, write or handshake returns at once, and the connection is not kept.
+    func abort(jobID: UInt64) {
+        let close = control.withLock { control -> (@Sendable () -> Void)? in
+            guard control.jobID == jobID else { return nil }
+            control.aborted = true
+            return control.close
+        }
+        close?()
+    }
+
+    /// Ends the slot's thread after its current job and closes the kept connection.
+    func shutDown() {
+        thread.submit { [self] in closeKeptConnection(reason: "the pool was shut down") }
+        thread.stop()
+    }
+
+    private var isAborted: Bool { control.withLock { $0.aborted } }
+
+    // MARK: - On the slot's thread
+
+    private func run(_ job: ExchangeJob) -> ExchangeReport {
+        var report = ExchangeReport(collectsTransportEvents: job.collectsTransportEvents)
+        do {
+            guard !isAborted else { throw CancellationError() }
+            report.result = .success(try exchange(job, report: &report))
+        } catch {
+            if isAborted { closeKeptConnection(reason: "the request was cancelled") }
+            report.result = .failure(isAborted ? CancellationError() : error)
+        }
+        return report
+    }
+
+    /// Sends the job's request on the kept connection or a new one, and keeps the connection
+    /// if it can carry another request.
+    private func exchange(_ job: ExchangeJob, report: inout ExchangeReport) throws -> HTTP1Response {
+        let reused = takeKeptConnection(idleExpired: job.idleExpired)
+        var connection: HTTP1Connection<TLSStream>
+        if let reused {
+            report.connection(host: host, port: port, reused: true)
+            settings.onEvent?(.connectionReused(host: host, port: port))
+            connection = reused
+        } else {
+            connection = try establish(job, report: &report)
+        }
+        let response: HTTP1Response
+        do throws(HTTP1ExchangeError) {
+            response = try connection.send(job.request, deadline: job.deadline)
+        } catch {
+            // RFC 9112 §9.3.1: a server may close an idle connection just as a request is sent
+            // on it. With no response byte seen, an idempotent request is safe to send again.
+            guard reused != nil, !error.receivedResponseBytes, job.request.method.isIdempotent, !isAborted else {
+                throw error.error
+            }
+            settings.onEvent?(.retryingOnFreshConnection(host: host, port: port, reason: error.error.message))
+            connection = try establish(job, report: &report)
+            do throws(HTTP1ExchangeError) {
+                response = try connection.send(job.request, deadline: job.deadline)
+            } catch {
+                throw error.error
+            }
+        }
+        if connection.isReusable, !isAborted {
+            report.keepAlive = true
+            kept.withLock { $0 = connection }
+        } else {
+            connection.close()
+        }
+        return response
+    }
+
+    /// The kept connection if it can carry a request now; otherwise closes it and returns nil.
+    private func takeKeptConnection(idleExpired: Bool) -> HTTP1Connection<TLSStream>? {
+        guard var connection = kept.withLock({ $0.take() }) else { return nil }
+        let reason: String
+        if idleExpired {
+            reason = "idle longer than the pool's expiry"
+        } else if !connection.stream.isIdleAndOpen {
+            reason = "the server closed it (or sent something unasked) while it was idle"
+        } else {
+            let stream = connection.stream
+            let aborted = control.withLock { control -> Bool in
+                control.close = { stream.close() }
+                return control.aborted
+            }
+            if aborted { connection.close() }
+            return connection
+        }
+        connection.close()
+        settings.onEvent?(.connectionDiscarded(host: host, port: port, reason: reason))
+        return nil
+    }
+
+    /// Connects, handshakes and checks trust; nothing is written before the check passed.
+    private func establish(_ job: ExchangeJob, report: inout ExchangeReport) throws -> HTTP1Connection<TLSStream> {
+        let start = ContinuousClock.now
+        let stream: TLSStream
+        do {
+            stream = try TLSStream.open(host: host, port: port, context: settings.context, timeouts: settings.timeouts,
+                                        deadline: job.deadline) { socket in
+                let aborted = control.withLock { control -> Bool in
+                    control.close = { socket.close() }
+                    return control.aborted
+                }
+                if aborted { socket.close() }
+            }
+        } catch {
+            // OpenSSL refused the certificate during the handshake: a trust check that failed.
+            if let trust = error as? ServerTrustError {
+                report.trust(host: host, matchedPin: nil, failure: trust.description)
+                settings.onEvent?(.trustEvaluated(host: host, matchedPin: nil, failure: trust.description))
+            }
+            throw PinningFailure.transportError(for: error, request: job.request)
+        }
+        settings.onEvent?(.connectionOpened(host: host, port: port, tlsVersion: stream.protocolVersion,
+                                            duration: ContinuousClock.now - start))
+        report.connection(host: host, port: port, reused: false)
+        do {
+            let chain = try stream.chainToEvaluate(roots: settings.roots)
+            try job.evaluator.evaluate(chain, forHost: host)
+            let matched = MatchedPin.of(job.evaluator, chain: chain)
+            report.trust(host: host, matchedPin: matched, failure: nil)
+            settings.onEvent?(.trustEvaluated(host: host, matchedPin: matched, failure: nil))
+        } catch {
+            stream.close()
+            let text = String(describing: error)
+            report.trust(host: host, matchedPin: nil, failure: text)
+            settings.onEvent?(.trustEvaluated(host: host, matchedPin: nil, failure: text))
+            throw PinningFailure.transportError(for: error, request: job.request)
+        }
+        let host = host
+        let onEvent = settings.onEvent
+        return HTTP1Connection(stream: stream, limits: settings.limits,
+                               onEvent: onEvent.map { hook in { @Sendable event in hook(.http(host: host, event)) } })
+    }
+
+    /// Closes the kept connection, if any.
+    private func closeKeptConnection(reason: String) {
+        guard var connection = kept.withLock({ $0.take() }) else { return }
+        connection.close()
+        settings.onEvent?(.connectionDiscarded(host: host, port: port, reason: reason))
+    }
+}

@@ -1,0 +1,191 @@
+import COpenSSL
+import Strata
+
+/// One client `SSL *` driven through two memory BIOs, so every byte to and from the network goes
+/// through ``POSIXSocketStream``: sends use `MSG_NOSIGNAL` (a dead peer is an error, never
+/// SIGPIPE), every wait has a timeout, and ``POSIXSocketStream/close()`` from another thread
+/// ends a blocked call. OpenSSL only ever sees memory.
+///
+/// Not thread-safe: ``TLSStream`` keeps it behind a mutex.
+final class TLSSession {
+    /// Ciphertext moved per step; 64 KiB holds four full TLS records (RFC 8446 §5.1: 2^14 plaintext).
+    static let scratchSize = 64 * 1024
+
+    let ssl: OpaquePointer
+    let socket: POSIXSocketStream
+    private let input: OpaquePointer
+    private let output: OpaquePointer
+    /// One buffer for ciphertext in both directions, reused for the connection's life (never
+    /// per read): steps are sequential, so input and output never need it at once.
+    private let scratch: UnsafeMutableRawBufferPointer
+
+    /// Wraps a fresh `ssl` (taking ownership) around a connected `socket`.
+    ///
+    /// - Throws: `TransportError` ``TransportError/Kind/tls`` when OpenSSL cannot allocate the BIOs.
+    init(ssl: OpaquePointer, socket: POSIXSocketStream) throws(TransportError) {
+        guard let input = BIO_new(BIO_s_mem()), let output = BIO_new(BIO_s_mem()) else {
+            SSL_free(ssl)
+            throw TransportError(.tls, message: "OpenSSL cannot allocate memory BIOs")
+        }
+        // SSL_set_bio hands both BIOs to the SSL object: SSL_free releases them.
+        SSL_set_bio(ssl, input, output)
+        SSL_set_connect_state(ssl)
+        self.ssl = ssl
+        self.socket = socket
+        self.input = input
+        self.output = output
+        scratch = .allocate(byteCount: Self.scratchSize, alignment: 16)
+    }
+
+    deinit {
+        SSL_free(ssl)
+        scratch.deallocate()
+    }
+
+    /// Runs the handshake to completion.
+    ///
+    /// - Throws: ``ServerTrustError`` when OpenSSL's verification (chain, dates, host name) failed,
+    ///   `TransportError` ``TransportError/Kind/tls`` for any other TLS failure (protocol version,
+    ///   an alert from the server, an ALPN protocol other than HTTP/1.1), or the socket's
+    ///   `TransportError` (timeout, reset, close).
+    func handshake(host: String, deadline: ContinuousClock.Instant) throws {
+        while true {
+            OpenSSLErrorQueue.clear()
+            let result = SSL_do_handshake(ssl)
+            if result == 1 {
+                try flush(deadline: deadline)
+                return try checkALPN()
+            }
+            let error = SSL_get_error(ssl, result)
+            if error == SSL_ERROR_WANT_READ {
+                try flush(deadline: deadline)
+                guard try fill(deadline: deadline) else {
+                    throw TransportError(.connectionLost, message: "\(socket.peer) closed the connection during the TLS handshake")
+                }
+                continue
+            }
+            let reason = OpenSSLErrorQueue.drain(fallback: "TLS handshake failed (SSL error \(error))")
+            // Let the server see our alert; the connection is over either way.
+            try? flush(deadline: deadline)
+            if let trustFailure = X509VerifyResult.error(code: SSL_get_verify_result(ssl), host: host) {
+                throw trustFailure
+            }
+            throw TransportError(.tls, message: "TLS handshake with \(socket.peer) failed: \(reason)")
+        }
+    }
+
+    /// The protocol version negotiated, such as `TLSv1.3`.
+    var protocolVersion: String {
+        guard let name = SSL_get_version(ssl) else { return "unknown" }
+        return String(cString: name)
+    }
+
+    /// Reads decrypted bytes into `buffer`; 0 means the server closed the connection (with or
+    /// without a TLS close_notify: bodies framed by length or chunks still detect truncation).
+    func read(into buffer: UnsafeMutableRawBufferPointer, deadline: ContinuousClock.Instant) throws(TransportError) -> Int {
+        guard let base = buffer.baseAddress, !buffer.isEmpty else { return 0 }
+        while true {
+            OpenSSLErrorQueue.clear()
+            let count = SSL_read(ssl, base, Int32(clamping: buffer.count))
+            if count > 0 { return Int(count) }
+            switch SSL_get_error(ssl, count) {
+            case SSL_ERROR_ZERO_RETURN:
+                return 0
+            case SSL_ERROR_WANT_READ:
+                try flush(deadline: deadline)
+                guard try fill(deadline: deadline) else { return 0 }
+            case SSL_ERROR_WANT_WRITE:
+                try flush(deadline: deadline)
+            default:
+                throw failure(doing: "reading from")
+            }
+        }
+    }
+
+    /// Encrypts and sends every byte of `bytes`.
+    func write(_ bytes: UnsafeRawBufferPointer, deadline: ContinuousClock.Instant) throws(TransportError) {
+        guard let base = bytes.baseAddress else { return }
+        var offset = 0
+        while offset < bytes.count {
+            // A bounded piece per step keeps the output BIO (and memory) small for large bodies.
+            let piece = min(bytes.count - offset, Self.scratchSize / 2)
+            OpenSSLErrorQueue.clear()
+            let written = SSL_write(ssl, base + offset, Int32(piece))
+            if written > 0 {
+                offset += Int(written)
+                try flush(deadline: deadline)
+                continue
+            }
+            switch SSL_get_error(ssl, written) {
+            case SSL_ERROR_WANT_READ:
+                guard try fill(deadline: deadline) else {
+                    throw TransportError(.connectionLost, message: "\(socket.peer) closed the connection while the request was written")
+                }
+            case SSL_ERROR_WANT_WRITE:
+                try flush(deadline: deadline)
+            case SSL_ERROR_ZERO_RETURN:
+                throw TransportError(.connectionLost, message: "\(socket.peer) closed the TLS session while the request was written")
+            default:
+                throw failure(doing: "writing to")
+            }
+        }
+    }
+
+    /// Whether an idle connection can carry another request: nothing but TLS housekeeping
+    /// (TLS 1.3 session tickets, which also make the socket readable) arrived since the last
+    /// response. Application data (such as an unasked `408`), a close_notify, end of stream or
+    /// any error means the server is done with it. Never blocks.
+    func isIdleAndOpen() -> Bool {
+        var probe: UInt8 = 0
+        // Bounded: a server streaming housekeeping records forever is not worth keeping.
+        for _ in 0..<16 {
+            OpenSSLErrorQueue.clear()
+            let count = SSL_read(ssl, &probe, 1)
+            if count > 0 { return false }
+            guard SSL_get_error(ssl, count) == SSL_ERROR_WANT_READ else { return false }
+            guard socket.isReadable else { return true }
+            do {
+                guard try fill(deadline: .now) else { return false }
+            } catch {
+                return false
+            }
+        }
+        return false
+    }
+
+    /// Sends everything OpenSSL has queued in the output BIO.
+    private func flush(deadline: ContinuousClock.Instant) throws(TransportError) {
+        while BIO_ctrl_pending(output) > 0 {
+            let count = BIO_read(output, scratch.baseAddress, Int32(scratch.count))
+            guard count > 0 else { return }
+            try socket.write(UnsafeRawBufferPointer(rebasing: scratch[0..<Int(count)]), deadline: deadline)
+        }
+    }
+
+    /// Moves what the socket has (waiting for some) into the input BIO. Returns false at end of stream.
+    private func fill(deadline: ContinuousClock.Instant) throws(TransportError) -> Bool {
+        let count = try socket.read(into: scratch, deadline: deadline)
+        guard count > 0 else { return false }
+        guard BIO_write(input, scratch.baseAddress, Int32(count)) == Int32(count) else {
+            throw TransportError(.tls, message: "OpenSSL refused \(count) received bytes")
+        }
+        return true
+    }
+
+    private func failure(doing activity: String) -> TransportError {
+        TransportError(.tls, message: "TLS failure \(activity) \(socket.peer): "
+            + OpenSSLErrorQueue.drain(fallback: "the TLS session failed"))
+    }
+
+    /// A server that picked a protocol we did not offer speaks something other than HTTP/1.1.
+    private func checkALPN() throws(TransportError) {
+        var selected: UnsafePointer<UInt8>?
+        var length: UInt32 = 0
+        SSL_get0_alpn_selected(ssl, &selected, &length)
+        guard let selected, length > 0 else { return }
+        let name = String(decoding: UnsafeBufferPointer(start: selected, count: Int(length)), as: UTF8.self)
+        guard name == "http/1.1" else {
+            throw TransportError(.tls, message: "\(socket.peer) selected ALPN protocol '\(name)', not http/1.1")
+        }
+    }
+}

@@ -1,0 +1,101 @@
+import Strata
+import Synchronization
+
+/// A verified TLS client connection as an ``HTTP1ByteStream``.
+///
+/// ``open(host:port:context:timeouts:deadline:)`` connects, runs the handshake and returns the
+/// stream before anything is written; the caller then takes ``chainToEvaluate(roots:)`` to its
+/// evaluator and only after that sends a request. Blocking, for dedicated threads.
+///
+/// One exchange uses the stream at a time. `@unchecked Sendable` because the `SSL *` inside
+/// ``TLSSession`` is not thread-safe: every use of `session` happens inside `lock`, which makes
+/// that discipline enforced rather than assumed (uncontended, it costs nanoseconds per call).
+/// ``close()`` does not take the lock: it shuts the socket down, which makes a call blocked on
+/// another thread return at once.
+final class TLSStream: HTTP1ByteStream, @unchecked Sendable {
+    /// How long connecting and handshaking may take, and how long any later read or write may
+    /// wait for progress.
+    struct Timeouts: Sendable {
+        var connect: Duration
+        var handshake: Duration
+        var idle: Duration
+    }
+
+    private let lock = Mutex(())
+    private let session: TLSSession
+    private let socket: POSIXSocketStream
+    /// The host the certificate was verified for.
+    let host: String
+    /// The TLS version negotiated, such as `TLSv1.3`.
+    let protocolVersion: String
+
+    private init(session: TLSSession, socket: POSIXSocketStream, host: String, protocolVersion: String) {
+        self.session = session
+        self.socket = socket
+        self.host = host
+        self.protocolVersion = protocolVersion
+    }
+
+    /// Connects to `host:port` and completes a TLS handshake in which OpenSSL verified the
+    /// chain and the host name (unless the roots are ``TrustRoots/pinnedKeysOnly``).
+    ///
+    /// - Parameters:
+    ///   - opened: Called with the TCP connection as soon as it exists, so a canceller can close
+    ///     it during the handshake.
+    ///   - deadline: The whole request's deadline; connect and handshake stop there too.
+    /// - Throws: ``ServerTrustError`` for a certificate OpenSSL refused, `TransportError` otherwise.
+    static func open(host: String, port: Int, context: TLSClientContext, timeouts: Timeouts,
+                     deadline: ContinuousClock.Instant,
+                     opened: (POSIXSocketStream) -> Void = { _ in }) throws -> TLSStream {
+        let start = ContinuousClock.now
+        let socket = try POSIXSocketStream.connect(host: host, port: port,
+                                                   connectTimeout: min(timeouts.connect, deadline - start),
+                                                   idleTimeout: timeouts.idle)
+        opened(socket)
+        guard let ssl = context.makeSSL() else {
+            socket.close()
+            throw TransportError(.tls, message: "OpenSSL cannot create a TLS session")
+        }
+        let session = try TLSSession(ssl: ssl, socket: socket)
+        do {
+            try TLSPeerTrust.expect(host: host, on: ssl)
+            try session.handshake(host: host, deadline: min(deadline, ContinuousClock.now + timeouts.handshake))
+        } catch {
+            socket.close()
+            throw error
+        }
+        let version = session.protocolVersion
+        return TLSStream(session: session, socket: socket, host: host, protocolVersion: version)
+    }
+
+    /// The chain the evaluator must see: OpenSSL's verified chain, leaf first (or just the leaf
+    /// for ``TrustRoots/pinnedKeysOnly``).
+    ///
+    /// - Throws: ``ServerTrustError`` when verification failed or no verified chain exists.
+    func chainToEvaluate(roots: TrustRoots) throws -> [Certificate] {
+        try lock.withLock { _ in
+            try TLSPeerTrust.chainToEvaluate(on: session.ssl, host: host, roots: roots)
+        }
+    }
+
+    func write(_ bytes: UnsafeRawBufferPointer, deadline: ContinuousClock.Instant) throws(TransportError) {
+        try lock.withLock { (_) throws(TransportError) in
+            try session.write(bytes, deadline: deadline)
+        }
+    }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer, deadline: ContinuousClock.Instant) throws(TransportError) -> Int {
+        try lock.withLock { (_) throws(TransportError) in
+            try session.read(into: buffer, deadline: deadline)
+        }
+    }
+
+    /// Whether the idle connection can carry another request (see ``TLSSession/isIdleAndOpen()``).
+    var isIdleAndOpen: Bool {
+        lock.withLock { _ in session.isIdleAndOpen() }
+    }
+
+    func close() {
+        socket.close()
+    }
+}

@@ -1,0 +1,67 @@
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Foundation
+import Strata
+import Synchronization
+
+/// Sends one request (no redirects) to a pinned host over the pool's verified connections,
+/// bridging the caller's task and the connection's thread.
+final class PinnedClient: Sendable {
+    private let pool: ConnectionPool
+    private let requestTimeout: Duration
+    private let jobIDs = Atomic<UInt64>(0)
+
+    init(settings: ConnectionSettings, configuration: PinningTransport.Configuration) {
+        pool = ConnectionPool(settings: settings, maxConnectionsPerHost: configuration.maxConnectionsPerHost,
+                              idleTimeout: configuration.idleConnectionTimeout)
+        requestTimeout = configuration.requestTimeout
+    }
+
+    deinit {
+        pool.shutDown()
+    }
+
+    /// How many connections to `host:port` exist and how many requests wait for one.
+    func poolCounts(host: String, port: Int) -> (open: Int, waiting: Int) {
+        pool.counts(host: host, port: port)
+    }
+
+    /// Sends `request` to `host:port`, whose new connections must pass `evaluator`.
+    ///
+    /// - Throws: `TransportError` (``TransportError/Kind/tls`` for refused certificates,
+    ///   ``TransportError/Kind/invalidRequest`` for a request HTTP/1.1 cannot carry), or
+    ///   `CancellationError`.
+    func send(_ request: URLRequest, host: String, port: Int,
+              evaluator: any ServerTrustEvaluator) async throws -> HTTPResponse {
+        try Task.checkCancellation()
+        let encoded: HTTP1Request
+        do {
+            encoded = try HTTP1RequestEncoder.encode(request)
+        } catch {
+            throw TransportError(.invalidRequest, method: HTTPMethod(request), url: request.url,
+                                 message: error.description, underlying: error)
+        }
+        let lease = try await pool.acquire(host: host, port: port)
+        let deadline = ContinuousClock.now + requestTimeout
+        let connection = lease.connection
+        let jobID = jobIDs.wrappingAdd(1, ordering: .relaxed).newValue
+        connection.begin(jobID: jobID)
+        let job = ExchangeJob(request: encoded, evaluator: evaluator, deadline: deadline, idleExpired: lease.idleExpired,
+                              collectsTransportEvents: TransportEvents.current != nil)
+        let completion = ExchangeCompletion()
+        let pool = pool
+        connection.submit(job) { report in
+            pool.release(connection, keepAlive: report.keepAlive)
+            completion.finish(.success(report))
+        }
+        let report = try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { completion.install($0) }
+        } onCancel: {
+            completion.finish(.failure(CancellationError()))
+            connection.abort(jobID: jobID)
+        }
+        for event in report.events { TransportEvents.emit(event) }
+        return try report.result.get().httpResponse(url: request.url)
+    }
+}

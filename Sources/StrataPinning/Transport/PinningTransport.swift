@@ -1,0 +1,166 @@
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Foundation
+import Strata
+
+/// The terminal transport for pinned hosts: requests to hosts matched by `pinnedDomains` travel
+/// over its own HTTP/1.1-over-TLS connections (system OpenSSL), each verified before the first
+/// request byte is written; every other request goes to `inner` untouched.
+///
+/// Use it where `URLSessionTransport` would be, when some hosts must be pinned: on Linux
+/// URLSession cannot pin (no server-trust callback, no way to add a CA), and checking pins on a
+/// separate probe connection is not pinning. For a pinned host, each new connection:
+/// 1. negotiates TLS 1.2 or newer, with SNI and ALPN `http/1.1`;
+/// 2. has OpenSSL verify the chain against `trustRoots` and the host name;
+/// 3. runs the host's evaluator on OpenSSL's *verified* chain (never the list the server sent);
+/// 4. only then carries the request. Session resumption is off, so every connection is checked.
+///
+/// Verified connections are kept alive and reused (``Configuration/maxConnectionsPerHost`` per
+/// host, closed after ``Configuration/idleConnectionTimeout`` unused). An idempotent request
+/// that fails on a reused connection before any response byte (the server had closed it) is
+/// sent once more on a fresh connection. Blocking socket and TLS work runs on one dedicated
+/// thread per connection, never on Swift's cooperative pool; writes never raise SIGPIPE and the
+/// process's signal handlers are left alone.
+///
+/// Rules:
+/// - An `http://` URL for a pinned host is refused (``TransportError/Kind/invalidRequest``):
+///   traffic for a pinned host never travels in cleartext. Unpinned `http://` goes to `inner`.
+/// - Redirects from a pinned host follow `RedirectPolicy` (credentials dropped across origins,
+///   307/308 keep the body, 303 becomes `GET`, at most ``Configuration/maxRedirects``); the
+///   target is matched against `pinnedDomains` again and goes to `inner` if it is not pinned.
+///   Redirects that `inner` follows stay its business.
+/// - A refused certificate throws `TransportError` of kind ``TransportError/Kind/tls`` whose
+///   `underlying` is the ``ServerTrustError`` (see ``TransportError/serverTrustError``) and whose
+///   message is its description (for a pin mismatch, the chain's pins ready to copy). `tls` is not
+///   transient: `RetryTransport` never retries it.
+/// - A malformed `pinnedDomains` key or unusable `trustRoots` makes every `send` throw the
+///   ``PinningConfigurationError`` (fail closed, nothing is sent anywhere); use
+///   ``validated(inner:pinnedDomains:trustRoots:configuration:onEvent:)`` to get it at startup.
+///
+/// ```swift
+/// let transport = PinningTransport(
+///     pinnedDomains: ["api.example.com": try PublicKeyPinningEvaluator(pins: [current, backup])],
+///     trustRoots: .system)
+/// let response = try await transport.send(URLRequest(url: URL(string: "https://api.example.com/me")!))
+/// ```
+/// Copies share one connection pool; connections close when the last copy goes away.
+public struct PinningTransport: Transport {
+    private struct Engine: Sendable {
+        let domains: PinnedDomains
+        let client: PinnedClient
+    }
+
+    private let inner: any Transport
+    private let engine: Result<Engine, PinningConfigurationError>
+    private let maxRedirects: Int
+    private let onEvent: (@Sendable (PinningEvent) -> Void)?
+
+    /// Creates a transport that pins the hosts matched by `pinnedDomains`.
+    ///
+    /// - Parameters:
+    ///   - inner: Carries requests for unpinned hosts. Default: a new `URLSessionTransport`.
+    ///   - pinnedDomains: Host patterns (`api.example.com`, `*.example.com` for one extra label,
+    ///     `**.example.com` for any depth including the apex) and the evaluator each host's
+    ///     verified chain must pass.
+    ///   - trustRoots: The trust anchors OpenSSL verifies chains against. Default: the system bundle.
+    ///   - configuration: Timeouts, pool size and response limits.
+    ///   - onEvent: Told what the transport did (connections, trust checks, retries, redirects).
+    /// Never throws: a configuration error is reported by every ``send(_:)`` instead (fail closed).
+    public init(inner: any Transport = URLSessionTransport(), pinnedDomains: [String: any ServerTrustEvaluator],
+                trustRoots: TrustRoots = .system, configuration: Configuration = Configuration(),
+                onEvent: (@Sendable (PinningEvent) -> Void)? = nil) {
+        self.init(inner: inner, pinnedDomains: pinnedDomains, trustRoots: trustRoots, configuration: configuration,
+                  onEvent: onEvent, now: { ContinuousClock.now })
+    }
+
+    /// Creates a transport like ``init(inner:pinnedDomains:trustRoots:configuration:onEvent:)``,
+    /// but reports a malformed host pattern or unusable trust roots now.
+    ///
+    /// - Throws: ``PinningConfigurationError``.
+    public static func validated(inner: any Transport = URLSessionTransport(),
+                                 pinnedDomains: [String: any ServerTrustEvaluator],
+                                 trustRoots: TrustRoots = .system, configuration: Configuration = Configuration(),
+                                 onEvent: (@Sendable (PinningEvent) -> Void)? = nil)
+        throws(PinningConfigurationError) -> PinningTransport {
+        let transport = PinningTransport(inner: inner, pinnedDomains: pinnedDomains, trustRoots: trustRoots,
+                                         configuration: configuration, onEvent: onEvent)
+        if let error = transport.configurationError { throw error }
+        return transport
+    }
+
+    /// The designated initializer, with the clock the pool's idle expiry reads (tests inject one).
+    init(inner: any Transport, pinnedDomains: [String: any ServerTrustEvaluator], trustRoots: TrustRoots,
+         configuration: Configuration, onEvent: (@Sendable (PinningEvent) -> Void)?,
+         now: @escaping @Sendable () -> ContinuousClock.Instant) {
+        self.inner = inner
+        self.maxRedirects = configuration.maxRedirects
+        self.onEvent = onEvent
+        engine = Result { () throws(PinningConfigurationError) -> Engine in
+            let domains = try PinnedDomains(pinnedDomains)
+            let context = try TLSClientContext(roots: trustRoots)
+            let settings = ConnectionSettings(
+                context: context,
+                timeouts: TLSStream.Timeouts(connect: configuration.connectTimeout,
+                                             handshake: configuration.handshakeTimeout,
+                                             idle: configuration.idleReadTimeout),
+                limits: configuration.limits, onEvent: onEvent, now: now)
+            return Engine(domains: domains, client: PinnedClient(settings: settings, configuration: configuration))
+        }
+    }
+
+    /// Why this transport refuses every request, or `nil` when its configuration is usable.
+    public var configurationError: PinningConfigurationError? {
+        guard case let .failure(error) = engine else { return nil }
+        return error
+    }
+
+    /// How many pooled connections to `host:port` exist and how many requests wait for one
+    /// (zeros when the configuration is unusable); for tests and diagnostics.
+    func poolCounts(host: String, port: Int) -> (open: Int, waiting: Int) {
+        guard case let .success(engine) = engine else { return (0, 0) }
+        return engine.client.poolCounts(host: host, port: port)
+    }
+
+    /// Sends `request`: over a verified pooled connection when its host is pinned, through
+    /// `inner` otherwise; follows redirects from pinned hosts.
+    ///
+    /// - Throws: ``PinningConfigurationError`` when the configuration is unusable; `TransportError`
+    ///   (``TransportError/Kind/tls`` for a refused certificate, ``TransportError/Kind/invalidRequest``
+    ///   for `http://` to a pinned host or a request HTTP/1.1 cannot carry,
+    ///   ``TransportError/Kind/tooManyRedirects``, and the network kinds); `CancellationError`;
+    ///   or whatever `inner` throws.
+    public func send(_ request: URLRequest) async throws -> HTTPResponse {
+        let engine = try engine.get()
+        var current = request
+        var redirects = 0
+        while true {
+            guard let url = current.url, let host = url.host, let evaluator = engine.domains.evaluator(forHost: host) else {
+                onEvent?(.sentToInner(url: current.url))
+                return try await inner.send(current)
+            }
+            let port = try Self.httpsPort(of: url, request: current)
+            let response = try await engine.client.send(current, host: host.lowercased(), port: port, evaluator: evaluator)
+            guard let location = RedirectPolicy.target(of: response, for: current),
+                  let next = RedirectPolicy.followUp(to: current, status: response.statusCode, location: location)
+            else { return response }
+            redirects += 1
+            guard redirects <= maxRedirects else {
+                throw TransportError(.tooManyRedirects, method: HTTPMethod(current), url: request.url,
+                                     message: "more than \(maxRedirects) redirects (PinningTransport.Configuration.maxRedirects)")
+            }
+            onEvent?(.redirected(from: url, to: location, statusCode: response.statusCode))
+            current = next
+        }
+    }
+
+    /// The port of an `https` URL for a pinned host; anything else is refused before any I/O.
+    private static func httpsPort(of url: URL, request: URLRequest) throws(TransportError) -> Int {
+        guard url.scheme?.lowercased() == "https" else {
+            throw TransportError(.invalidRequest, method: HTTPMethod(request), url: url,
+                                 message: "\(url.host ?? "the host") is pinned, so it is only reached over https; "
+                                     + "refusing to send its request as \(url.scheme ?? "a URL without a scheme")")
+        }
+        return url.port ?? 443
+    }
+}

@@ -1,0 +1,44 @@
+extension PinningTransport {
+    /// Timeouts, pool size and limits for the connections ``PinningTransport`` opens to pinned
+    /// hosts. Every value has a default that suits an ordinary JSON API.
+    public struct Configuration: Sendable {
+        /// How long opening the TCP connection may take (after name resolution). Default 10 s.
+        public var connectTimeout: Duration
+        /// How long the TLS handshake may take. Default 10 s.
+        public var handshakeTimeout: Duration
+        /// The longest wait for any progress while a request is written or its response read.
+        /// Default 30 s.
+        public var idleReadTimeout: Duration
+        /// How long one request may take in total, from the moment it has a connection: connect,
+        /// handshake, any retry on a fresh connection and the whole response included. Each
+        /// redirect hop gets its own. Default 60 s. Waiting for a free connection (at
+        /// ``maxConnectionsPerHost``) is not counted; cancel the task to bound that wait.
+        public var requestTimeout: Duration
+        /// The most connections open at once to one host and port; further requests wait, first
+        /// come first served. Default 8.
+        public var maxConnectionsPerHost: Int
+        /// How long an unused keep-alive connection is kept; after that it is closed (and a
+        /// request that finds it opens a new one). Default 30 s, below common server keep-alive
+        /// timeouts so the client usually closes first.
+        public var idleConnectionTimeout: Duration
+        /// Limits on response heads and bodies.
+        public var limits: HTTP1Limits
+        /// The most redirects followed for one request. Default 10.
+        public var maxRedirects: Int
+
+        /// Creates a configuration; every parameter defaults to the documented default.
+        public init(connectTimeout: Duration = .seconds(10), handshakeTimeout: Duration = .seconds(10),
+                    idleReadTimeout: Duration = .seconds(30), requestTimeout: Duration = .seconds(60),
+                    maxConnectionsPerHost: Int = 8, idleConnectionTimeout: Duration = .seconds(30),
+                    limits: HTTP1Limits = .default, maxRedirects: Int = 10) {
+            self.connectTimeout = connectTimeout
+            self.handshakeTimeout = handshakeTimeout
+            self.idleReadTimeout = idleReadTimeout
+            self.requestTimeout = requestTimeout
+            self.maxConnectionsPerHost = maxConnectionsPerHost
+            self.idleConnectionTimeout = idleConnectionTimeout
+            self.limits = limits
+            self.maxRedirects = maxRedirects
+        }
+    }
+}

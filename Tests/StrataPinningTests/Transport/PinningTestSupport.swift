@@ -1,0 +1,96 @@
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Foundation
+import Strata
+@testable import StrataPinning
+import StrataTesting
+import Synchronization
+import TestServer
+import TLSTestServer
+
+/// Collects what a transport reports through its `onEvent` hook.
+final class PinningEventLog: Sendable {
+    private let events = Mutex<[PinningEvent]>([])
+
+    var hook: @Sendable (PinningEvent) -> Void { { [self] event in events.withLock { $0.append(event) } } }
+    var all: [PinningEvent] { events.withLock { $0 } }
+
+    var reusedCount: Int { all.filter { if case .connectionReused = $0 { true } else { false } }.count }
+    var openedCount: Int { all.filter { if case .connectionOpened = $0 { true } else { false } }.count }
+    var retries: [String] {
+        all.compactMap { if case let .retryingOnFreshConnection(_, _, reason) = $0 { reason } else { nil } }
+    }
+    var discards: [String] {
+        all.compactMap { if case let .connectionDiscarded(_, _, reason) = $0 { reason } else { nil } }
+    }
+    var trust: [(matchedPin: String?, failure: String?)] {
+        all.compactMap { if case let .trustEvaluated(_, pin, failure) = $0 { (pin, failure) } else { nil } }
+    }
+}
+
+/// A clock tests move by hand, for the pool's idle expiry.
+final class ManualClock: Sendable {
+    private let offset = Mutex<Duration>(.zero)
+    private let start = ContinuousClock.now
+
+    var now: @Sendable () -> ContinuousClock.Instant { { [self] in start + offset.withLock { $0 } } }
+    func advance(by duration: Duration) { offset.withLock { $0 += duration } }
+}
+
+/// Receives `TransportEvent`s, as a LoggingTransport would.
+final class TransportEventRecorder: TransportEventObserver {
+    private let events = Mutex<[TransportEvent.Kind]>([])
+    func observe(_ event: TransportEvent) { events.withLock { $0.append(event.kind) } }
+    var all: [TransportEvent.Kind] { events.withLock { $0 } }
+}
+
+enum Pinning {
+    static func pins(_ pins: String...) throws -> PublicKeyPinningEvaluator {
+        try PublicKeyPinningEvaluator(pins: pins)
+    }
+
+    static func privateCA() throws -> TrustRoots {
+        .certificates([try Fixtures.certificate("ca")])
+    }
+
+    /// A transport pinning `localhost` (and any extra domains) against the private CA.
+    static func transport(pins: [String] = [Fixtures.Pin.leafEC], extra: [String: any ServerTrustEvaluator] = [:],
+                          roots: TrustRoots? = nil, inner: any Transport = CannedRoutesTransport(routes: []),
+                          configuration: PinningTransport.Configuration = .init(requestTimeout: .seconds(10)),
+                          events: PinningEventLog? = nil,
+                          now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now })
+        throws -> PinningTransport {
+        var domains = extra
+        domains["localhost"] = try PublicKeyPinningEvaluator(pins: pins)
+        return PinningTransport(inner: inner, pinnedDomains: domains, trustRoots: try roots ?? privateCA(),
+                                configuration: configuration, onEvent: events?.hook, now: now)
+    }
+
+    static func get(_ url: URL, headers: [String: String] = [:]) -> URLRequest {
+        var request = URLRequest(url: url)
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        return request
+    }
+
+    static func post(_ url: URL, body: Data) -> URLRequest {
+        var request = URLRequest(url: url)
+        request.httpMethod = "POST"
+        request.httpBody = body
+        return request
+    }
+
+    /// The error `body` throws, or nil.
+    static func error(_ body: () async throws -> HTTPResponse) async -> (any Error)? {
+        do {
+            _ = try await body()
+            return nil
+        } catch {
+            return error
+        }
+    }
+}
+
+extension HTTPResponse {
+    var text: String { String(decoding: body, as: UTF8.self) }
+}

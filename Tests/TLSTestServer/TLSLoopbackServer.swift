@@ -1,0 +1,209 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import COpenSSL
+import Foundation
+import Synchronization
+import TestServer
+
+/// The loopback HTTP server behind TLS (OpenSSL server side), presenting one of the committed
+/// fixture certificates from Tests/Fixtures/Pinning. Routing, recording and connection counting
+/// are the plain server's; each connection is served on its own thread (never Swift's
+/// cooperative pool), and its TLS session runs over memory BIOs with `MSG_NOSIGNAL` sends.
+public final class TLSLoopbackServer: Sendable {
+    /// What the server presents: a certificate chain file and the leaf's key.
+    public struct Identity: Sendable {
+        /// The PEM file sent as the certificate chain, leaf first.
+        public var chainFile: String
+        /// The leaf's private key.
+        public var keyFile: String
+
+        /// The private CA's EC leaf alone (no CA certificate sent): a leaf-only server.
+        public static let leafOnly = Identity(chainFile: "leaf-ec.pem", keyFile: "leaf-ec.key")
+        /// The private CA's RSA leaf alone.
+        public static let rsaLeaf = Identity(chainFile: "leaf-rsa.pem", keyFile: "leaf-rsa.key")
+        /// A leaf issued by the intermediate, sent with the intermediate.
+        public static let viaIntermediate = Identity(chainFile: "leaf-via-intermediate-chain.pem",
+                                                     keyFile: "leaf-via-intermediate.key")
+        /// A leaf of the private CA valid only in 2000–2001.
+        public static let expired = Identity(chainFile: "expired.pem", keyFile: "expired.key")
+        /// A leaf of the private CA for `wrong.example.net` only.
+        public static let wrongHost = Identity(chainFile: "wrong-host.pem", keyFile: "wrong-host.key")
+        /// A leaf that signs itself.
+        public static let selfSigned = Identity(chainFile: "self-signed.pem", keyFile: "self-signed.key")
+        /// The attacker CA's `localhost` leaf followed by the genuine private CA (CVE-2016-2402 shape).
+        public static let forgedChain = Identity(chainFile: "forged-chain.pem", keyFile: "attacker-leaf.key")
+    }
+
+    /// The HTTP server: routes, recorded requests, connection counts.
+    public let http: LoopbackHTTPServer
+
+    /// Starts a TLS server on 127.0.0.1 with an OS-chosen port.
+    ///
+    /// - Parameters:
+    ///   - identity: The certificate chain and key to present.
+    ///   - ticketAfterEachWrite: Send a TLS 1.3 session ticket after every response, so an idle
+    ///     keep-alive socket becomes readable with nothing but TLS housekeeping on it.
+    ///   - maxProtocolVersion: The newest TLS version offered (`TLS1_2_VERSION`, ...); nil for OpenSSL's newest.
+    public init(identity: Identity, ticketAfterEachWrite: Bool = false, maxProtocolVersion: Int32? = nil) throws {
+        let context = try ServerTLSContext(identity: identity, maxProtocolVersion: maxProtocolVersion)
+        http = try LoopbackHTTPServer { fd in
+            ServerTLSChannel(fd: fd, context: context, ticketAfterEachWrite: ticketAfterEachWrite)
+        }
+    }
+
+    /// The port the server listens on.
+    public var port: Int { http.port }
+
+    /// `https://<host>:<port><path>`; the fixture leaves name `localhost` and `127.0.0.1`.
+    public func url(_ path: String, host: String = "localhost") -> URL {
+        URL(string: "https://\(host):\(port)\(path)")!
+    }
+
+    /// The directory of the committed certificates and keys.
+    public static let fixtures = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/Pinning")
+}
+
+/// A failure to set up the server's TLS context.
+public struct TLSServerSetupError: Error, CustomStringConvertible {
+    /// What could not be set up.
+    public let description: String
+}
+
+/// The server `SSL_CTX`, shared by every connection thread (SSL_new on a shared context is
+/// thread-safe in OpenSSL; the mutex makes the sharing compiler-checked).
+final class ServerTLSContext: Sendable {
+    private let context: Mutex<OpaquePointer>
+
+    init(identity: TLSLoopbackServer.Identity, maxProtocolVersion: Int32?) throws {
+        guard let context = SSL_CTX_new(TLS_server_method()) else { throw TLSServerSetupError(description: "SSL_CTX_new") }
+        if let maxProtocolVersion {
+            // Old versions need security level 0 in OpenSSL 3 to be offered at all.
+            if maxProtocolVersion < TLS1_2_VERSION {
+                SSL_CTX_set_security_level(context, 0)
+                _ = strata_SSL_CTX_set_min_proto_version(context, maxProtocolVersion)
+            }
+            _ = strata_SSL_CTX_set_max_proto_version(context, maxProtocolVersion)
+        }
+        let chain = TLSLoopbackServer.fixtures.appendingPathComponent(identity.chainFile).path
+        let key = TLSLoopbackServer.fixtures.appendingPathComponent(identity.keyFile).path
+        guard SSL_CTX_use_certificate_chain_file(context, chain) == 1,
+              SSL_CTX_use_PrivateKey_file(context, key, SSL_FILETYPE_PEM) == 1 else {
+            SSL_CTX_free(context)
+            throw TLSServerSetupError(description: "cannot load \(identity.chainFile) / \(identity.keyFile)")
+        }
+        self.context = Mutex(context)
+    }
+
+    deinit { context.withLock { SSL_CTX_free($0) } }
+
+    func makeSSL() -> OpaquePointer? { context.withLock { SSL_new($0) } }
+}
+
+/// One server-side TLS session over an accepted blocking socket, through memory BIOs.
+final class ServerTLSChannel: LoopbackByteChannel {
+    private let fd: Int32
+    private let ssl: OpaquePointer
+    private let input: OpaquePointer
+    private let output: OpaquePointer
+    private let ticketAfterEachWrite: Bool
+    private var scratch = [UInt8](repeating: 0, count: 64 * 1024)
+
+    /// Runs the handshake; nil when it fails (the client refused us, or spoke something else).
+    init?(fd: Int32, context: ServerTLSContext, ticketAfterEachWrite: Bool) {
+        guard let ssl = context.makeSSL() else { return nil }
+        guard let input = BIO_new(BIO_s_mem()), let output = BIO_new(BIO_s_mem()) else {
+            SSL_free(ssl)
+            return nil
+        }
+        SSL_set_bio(ssl, input, output)
+        SSL_set_accept_state(ssl)
+        // Responses and session tickets are separate small writes: without this, Nagle holds the
+        // second one for the client's delayed ACK (40 ms), as no real TLS server would.
+        var on: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+        self.fd = fd
+        self.ssl = ssl
+        self.input = input
+        self.output = output
+        self.ticketAfterEachWrite = ticketAfterEachWrite
+        while true {
+            let result = SSL_do_handshake(ssl)
+            flush()
+            if result == 1 { break }
+            guard SSL_get_error(ssl, result) == SSL_ERROR_WANT_READ, fill() else {
+                ERR_clear_error()
+                return nil
+            }
+        }
+    }
+
+    deinit { SSL_free(ssl) }
+
+    func receive(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        while true {
+            let count = SSL_read(ssl, buffer.baseAddress, Int32(clamping: buffer.count))
+            if count > 0 { return Int(count) }
+            guard SSL_get_error(ssl, count) == SSL_ERROR_WANT_READ else {
+                ERR_clear_error()
+                return 0
+            }
+            flush()
+            guard fill() else { return 0 }
+        }
+    }
+
+    func send(_ bytes: UnsafeRawBufferPointer) {
+        guard let base = bytes.baseAddress else { return }
+        var offset = 0
+        while offset < bytes.count {
+            let written = SSL_write(ssl, base + offset, Int32(min(bytes.count - offset, 32 * 1024)))
+            guard written > 0 else {
+                ERR_clear_error()
+                return
+            }
+            offset += Int(written)
+            guard flush() else { return }
+        }
+        if ticketAfterEachWrite, SSL_new_session_ticket(ssl) == 1 {
+            // In OpenSSL 3 the ticket goes out on the next handshake step.
+            _ = SSL_do_handshake(ssl)
+            flush()
+        }
+    }
+
+    /// Sends what OpenSSL queued; false once the peer is gone.
+    @discardableResult
+    private func flush() -> Bool {
+        while BIO_ctrl_pending(output) > 0 {
+            let count = scratch.withUnsafeMutableBytes { BIO_read(output, $0.baseAddress, Int32($0.count)) }
+            guard count > 0 else { return true }
+            let sent = scratch.withUnsafeBytes { raw -> Bool in
+                var offset = 0
+                while offset < Int(count) {
+                    #if canImport(Glibc)
+                    let result = Glibc.send(fd, raw.baseAddress! + offset, Int(count) - offset, Int32(MSG_NOSIGNAL))
+                    #else
+                    let result = Darwin.send(fd, raw.baseAddress! + offset, Int(count) - offset, 0)
+                    #endif
+                    if result <= 0 { return false }
+                    offset += result
+                }
+                return true
+            }
+            guard sent else { return false }
+        }
+        return true
+    }
+
+    /// Moves received ciphertext into OpenSSL; false at end of stream or on error.
+    private func fill() -> Bool {
+        let count = scratch.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        guard count > 0 else { return false }
+        return scratch.withUnsafeBytes { BIO_write(input, $0.baseAddress, Int32(count)) } == Int32(count)
+    }
+}
