@@ -10,6 +10,7 @@ let package = Package(
         .target(name: "APIContract", dependencies: [
             .product(name: "Strata", package: "Strata"),
             .product(name: "StrataTesting", package: "Strata"),
+            .product(name: "StrataPinning", package: "Strata"),
         ]),
     ],
     swiftLanguageModes: [.v6]

@@ -23,7 +23,9 @@ public struct URLSessionTransport: Transport {
         /// The largest response body accepted; larger ones fail with
         /// ``TransportError/Kind/invalidResponse``. Default: 64 MiB.
         public var maxResponseBodyBytes: Int
-        /// The most redirects followed for one request. Default: 10.
+        /// The most redirects followed for one request; more fail with
+        /// ``TransportError/Kind/tooManyRedirects``. `0` follows none: a 3xx is returned as a
+        /// response (a layer above, such as `PinningTransport`, then decides). Default: 10.
         public var maxRedirects: Int
 
         /// Creates limits.
@@ -94,7 +96,7 @@ public struct URLSessionTransport: Transport {
         var redirects = 0
         while true {
             let response = try await sendOnce(current)
-            guard let location = RedirectPolicy.target(of: response, for: current),
+            guard limits.maxRedirects > 0, let location = RedirectPolicy.target(of: response, for: current),
                   let next = RedirectPolicy.followUp(to: current, status: response.statusCode, location: location)
             else { return response }
             redirects += 1

@@ -26,10 +26,12 @@ import Strata
 /// Rules:
 /// - An `http://` URL for a pinned host is refused (``TransportError/Kind/invalidRequest``):
 ///   traffic for a pinned host never travels in cleartext. Unpinned `http://` goes to `inner`.
-/// - Redirects from a pinned host follow `RedirectPolicy` (credentials dropped across origins,
-///   307/308 keep the body, 303 becomes `GET`, at most ``Configuration/maxRedirects``); the
-///   target is matched against `pinnedDomains` again and goes to `inner` if it is not pinned.
-///   Redirects that `inner` follows stay its business.
+/// - Redirects are followed here, hop by hop, by `RedirectPolicy` (credentials dropped across
+///   origins, 307/308 keep the body, 303 becomes `GET`, at most ``Configuration/maxRedirects``):
+///   every target is matched against `pinnedDomains` again, so an unpinned host that redirects
+///   to a pinned one cannot lead the request around the pins. The default `inner` therefore
+///   follows no redirects itself (`URLSessionTransport` with `maxRedirects: 0`); if you pass your
+///   own `inner`, configure it the same way, or the redirects it follows are not pinned.
 /// - A refused certificate throws `TransportError` of kind ``TransportError/Kind/tls`` whose
 ///   `underlying` is the ``ServerTrustError`` (see ``TransportError/serverTrustError``) and whose
 ///   message is its description (for a pin mismatch, the chain's pins ready to copy). `tls` is not
@@ -59,7 +61,8 @@ public struct PinningTransport: Transport {
     /// Creates a transport that pins the hosts matched by `pinnedDomains`.
     ///
     /// - Parameters:
-    ///   - inner: Carries requests for unpinned hosts. Default: a new `URLSessionTransport`.
+    ///   - inner: Carries requests for unpinned hosts; it should return redirects rather than
+    ///     follow them (see the type's rules). Default: a new `URLSessionTransport` that follows none.
     ///   - pinnedDomains: Host patterns (`api.example.com`, `*.example.com` for one extra label,
     ///     `**.example.com` for any depth including the apex) and the evaluator each host's
     ///     verified chain must pass.
@@ -67,7 +70,7 @@ public struct PinningTransport: Transport {
     ///   - configuration: Timeouts, pool size and response limits.
     ///   - onEvent: Told what the transport did (connections, trust checks, retries, redirects).
     /// Never throws: a configuration error is reported by every ``send(_:)`` instead (fail closed).
-    public init(inner: any Transport = URLSessionTransport(), pinnedDomains: [String: any ServerTrustEvaluator],
+    public init(inner: any Transport = PinningTransport.defaultInner(), pinnedDomains: [String: any ServerTrustEvaluator],
                 trustRoots: TrustRoots = .system, configuration: Configuration = Configuration(),
                 onEvent: (@Sendable (PinningEvent) -> Void)? = nil) {
         self.init(inner: inner, pinnedDomains: pinnedDomains, trustRoots: trustRoots, configuration: configuration,
@@ -78,7 +81,7 @@ public struct PinningTransport: Transport {
     /// but reports a malformed host pattern or unusable trust roots now.
     ///
     /// - Throws: ``PinningConfigurationError``.
-    public static func validated(inner: any Transport = URLSessionTransport(),
+    public static func validated(inner: any Transport = PinningTransport.defaultInner(),
                                  pinnedDomains: [String: any ServerTrustEvaluator],
                                  trustRoots: TrustRoots = .system, configuration: Configuration = Configuration(),
                                  onEvent: (@Sendable (PinningEvent) -> Void)? = nil)
@@ -135,13 +138,8 @@ public struct PinningTransport: Transport {
         var current = request
         var redirects = 0
         while true {
-            guard let url = current.url, let host = url.host, let evaluator = engine.domains.evaluator(forHost: host) else {
-                onEvent?(.sentToInner(url: current.url))
-                return try await inner.send(current)
-            }
-            let port = try Self.httpsPort(of: url, request: current)
-            let response = try await engine.client.send(current, host: host.lowercased(), port: port, evaluator: evaluator)
-            guard let location = RedirectPolicy.target(of: response, for: current),
+            let response = try await sendOneHop(current, engine: engine)
+            guard let url = current.url, let location = RedirectPolicy.target(of: response, for: current),
                   let next = RedirectPolicy.followUp(to: current, status: response.statusCode, location: location)
             else { return response }
             redirects += 1
@@ -152,6 +150,23 @@ public struct PinningTransport: Transport {
             onEvent?(.redirected(from: url, to: location, statusCode: response.statusCode))
             current = next
         }
+    }
+
+    /// A `URLSessionTransport` that returns redirects instead of following them, so that every
+    /// hop comes back here to be matched against `pinnedDomains`.
+    public static func defaultInner() -> URLSessionTransport {
+        URLSessionTransport(requestTimeout: 60, limits: URLSessionTransport.Limits(maxRedirects: 0))
+    }
+
+    /// Sends one request without following redirects: over a verified pooled connection when
+    /// its host is pinned, through `inner` otherwise.
+    private func sendOneHop(_ request: URLRequest, engine: Engine) async throws -> HTTPResponse {
+        guard let url = request.url, let host = url.host, let evaluator = engine.domains.evaluator(forHost: host) else {
+            onEvent?(.sentToInner(url: request.url))
+            return try await inner.send(request)
+        }
+        let port = try Self.httpsPort(of: url, request: request)
+        return try await engine.client.send(request, host: host.lowercased(), port: port, evaluator: evaluator)
     }
 
     /// The port of an `https` URL for a pinned host; anything else is refused before any I/O.

@@ -6,6 +6,7 @@ import Strata
 @testable import StrataPinning
 import StrataTesting
 import Testing
+import TestServer
 import TLSTestServer
 
 @Suite("PinningTransport routes by host: pinned hosts over its own TLS, the rest to inner; redirects are pinned again")
@@ -152,5 +153,21 @@ struct PinningRoutingTests {
         let error = await Pinning.error { try await transport.send(Pinning.get(server.url("/loop"))) }
         #expect((error as? TransportError)?.kind == .tooManyRedirects)
         #expect(server.http.requestCount == 4)
+    }
+
+    @Test("an unpinned host that redirects to a pinned host cannot lead the request around the pins")
+    func redirectFromUnpinnedToPinned() async throws {
+        let pinned = try TLSLoopbackServer(identity: .leafOnly)
+        pinned.http.route("/target", response: .init(text: "pinned body"))
+        let plain = try LoopbackHTTPServer()
+        plain.route("/hop", response: .init(status: 302, headers: [("Location", pinned.url("/target").absoluteString)]))
+
+        let trusted = try Pinning.transport(inner: PinningTransport.defaultInner())
+        #expect(try await trusted.send(Pinning.get(plain.url("/hop"))).text == "pinned body")
+
+        let wrongPin = try Pinning.transport(pins: [Fixtures.Pin.attackerCA], inner: PinningTransport.defaultInner())
+        let error = await Pinning.error { try await wrongPin.send(Pinning.get(plain.url("/hop"))) }
+        #expect((error as? TransportError)?.kind == .tls)
+        #expect(pinned.http.requests.map(\.path) == ["/target"], "only the trusted transport reached the pinned host")
     }
 }

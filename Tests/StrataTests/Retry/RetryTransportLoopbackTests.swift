@@ -39,9 +39,8 @@ struct RetryTransportLoopbackTests {
 
     @Test("a closed port is a cannotConnect failure: retried, then the last error is thrown")
     func closedPortRetried() async throws {
-        let closed = try LoopbackHTTPServer()
+        let closed = try RefusingPort()
         let url = closed.url("/nothing-listens")
-        closed.stop()
         let events = RetryFixtures.EventLog()
         let error = await #expect(throws: TransportError.self) {
             try await retrying(maxRetries: 2, events: events).send(URLRequest(url: url))

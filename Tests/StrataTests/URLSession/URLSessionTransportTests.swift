@@ -106,6 +106,16 @@ struct URLSessionTransportTests {
         #expect(server.requestCount == 4)
     }
 
+    @Test("with maxRedirects 0, a redirect is returned as a response for a layer above to follow")
+    func redirectsNotFollowed() async throws {
+        server.route("/go", response: .init(status: 307, headers: [("Location", "/landing")]))
+        let manual = URLSessionTransport(requestTimeout: 5, limits: .init(maxRedirects: 0))
+        let response = try await manual.send(URLRequest(url: server.url("/go")))
+        #expect(response.statusCode == 307)
+        #expect(response.headers["Location"] == "/landing")
+        #expect(server.requestCount == 1)
+    }
+
     @Test("a redirect to a non-HTTP location is returned as is")
     func nonHTTPRedirect() async throws {
         server.route("/ftp", response: .init(status: 302, headers: [("Location", "ftp://example.com/file")]))
@@ -128,9 +138,8 @@ struct URLSessionTransportTests {
 
     @Test("a refused connection is cannotConnect")
     func cannotConnect() async throws {
-        let closed = try LoopbackHTTPServer()
+        let closed = try RefusingPort()
         let url = closed.url("/x")
-        closed.stop()
         await #expect {
             _ = try await transport.send(URLRequest(url: url))
         } throws: { error in
