@@ -1,6 +1,7 @@
 import Foundation
 @testable import StrataPinning
 import Testing
+import TestServer
 
 @Suite("Certificate parsing")
 struct CertificateTests {
@@ -148,7 +149,7 @@ struct CertificateTests {
 
     @Test("random bytes as DER throw malformedDER")
     func randomDER() {
-        var generator = SplitMix64(seed: 7)
+        var generator = SeededGenerator(seed: 7)
         for _ in 0..<200 {
             let bytes = Data((0..<Int.random(in: 1...600, using: &generator)).map { _ in
                 UInt8.random(in: 0...255, using: &generator)
@@ -176,15 +177,3 @@ struct CertificateTests {
     }
 }
 
-/// A seeded generator so the random-input test is reproducible.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

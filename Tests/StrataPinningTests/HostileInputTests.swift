@@ -1,6 +1,7 @@
 import Foundation
 @testable import StrataPinning
 import Testing
+import TestServer
 
 /// Seeded random and mutated inputs: every parser that faces untrusted text or bytes must
 /// answer with a value or a typed error, never a crash or a hang.
@@ -10,7 +11,7 @@ struct HostileInputTests {
 
     @Test("random strings give a host pattern or a typed error")
     func hostPatterns() {
-        var generator = SplitMix64(seed: 1)
+        var generator = SeededGenerator(seed: 1)
         for _ in 0..<2_000 {
             let text = randomText(&generator)
             do {
@@ -24,7 +25,7 @@ struct HostileInputTests {
 
     @Test("random strings give a pin or a typed error")
     func pins() {
-        var generator = SplitMix64(seed: 2)
+        var generator = SeededGenerator(seed: 2)
         for _ in 0..<2_000 {
             let text = (Bool.random(using: &generator) ? "sha256/" : "") + randomText(&generator)
             do {
@@ -37,7 +38,7 @@ struct HostileInputTests {
 
     @Test("random PEM-like text gives certificates or a typed error")
     func pemText() {
-        var generator = SplitMix64(seed: 3)
+        var generator = SeededGenerator(seed: 3)
         for _ in 0..<2_000 {
             _ = try? Certificate.certificates(pemBundle: randomText(&generator))
         }
@@ -46,7 +47,7 @@ struct HostileInputTests {
     @Test("a valid certificate with single bytes corrupted parses or fails with a typed error")
     func mutatedDER() throws {
         let der = try Fixtures.certificate("leaf-rsa").der
-        var generator = SplitMix64(seed: 4)
+        var generator = SeededGenerator(seed: 4)
         for _ in 0..<1_000 {
             var mutated = der
             let index = Int.random(in: 0..<mutated.count, using: &generator)
@@ -59,7 +60,7 @@ struct HostileInputTests {
         }
     }
 
-    private func randomText(_ generator: inout SplitMix64) -> String {
+    private func randomText(_ generator: inout SeededGenerator) -> String {
         String((0..<Int.random(in: 0...80, using: &generator)).map { _ in
             Self.alphabet[Int.random(in: 0..<Self.alphabet.count, using: &generator)]
         })

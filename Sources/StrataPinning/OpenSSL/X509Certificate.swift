@@ -49,19 +49,8 @@ final class X509Certificate {
 
     /// The certificate's DER encoding.
     func derBytes() throws(CertificateError) -> Data {
-        let length = i2d_X509(pointer, nil)
-        guard length > 0 else {
-            throw .malformedDER(reason: OpenSSLErrorQueue.drain(fallback: "cannot re-encode the certificate"))
-        }
-        var bytes = [UInt8](repeating: 0, count: Int(length))
-        let written = bytes.withUnsafeMutableBufferPointer { buffer -> Int32 in
-            var cursor = buffer.baseAddress
-            return i2d_X509(pointer, &cursor)
-        }
-        guard written == length else {
-            throw .malformedDER(reason: OpenSSLErrorQueue.drain(fallback: "cannot re-encode the certificate"))
-        }
-        return Data(bytes)
+        let pointer = self.pointer
+        return Data(try Self.encodeDER(what: "the certificate") { i2d_X509(pointer, $0) })
     }
 
     /// SHA-256 of the DER SubjectPublicKeyInfo: the value RFC 7469 and OkHttp pin.
@@ -69,18 +58,7 @@ final class X509Certificate {
         guard let publicKey = X509_get_X509_PUBKEY(pointer) else {
             throw .malformedDER(reason: "the certificate has no public key")
         }
-        let length = i2d_X509_PUBKEY(publicKey, nil)
-        guard length > 0 else {
-            throw .malformedDER(reason: OpenSSLErrorQueue.drain(fallback: "cannot encode the public key"))
-        }
-        var spki = [UInt8](repeating: 0, count: Int(length))
-        let written = spki.withUnsafeMutableBufferPointer { buffer -> Int32 in
-            var cursor = buffer.baseAddress
-            return i2d_X509_PUBKEY(publicKey, &cursor)
-        }
-        guard written == length else {
-            throw .malformedDER(reason: OpenSSLErrorQueue.drain(fallback: "cannot encode the public key"))
-        }
+        let spki = try Self.encodeDER(what: "the public key") { i2d_X509_PUBKEY(publicKey, $0) }
         var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var digestLength: UInt32 = 0
         guard EVP_Digest(spki, spki.count, &digest, &digestLength, EVP_sha256(), nil) == 1,
@@ -114,6 +92,26 @@ final class X509Certificate {
     func value() throws(CertificateError) -> Certificate {
         Certificate(der: try derBytes(), publicKeyPin: try publicKeyPin(), subject: subject(), issuer: issuer(),
                     notBefore: try notBefore(), notAfter: try notAfter())
+    }
+
+    /// Runs an OpenSSL `i2d_*` encoder twice, as its contract asks: once for the length (with
+    /// no output buffer), then into a buffer of exactly that length.
+    private static func encodeDER(
+        what: String, _ encode: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?) -> Int32
+    ) throws(CertificateError) -> [UInt8] {
+        let length = encode(nil)
+        guard length > 0 else {
+            throw .malformedDER(reason: OpenSSLErrorQueue.drain(fallback: "cannot encode \(what)"))
+        }
+        var bytes = [UInt8](repeating: 0, count: Int(length))
+        let written = bytes.withUnsafeMutableBufferPointer { buffer -> Int32 in
+            var cursor = buffer.baseAddress
+            return encode(&cursor)
+        }
+        guard written == length else {
+            throw .malformedDER(reason: OpenSSLErrorQueue.drain(fallback: "cannot encode \(what)"))
+        }
+        return bytes
     }
 
     private static func oneLine(_ name: OpaquePointer?) -> String {

@@ -1,6 +1,7 @@
 import Foundation
 @testable import Strata
 import Testing
+import TestServer
 
 @Suite("ETag entry file format")
 struct ETagEntryFileFormatTests {
@@ -57,7 +58,7 @@ struct ETagEntryFileFormatTests {
 
     @Test("seeded random mutations of a valid file never crash the decoder and are never accepted")
     func seededMutations() throws {
-        var random = SplitMix64(seed: 0x5EED)
+        var random = SeededGenerator(seed: 0x5EED)
         let file = try ETagEntryFileFormat.encode(key: "key", entry: entry)
         for _ in 0..<300 {
             var damaged = file
@@ -76,15 +77,3 @@ struct ETagEntryFileFormatTests {
     }
 }
 
-/// A small deterministic generator (SplitMix64), so mutation tests are reproducible.
-struct SplitMix64 {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -5,6 +5,7 @@ import Foundation
 import Strata
 import Synchronization
 import Testing
+import TestServer
 
 /// Test doubles for the retry tests: injected sleep, randomness and transports. Nothing here
 /// waits for real time.
@@ -49,18 +50,11 @@ enum RetryFixtures {
         }
     }
 
-    /// SplitMix64: a seeded generator, for properties that must hold for any draw.
+    /// Seeded uniform doubles in `0..<1`, for properties that must hold for any draw.
     struct SeededRandom {
-        private var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> Double {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            z ^= z >> 31
-            return Double(z >> 11) / Double(1 << 53)
-        }
+        private var generator: SeededGenerator
+        init(seed: UInt64) { generator = SeededGenerator(seed: seed) }
+        mutating func next() -> Double { generator.nextUnitDouble() }
     }
 
     /// A transport built from a closure, counting its sends.
