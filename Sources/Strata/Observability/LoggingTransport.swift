@@ -48,11 +48,10 @@ public struct LoggingTransport: Transport {
 
     /// Sends the request through `inner`, logging its start, its outcome and the events below.
     public func send(_ request: URLRequest) async throws -> HTTPResponse {
-        let requestID = TransportEvents.current?.requestID ?? Self.makeRequestID()
-        let observer = writer.observer(secretsFrom: HTTPHeaders(request))
-        return try await TransportEvents.observing(requestID: requestID, observer: observer) {
+        let headers = HTTPHeaders(request)
+        return try await TransportEvents.observing(writer.observer(secretsFrom: headers)) {
             TransportEvents.emit(.requestStarted(method: HTTPMethod(request), url: request.url,
-                                                 headers: HTTPHeaders(request), body: request.httpBody))
+                                                 headers: headers, body: request.httpBody))
             let started = ContinuousClock.now
             do {
                 let response = try await inner.send(request)
@@ -65,13 +64,5 @@ public struct LoggingTransport: Transport {
                 throw error
             }
         }
-    }
-
-    /// Eight hex digits from the system's random source: unique enough to follow one request
-    /// through a log, and carrying nothing about the request.
-    static func makeRequestID() -> String {
-        let value = UInt32.random(in: .min ... .max)
-        let hex = String(value, radix: 16)
-        return String(repeating: "0", count: 8 - hex.count) + hex
     }
 }

@@ -87,6 +87,11 @@ public struct ReauthTransport: Transport {
     /// - Throws: ``ReauthError`` when the token could not be refreshed, whatever `inner`
     ///   throws, or `CancellationError` when the calling task is cancelled.
     public func send(_ request: URLRequest) async throws -> HTTPResponse {
+        // One logical request: a LoggingTransport below sees the resend under the same identifier.
+        try await TransportEvents.withinRequest { try await sendRenewing(request) }
+    }
+
+    private func sendRenewing(_ request: URLRequest) async throws -> HTTPResponse {
         guard let sentToken = BearerCredential.token(in: request) else {
             return try await inner.send(request)  // No bearer token: not ours to renew.
         }
@@ -129,8 +134,7 @@ public struct ReauthTransport: Transport {
 
     /// Sends a resend as the next attempt, so events below it carry the right attempt number.
     private func sendAgain(_ request: URLRequest) async throws -> HTTPResponse {
-        let attempt = (TransportEvents.current?.attempt ?? 1) + 1
-        return try await TransportEvents.withAttempt(attempt) { try await inner.send(request) }
+        try await TransportEvents.withNextAttempt { try await inner.send(request) }
     }
 
     private func currentToken() async -> String? {

@@ -129,7 +129,9 @@ final class SingleFlightRefresh: Sendable {
 
     private func runFlight(replacing rejected: String, startedAt: Duration) async {
         onRefresh?(.started)
-        let result = await refresh()
+        // The refresh is the transport's own work: requests it sends are not part of the
+        // request whose 401 happened to start it.
+        let result = await TransportEvents.detached { await refresh() }
         let flight = state.withLock { state -> Flight? in
             if case .success(let token) = result { state.ledger.noteRefresh(replacing: rejected, with: token) }
             defer { state.flight = nil }

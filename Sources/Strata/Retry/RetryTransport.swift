@@ -28,7 +28,7 @@ import Foundation
 ///   `CancellationError` at once.
 /// - All requests through one instance, and its copies, share one ``RetryBudget`` bucket.
 /// - Each retry is reported to `onRetry` and to ``TransportEvents`` (for ``LoggingTransport``),
-///   and every send runs with ``TransportEvents`` attempt number set, starting at 1.
+///   and every retry runs as the next ``TransportEvents`` attempt of the logical request.
 public struct RetryTransport: Transport {
     /// The transport each attempt is sent through.
     public let inner: any Transport
@@ -67,6 +67,11 @@ public struct RetryTransport: Transport {
     /// - Throws: The last error when it is not retryable or retries ran out; `CancellationError`
     ///   when the calling task is cancelled.
     public func send(_ request: URLRequest) async throws -> HTTPResponse {
+        // One logical request: a LoggingTransport below sees every attempt under one identifier.
+        try await TransportEvents.withinRequest { try await sendRetrying(request) }
+    }
+
+    private func sendRetrying(_ request: URLRequest) async throws -> HTTPResponse {
         var retries = 0
         var previousBackoff: Double?
         var lastRetryCost: Int?
@@ -74,7 +79,9 @@ public struct RetryTransport: Transport {
             try Task.checkCancellation()
             let outcome: RetryOutcome
             do {
-                outcome = .response(try await TransportEvents.withAttempt(retries + 1) { try await inner.send(request) })
+                outcome = .response(retries == 0
+                    ? try await inner.send(request)
+                    : try await TransportEvents.withNextAttempt { try await inner.send(request) })
             } catch {
                 outcome = .failure(error)
             }

@@ -255,7 +255,7 @@ struct PinningPoolTests {
         server.http.route("/a", response: .init(text: "a"))
         let transport = try Pinning.transport()
         let recorder = TransportEventRecorder()
-        try await TransportEvents.observing(requestID: "r1", observer: recorder) {
+        try await TransportEvents.observing(recorder) {
             _ = try await transport.send(Pinning.get(server.url("/a")))
             _ = try await transport.send(Pinning.get(server.url("/a")))
         }

@@ -4,6 +4,7 @@ import FoundationNetworking
 import Foundation
 import Strata
 import StrataTesting
+import Synchronization
 import Testing
 
 @Suite("Event sequences across layers")
@@ -48,5 +49,80 @@ struct EventSequenceTests {
         _ = try await stack.send(URLRequest(url: url))
         _ = try await stack.send(URLRequest(url: url))
         #expect(Set(logger.entries.compactMap { $0.metadata["request"] }).count == 2)
+    }
+
+    @Test("a LoggingTransport below RetryTransport logs every attempt under one identifier")
+    func loggingBelowRetry() async throws {
+        let logger = RecordingLogger()
+        let flaky = CannedRoutesTransport(routes: [
+            CannedRoute(pattern: RequestPattern(path: "/items"), responses: [.status(503), .status(503), CannedResponse(string: "ok")]),
+        ])
+        let stack = RetryTransport(inner: LoggingTransport(inner: flaky, logger: logger),
+                                   environment: RetryEnvironment(sleep: { _ in }, random: { 0.5 }))
+        _ = try await stack.send(URLRequest(url: url))
+        #expect(logger.entries.filter { $0.message == "request.start" }.map { $0.metadata["attempt"] } == ["1", "2", "3"])
+        #expect(Set(logger.entries.compactMap { $0.metadata["request"] }).count == 1)
+    }
+
+    @Test("attempt numbers keep rising across layers: a retry, then a resend after a refresh")
+    func attemptsAcrossLayers() async throws {
+        let logger = RecordingLogger()
+        let auth = InMemoryAuthService(accessToken: "old")
+        let origin = CannedRoutesTransport(routes: [
+            CannedRoute(pattern: RequestPattern(path: "/items")) { request in
+                request.value(forHTTPHeaderField: "Authorization") == "Bearer new" ? CannedResponse(string: "ok") : .status(401)
+            },
+        ])
+        let flakyOnce = FailOnceTransport(inner: origin)
+        let stack = ReauthTransport(
+            inner: RetryTransport(inner: LoggingTransport(inner: flakyOnce, logger: logger),
+                                  environment: RetryEnvironment(sleep: { _ in }, random: { 0.5 })),
+            authService: auth) { await auth.setAccessToken("new") }
+        var request = URLRequest(url: url)
+        request.setValue("Bearer old", forHTTPHeaderField: "Authorization")
+        _ = try await stack.send(request)
+        // 503 (attempt 1), retried: 401 (attempt 2), refreshed and resent: 200 (attempt 3).
+        let responses = logger.entries.filter { $0.message == "request.response" }
+        #expect(responses.map { "\($0.metadata["attempt"] ?? "") \($0.metadata["status"] ?? "")" } == ["1 503", "2 401", "3 200"])
+        #expect(Set(logger.entries.compactMap { $0.metadata["request"] }).count == 1)
+    }
+
+    @Test("requests the token refresh sends are not logged as part of the request that triggered it")
+    func refreshIsItsOwnRequest() async throws {
+        let logger = RecordingLogger()
+        let auth = InMemoryAuthService(accessToken: "old")
+        let tokenEndpoint = LoggingTransport(inner: CannedResponseTransport(string: "new"), logger: logger)
+        let origin = CannedRoutesTransport(routes: [
+            CannedRoute(pattern: RequestPattern(path: "/items")) { request in
+                request.value(forHTTPHeaderField: "Authorization") == "Bearer new" ? CannedResponse(string: "ok") : .status(401)
+            },
+        ])
+        let stack = LoggingTransport(
+            inner: ReauthTransport(inner: origin, authService: auth) {
+                let token = try await tokenEndpoint.send(URLRequest(url: URL(string: "https://auth.example.com/token")!))
+                await auth.setAccessToken(token.text)
+            },
+            logger: logger)
+        var request = URLRequest(url: url)
+        request.setValue("Bearer old", forHTTPHeaderField: "Authorization")
+        _ = try await stack.send(request)
+        let ids = { (host: String) in
+            Set(logger.entries.filter { $0.message == "request.start" && ($0.metadata["url"] ?? "").contains(host) }
+                .compactMap { $0.metadata["request"] })
+        }
+        #expect(ids("api.example.com").count == 1)
+        #expect(ids("auth.example.com").count == 1)
+        #expect(ids("api.example.com").isDisjoint(with: ids("auth.example.com")))
+    }
+}
+
+/// Answers 503 to the first request, then hands everything to `inner`.
+private final class FailOnceTransport: Transport {
+    private let failed = Mutex(false)
+    let inner: any Transport
+    init(inner: any Transport) { self.inner = inner }
+    func send(_ request: URLRequest) async throws -> HTTPResponse {
+        let first = failed.withLock { done -> Bool in defer { done = true }; return !done }
+        return first ? HTTPResponse(statusCode: 503, url: request.url) : try await inner.send(request)
     }
 }

@@ -124,9 +124,9 @@ struct LoggingTransportTests {
         struct TwiceLayer: Transport {
             let inner: any Transport
             func send(_ request: URLRequest) async throws -> HTTPResponse {
-                _ = try await TransportEvents.withAttempt(1) { try await inner.send(request) }
+                _ = try await inner.send(request)
                 TransportEvents.emit(.retryScheduled(attempt: 1, delay: 0.25, reason: "status 503"))
-                return try await TransportEvents.withAttempt(2) { try await inner.send(request) }
+                return try await TransportEvents.withNextAttempt { try await inner.send(request) }
             }
         }
         let logger = RecordingLogger()
