@@ -15,7 +15,7 @@ import Synchronization
 /// let transport = CannedRoutesTransport(routes: [
 ///     CannedRoute(pattern: RequestPattern(method: .get, path: "/todos"),
 ///                 responses: [.status(503), CannedResponse(string: "[]")]),
-///     CannedRoute(pattern: RequestPattern(pathRegex: "/todos/[0-9]+"), error: URLError(.timedOut)),
+///     CannedRoute(pattern: RequestPattern(pathRegex: "/todos/[0-9]+"), error: TransportError(.timedOut)),
 /// ])
 /// let service = HTTPNetworkService(transport: RetryTransport(inner: transport))
 /// // ...

@@ -50,8 +50,7 @@ public struct RequestPattern: Sendable, Hashable, CustomStringConvertible {
             return path == expected
         case .regex(let pattern):
             let regex = try Self.compile(pattern)
-            let range = NSRange(path.startIndex..., in: path)
-            return regex.firstMatch(in: path, options: [.anchored], range: range)?.range == range
+            return regex.firstMatch(in: path, range: NSRange(path.startIndex..., in: path)) != nil
         }
     }
 
@@ -66,7 +65,8 @@ public struct RequestPattern: Sendable, Hashable, CustomStringConvertible {
 
     private static func compile(_ pattern: String) throws -> NSRegularExpression {
         do {
-            return try NSRegularExpression(pattern: pattern)
+            // Anchored around a group, so alternations and lazy quantifiers must cover the whole path.
+            return try NSRegularExpression(pattern: "^(?:\(pattern))\\z")
         } catch {
             throw CannedRoutesError.invalidPattern(pattern, reason: "\(error)")
         }

@@ -52,7 +52,15 @@ struct CannedRoutesTransportTests {
         ])
         #expect(try await transport.send(request(.get, "/users/42")).text == "user")
         await #expect(throws: CannedRoutesError.self) { try await transport.send(request(.get, "/users/42/posts")) }
+        await #expect(throws: CannedRoutesError.self) { try await transport.send(request(.get, "/users/42\n")) }
         await #expect(throws: CannedRoutesError.self) { try await transport.send(request(.get, "/v1/users/42")) }
+    }
+
+    @Test("alternations and lazy quantifiers match when some alternative covers the whole path",
+          arguments: ["/users|/users/[0-9]+", "/users/.*?", "(/v1)?/users/[0-9]+"])
+    func wholePathAlternatives(pattern: String) async throws {
+        let transport = CannedRoutesTransport(routes: [CannedRoute(pattern: RequestPattern(pathRegex: pattern), response: .status(200))])
+        #expect(try await transport.send(request(.get, "/users/42")).statusCode == 200)
     }
 
     @Test("a sequence answers in order and then repeats its last response")

@@ -93,13 +93,19 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     public func hash(into hasher: inout Hasher) {
         hasher.combine(fields.count)
         for field in fields {
-            hasher.combine(field.name.lowercased())
+            for byte in field.name.utf8 { hasher.combine(Self.asciiLowercased(byte)) }
             hasher.combine(field.value)
         }
     }
 
+    /// Header names are ASCII tokens, so they compare ASCII-case-insensitively (Unicode folding
+    /// would make `straße` equal `STRASSE` and break hashing's agreement with `==`).
     static func equal(_ a: String, _ b: String) -> Bool {
-        a.caseInsensitiveCompare(b) == .orderedSame
+        a.utf8.elementsEqual(b.utf8) { asciiLowercased($0) == asciiLowercased($1) }
+    }
+
+    private static func asciiLowercased(_ byte: UInt8) -> UInt8 {
+        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte + 32 : byte
     }
 }
 

@@ -25,7 +25,9 @@ import Foundation
 /// ```
 ///
 /// The path is appended to the environment's base URL path with exactly one slash between
-/// them; write it unencoded (`"/files/\(name)"`), Strata percent-encodes what needs it.
+/// them. Characters a path cannot hold are percent-encoded for you, but `/`, dot segments and
+/// `%XX` escapes keep their meaning, so encode values you interpolate with
+/// ``PathSegment/encode(_:)``: `"/files/\(PathSegment.encode(name))"`.
 public protocol EndpointProtocol: Sendable {
     /// The path relative to the base URL, such as `"/users/42"`. Must not contain `?` or `#`;
     /// put query items in ``query``.

@@ -36,34 +36,64 @@ public struct Redaction: Sendable, Hashable {
         HTTPHeaders(headers.map { field in (field.name, redactedValue(name: field.name, value: field.value)) })
     }
 
-    /// The URL's text with secret query parameter values replaced. Works on the text alone
-    /// (setting `URLComponents` parts traps on characters such as `<`).
+    /// The URL's text with every secret replaced: the password of a `user:password@` authority,
+    /// and the values of secret parameters in the query and in the fragment (OAuth's implicit
+    /// flow puts `access_token` there). Works on the text alone: setting `URLComponents` parts
+    /// traps on characters such as `<`.
     public func redact(_ url: URL?) -> String {
         guard let url else { return "<no URL>" }
-        let text = url.absoluteString
-        guard let questionMark = text.firstIndex(of: "?") else { return text }
-        let fragmentStart = text[questionMark...].firstIndex(of: "#") ?? text.endIndex
-        let query = text[text.index(after: questionMark)..<fragmentStart]
-        let redacted = query.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard parts.count == 2, isSecretParameter(String(parts[0])) else { return String(pair) }
-            return "\(parts[0])=\(Self.placeholder)"
-        }.joined(separator: "&")
-        return text[...questionMark] + redacted + text[fragmentStart...]
+        var text = redactingPassword(in: url.absoluteString)
+        for separator in ["?", "#"] {
+            guard let start = text.firstIndex(of: Character(separator)) else { continue }
+            let end = separator == "?" ? (text[start...].firstIndex(of: "#") ?? text.endIndex) : text.endIndex
+            let parameters = text[text.index(after: start)..<end]
+            text.replaceSubrange(text.index(after: start)..<end, with: redactingParameters(parameters))
+        }
+        return text
     }
 
     /// `text` with every occurrence of a secret value replaced: the values of secret headers in
-    /// `headers`, and `name=value` pairs of secret query parameters.
+    /// `headers`, `name=value` pairs of secret parameters (their names also matched when
+    /// percent-encoded), and passwords in `scheme://user:password@host` URLs.
     public func scrub(_ text: String, secretsFrom headers: HTTPHeaders = [:]) -> String {
         var text = text
         for field in headers where isSecretHeader(field.name) {
             for secret in secretParts(of: field.value) { text = text.replacingOccurrences(of: secret, with: Self.placeholder) }
         }
         for name in queryParameters {
-            text = text.replacingOccurrences(of: "(?i)(\\b\(NSRegularExpression.escapedPattern(for: name))=)[^&#\\s\"')]+",
+            text = text.replacingOccurrences(of: "(?i)(\\b\(Self.encodingTolerantPattern(for: name))=)[^&#\\s\"')]+",
                                              with: "$1\(Self.placeholder)", options: .regularExpression)
         }
-        return text
+        return text.replacingOccurrences(of: "(://[^/?#@\\s:]*:)[^/?#@\\s]+@", with: "$1\(Self.placeholder)@",
+                                         options: .regularExpression)
+    }
+
+    private func redactingPassword(in text: String) -> String {
+        guard let schemeEnd = text.range(of: "://") else { return text }
+        let authorityEnd = text[schemeEnd.upperBound...].firstIndex { "/?#".contains($0) } ?? text.endIndex
+        let authority = text[schemeEnd.upperBound..<authorityEnd]
+        guard let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") else { return text }
+        var redacted = text
+        redacted.replaceSubrange(authority.index(after: colon)..<at, with: Self.placeholder)
+        return redacted
+    }
+
+    private func redactingParameters(_ parameters: Substring) -> String {
+        parameters.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2, isSecretParameter(String(parts[0])) else { return String(pair) }
+            return "\(parts[0])=\(Self.placeholder)"
+        }.joined(separator: "&")
+    }
+
+    /// A pattern matching `name` with any of its characters percent-encoded (`access%5Ftoken`).
+    private static func encodingTolerantPattern(for name: String) -> String {
+        name.unicodeScalars.map { scalar -> String in
+            let literal = NSRegularExpression.escapedPattern(for: String(scalar))
+            guard scalar.isASCII else { return literal }
+            let hex = String(scalar.value, radix: 16, uppercase: true)
+            return "(?:\(literal)|%\(hex.count == 1 ? "0" + hex : hex))"
+        }.joined()
     }
 
     private func isSecretHeader(_ name: String) -> Bool { headers.contains(name.lowercased()) }

@@ -28,7 +28,8 @@ public enum RefreshEvent: Sendable {
 }
 
 extension RefreshEvent: CustomStringConvertible {
-    /// One line for a log, for example `token refresh succeeded in 0.21 seconds; 3 requests waited`.
+    /// One line for a log, for example `token refresh succeeded in 0.21 seconds; 3 requests waited`;
+    /// secrets in URLs are redacted (``Redaction``).
     public var description: String {
         switch self {
         case .started:
@@ -36,11 +37,11 @@ extension RefreshEvent: CustomStringConvertible {
         case .succeeded(let waiters, let duration):
             "token refresh succeeded in \(duration); \(Self.requests(waiters)) waited"
         case .failed(let error, let waiters, let duration):
-            "token refresh failed after \(duration); \(Self.requests(waiters)) waited: \(error)"
+            "token refresh failed after \(duration); \(Self.requests(waiters)) waited: \(Redaction().scrub("\(error)"))"
         case .refusedByLoopGuard(let refreshes, let window):
             "token refresh refused: already \(refreshes) refreshes within \(window)"
         case .resentWithCurrentToken(let url):
-            "401 for a replaced token; resent \(url?.absoluteString ?? "the request") with the current token"
+            "401 for a replaced token; resent \(url.map { Redaction().redact($0) } ?? "the request") with the current token"
         }
     }
 

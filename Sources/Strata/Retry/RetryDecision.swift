@@ -62,6 +62,9 @@ public enum RetryStopReason: Sendable, Hashable, CustomStringConvertible {
     case retriesExhausted
     /// The server's `Retry-After` (in seconds) is longer than ``RetryPolicy/maxRetryAfter``.
     case retryAfterTooLong(Double)
+    /// The body is an `httpBodyStream`, already consumed by the first send: it cannot be sent
+    /// again. Use `httpBody` for requests that may be retried.
+    case bodyNotReplayable
 
     /// A short explanation for logs.
     public var description: String {
@@ -71,6 +74,7 @@ public enum RetryStopReason: Sendable, Hashable, CustomStringConvertible {
         case .methodNotRetryable(let method): "\(method) is not retried without an Idempotency-Key"
         case .retriesExhausted: "no retries left"
         case .retryAfterTooLong(let seconds): "Retry-After of \(seconds) s exceeds maxRetryAfter"
+        case .bodyNotReplayable: "the body stream was consumed by the first send"
         }
     }
 }

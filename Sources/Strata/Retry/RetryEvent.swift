@@ -30,10 +30,11 @@ public struct RetryEvent: Sendable, Hashable {
 
 extension RetryEvent: CustomStringConvertible {
     /// For example `retry 1 of GET https://api.example.com/todos in 0.371 s (status 503)`, the
-    /// delay rounded to milliseconds.
+    /// delay rounded to milliseconds and secrets in the URL redacted (``Redaction``), so it is
+    /// safe to log.
     public var description: String {
         let after = delaySource == .retryAfter ? " as Retry-After asked" : ""
         let seconds = (delay * 1_000).rounded() / 1_000
-        return "retry \(attempt) of \(method) \(url?.absoluteString ?? "<no URL>") in \(seconds) s\(after) (\(reason))"
+        return "retry \(attempt) of \(method) \(Redaction().redact(url)) in \(seconds) s\(after) (\(reason))"
     }
 }

@@ -56,6 +56,8 @@ extension RetryPolicy {
             return .stop(.methodNotRetryable(method))
         }
         guard retriesSoFar < maxRetries else { return .stop(.retriesExhausted) }
+        // A stream body was read by the first send; a second send would go out empty or cut.
+        guard request.httpBodyStream == nil else { return .stop(.bodyNotReplayable) }
 
         if let response, Self.retryAfterStatusCodes.contains(response.statusCode),
            let header = response.headers["Retry-After"],

@@ -27,9 +27,20 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         self.limits = limits
     }
 
+    /// Registers the caller waiting for `task`. Returns `false`, having resumed the caller with
+    /// `CancellationError`, when the calling task is already cancelled: its cancellation handler
+    /// may have cancelled `task` before this registration, and the completion that follows
+    /// would then find no caller to resume. Checked under the lock completions take, so a
+    /// cancellation after the check finds the registration.
     func register(_ task: URLSessionTask, request: URLRequest,
-                  continuation: CheckedContinuation<HTTPResponse, any Error>) {
-        pending.withLock { $0[task.taskIdentifier] = Pending(continuation: continuation, request: request) }
+                  continuation: CheckedContinuation<HTTPResponse, any Error>) -> Bool {
+        let registered = pending.withLock { tasks -> Bool in
+            guard !Task.isCancelled else { return false }
+            tasks[task.taskIdentifier] = Pending(continuation: continuation, request: request)
+            return true
+        }
+        if !registered { continuation.resume(throwing: CancellationError()) }
+        return registered
     }
 
     private func fail(_ task: URLSessionTask, _ kind: TransportError.Kind, _ message: String) {

@@ -115,8 +115,7 @@ public struct URLSessionTransport: Transport {
         let delegate = owner.delegate
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                delegate.register(task, request: request, continuation: continuation)
-                task.resume()
+                if delegate.register(task, request: request, continuation: continuation) { task.resume() }
             }
         } onCancel: {
             task.cancel()

@@ -72,6 +72,13 @@ struct RequestBuildingTests {
         #expect(preEncoded.url?.absoluteString == "https://api.example.com/files/a%20b")
     }
 
+    @Test("a value encoded with PathSegment stays one segment, whatever it holds",
+          arguments: [("../admin", "..%2Fadmin"), ("..", "%2E%2E"), ("a/b?c#d", "a%2Fb%3Fc%23d"), ("100%41", "100%2541"), ("é x", "%C3%A9%20x")])
+    func pathSegments(value: String, encoded: String) async throws {
+        let built = try await request(TestEndpoint(path: "/files/\(PathSegment.encode(value))"))
+        #expect(built.url?.absoluteString == "https://api.example.com/files/\(encoded)")
+    }
+
     @Test("a path containing ? or # is refused with advice to use query", arguments: ["/a?b=1", "/a#frag"])
     func pathWithQueryRefused(path: String) async throws {
         await #expect {

@@ -151,3 +151,32 @@ struct LoggingTransportTests {
         #expect(written[0].hasSuffix(" notice retry.scheduled delay_s=0.5 reason=\"status 503\"\n"))
     }
 }
+
+@Suite("Redaction of URLs and free text")
+struct RedactionTests {
+    let redaction = Redaction()
+
+    @Test("a URL's password, and secret parameters in its query and fragment, are redacted")
+    func urlSecrets() throws {
+        let url = try #require(URL(string: "https://ada:PASSWORDX@h.example/p?page=2&access_token=QUERYSECRET#access_token=FRAGSECRET&state=ok"))
+        let text = redaction.redact(url)
+        #expect(text == "https://ada:<redacted>@h.example/p?page=2&access_token=<redacted>#access_token=<redacted>&state=ok")
+    }
+
+    @Test("secret parameters are found in free text even when their names are percent-encoded")
+    func percentEncodedNames() {
+        let text = redaction.scrub("GET https://h.example/?access%5Ftoken=PCTSECRET&x=1 and https://bob:PW123@h.example/ and token=PLAIN")
+        #expect(!text.contains("PCTSECRET"))
+        #expect(!text.contains("PW123"))
+        #expect(!text.contains("PLAIN"))
+        #expect(text.contains("x=1"))
+    }
+
+    @Test("retry and refresh descriptions, meant for logs, carry no URL secrets")
+    func hookDescriptions() throws {
+        let url = try #require(URL(string: "https://h.example/items?access_token=HOOKSECRET"))
+        let retry = RetryEvent(attempt: 1, delay: 0.5, reason: .status(503), delaySource: .backoff, method: .get, url: url)
+        #expect(!"\(retry)".contains("HOOKSECRET"))
+        #expect(!"\(RefreshEvent.resentWithCurrentToken(url: url))".contains("HOOKSECRET"))
+    }
+}

@@ -52,6 +52,14 @@ struct RetryPolicyDecisionTests {
         #expect(decide(.failure(TransportError(kind))) == .stop(.notRetryable))
     }
 
+    @Test("a request whose body is a stream is not retried: the first send consumed it")
+    func streamBodyNotRetried() {
+        var request = RetryFixtures.request(.put)
+        request.httpBodyStream = InputStream(data: Data("payload".utf8))
+        #expect(decide(status(503), request: request) == .stop(.bodyNotReplayable))
+        #expect(decide(.failure(TransportError(.connectionLost)), request: request) == .stop(.bodyNotReplayable))
+    }
+
     @Test("errors that are not TransportError (a layer's own, URLError) are not retried")
     func foreignErrors() {
         #expect(decide(.failure(URLError(.timedOut))) == .stop(.notRetryable))
