@@ -17,14 +17,17 @@ public struct ETagCacheEntry: Sendable, Hashable, Codable {
     /// The URL that produced the stored response, when known.
     public var url: URL?
     /// The request's values for the fields the response's `Vary` names (RFC 9111 §4.1), with
-    /// lower-cased names; a field the request did not carry is absent.
+    /// lower-cased names; a field the request did not carry is absent. For an identity field
+    /// (see ``ConditionalRequestPolicy/identityHeaderNames``) the value is a hex SHA-256 digest,
+    /// never the credential, because entries are written to disk.
     public var varyingRequestHeaders: HTTPHeaders
 
     /// Creates an entry from a response and the varying request headers it was selected by.
     ///
     /// - Parameters:
     ///   - response: The response to keep; its ``HTTPResponse/source`` is not stored.
-    ///   - varyingRequestHeaders: The request's values for the fields in the response's `Vary`.
+    ///   - varyingRequestHeaders: The request's values for the fields in the response's `Vary`,
+    ///     identity fields as digests (``ETagTransport`` builds them so).
     public init(response: HTTPResponse, varyingRequestHeaders: HTTPHeaders = [:]) {
         statusCode = response.statusCode
         headers = response.headers

@@ -137,7 +137,7 @@ struct FileETagStoreTests {
         for key in ["k0", "k2", "k3"] { #expect(await store.cachedResponse(for: key) != nil, "\(key)") }
         #expect(directoryNames(directory).count == 3)
         #expect(await store.byteCount <= fileSize * 3 + 100)
-        #expect(events.all.contains(.evicted(key: FileETagStore.fileName(for: "k1"), bytes: fileSize)))
+        #expect(events.all.contains(.evicted(keyDigest: ETagStoreEvent.keyDigest(of: "k1"), bytes: fileSize)))
     }
 
     @Test("a new instance rebuilds the bound from the directory, oldest files first")

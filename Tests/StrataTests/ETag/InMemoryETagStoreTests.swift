@@ -19,7 +19,9 @@ struct InMemoryETagStoreTests {
         #expect(await store.cachedResponse(for: "a") != nil)
         #expect(await store.cachedResponse(for: "b") == nil)
         #expect(await store.cachedResponse(for: "c") != nil)
-        #expect(events.all == [.evicted(key: "b", bytes: entry("b").approximateByteCount)])
+        #expect(events.all == [
+            .evicted(keyDigest: ETagStoreEvent.keyDigest(of: "b"), bytes: entry("b").approximateByteCount),
+        ])
     }
 
     @Test("the total byte bound evicts oldest first, and an entry larger than it is refused")
@@ -38,7 +40,8 @@ struct InMemoryETagStoreTests {
         let huge = entry(String(repeating: "y", count: limit))
         await store.store(huge, for: "2")
         #expect(await store.cachedResponse(for: "2") == nil)
-        #expect(events.all.contains(.rejectedTooLarge(key: "2", bytes: huge.approximateByteCount, limit: limit)))
+        #expect(events.all.contains(.rejectedTooLarge(keyDigest: ETagStoreEvent.keyDigest(of: "2"),
+                                                      bytes: huge.approximateByteCount, limit: limit)))
     }
 
     @Test("replacing an entry keeps the byte count exact; remove and removeAll empty it")

@@ -40,7 +40,7 @@ extension ConditionalRequestPolicy {
         var stored = response
         stored.headers = Self.storable(response.headers)
         return .store(ETagCacheEntry(response: stored,
-                                     varyingRequestHeaders: Self.varyingHeaders(of: request, names: varyNames)))
+                                     varyingRequestHeaders: varyingHeaders(of: request, names: varyNames)))
     }
 
     /// `entry` freshened by a 304 (RFC 9111 §4.3.4), or `nil` when the 304 does not confirm it.

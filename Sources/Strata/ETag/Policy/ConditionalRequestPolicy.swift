@@ -16,7 +16,9 @@ import Foundation
 ///
 /// A response's `Vary` is only known once it arrives, so the entry stored under the primary key
 /// remembers the names its `Vary` listed. When they are not empty, the entry is also stored under
-/// a *variant key*: the primary key plus the request's values for those names. A lookup reads
+/// a *variant key*: the primary key plus the request's values for those names, where the value
+/// of an identity field (`Vary: Authorization`, `Vary: Cookie`) is replaced by its SHA-256 digest,
+/// as in the partition, so neither keys nor stored entries ever hold a credential. A lookup reads
 /// the primary key first; if that entry's variant is not the request's, it computes the variant
 /// key from the entry's `Vary` names and reads that. The most recent variant is therefore stored
 /// twice; every variant keeps its own validators.
@@ -73,7 +75,7 @@ public struct ConditionalRequestPolicy: Sendable, Hashable {
 
     /// The key of the variant of `primaryKey` that `request` selects, given the `Vary` names.
     func variantKey(primaryKey: String, varyNames: [String], request: URLRequest) -> String {
-        let selected = Self.varyingHeaders(of: request, names: varyNames)
+        let selected = varyingHeaders(of: request, names: varyNames)
         let parts = varyNames.sorted().map { name -> String in
             // Length-prefixed so no value can imitate another field's boundary.
             guard let value = selected[name] else { return name }
@@ -95,26 +97,40 @@ public struct ConditionalRequestPolicy: Sendable, Hashable {
     func selects(_ entry: ETagCacheEntry, for request: URLRequest) -> Bool {
         let names = entry.varyHeaderNames
         guard !names.contains("*") else { return false }
-        let current = Self.varyingHeaders(of: request, names: names)
+        let current = varyingHeaders(of: request, names: names)
         return names.allSatisfy { current[$0] == entry.varyingRequestHeaders[$0] }
     }
 
     /// A hex SHA-256 digest of the identity fields, or `-` when the request carries none.
     func identityPartition(of headers: HTTPHeaders) -> String {
+        Self.identityDigest(of: headers, names: identityHeaderNames) ?? "-"
+    }
+
+    /// A hex SHA-256 digest of the values of `names` in `headers`, or `nil` when none is present.
+    static func identityDigest(of headers: HTTPHeaders, names: [String]) -> String? {
         var material = ""
-        for name in identityHeaderNames.map({ $0.lowercased() }).sorted() {
+        for name in names.map({ $0.lowercased() }).sorted() {
             for value in headers.values(for: name) { material += "\(name):\(value.utf8.count):\(value)\n" }
         }
-        guard !material.isEmpty else { return "-" }
+        guard !material.isEmpty else { return nil }
         // A fixed label keeps this digest distinct from any other SHA-256 use of the same value.
         return SHA256.hexDigest(Array("strata-etag-identity\u{0}".utf8) + Array(material.utf8))
     }
 
-    /// The request's values for `names`, lower-cased names, whitespace trimmed.
-    static func varyingHeaders(of request: URLRequest, names: [String]) -> HTTPHeaders {
+    /// The request's values for `names`, lower-cased names, whitespace trimmed. The value of an
+    /// identity field is its ``identityDigest(of:names:)`` instead: these values go into variant
+    /// keys and stored entries, which are written to disk and reported, and must never hold a
+    /// credential. Comparing digests still tells one credential from another (RFC 9111 §4.1).
+    func varyingHeaders(of request: URLRequest, names: [String]) -> HTTPHeaders {
         let headers = HTTPHeaders(request)
+        let identityNames = Set(identityHeaderNames.map { $0.lowercased() })
         var selected = HTTPHeaders()
         for name in names where name != "*" {
+            if identityNames.contains(name.lowercased()) {
+                guard let digest = Self.identityDigest(of: headers, names: [name]) else { continue }
+                selected.add(name: name, value: digest)
+                continue
+            }
             let values = headers.values(for: name).map { $0.trimmingASCIIWhitespace() }
             if !values.isEmpty { selected.add(name: name, value: values.joined(separator: ", ")) }
         }

@@ -40,7 +40,8 @@ public actor InMemoryETagStore: ETagStoreProtocol {
         let bytes = entry.approximateByteCount
         guard bytes <= maxTotalBytes else {
             remove(for: key)
-            onEvent?(.rejectedTooLarge(key: key, bytes: bytes, limit: maxTotalBytes))
+            onEvent?(.rejectedTooLarge(keyDigest: ETagStoreEvent.keyDigest(of: key), bytes: bytes,
+                                       limit: maxTotalBytes))
             return
         }
         remove(for: key)
@@ -50,7 +51,7 @@ public actor InMemoryETagStore: ETagStoreProtocol {
         while entries.count > maxEntries || totalBytes > maxTotalBytes, let victim = order.oldest {
             let evictedBytes = entries[victim]?.approximateByteCount ?? 0
             remove(for: victim)
-            onEvent?(.evicted(key: victim, bytes: evictedBytes))
+            onEvent?(.evicted(keyDigest: ETagStoreEvent.keyDigest(of: victim), bytes: evictedBytes))
         }
     }
 

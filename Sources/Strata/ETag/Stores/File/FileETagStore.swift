@@ -142,7 +142,8 @@ public actor FileETagStore: ETagStoreProtocol {
         }
         let limit = min(maxEntryBytes, maxTotalBytes)
         guard contents.count <= limit else {
-            onEvent?(.rejectedTooLarge(key: key, bytes: contents.count, limit: limit))
+            onEvent?(.rejectedTooLarge(keyDigest: ETagStoreEvent.keyDigest(of: key), bytes: contents.count,
+                                       limit: limit))
             return remove(name)
         }
         do {
@@ -155,7 +156,7 @@ public actor FileETagStore: ETagStoreProtocol {
         while index.totalBytes > maxTotalBytes, let victim = index.order.oldest {
             let bytes = index.sizes[victim] ?? 0
             remove(victim)
-            onEvent?(.evicted(key: victim, bytes: bytes))
+            onEvent?(.evicted(keyDigest: String(victim.dropLast(Self.fileSuffix.count)), bytes: bytes))
         }
     }
 
@@ -181,7 +182,7 @@ public actor FileETagStore: ETagStoreProtocol {
     /// The file name for `key`: its SHA-256 in hex plus `.etag`, so keys never appear on disk
     /// as names and every name has the same safe shape.
     static func fileName(for key: String) -> String {
-        SHA256.hexDigest(Array(key.utf8)) + fileSuffix
+        ETagStoreEvent.keyDigest(of: key) + fileSuffix
     }
 
     static func isEntryFileName(_ name: String) -> Bool {
