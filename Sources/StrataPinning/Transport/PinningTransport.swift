@@ -160,13 +160,30 @@ public struct PinningTransport: Transport {
 
     /// Sends one request without following redirects: over a verified pooled connection when
     /// its host is pinned, through `inner` otherwise.
+    ///
+    /// The host is put in ``CanonicalHost`` form once, here, and that one value is matched,
+    /// pooled, sent as SNI, verified and resolved; redirect targets come through here too. A host
+    /// with no canonical form (a NUL or other byte that cannot be in a host name, a malformed IP
+    /// literal) is refused for every request, pinned or not: it is never legitimate, and `inner`
+    /// could read it as a pinned host that this transport did not recognize.
     private func sendOneHop(_ request: URLRequest, engine: Engine) async throws -> HTTPResponse {
-        guard let url = request.url, let host = url.host, let evaluator = engine.domains.evaluator(forHost: host) else {
+        guard let url = request.url, let rawHost = url.host else {
+            onEvent?(.sentToInner(url: request.url))
+            return try await inner.send(request)
+        }
+        let host: CanonicalHost
+        do {
+            host = try CanonicalHost(rawHost)
+        } catch {
+            throw TransportError(.invalidRequest, method: HTTPMethod(request), url: url,
+                                 message: "refusing the request: \(error.description)", underlying: error)
+        }
+        guard let evaluator = engine.domains.evaluator(for: host) else {
             onEvent?(.sentToInner(url: request.url))
             return try await inner.send(request)
         }
         let port = try Self.httpsPort(of: url, request: request)
-        return try await engine.client.send(request, host: host.lowercased(), port: port, evaluator: evaluator)
+        return try await engine.client.send(request, host: host, port: port, evaluator: evaluator)
     }
 
     /// The port of an `https` URL for a pinned host; anything else is refused before any I/O.
