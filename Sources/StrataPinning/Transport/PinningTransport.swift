@@ -24,6 +24,10 @@ import Strata
 /// process's signal handlers are left alone.
 ///
 /// Rules:
+/// - Every hop's host is canonicalized once (lowercase, no trailing dot, IP literals as
+///   `inet_ntop` prints them) and that one value is matched, pooled, sent as SNI, verified and
+///   resolved. A host that has no canonical form (a `%00` or any byte outside letters, digits,
+///   `-`, `_`, `.`; a malformed IP literal) is refused, pinned or not, before any I/O.
 /// - An `http://` URL for a pinned host is refused (``TransportError/Kind/invalidRequest``):
 ///   traffic for a pinned host never travels in cleartext. Unpinned `http://` goes to `inner`.
 /// - Redirects are followed here, hop by hop, by `RedirectPolicy` (credentials dropped across
@@ -130,7 +134,8 @@ public struct PinningTransport: Transport {
     ///
     /// - Throws: ``PinningConfigurationError`` when the configuration is unusable; `TransportError`
     ///   (``TransportError/Kind/tls`` for a refused certificate, ``TransportError/Kind/invalidRequest``
-    ///   for `http://` to a pinned host or a request HTTP/1.1 cannot carry,
+    ///   for `http://` to a pinned host, a host with a byte no host name has (such as a `%00`,
+    ///   pinned or not) or a request HTTP/1.1 cannot carry,
     ///   ``TransportError/Kind/tooManyRedirects``, and the network kinds); `CancellationError`;
     ///   or whatever `inner` throws.
     public func send(_ request: URLRequest) async throws -> HTTPResponse {
