@@ -37,8 +37,23 @@ public final class TLSLoopbackServer: Sendable {
         public static let forgedChain = Identity(chainFile: "forged-chain.pem", keyFile: "attacker-leaf.key")
     }
 
+    /// One completed server-side handshake, as the server saw it.
+    public struct Handshake: Sendable, Equatable {
+        /// The SNI name the client sent, or nil when it sent none.
+        public var serverName: String?
+        /// Whether the client resumed an earlier session instead of a full handshake.
+        public var resumed: Bool
+
+        /// Creates a record (tests compare against expected handshakes).
+        public init(serverName: String?, resumed: Bool) {
+            self.serverName = serverName
+            self.resumed = resumed
+        }
+    }
+
     /// The HTTP server: routes, recorded requests, connection counts.
     public let http: LoopbackHTTPServer
+    private let handshakeLog: HandshakeLog
 
     /// Starts a TLS server on 127.0.0.1 with an OS-chosen port.
     ///
@@ -47,12 +62,20 @@ public final class TLSLoopbackServer: Sendable {
     ///   - ticketAfterEachWrite: Send a TLS 1.3 session ticket after every response, so an idle
     ///     keep-alive socket becomes readable with nothing but TLS housekeeping on it.
     ///   - maxProtocolVersion: The newest TLS version offered (`TLS1_2_VERSION`, ...); nil for OpenSSL's newest.
-    public init(identity: Identity, ticketAfterEachWrite: Bool = false, maxProtocolVersion: Int32? = nil) throws {
-        let context = try ServerTLSContext(identity: identity, maxProtocolVersion: maxProtocolVersion)
+    ///   - alpn: An ALPN protocol the server selects whatever the client offered (such as `h2`);
+    ///     nil to select none.
+    public init(identity: Identity, ticketAfterEachWrite: Bool = false, maxProtocolVersion: Int32? = nil,
+                alpn: String? = nil) throws {
+        let context = try ServerTLSContext(identity: identity, maxProtocolVersion: maxProtocolVersion, alpn: alpn)
+        let log = HandshakeLog()
+        handshakeLog = log
         http = try LoopbackHTTPServer { fd in
-            ServerTLSChannel(fd: fd, context: context, ticketAfterEachWrite: ticketAfterEachWrite)
+            ServerTLSChannel(fd: fd, context: context, ticketAfterEachWrite: ticketAfterEachWrite, log: log)
         }
     }
+
+    /// Every completed handshake so far, in order.
+    public var handshakes: [Handshake] { handshakeLog.all }
 
     /// The port the server listens on.
     public var port: Int { http.port }
@@ -78,9 +101,30 @@ public struct TLSServerSetupError: Error, CustomStringConvertible {
 /// thread-safe in OpenSSL; the mutex makes the sharing compiler-checked).
 final class ServerTLSContext: Sendable {
     private let context: Mutex<OpaquePointer>
+    /// The ALPN selection in wire form (length byte, name), read by the C callback through its
+    /// `arg`; allocated once, freed in deinit, never written after init. In the mutex only so the
+    /// class stays checked `Sendable`.
+    private let alpnWire: Mutex<UnsafeMutableBufferPointer<UInt8>?>
 
-    init(identity: TLSLoopbackServer.Identity, maxProtocolVersion: Int32?) throws {
+    init(identity: TLSLoopbackServer.Identity, maxProtocolVersion: Int32?, alpn: String?) throws {
         guard let context = SSL_CTX_new(TLS_server_method()) else { throw TLSServerSetupError(description: "SSL_CTX_new") }
+        alpnWire = Mutex(nil)
+        if let alpn {
+            let address = alpnWire.withLock { stored -> UInt in
+                let wire = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: alpn.utf8.count + 1)
+                _ = wire.initialize(from: [UInt8(alpn.utf8.count)] + Array(alpn.utf8))
+                stored = wire
+                return UInt(bitPattern: wire.baseAddress)
+            }
+            // Selects our protocol even if the client did not offer it, as a misbehaving server would.
+            SSL_CTX_set_alpn_select_cb(context, { _, out, outLength, _, _, arg in
+                guard let arg, let out, let outLength else { return SSL_TLSEXT_ERR_NOACK }
+                let wire = arg.assumingMemoryBound(to: UInt8.self)
+                out.pointee = UnsafePointer(wire + 1)
+                outLength.pointee = wire[0]
+                return SSL_TLSEXT_ERR_OK
+            }, UnsafeMutableRawPointer(bitPattern: address))
+        }
         if let maxProtocolVersion {
             // Old versions need security level 0 in OpenSSL 3 to be offered at all.
             if maxProtocolVersion < TLS1_2_VERSION {
@@ -99,9 +143,19 @@ final class ServerTLSContext: Sendable {
         self.context = Mutex(context)
     }
 
-    deinit { context.withLock { SSL_CTX_free($0) } }
+    deinit {
+        context.withLock { SSL_CTX_free($0) }
+        alpnWire.withLock { $0?.deallocate() }
+    }
 
     func makeSSL() -> OpaquePointer? { context.withLock { SSL_new($0) } }
+}
+
+/// The handshakes a server completed, shared by its connection threads.
+final class HandshakeLog: Sendable {
+    private let entries = Mutex<[TLSLoopbackServer.Handshake]>([])
+    func append(_ handshake: TLSLoopbackServer.Handshake) { entries.withLock { $0.append(handshake) } }
+    var all: [TLSLoopbackServer.Handshake] { entries.withLock { $0 } }
 }
 
 /// One server-side TLS session over an accepted blocking socket, through memory BIOs.
@@ -114,7 +168,7 @@ final class ServerTLSChannel: LoopbackByteChannel {
     private var scratch = [UInt8](repeating: 0, count: 64 * 1024)
 
     /// Runs the handshake; nil when it fails (the client refused us, or spoke something else).
-    init?(fd: Int32, context: ServerTLSContext, ticketAfterEachWrite: Bool) {
+    init?(fd: Int32, context: ServerTLSContext, ticketAfterEachWrite: Bool, log: HandshakeLog) {
         guard let ssl = context.makeSSL() else { return nil }
         guard let input = BIO_new(BIO_s_mem()), let output = BIO_new(BIO_s_mem()) else {
             SSL_free(ssl)
@@ -140,6 +194,8 @@ final class ServerTLSChannel: LoopbackByteChannel {
                 return nil
             }
         }
+        let serverName = SSL_get_servername(ssl, Int32(TLSEXT_NAMETYPE_host_name)).map { String(cString: $0) }
+        log.append(TLSLoopbackServer.Handshake(serverName: serverName, resumed: SSL_session_reused(ssl) == 1))
     }
 
     deinit { SSL_free(ssl) }

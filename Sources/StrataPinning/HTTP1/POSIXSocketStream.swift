@@ -6,7 +6,7 @@ import Darwin
 import Strata
 
 /// A plain TCP connection as an ``HTTP1ByteStream``, built on non-blocking POSIX sockets and
-/// `poll`, so every wait has a timeout.
+/// `poll`, so every wait on the socket has a timeout (name resolution has none: see below).
 ///
 /// - Connecting resolves the host with `getaddrinfo` (which blocks and has no timeout of its
 ///   own), then tries each address with a non-blocking `connect` and `poll` until the connect
@@ -40,7 +40,8 @@ final class POSIXSocketStream: HTTP1ByteStream, Sendable {
     /// Opens a TCP connection to `host` and `port`.
     ///
     /// - Parameters:
-    ///   - host: A host name or IP literal; an IPv6 literal may keep its URL brackets.
+    ///   - host: A host name or IP literal; an IPv6 literal may keep its URL brackets. A host
+    ///     containing a NUL is refused: C would resolve only the part before it.
     ///   - connectTimeout: How long connecting (after name resolution) may take in total.
     ///   - idleTimeout: The longest wait for progress on each later read or write.
     /// - Throws: `TransportError` ``TransportError/Kind/cannotConnect`` when the host cannot be
@@ -49,6 +50,9 @@ final class POSIXSocketStream: HTTP1ByteStream, Sendable {
                         idleTimeout: Duration) throws(TransportError) -> POSIXSocketStream {
         let name = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
         let peer = "\(host):\(port)"
+        guard !name.utf8.contains(0) else {
+            throw TransportError(.invalidRequest, message: "refusing to resolve a host name containing a NUL byte")
+        }
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -195,9 +199,7 @@ final class POSIXSocketStream: HTTP1ByteStream, Sendable {
 
     /// `duration` in whole milliseconds, rounded up so a short wait never becomes a busy poll.
     private static func milliseconds(_ duration: Duration) -> Int32 {
-        let (seconds, attoseconds) = duration.components
-        let total = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
-        return Int32(clamping: max(total, 0))
+        Int32(clamping: max(duration.saturatingMillisecondsRoundedUp, 0))
     }
 
     private static func errorText(_ code: Int32) -> String {

@@ -5,7 +5,8 @@
 ///   not `a.b.example.com`.
 /// - `**.example.com` matches `example.com` and every host below it at any depth.
 ///
-/// Matching ignores case and one trailing dot (`API.Example.COM.` is `api.example.com`).
+/// Matching ignores case and one trailing dot (`API.Example.COM.` is `api.example.com`), and
+/// compares IP addresses in canonical form (`127.1` is `127.0.0.1`; wildcards never match an IP).
 /// Malformed patterns (`*` anywhere but as the whole leftmost label, empty labels, characters
 /// that cannot appear in a host name) are rejected when the pattern is created.
 public struct HostPattern: Sendable, Hashable, CustomStringConvertible {
@@ -57,12 +58,27 @@ public struct HostPattern: Sendable, Hashable, CustomStringConvertible {
                              + "(write internationalized names in their xn-- form)")
             }
         }
-        base = labels.joined(separator: ".")
+        let joined = labels.joined(separator: ".")
+        // An IP pattern in any spelling (`0:0:0:0:0:0:0:1`) is stored as the canonical host is.
+        if kind == .exact, let address = try? CanonicalHost(joined), address.isIPAddress {
+            base = address.name
+        } else {
+            base = joined
+        }
     }
 
-    /// Whether `host` (as in `URL.host`) is covered by this pattern.
+    /// Whether `host` (as in `URL.host`) is covered by this pattern: the host is first put in
+    /// ``CanonicalHost`` form, so a host that has no such form (a NUL or any other byte that
+    /// cannot appear in a host name) matches nothing, and `127.1` matches `127.0.0.1`.
     public func matches(_ host: String) -> Bool {
-        let host = Self.normalize(host)
+        guard let canonical = try? CanonicalHost(host) else { return false }
+        return matches(canonical)
+    }
+
+    /// Whether the canonical `host` is covered. IP addresses match exact patterns only.
+    func matches(_ host: CanonicalHost) -> Bool {
+        if host.isIPAddress { return kind == .exact && host.name == base }
+        let host = host.name
         switch kind {
         case .exact:
             return host == base

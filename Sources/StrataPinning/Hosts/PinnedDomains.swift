@@ -34,7 +34,15 @@ public struct PinnedDomains: Sendable {
     /// With one matching pattern this is that pattern's evaluator. With several, it passes when
     /// any of them passes; if all fail with pin mismatches, the thrown
     /// ``ServerTrustError/pinMismatch(host:chain:pins:)`` lists every configured pin.
+    /// A host with no ``CanonicalHost`` form (such as one containing a NUL) is never pinned here;
+    /// ``PinningTransport`` refuses such requests outright.
     public func evaluator(forHost host: String) -> (any ServerTrustEvaluator)? {
+        guard let canonical = try? CanonicalHost(host) else { return nil }
+        return evaluator(for: canonical)
+    }
+
+    /// The evaluator for an already canonical host, or nil when it is not pinned.
+    func evaluator(for host: CanonicalHost) -> (any ServerTrustEvaluator)? {
         let matching = entries.filter { $0.pattern.matches(host) }.map(\.evaluator)
         guard matching.count > 1 else { return matching.first }
         return AnyOfTrustEvaluator(evaluators: matching)

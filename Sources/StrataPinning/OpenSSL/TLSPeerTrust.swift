@@ -7,20 +7,40 @@ enum TLSPeerTrust {
     /// Sets SNI (except for IP literals, RFC 6066 §3) and the name the leaf must carry.
     /// Call on a fresh `SSL *` whose context was set up by ``X509TrustStore/configureVerification(of:)``.
     ///
-    /// - Throws: ``ServerTrustError/hostnameMismatch(host:code:reason:)`` if OpenSSL rejects the name.
+    /// `host` must already be in ``CanonicalHost`` form: SNI takes a C string, so a host that
+    /// could differ from what OpenSSL sees (a NUL, a trailing dot, another spelling of an IP) is
+    /// refused here too, whatever the caller checked.
+    ///
+    /// - Throws: ``ServerTrustError/hostnameMismatch(host:code:reason:)`` if the host is not
+    ///   canonical or OpenSSL rejects the name.
     static func expect(host: String, on ssl: OpaquePointer) throws(ServerTrustError) {
+        guard let canonical = try? CanonicalHost(host), canonical.name == host else {
+            throw .hostnameMismatch(host: host, code: -1, reason: "not a canonical host name")
+        }
         OpenSSLErrorQueue.clear()
-        if !IPAddressLiteral.isLiteral(host) {
+        if !canonical.isIPAddress {
             guard strata_SSL_set_tlsext_host_name(ssl, host) == 1 else {
                 throw .hostnameMismatch(host: host, code: -1,
                                         reason: OpenSSLErrorQueue.drain(fallback: "cannot send this name as SNI"))
             }
         }
-        // In OpenSSL 3, SSL_set1_host matches an IP literal against IP SANs only.
-        guard SSL_set1_host(ssl, host) == 1 else {
+        guard let parameters = SSL_get0_param(ssl), name(canonical, on: parameters) else {
             throw .hostnameMismatch(host: host, code: -1,
                                     reason: OpenSSLErrorQueue.drain(fallback: "not a valid host name"))
         }
+    }
+
+    /// The host-name flags of every check: `f*.example.com` in a certificate covers nothing
+    /// (RFC 6125 §7.2 discourages partial wildcards); `*.example.com` still works.
+    static let hostFlags = UInt32(X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS)
+
+    /// Sets the name the leaf must carry on `parameters`: an IP address against IP SANs only, a
+    /// DNS name with an explicit length (never read as a C string).
+    static func name(_ host: CanonicalHost, on parameters: OpaquePointer) -> Bool {
+        X509_VERIFY_PARAM_set_hostflags(parameters, hostFlags)
+        return host.isIPAddress
+            ? X509_VERIFY_PARAM_set1_ip_asc(parameters, host.name) == 1
+            : X509_VERIFY_PARAM_set1_host(parameters, host.name, host.name.utf8.count) == 1
     }
 
     /// The chain an evaluator must see after a completed handshake.

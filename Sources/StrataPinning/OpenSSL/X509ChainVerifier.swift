@@ -39,7 +39,12 @@ struct X509ChainVerifier {
     private func verify(leaf: X509Certificate, intermediates: [X509Certificate], host: String?, reportedHost: String,
                         at time: Date?) throws -> [Certificate] {
         OpenSSLErrorQueue.clear()
-        guard let context = X509_STORE_CTX_new(), let untrusted = strata_sk_X509_new_null() else {
+        guard let context = X509_STORE_CTX_new() else {
+            throw ServerTrustError.chainRejected(host: reportedHost, code: -1,
+                                                 reason: OpenSSLErrorQueue.drain(fallback: "out of memory"))
+        }
+        guard let untrusted = strata_sk_X509_new_null() else {
+            X509_STORE_CTX_free(context)
             throw ServerTrustError.chainRejected(host: reportedHost, code: -1,
                                                  reason: OpenSSLErrorQueue.drain(fallback: "out of memory"))
         }
@@ -58,11 +63,9 @@ struct X509ChainVerifier {
         _ = X509_STORE_CTX_set_purpose(context, X509_PURPOSE_SSL_SERVER)
         let parameters = X509_STORE_CTX_get0_param(context)
         if let host {
-            // SSL_set1_host does the same split in OpenSSL 3: IP literals match IP SANs only.
-            let named = IPAddressLiteral.isLiteral(host)
-                ? X509_VERIFY_PARAM_set1_ip_asc(parameters, host)
-                : X509_VERIFY_PARAM_set1_host(parameters, host, host.utf8.count)
-            guard named == 1 else {
+            // The same canonical form and flags as a live connection (TLSPeerTrust.expect).
+            guard let canonical = try? CanonicalHost(host), let parameters,
+                  TLSPeerTrust.name(canonical, on: parameters) else {
                 throw ServerTrustError.hostnameMismatch(host: host, code: -1, reason: "not a valid host name")
             }
         }

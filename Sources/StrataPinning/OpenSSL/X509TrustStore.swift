@@ -10,7 +10,8 @@ final class X509TrustStore {
     /// The roots this store was built from.
     let roots: TrustRoots
 
-    /// Builds a store: OpenSSL's default paths for ``TrustRoots/system``, exactly the given
+    /// Builds a store: OpenSSL's compiled-in system CA paths for ``TrustRoots/system`` (the
+    /// environment is ignored), exactly the given
     /// certificates for ``TrustRoots/certificates(_:)``, and an empty store for
     /// ``TrustRoots/pinnedKeysOnly`` (nothing is trusted by chain).
     ///
@@ -25,9 +26,17 @@ final class X509TrustStore {
         self.roots = roots
         switch roots {
         case .system:
-            guard X509_STORE_set_default_paths(store) == 1 else {
-                throw .trustStoreFailed(reason: OpenSSLErrorQueue.drain(fallback: "cannot load the system CA paths"))
+            // Not X509_STORE_set_default_paths: it reads SSL_CERT_FILE / SSL_CERT_DIR, so an
+            // environment variable could swap the anchors pinned hosts are verified against.
+            let paths = Self.systemPaths
+            let fileLoaded = X509_STORE_load_file(store, paths.file) == 1
+            let directoryAdded = X509_STORE_load_path(store, paths.directory) == 1
+            guard fileLoaded || directoryAdded else {
+                throw .trustStoreFailed(reason: OpenSSLErrorQueue.drain(
+                    fallback: "cannot load the system CA bundle \(paths.file) or directory \(paths.directory)"))
             }
+            // A missing bundle with a usable directory (or the reverse) is fine, as OpenSSL's defaults are.
+            OpenSSLErrorQueue.clear()
         case let .certificates(certificates):
             guard !certificates.isEmpty else { throw .noTrustedCertificates }
             for certificate in certificates {
@@ -49,6 +58,12 @@ final class X509TrustStore {
 
     deinit {
         X509_STORE_free(pointer)
+    }
+
+    /// The system CA bundle and directory compiled into OpenSSL (on Debian `/usr/lib/ssl/cert.pem`
+    /// and `/usr/lib/ssl/certs`), never the `SSL_CERT_FILE` / `SSL_CERT_DIR` overrides.
+    static var systemPaths: (file: String, directory: String) {
+        (String(cString: X509_get_default_cert_file()), String(cString: X509_get_default_cert_dir()))
     }
 
     /// Makes `context` (an `SSL_CTX *`) verify peers against this store: `SSL_VERIFY_PEER`, so a

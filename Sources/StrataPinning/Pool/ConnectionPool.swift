@@ -4,9 +4,10 @@ import Synchronization
 /// Keep-alive connections of one ``PinningTransport`` (so of one trust configuration), per host
 /// and port, with a per-host limit.
 ///
-/// - ``acquire(host:port:)`` hands out the most recently used idle connection (older ones
-///   expire first), or a new slot while the host is under its limit, or waits: waiters are
-///   served first come, first served, and a cancelled waiter leaves the queue at once.
+/// - ``acquire(host:port:deadline:)`` hands out the most recently used idle connection (older
+///   ones expire first), or a new slot while the host is under its limit, or waits: waiters are
+///   served first come, first served, and a cancelled waiter, or one whose deadline passed,
+///   leaves the queue at once.
 /// - A kept connection idle for longer than `idleTimeout` (by the injected clock) is not reused:
 ///   its slot reconnects. Independently, each slot's thread retires its idle connection after
 ///   `idleTimeout` of real time, so an unused pool holds no sockets or threads.
@@ -64,16 +65,30 @@ final class ConnectionPool: Sendable {
         self.idleTimeout = idleTimeout
     }
 
-    /// A slot for `host:port`, waiting while the host is at its limit.
+    /// A slot for `host:port`, waiting while the host is at its limit, but not past `deadline`.
     ///
-    /// - Throws: `CancellationError` when the calling task is cancelled while waiting.
-    func acquire(host: String, port: Int) async throws -> Lease {
+    /// - Throws: `CancellationError` when the calling task is cancelled while waiting;
+    ///   `TransportError` ``TransportError/Kind/timedOut`` when `deadline` passes first.
+    func acquire(host: String, port: Int, deadline: ContinuousClock.Instant) async throws -> Lease {
         let key = Key(host: host, port: port)
         if let lease = state.withLock({ takeOrOpen(key, &$0) }) { return lease }
         let id = state.withLock { state -> UInt64 in
             state.nextWaiterID += 1
             return state.nextWaiterID
         }
+        // Gives up the wait at the deadline; cancelled as soon as the wait ends another way.
+        let expiry = Task { [weak self] in
+            // In steps of at most a day: the runtime's sleep overflows on far deadlines (a
+            // configured `.seconds(.max)`), which would end the wait at once instead of never.
+            while ContinuousClock.now < deadline {
+                try await Task.sleep(until: min(deadline, .now + .seconds(86_400)), clock: .continuous)
+            }
+            self?.removeWaiter(id, key: key)?.continuation.resume(throwing: TransportError(
+                .timedOut, message: "the whole-request deadline passed while waiting for a free connection to "
+                    + "\(host):\(port) (all \(self?.maxConnectionsPerHost ?? 0) are in use; "
+                    + "PinningTransport.Configuration.maxConnectionsPerHost)"))
+        }
+        defer { expiry.cancel() }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Lease, any Error>) in
                 let immediate = state.withLock { state -> Result<Lease, any Error>? in
@@ -86,11 +101,15 @@ final class ConnectionPool: Sendable {
                 if let immediate { continuation.resume(with: immediate) }
             }
         } onCancel: {
-            let waiter = state.withLock { state -> Waiter? in
-                guard let index = state.hosts[key]?.waiters.firstIndex(where: { $0.id == id }) else { return nil }
-                return state.hosts[key]?.waiters.remove(at: index)
-            }
-            waiter?.continuation.resume(throwing: CancellationError())
+            removeWaiter(id, key: key)?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Takes waiter `id` out of the queue; nil when it was already served or removed.
+    private func removeWaiter(_ id: UInt64, key: Key) -> Waiter? {
+        state.withLock { state -> Waiter? in
+            guard let index = state.hosts[key]?.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+            return state.hosts[key]?.waiters.remove(at: index)
         }
     }
 

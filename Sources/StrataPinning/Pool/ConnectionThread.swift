@@ -44,8 +44,7 @@ final class ConnectionThread: Sendable {
     }
 
     private func run(idleTimeout: Duration, onIdle: @Sendable () -> Bool) {
-        let (seconds, attoseconds) = idleTimeout.components
-        let nanoseconds = seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+        let nanoseconds = idleTimeout.saturatingNanoseconds
         while true {
             if wake.wait(timeout: .now() + .nanoseconds(Int(clamping: nanoseconds))) == .timedOut {
                 if onIdle() { return }

@@ -23,7 +23,13 @@ final class TLSSession {
     ///
     /// - Throws: `TransportError` ``TransportError/Kind/tls`` when OpenSSL cannot allocate the BIOs.
     init(ssl: OpaquePointer, socket: POSIXSocketStream) throws(TransportError) {
-        guard let input = BIO_new(BIO_s_mem()), let output = BIO_new(BIO_s_mem()) else {
+        guard let input = BIO_new(BIO_s_mem()) else {
+            SSL_free(ssl)
+            throw TransportError(.tls, message: "OpenSSL cannot allocate memory BIOs")
+        }
+        guard let output = BIO_new(BIO_s_mem()) else {
+            // Not yet handed to the SSL object, so SSL_free would not release it.
+            BIO_free(input)
             SSL_free(ssl)
             throw TransportError(.tls, message: "OpenSSL cannot allocate memory BIOs")
         }

@@ -56,7 +56,13 @@ final class TLSStream: HTTP1ByteStream, @unchecked Sendable {
             socket.close()
             throw TransportError(.tls, message: "OpenSSL cannot create a TLS session")
         }
-        let session = try TLSSession(ssl: ssl, socket: socket)
+        let session: TLSSession
+        do {
+            session = try TLSSession(ssl: ssl, socket: socket)
+        } catch {
+            socket.close()
+            throw error
+        }
         do {
             try TLSPeerTrust.expect(host: host, on: ssl)
             try session.handshake(host: host, deadline: min(deadline, ContinuousClock.now + timeouts.handshake))

@@ -27,14 +27,18 @@ final class PinnedClient: Sendable {
         pool.counts(host: host, port: port)
     }
 
-    /// Sends `request` to `host:port`, whose new connections must pass `evaluator`.
+    /// Sends `request` to `host:port`, whose new connections must pass `evaluator`, within the
+    /// request timeout (counted from this call: waiting for a connection included).
     ///
     /// - Throws: `TransportError` (``TransportError/Kind/tls`` for refused certificates,
-    ///   ``TransportError/Kind/invalidRequest`` for a request HTTP/1.1 cannot carry), or
-    ///   `CancellationError`.
-    func send(_ request: URLRequest, host: String, port: Int,
+    ///   ``TransportError/Kind/invalidRequest`` for a request HTTP/1.1 cannot carry,
+    ///   ``TransportError/Kind/timedOut`` when the deadline passes, even while waiting for a
+    ///   connection), or `CancellationError`.
+    func send(_ request: URLRequest, host: CanonicalHost, port: Int,
               evaluator: any ServerTrustEvaluator) async throws -> HTTPResponse {
         try Task.checkCancellation()
+        // The whole-request timeout starts now, so waiting for a free connection counts too.
+        let deadline = ContinuousClock.now + requestTimeout
         let encoded: HTTP1Request
         do {
             encoded = try HTTP1RequestEncoder.encode(request)
@@ -42,8 +46,7 @@ final class PinnedClient: Sendable {
             throw TransportError(.invalidRequest, method: HTTPMethod(request), url: request.url,
                                  message: error.description, underlying: error)
         }
-        let lease = try await pool.acquire(host: host, port: port)
-        let deadline = ContinuousClock.now + requestTimeout
+        let lease = try await pool.acquire(host: host.name, port: port, deadline: deadline)
         let connection = lease.connection
         let jobID = jobIDs.wrappingAdd(1, ordering: .relaxed).newValue
         connection.begin(jobID: jobID)

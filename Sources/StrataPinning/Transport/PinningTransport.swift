@@ -24,6 +24,10 @@ import Strata
 /// process's signal handlers are left alone.
 ///
 /// Rules:
+/// - Every hop's host is canonicalized once (lowercase, no trailing dot, IP literals as
+///   `inet_ntop` prints them) and that one value is matched, pooled, sent as SNI, verified and
+///   resolved. A host that has no canonical form (a `%00` or any byte outside letters, digits,
+///   `-`, `_`, `.`; a malformed IP literal) is refused, pinned or not, before any I/O.
 /// - An `http://` URL for a pinned host is refused (``TransportError/Kind/invalidRequest``):
 ///   traffic for a pinned host never travels in cleartext. Unpinned `http://` goes to `inner`.
 /// - Redirects are followed here, hop by hop, by `RedirectPolicy` (credentials dropped across
@@ -130,7 +134,8 @@ public struct PinningTransport: Transport {
     ///
     /// - Throws: ``PinningConfigurationError`` when the configuration is unusable; `TransportError`
     ///   (``TransportError/Kind/tls`` for a refused certificate, ``TransportError/Kind/invalidRequest``
-    ///   for `http://` to a pinned host or a request HTTP/1.1 cannot carry,
+    ///   for `http://` to a pinned host, a host with a byte no host name has (such as a `%00`,
+    ///   pinned or not) or a request HTTP/1.1 cannot carry,
     ///   ``TransportError/Kind/tooManyRedirects``, and the network kinds); `CancellationError`;
     ///   or whatever `inner` throws.
     public func send(_ request: URLRequest) async throws -> HTTPResponse {
@@ -160,13 +165,30 @@ public struct PinningTransport: Transport {
 
     /// Sends one request without following redirects: over a verified pooled connection when
     /// its host is pinned, through `inner` otherwise.
+    ///
+    /// The host is put in ``CanonicalHost`` form once, here, and that one value is matched,
+    /// pooled, sent as SNI, verified and resolved; redirect targets come through here too. A host
+    /// with no canonical form (a NUL or other byte that cannot be in a host name, a malformed IP
+    /// literal) is refused for every request, pinned or not: it is never legitimate, and `inner`
+    /// could read it as a pinned host that this transport did not recognize.
     private func sendOneHop(_ request: URLRequest, engine: Engine) async throws -> HTTPResponse {
-        guard let url = request.url, let host = url.host, let evaluator = engine.domains.evaluator(forHost: host) else {
+        guard let url = request.url, let rawHost = url.host else {
+            onEvent?(.sentToInner(url: request.url))
+            return try await inner.send(request)
+        }
+        let host: CanonicalHost
+        do {
+            host = try CanonicalHost(rawHost)
+        } catch {
+            throw TransportError(.invalidRequest, method: HTTPMethod(request), url: url,
+                                 message: "refusing the request: \(error.description)", underlying: error)
+        }
+        guard let evaluator = engine.domains.evaluator(for: host) else {
             onEvent?(.sentToInner(url: request.url))
             return try await inner.send(request)
         }
         let port = try Self.httpsPort(of: url, request: request)
-        return try await engine.client.send(request, host: host.lowercased(), port: port, evaluator: evaluator)
+        return try await engine.client.send(request, host: host, port: port, evaluator: evaluator)
     }
 
     /// The port of an `https` URL for a pinned host; anything else is refused before any I/O.

@@ -3,16 +3,21 @@ extension PinningTransport {
     /// hosts. Every value has a default that suits an ordinary JSON API.
     public struct Configuration: Sendable {
         /// How long opening the TCP connection may take (after name resolution). Default 10 s.
+        ///
+        /// Name resolution (`getaddrinfo`) has no timeout here: it blocks the connection's
+        /// thread until the system resolver answers (its own timeouts, from `/etc/resolv.conf`,
+        /// bound it), and neither this nor ``requestTimeout`` can interrupt it.
         public var connectTimeout: Duration
         /// How long the TLS handshake may take. Default 10 s.
         public var handshakeTimeout: Duration
         /// The longest wait for any progress while a request is written or its response read.
         /// Default 30 s.
         public var idleReadTimeout: Duration
-        /// How long one request may take in total, from the moment it has a connection: connect,
-        /// handshake, any retry on a fresh connection and the whole response included. Each
-        /// redirect hop gets its own. Default 60 s. Waiting for a free connection (at
-        /// ``maxConnectionsPerHost``) is not counted; cancel the task to bound that wait.
+        /// How long one request may take in total, from the moment it is sent: waiting for a free
+        /// connection (at ``maxConnectionsPerHost``), connect, handshake, any retry on a fresh
+        /// connection and the whole response included; past it the request throws
+        /// `TransportError` of kind `timedOut`. Each redirect hop gets its own. Default 60 s.
+        /// Name resolution is not interrupted (see ``connectTimeout``).
         public var requestTimeout: Duration
         /// The most connections open at once to one host and port; further requests wait, first
         /// come first served. Default 8.
@@ -26,7 +31,8 @@ extension PinningTransport {
         /// The most redirects followed for one request. Default 10.
         public var maxRedirects: Int
 
-        /// Creates a configuration; every parameter defaults to the documented default.
+        /// Creates a configuration; every parameter defaults to the documented default. Any
+        /// duration may be as large as `.seconds(Int64.max)` (in effect, no limit).
         public init(connectTimeout: Duration = .seconds(10), handshakeTimeout: Duration = .seconds(10),
                     idleReadTimeout: Duration = .seconds(30), requestTimeout: Duration = .seconds(60),
                     maxConnectionsPerHost: Int = 8, idleConnectionTimeout: Duration = .seconds(30),

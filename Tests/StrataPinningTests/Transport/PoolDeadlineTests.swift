@@ -1,0 +1,44 @@
+import Strata
+@testable import StrataPinning
+import Testing
+
+@Suite("The whole-request deadline covers waiting for a free connection")
+struct PoolDeadlineTests {
+    @Test("a waiter at the per-host limit gives up at its deadline with timedOut and leaves the queue")
+    func waiterTimesOut() async throws {
+        let settings = ConnectionSettings(
+            context: try TLSClientContext(roots: .pinnedKeysOnly),
+            timeouts: .init(connect: .seconds(1), handshake: .seconds(1), idle: .seconds(1)),
+            limits: .default, onEvent: nil, now: { ContinuousClock.now })
+        let pool = ConnectionPool(settings: settings, maxConnectionsPerHost: 1, idleTimeout: .seconds(30))
+        let held = try await pool.acquire(host: "localhost", port: 1, deadline: .now + .seconds(10))
+        let start = ContinuousClock.now
+        do {
+            _ = try await pool.acquire(host: "localhost", port: 1, deadline: start + .milliseconds(50))
+            Issue.record("the second acquire should have timed out")
+        } catch let error as TransportError {
+            #expect(error.kind == .timedOut)
+            #expect(error.message.contains("waiting for a free connection"))
+        }
+        #expect(ContinuousClock.now - start < .seconds(5))
+        #expect(pool.counts(host: "localhost", port: 1) == (open: 1, waiting: 0))
+        pool.release(held.connection, keepAlive: false)
+        #expect(pool.counts(host: "localhost", port: 1) == (open: 0, waiting: 0))
+    }
+
+    @Test("a waiter served before its deadline gets the slot")
+    func waiterServed() async throws {
+        let settings = ConnectionSettings(
+            context: try TLSClientContext(roots: .pinnedKeysOnly),
+            timeouts: .init(connect: .seconds(1), handshake: .seconds(1), idle: .seconds(1)),
+            limits: .default, onEvent: nil, now: { ContinuousClock.now })
+        let pool = ConnectionPool(settings: settings, maxConnectionsPerHost: 1, idleTimeout: .seconds(30))
+        let held = try await pool.acquire(host: "localhost", port: 1, deadline: .now + .seconds(10))
+        async let second = pool.acquire(host: "localhost", port: 1, deadline: .now + .seconds(10))
+        while pool.counts(host: "localhost", port: 1).waiting == 0 { await Task.yield() }
+        pool.release(held.connection, keepAlive: true)
+        let lease = try await second
+        #expect(lease.connection === held.connection)
+        pool.release(lease.connection, keepAlive: false)
+    }
+}
