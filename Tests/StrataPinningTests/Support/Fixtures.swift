@@ -3,8 +3,8 @@ import Foundation
 
 /// The committed certificates of Tests/Fixtures/Pinning (made by make-fixtures.sh).
 enum Fixtures {
-    static let directory = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent()
+    static let directory = URL(fileURLWithPath: #filePath)   // Tests/StrataPinningTests/Support/Fixtures.swift
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures/Pinning")
 
     /// Known answers from `openssl x509 -pubkey -noout | openssl pkey -pubin -outform der |
