@@ -7,6 +7,8 @@ let package = Package(
         .library(name: "Strata", targets: ["Strata"]),
         .library(name: "StrataTesting", targets: ["StrataTesting"]),
         .library(name: "StrataPinning", targets: ["StrataPinning"]),
+        // The guided tour: `swift run strata-demo` (needs this checkout's Tests/Fixtures/Pinning).
+        .executable(name: "strata-demo", targets: ["strata-demo"]),
     ],
     targets: [
         .target(name: "Strata"),
@@ -20,10 +22,15 @@ let package = Package(
         .target(name: "TLSTestServer", dependencies: ["COpenSSL", "TestServer"], path: "Tests/TLSTestServer"),
         // Loopback throughput of PinningTransport vs URLSessionTransport; built by CI, run by hand.
         .executableTarget(name: "strata-bench", dependencies: ["Strata", "StrataPinning", "TestServer", "TLSTestServer"], path: "Bench/strata-bench"),
+        // The demo's logic (tour, sandbox, pin command), testable; the executable only calls it.
+        .target(name: "StrataDemoKit", dependencies: ["Strata", "StrataPinning", "TestServer", "TLSTestServer"],
+                path: "Demo/StrataDemoKit"),
+        .executableTarget(name: "strata-demo", dependencies: ["StrataDemoKit"], path: "Demo/strata-demo"),
         .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataTesting", "TestServer"]),
         .testTarget(name: "StrataTestingTests", dependencies: ["Strata", "StrataTesting"]),
         // Certificates and keys live in Tests/Fixtures/Pinning and are read via #filePath.
         .testTarget(name: "StrataPinningTests", dependencies: ["StrataPinning", "Strata", "StrataTesting", "COpenSSL", "TestServer", "TLSTestServer"]),
+        .testTarget(name: "StrataDemoTests", dependencies: ["StrataDemoKit", "StrataPinning"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,17 @@
+/// The facts the tour established, for its summary and for tests.
+struct TourReport: Sendable {
+    /// Token grants the sandbox answered (one refresh for every concurrent 401).
+    var refreshes: Int
+    /// Requests the sandbox answered 401.
+    var unauthorized: Int
+    /// Retries `RetryTransport` made against the flaky endpoint.
+    var retries: Int
+    /// Whether the second GET of the list came back with `source == .revalidated`.
+    var revalidated: Bool
+    /// The pin mismatch message of the wrongly pinned transport.
+    var pinFailure: String
+    /// Every log line `LoggingTransport` wrote.
+    var logLines: [String]
+    /// How long the tour took, sandbox start included.
+    var duration: Duration
+}

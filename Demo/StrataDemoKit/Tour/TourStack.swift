@@ -1,0 +1,85 @@
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Foundation
+import Strata
+import StrataPinning
+
+/// The README's recommended stack, assembled against the sandbox, with every layer's event hook
+/// recorded for the narration.
+struct TourStack: Sendable {
+    /// The retry policy of the tour: short delays, so the demo never waits needlessly.
+    static let retryPolicy = RetryPolicy(maxRetries: 2, baseDelay: 0.05, maxDelay: 0.2, maxRetryAfter: 1)
+
+    let service: HTTPNetworkService
+    let environment: DefaultAPIEnvironment
+    /// The pin of the sandbox leaf's key.
+    let pin: String
+    let refreshes = EventRecorder<RefreshEvent>()
+    let retries = EventRecorder<RetryEvent>()
+    let cacheEvents = EventRecorder<ETagEvent>()
+    let pinEvents = EventRecorder<PinningEvent>()
+    let logs: LogCollector
+    private let auth: InMemoryAuthService
+    private let trustRoots: TrustRoots
+
+    /// Builds the stack: `LoggingTransport → ReauthTransport → RetryTransport → ETagTransport →
+    /// PinningTransport → URLSessionTransport`, under an `HTTPNetworkService`.
+    ///
+    /// - Throws: `CertificateError` or `PinningConfigurationError` if the fixtures are unusable.
+    init(sandbox: Sandbox, logs: LogCollector) throws {
+        self.logs = logs
+        environment = DefaultAPIEnvironment(baseURL: sandbox.baseURL)
+        trustRoots = .certificates([try Sandbox.caCertificate()])
+        guard let leaf = try Sandbox.presentedChain().first else {
+            throw TourFailure("the sandbox's chain file holds no certificate")
+        }
+        pin = leaf.spkiPin
+        let auth = InMemoryAuthService(accessToken: sandbox.expiredToken)
+        self.auth = auth
+        let pinned = try PinningTransport.validated(
+            pinnedDomains: ["localhost": try PublicKeyPinningEvaluator(pins: [pin])],
+            trustRoots: trustRoots, onEvent: pinEvents.record)
+        // The refresh goes straight to the pinned transport: it must not be retried, re-authenticated or logged.
+        let tokenService = HTTPNetworkService(transport: pinned)
+        let environment = environment
+        let refreshToken = sandbox.refreshToken
+        let stack = LoggingTransport(
+            inner: ReauthTransport(
+                inner: RetryTransport(
+                    inner: ETagTransport(inner: pinned, store: InMemoryETagStore(), onEvent: cacheEvents.record),
+                    policy: Self.retryPolicy, onRetry: retries.record),
+                authService: auth, onRefresh: refreshes.record,
+                refreshToken: {
+                    let grant: TokenGrant = try await tokenService.request(
+                        to: SandboxAPI.refresh(refreshToken: refreshToken), via: environment)
+                    await auth.setAccessToken(grant.accessToken)
+                }),
+            logger: logs.logger)
+        service = HTTPNetworkService(transport: stack, authService: auth)
+    }
+
+    /// Sends an authenticated GET through a `RetryTransport` over a `PinningTransport` pinned to
+    /// ``Tour/wrongPin``.
+    ///
+    /// - Returns: The pin mismatch the transport reported.
+    /// - Throws: ``TourFailure`` if the request succeeded, failed otherwise, or was retried.
+    func sendWithWrongPin() async throws -> ServerTrustError {
+        let wronglyPinned = try PinningTransport.validated(
+            pinnedDomains: ["localhost": try PublicKeyPinningEvaluator(pins: [Tour.wrongPin])], trustRoots: trustRoots)
+        let retried = EventRecorder<RetryEvent>()
+        let service = HTTPNetworkService(
+            transport: RetryTransport(inner: wronglyPinned, policy: Self.retryPolicy, onRetry: retried.record),
+            authService: auth)
+        do {
+            let _: Todo = try await service.request(to: SandboxAPI.todo(id: 1), via: environment)
+        } catch NetworkError.transport(let error as TransportError) {
+            guard let trust = error.serverTrustError, case .pinMismatch = trust else {
+                throw TourFailure("expected a pin mismatch, got: \(error)")
+            }
+            guard retried.all.isEmpty else { throw TourFailure("RetryTransport retried a pin mismatch") }
+            return trust
+        }
+        throw TourFailure("the transport pinned to a wrong key accepted the sandbox")
+    }
+}
