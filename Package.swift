@@ -30,7 +30,7 @@ let package = Package(
         .testTarget(name: "StrataTestingTests", dependencies: ["Strata", "StrataTesting"]),
         // Certificates and keys live in Tests/Fixtures/Pinning and are read via #filePath.
         .testTarget(name: "StrataPinningTests", dependencies: ["StrataPinning", "Strata", "StrataTesting", "COpenSSL", "TestServer", "TLSTestServer"]),
-        .testTarget(name: "StrataDemoTests", dependencies: ["StrataDemoKit", "StrataPinning"]),
+        .testTarget(name: "StrataDemoTests", dependencies: ["StrataDemoKit", "TestServer"]),
     ],
     swiftLanguageModes: [.v6]
 )

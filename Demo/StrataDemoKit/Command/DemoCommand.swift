@@ -17,10 +17,10 @@ enum DemoCommand: Equatable, Sendable {
         guard let first = arguments.first else { return .tour(verbose: false) }
         if first == "help" { return .help }
         if first == "pin" { return try parsePin(Array(arguments.dropFirst())) }
-        let rest = first == "tour" ? Array(arguments.dropFirst()) : arguments
+        let named = first == "tour"
         var verbose = false
-        for argument in rest {
-            guard argument == "--verbose" || argument == "-v" else { throw unexpected(argument) }
+        for argument in named ? Array(arguments.dropFirst()) : arguments {
+            guard argument == "--verbose" || argument == "-v" else { throw unexpected(argument, afterCommand: named) }
             verbose = true
         }
         return .tour(verbose: verbose)
@@ -53,8 +53,9 @@ enum DemoCommand: Equatable, Sendable {
         return .pin(target, caFile: caFile)
     }
 
-    private static func unexpected(_ argument: String) -> UsageError {
-        argument.hasPrefix("-") ? UsageError("Unknown option '\(argument)'.")
-                                : UsageError("Unknown command '\(argument)'; the commands are 'tour' and 'pin'.")
+    private static func unexpected(_ argument: String, afterCommand: Bool) -> UsageError {
+        if argument.hasPrefix("-") { return UsageError("Unknown option '\(argument)'.") }
+        if afterCommand { return UsageError("Unexpected argument '\(argument)'.") }
+        return UsageError("Unknown command '\(argument)'; the commands are 'tour' and 'pin'.")
     }
 }

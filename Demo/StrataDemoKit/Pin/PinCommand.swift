@@ -47,11 +47,9 @@ struct PinCommand {
 
     private func trustRoots() throws(PinCommandError) -> TrustRoots {
         guard let caFile else { return .system }
-        let text: String
-        do {
-            text = try String(contentsOfFile: caFile, encoding: .utf8)
-        } catch {
-            throw .unreadableCA(path: caFile, reason: (error as NSError).localizedDescription)
+        guard FileManager.default.isReadableFile(atPath: caFile),
+              let text = try? String(contentsOfFile: caFile, encoding: .utf8) else {
+            throw .unreadableCA(path: caFile, reason: "no readable UTF-8 text file is there")
         }
         do {
             return .certificates(try Certificate.certificates(pemBundle: text))

@@ -46,7 +46,8 @@ struct Tour {
         say("Done in \(Self.milliseconds(duration)) ms: \(seen.tokenGrants) token refresh for \(seen.unauthorized) × 401, "
             + "\(retries) retry, 1 revalidated GET (304), 1 pin mismatch refused, no token in any log line.")
         return TourReport(refreshes: seen.tokenGrants, unauthorized: seen.unauthorized, retries: retries,
-                          revalidated: revalidated, pinFailure: pinFailure, logLines: logLines, duration: duration)
+                          revalidated: revalidated, pinFailure: pinFailure, logLines: logLines,
+                          secrets: [sandbox.expiredToken, sandbox.validToken, sandbox.refreshToken], duration: duration)
     }
 
     // MARK: - Steps

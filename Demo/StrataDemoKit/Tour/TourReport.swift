@@ -12,6 +12,8 @@ struct TourReport: Sendable {
     var pinFailure: String
     /// Every log line `LoggingTransport` wrote.
     var logLines: [String]
+    /// The access and refresh tokens the tour used, so a test can prove none was printed.
+    var secrets: [String]
     /// How long the tour took, sandbox start included.
     var duration: Duration
 }
