@@ -94,8 +94,12 @@ struct Tour {
         let second = try await stack.service.response(to: SandboxAPI.todos, via: stack.environment)
         say("   Second GET /v1/todos carried If-None-Match; the sandbox answered 304 Not Modified "
             + "(\(sandbox.seen.notModified) so far).")
-        say("   The caller still got \(second.statusCode) with the same \(second.body.count) bytes, "
-            + "and response.source == .\(second.source.rawValue).")
+        let saved = stack.cacheEvents.all.compactMap { event -> Int? in
+            guard case .revalidated(_, let bytes) = event else { return nil }
+            return bytes
+        }.reduce(0, +)
+        say("   ETagTransport answered from its store (\(saved) bytes not downloaded): the caller still got "
+            + "\(second.statusCode) with the same body, and response.source == .\(second.source.rawValue).")
         guard second.source == .revalidated, second.body == first.body else {
             throw TourFailure("expected the second GET to be revalidated, got source .\(second.source.rawValue)")
         }
