@@ -31,7 +31,7 @@ public struct ConsoleLogger: StrataLogger {
 
     /// Writes `time level message key=value...`, keys sorted, values quoted when they contain spaces.
     public func record(_ level: LogLevel, _ message: String, metadata: LogMetadata) {
-        var line = Date().formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true))
+        var line = Date().formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
         line += " \(level) \(message)"
         for key in metadata.keys.sorted() {
             guard let value = metadata[key] else { continue }
