@@ -71,17 +71,17 @@ struct CanonicalHost: Sendable, Hashable, CustomStringConvertible {
     private static func canonicalIPv4(_ text: String) -> String? {
         var address = in_addr()
         guard inet_aton(text, &address) != 0 else { return nil }
-        return print(family: AF_INET, &address, capacity: Int(INET_ADDRSTRLEN))
+        return presentationForm(family: AF_INET, &address, capacity: Int(INET_ADDRSTRLEN))
     }
 
     /// An IPv6 literal in RFC 5952 form; nil for anything `inet_pton` refuses (zone ids included).
     private static func canonicalIPv6(_ text: String) -> String? {
         var address = in6_addr()
         guard inet_pton(AF_INET6, text, &address) == 1 else { return nil }
-        return print(family: AF_INET6, &address, capacity: Int(INET6_ADDRSTRLEN))
+        return presentationForm(family: AF_INET6, &address, capacity: Int(INET6_ADDRSTRLEN))
     }
 
-    private static func print<Address>(family: Int32, _ address: inout Address,
+    private static func presentationForm<Address>(family: Int32, _ address: inout Address,
                                                         capacity: Int) -> String? {
         var buffer = [CChar](repeating: 0, count: capacity)
         let printed = withUnsafeBytes(of: &address) { bytes in

@@ -4,13 +4,18 @@ import Testing
 
 @Suite("The whole-request deadline covers waiting for a free connection")
 struct PoolDeadlineTests {
-    @Test("a waiter at the per-host limit gives up at its deadline with timedOut and leaves the queue")
-    func waiterTimesOut() async throws {
+    /// A pool allowing one connection per host; nothing here ever connects.
+    private static func poolOfOne() throws -> ConnectionPool {
         let settings = ConnectionSettings(
             context: try TLSClientContext(roots: .pinnedKeysOnly),
             timeouts: .init(connect: .seconds(1), handshake: .seconds(1), idle: .seconds(1)),
             limits: .default, onEvent: nil, now: { ContinuousClock.now })
-        let pool = ConnectionPool(settings: settings, maxConnectionsPerHost: 1, idleTimeout: .seconds(30))
+        return ConnectionPool(settings: settings, maxConnectionsPerHost: 1, idleTimeout: .seconds(30))
+    }
+
+    @Test("a waiter at the per-host limit gives up at its deadline with timedOut and leaves the queue")
+    func waiterTimesOut() async throws {
+        let pool = try Self.poolOfOne()
         let held = try await pool.acquire(host: "localhost", port: 1, deadline: .now + .seconds(10))
         let start = ContinuousClock.now
         do {
@@ -28,11 +33,7 @@ struct PoolDeadlineTests {
 
     @Test("a waiter served before its deadline gets the slot")
     func waiterServed() async throws {
-        let settings = ConnectionSettings(
-            context: try TLSClientContext(roots: .pinnedKeysOnly),
-            timeouts: .init(connect: .seconds(1), handshake: .seconds(1), idle: .seconds(1)),
-            limits: .default, onEvent: nil, now: { ContinuousClock.now })
-        let pool = ConnectionPool(settings: settings, maxConnectionsPerHost: 1, idleTimeout: .seconds(30))
+        let pool = try Self.poolOfOne()
         let held = try await pool.acquire(host: "localhost", port: 1, deadline: .now + .seconds(10))
         async let second = pool.acquire(host: "localhost", port: 1, deadline: .now + .seconds(10))
         while pool.counts(host: "localhost", port: 1).waiting == 0 { await Task.yield() }
