@@ -103,16 +103,14 @@ struct ReauthCompositionTests {
         }
     }
 
-    // Uses a local 5xx-only retry double; the same test against the real RetryTransport is to
-    // be added once that branch is merged.
     @Test("Reauth → Retry → transport: a 401 causes exactly one refresh and is never retried, while a 5xx after it is")
     func reauthOutsideRetry() async throws {
         let server = CannedRoutesTransport(routes: [
             CannedRoute(pattern: RequestPattern(path: "/v1/me"), respond: Self.newTokenThenFlaky()),
         ])
         let service = HTTPNetworkService(
-            transport: ReauthTransport(inner: Doubles.RetryingServerErrors(inner: server), authService: auth,
-                                       refreshToken: refreshToNew),
+            transport: ReauthTransport(inner: RetryTransport(inner: server, environment: RetryEnvironment(sleep: { _ in })),
+                                       authService: auth, refreshToken: refreshToNew),
             authService: auth)
 
         let profile: Profile = try await service.request(to: ProfileEndpoint(), via: environment)

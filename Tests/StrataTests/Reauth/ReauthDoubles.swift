@@ -76,22 +76,6 @@ enum ReauthDoubles {
         func send(_ request: URLRequest) async throws -> HTTPResponse { try await handler(request) }
     }
 
-    /// A stand-in for RetryTransport until it is merged: retries 5xx responses only, at once,
-    /// up to `maxRetries` times. It never retries a 401, like the real one.
-    struct RetryingServerErrors: Transport {
-        let inner: any Transport
-        var maxRetries = 3
-        func send(_ request: URLRequest) async throws -> HTTPResponse {
-            var response = try await inner.send(request)
-            var retries = 0
-            while (500..<600).contains(response.statusCode), retries < maxRetries {
-                retries += 1
-                response = try await inner.send(request)
-            }
-            return response
-        }
-    }
-
     /// An error a test's refresh closure throws, identifiable so a test can prove every waiter
     /// got this very error.
     struct RefreshRejected: Error, Equatable {
