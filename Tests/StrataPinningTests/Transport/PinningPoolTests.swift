@@ -223,7 +223,8 @@ struct PinningPoolTests {
         let result = await task.result
         let elapsed = ContinuousClock.now - start
         #expect(throws: CancellationError.self) { try result.get() }
-        #expect(elapsed < .seconds(2))
+        // Far below the 30 s the server would take; loose because the suite shares two cores.
+        #expect(elapsed < .seconds(5))
         server.http.stop()
     }
 

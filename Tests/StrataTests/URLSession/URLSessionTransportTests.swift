@@ -228,7 +228,8 @@ struct URLSessionTransportTests {
         let cancelled = ContinuousClock.now
         task.cancel()
         await #expect(throws: CancellationError.self) { _ = try await task.value }
-        #expect(ContinuousClock.now - cancelled < .seconds(1))
+        // Far below the 30 s the server would take; loose because the suite shares two cores.
+        #expect(ContinuousClock.now - cancelled < .seconds(5))
     }
 
     @Test("an already cancelled task sends nothing")
