@@ -17,9 +17,9 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .target(name: "StrataPinning", dependencies: ["Strata", "COpenSSL"]),
         // Loopback HTTP server for this package's own tests; not a product.
-        .target(name: "TestServer", path: "Tests/TestServer"),
+        .target(name: "TestServer", dependencies: ["Strata"], path: "Tests/TestServer"),
         // The loopback server behind TLS (OpenSSL server side) with the committed fixture certificates.
-        .target(name: "TLSTestServer", dependencies: ["COpenSSL", "TestServer"], path: "Tests/TLSTestServer"),
+        .target(name: "TLSTestServer", dependencies: ["COpenSSL", "TestServer", "Strata"], path: "Tests/TLSTestServer"),
         // Loopback throughput of PinningTransport vs URLSessionTransport; built by CI, run by hand.
         .executableTarget(name: "strata-bench", dependencies: ["Strata", "StrataPinning", "TestServer", "TLSTestServer"], path: "Bench/strata-bench"),
         // The demo's logic (tour, sandbox, pin command), testable; the executable only calls it.

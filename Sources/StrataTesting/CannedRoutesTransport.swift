@@ -3,7 +3,6 @@ import FoundationNetworking
 #endif
 import Foundation
 import Strata
-import Synchronization
 
 /// A transport that answers requests from a list of routes and records every request it sees.
 ///
@@ -29,7 +28,7 @@ public final class CannedRoutesTransport: Transport {
     }
 
     private let routes: [CannedRoute]
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     /// Creates a transport with routes, matched in order.
     public init(routes: [CannedRoute]) {

@@ -1,5 +1,4 @@
 import Strata
-import Synchronization
 
 /// A ``StrataLogger`` that keeps every message in memory, for tests that assert what a stack
 /// logged (and what it did not: search ``text`` for a secret).
@@ -16,7 +15,7 @@ public final class RecordingLogger: StrataLogger {
 
     /// The least severe level recorded.
     public let minimumLevel: LogLevel
-    private let recorded = Mutex<[Entry]>([])
+    private let recorded = LockedValue<[Entry]>([])
 
     /// Creates a logger that records messages at `minimumLevel` and above (default: everything).
     public init(minimumLevel: LogLevel = .trace) {

@@ -1,9 +1,9 @@
 import StrataDemoKit
-import Synchronization
+import Strata
 
 /// Everything a run wrote, per stream, for assertions.
 final class CapturedOutput: Sendable {
-    private let lines = Mutex<(standard: [String], error: [String])>(([], []))
+    private let lines = LockedValue<(standard: [String], error: [String])>(([], []))
 
     /// An output that writes into this capture.
     var output: DemoOutput {

@@ -5,7 +5,7 @@ import Darwin
 #endif
 import COpenSSL
 import Foundation
-import Synchronization
+import Strata
 import TestServer
 
 /// The loopback HTTP server behind TLS (OpenSSL server side), presenting one of the committed
@@ -100,15 +100,15 @@ public struct TLSServerSetupError: Error, CustomStringConvertible {
 /// The server `SSL_CTX`, shared by every connection thread (SSL_new on a shared context is
 /// thread-safe in OpenSSL; the mutex makes the sharing compiler-checked).
 final class ServerTLSContext: Sendable {
-    private let context: Mutex<OpaquePointer>
+    private let context: LockedValue<OpaquePointer>
     /// The ALPN selection in wire form (length byte, name), read by the C callback through its
     /// `arg`; allocated once, freed in deinit, never written after init. In the mutex only so the
     /// class stays checked `Sendable`.
-    private let alpnWire: Mutex<UnsafeMutableBufferPointer<UInt8>?>
+    private let alpnWire: LockedValue<UnsafeMutableBufferPointer<UInt8>?>
 
     init(identity: TLSLoopbackServer.Identity, maxProtocolVersion: Int32?, alpn: String?) throws {
         guard let context = SSL_CTX_new(TLS_server_method()) else { throw TLSServerSetupError(description: "SSL_CTX_new") }
-        alpnWire = Mutex(nil)
+        alpnWire = LockedValue(nil)
         if let alpn {
             let address = alpnWire.withLock { stored -> UInt in
                 let wire = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: alpn.utf8.count + 1)
@@ -140,7 +140,7 @@ final class ServerTLSContext: Sendable {
             SSL_CTX_free(context)
             throw TLSServerSetupError(description: "cannot load \(identity.chainFile) / \(identity.keyFile)")
         }
-        self.context = Mutex(context)
+        self.context = LockedValue(context)
     }
 
     deinit {
@@ -153,7 +153,7 @@ final class ServerTLSContext: Sendable {
 
 /// The handshakes a server completed, shared by its connection threads.
 final class HandshakeLog: Sendable {
-    private let entries = Mutex<[TLSLoopbackServer.Handshake]>([])
+    private let entries = LockedValue<[TLSLoopbackServer.Handshake]>([])
     func append(_ handshake: TLSLoopbackServer.Handshake) { entries.withLock { $0.append(handshake) } }
     var all: [TLSLoopbackServer.Handshake] { entries.withLock { $0 } }
 }

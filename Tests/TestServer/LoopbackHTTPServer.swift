@@ -4,7 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Foundation
-import Synchronization
+import Strata
 
 /// A small HTTP/1.1 server on 127.0.0.1 for this package's own tests.
 ///
@@ -107,7 +107,7 @@ public final class LoopbackHTTPServer: Sendable {
     private let listener: Int32
     /// The port the server listens on.
     public let port: Int
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
     private let stopSignal = DispatchSemaphore(value: 0)
 
     private let greeting: Data?

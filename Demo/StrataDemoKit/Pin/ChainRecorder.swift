@@ -1,5 +1,5 @@
 import StrataPinning
-import Synchronization
+import Strata
 
 /// A trust evaluator that keeps the verified chain it is shown and then ends the connection.
 ///
@@ -14,7 +14,7 @@ final class ChainRecorder: ServerTrustEvaluator {
     }
 
     // evaluate(_:forHost:) runs on the connection's thread while the caller awaits on its task.
-    private let recorded = Mutex<[Certificate]?>(nil)
+    private let recorded = LockedValue<[Certificate]?>(nil)
 
     /// The verified chain, once a handshake got that far.
     var chain: [Certificate]? { recorded.withLock { $0 } }

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Strata
 import TestServer
 
 /// The sandbox's secrets and counters, shared by its route handlers, which run on the server's
@@ -20,7 +20,7 @@ final class SandboxState: Sendable {
     let expiredToken = "expired-" + UUID().uuidString
     let validToken = "valid-" + UUID().uuidString
     let refreshToken = "refresh-" + UUID().uuidString
-    let counters = Mutex(Counters())
+    let counters = LockedValue(Counters())
 
     /// `nil` when the request carries the valid token; otherwise the 401 to send (RFC 6750 §3.1).
     func refusal(of request: LoopbackHTTPServer.Request) -> LoopbackHTTPServer.Response? {

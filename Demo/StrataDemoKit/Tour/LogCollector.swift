@@ -1,10 +1,9 @@
 import Strata
-import Synchronization
 
 /// Collects the lines a `ConsoleLogger` formats, and echoes each one at once when asked
 /// (`--verbose`), so the tour can quote its logs and a test can search them.
 final class LogCollector: Sendable {
-    private let lines = Mutex<[String]>([])
+    private let lines = LockedValue<[String]>([])
     private let echo: (@Sendable (String) -> Void)?
 
     /// Creates a collector.

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A ``StrataLogger`` that writes one line per message to standard error, in a `key=value`
 /// format that is easy to read and to grep:
@@ -10,7 +9,7 @@ public struct ConsoleLogger: StrataLogger {
     /// The least severe level written.
     public var minimumLevel: LogLevel
     private let write: @Sendable (String) -> Void
-    private static let lock = Mutex(())
+    private static let lock = LockedValue(())
 
     /// Creates a logger writing to standard error.
     public init(minimumLevel: LogLevel = .info) {

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// The channel through which layers report ``TransportEvent``s, scoped to the current task.
 ///
 /// ``LoggingTransport`` installs an observer for everything it sends; the layers below report
@@ -29,7 +27,7 @@ public enum TransportEvents {
 
     /// The highest attempt number handed out for one logical request.
     fileprivate final class AttemptCounter: Sendable {
-        private let highest = Mutex(1)
+        private let highest = LockedValue(1)
         func next() -> Int { highest.withLock { $0 += 1; return $0 } }
     }
 

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// The one token refresh that every concurrent 401 shares, and the bookkeeping that keeps late
 /// 401s from starting another: the state a ``ReauthTransport`` and its copies share.
 ///
@@ -41,7 +39,7 @@ final class SingleFlightRefresh: Sendable {
     private let loopGuard: RefreshLoopGuard
     private let elapsed: @Sendable () -> Duration
     private let onRefresh: (@Sendable (RefreshEvent) -> Void)?
-    private let state: Mutex<State>
+    private let state: LockedValue<State>
 
     /// - Parameter elapsed: The time since a fixed origin, read from the transport's clock.
     init(authService: any AuthServiceProtocol, refreshToken: @escaping @Sendable () async throws -> Void,
@@ -52,7 +50,7 @@ final class SingleFlightRefresh: Sendable {
         self.loopGuard = loopGuard
         self.elapsed = elapsed
         self.onRefresh = onRefresh
-        state = Mutex(State(history: RefreshHistory(loopGuard: loopGuard)))
+        state = LockedValue(State(history: RefreshHistory(loopGuard: loopGuard)))
     }
 
     /// Whether a request's bearer `token` came from the auth service: it is the `current` one,

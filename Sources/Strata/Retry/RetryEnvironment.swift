@@ -5,7 +5,7 @@ import Foundation
 ///
 /// ```swift
 /// // A test: record delays instead of waiting, and always draw the middle of the jitter range.
-/// let delays = Mutex<[Duration]>([])
+/// let delays = LockedValue<[Duration]>([])
 /// let environment = RetryEnvironment(sleep: { delay in delays.withLock { $0.append(delay) } },
 ///                                    random: { 0.5 })
 /// ```

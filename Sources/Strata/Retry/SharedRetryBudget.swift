@@ -1,11 +1,9 @@
-import Synchronization
-
 /// The one token bucket shared by every request (and every copy) of a ``RetryTransport``.
 final class SharedRetryBudget: Sendable {
-    private let bucket: Mutex<RetryTokenBucket>
+    private let bucket: LockedValue<RetryTokenBucket>
 
     init(_ budget: RetryBudget) {
-        bucket = Mutex(RetryTokenBucket(budget: budget))
+        bucket = LockedValue(RetryTokenBucket(budget: budget))
     }
 
     /// The tokens left.

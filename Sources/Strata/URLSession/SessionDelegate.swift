@@ -2,7 +2,6 @@
 import FoundationNetworking
 #endif
 import Foundation
-import Synchronization
 
 /// The delegate behind ``URLSessionTransport``: collects each task's response and body, enforces
 /// the size limit, and resumes the waiting caller exactly once.
@@ -20,7 +19,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         var failure: TransportError?
     }
 
-    private let pending = Mutex<[Int: Pending]>([:])
+    private let pending = LockedValue<[Int: Pending]>([:])
     private let limits: URLSessionTransport.Limits
 
     init(limits: URLSessionTransport.Limits) {

@@ -1,5 +1,4 @@
 import Strata
-import Synchronization
 
 /// Keep-alive connections of one ``PinningTransport`` (so of one trust configuration), per host
 /// and port, with a per-host limit.
@@ -52,7 +51,7 @@ final class ConnectionPool: Sendable {
         var isShutDown = false
     }
 
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
     private let settings: ConnectionSettings
     /// The most connections open to one host and port at once.
     let maxConnectionsPerHost: Int

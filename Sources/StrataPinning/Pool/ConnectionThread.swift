@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import Synchronization
+import Strata
 
 /// The dedicated thread of one pooled connection: it runs that connection's blocking work
 /// (connect, handshake, exchanges), one job at a time, so no socket or TLS call ever occupies a
@@ -16,7 +16,7 @@ final class ConnectionThread: Sendable {
         var stopping = false
     }
 
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
     private let wake = DispatchSemaphore(value: 0)
 
     /// Starts the thread.

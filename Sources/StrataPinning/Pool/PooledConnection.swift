@@ -1,5 +1,4 @@
 import Strata
-import Synchronization
 
 /// One slot of the connection pool: a dedicated thread and, between requests, the verified TLS
 /// connection it keeps alive. Whoever holds the pool's lease submits one ``ExchangeJob``; the job
@@ -18,7 +17,7 @@ final class PooledConnection: Sendable {
 
     /// The kept connection: touched only by the slot's own thread, one job at a time; the
     /// mutex makes that checked and is never contended.
-    private let kept = Mutex<HTTP1Connection<TLSStream>?>(nil)
+    private let kept = LockedValue<HTTP1Connection<TLSStream>?>(nil)
 
     /// What another thread may do to a running job: close its socket so a blocked call returns.
     private struct Control {
@@ -27,7 +26,7 @@ final class PooledConnection: Sendable {
         /// Shuts the running job's socket down.
         var close: (@Sendable () -> Void)?
     }
-    private let control = Mutex(Control())
+    private let control = LockedValue(Control())
 
     /// Creates the slot and its thread (waiting for a job).
     ///

@@ -1,5 +1,5 @@
 import COpenSSL
-import Synchronization
+import Strata
 
 /// The one OpenSSL `SSL_CTX` a pinning transport makes its client connections from: TLS 1.2 or
 /// newer, peer verification against the configured ``TrustRoots``, ALPN `http/1.1`, no
@@ -14,7 +14,7 @@ final class TLSClientContext: Sendable {
 
     /// `SSL_CTX` is safe to share between threads for `SSL_new`; the mutex makes that sharing
     /// checked by the compiler instead of assumed, and costs one uncontended lock per connection.
-    private let context: Mutex<OpaquePointer>
+    private let context: LockedValue<OpaquePointer>
     /// The roots the context verifies against.
     let roots: TrustRoots
 
@@ -35,7 +35,7 @@ final class TLSClientContext: Sendable {
         _ = SSL_CTX_set_options(context, strata_SSL_OP_NO_RENEGOTIATION() | strata_SSL_OP_NO_COMPRESSION())
         _ = strata_SSL_CTX_set_session_cache_mode(context, Int(SSL_SESS_CACHE_OFF))
         store.configureVerification(of: context)
-        self.context = Mutex(context)
+        self.context = LockedValue(context)
         self.roots = roots
     }
 

@@ -1,5 +1,4 @@
 import Strata
-import Synchronization
 
 /// A verified TLS client connection as an ``HTTP1ByteStream``.
 ///
@@ -21,7 +20,7 @@ final class TLSStream: HTTP1ByteStream, @unchecked Sendable {
         var idle: Duration
     }
 
-    private let lock = Mutex(())
+    private let lock = LockedValue(())
     private let session: TLSSession
     private let socket: POSIXSocketStream
     /// The host the certificate was verified for.

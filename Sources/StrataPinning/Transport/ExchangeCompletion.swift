@@ -1,4 +1,4 @@
-import Synchronization
+import Strata
 
 /// Resumes the caller of one exchange exactly once, with whichever comes first: the job's
 /// report (on the connection's thread) or the caller's cancellation (at once, without waiting
@@ -11,7 +11,7 @@ final class ExchangeCompletion: Sendable {
         case resumed
     }
 
-    private let state = Mutex(State.waiting)
+    private let state = LockedValue(State.waiting)
 
     /// Hands over the caller's continuation; resumes it at once if the outcome is already known.
     func install(_ continuation: CheckedContinuation<ExchangeReport, any Error>) {

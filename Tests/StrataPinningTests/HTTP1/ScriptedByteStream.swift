@@ -1,7 +1,6 @@
 import Foundation
 import Strata
 @testable import StrataPinning
-import Synchronization
 
 /// An in-memory ``HTTP1ByteStream`` that answers reads from a script, records writes and
 /// closes, and never blocks: the fault-injection double for ``HTTP1Connection``.
@@ -23,10 +22,10 @@ final class ScriptedByteStream: HTTP1ByteStream, Sendable {
         var writeFailure: TransportError?
     }
 
-    private let state: Mutex<State>
+    private let state: LockedValue<State>
 
     init(_ script: [Step], writeFailure: TransportError? = nil) {
-        state = Mutex(State(script: script, writeFailure: writeFailure))
+        state = LockedValue(State(script: script, writeFailure: writeFailure))
     }
 
     var written: String { state.withLock { String(decoding: $0.written, as: UTF8.self) } }
@@ -70,7 +69,7 @@ final class ScriptedByteStream: HTTP1ByteStream, Sendable {
 
 /// Collects events from an `onEvent` hook.
 final class EventRecorder: Sendable {
-    private let recorded = Mutex<[HTTP1Event]>([])
+    private let recorded = LockedValue<[HTTP1Event]>([])
     var events: [HTTP1Event] { recorded.withLock { $0 } }
     var hook: @Sendable (HTTP1Event) -> Void { { [self] event in recorded.withLock { $0.append(event) } } }
 }

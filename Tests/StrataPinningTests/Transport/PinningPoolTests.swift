@@ -5,7 +5,6 @@ import Foundation
 import Strata
 @testable import StrataPinning
 import StrataTesting
-import Synchronization
 import Testing
 import TestServer
 import TLSTestServer
@@ -129,7 +128,7 @@ struct PinningPoolTests {
     @Test("an idempotent request that fails on a reused connection before any response byte is retried once on a fresh one")
     func retriedOnFreshConnection() async throws {
         let server = try TLSLoopbackServer(identity: .leafOnly)
-        let calls = Mutex(0)
+        let calls = LockedValue(0)
         server.http.route("/a", response: .init(text: "a"))
         server.http.route("/flaky") { _ in
             // The first time, read the request and close without answering (a keep-alive race).

@@ -5,13 +5,12 @@ import Foundation
 import Strata
 @testable import StrataPinning
 import StrataTesting
-import Synchronization
 import TestServer
 import TLSTestServer
 
 /// Collects what a transport reports through its `onEvent` hook.
 final class PinningEventLog: Sendable {
-    private let events = Mutex<[PinningEvent]>([])
+    private let events = LockedValue<[PinningEvent]>([])
 
     var hook: @Sendable (PinningEvent) -> Void { { [self] event in events.withLock { $0.append(event) } } }
     var all: [PinningEvent] { events.withLock { $0 } }
@@ -31,7 +30,7 @@ final class PinningEventLog: Sendable {
 
 /// A clock tests move by hand, for the pool's idle expiry.
 final class ManualClock: Sendable {
-    private let offset = Mutex<Duration>(.zero)
+    private let offset = LockedValue<Duration>(.zero)
     private let start = ContinuousClock.now
 
     var now: @Sendable () -> ContinuousClock.Instant { { [self] in start + offset.withLock { $0 } } }
@@ -40,7 +39,7 @@ final class ManualClock: Sendable {
 
 /// Receives `TransportEvent`s, as a LoggingTransport would.
 final class TransportEventRecorder: TransportEventObserver {
-    private let events = Mutex<[TransportEvent.Kind]>([])
+    private let events = LockedValue<[TransportEvent.Kind]>([])
     func observe(_ event: TransportEvent) { events.withLock { $0.append(event.kind) } }
     var all: [TransportEvent.Kind] { events.withLock { $0 } }
 }

@@ -4,7 +4,6 @@ import FoundationNetworking
 import Foundation
 import Strata
 import StrataTesting
-import Synchronization
 import Testing
 import TestServer
 
@@ -16,7 +15,7 @@ struct StackCompositionTests {
 
     /// Answers 401 to the old token; for the new token, walks `fresh` in order (the last repeats).
     func tokenServer(fresh: [CannedResponse]) -> CannedRoutesTransport {
-        let uses = Mutex(0)
+        let uses = LockedValue(0)
         return CannedRoutesTransport(routes: [
             CannedRoute(pattern: RequestPattern(path: "/me")) { request in
                 guard request.value(forHTTPHeaderField: "Authorization") == "Bearer new" else { return .status(401) }
@@ -30,7 +29,7 @@ struct StackCompositionTests {
     func reauthOutsideRetry() async throws {
         let origin = tokenServer(fresh: [CannedResponse(string: "{}")])
         let auth = InMemoryAuthService(accessToken: "old")
-        let refreshes = Mutex(0), retries = Mutex(0)
+        let refreshes = LockedValue(0), retries = LockedValue(0)
         let stack = ReauthTransport(
             inner: RetryTransport(inner: origin, environment: noWait, onRetry: { _ in retries.withLock { $0 += 1 } }),
             authService: auth) {
@@ -48,7 +47,7 @@ struct StackCompositionTests {
     func retryAfterRefresh() async throws {
         let origin = tokenServer(fresh: [.status(503), CannedResponse(string: "{}")])
         let auth = InMemoryAuthService(accessToken: "old")
-        let refreshes = Mutex(0)
+        let refreshes = LockedValue(0)
         let stack = ReauthTransport(inner: RetryTransport(inner: origin, environment: noWait), authService: auth) {
             refreshes.withLock { $0 += 1 }
             await auth.setAccessToken("new")
@@ -88,7 +87,7 @@ struct StackCompositionTests {
     @Test("the whole stack over a loopback server: refresh, retry and a revalidated GET")
     func wholeStackOnLoopback() async throws {
         let server = try LoopbackHTTPServer()
-        let attempts = Mutex(0)
+        let attempts = LockedValue(0)
         server.route("/profile") { request in
             guard request.header("Authorization") == "Bearer new" else { return .init(status: 401, text: "expired") }
             let attempt = attempts.withLock { count -> Int in defer { count += 1 }; return count }

@@ -3,7 +3,6 @@ import FoundationNetworking
 #endif
 import Foundation
 @testable import Strata
-import Synchronization
 
 /// A request for `url` with a method and header fields.
 func makeRequest(_ url: String, method: String = "GET", headers: [String: String] = [:]) -> URLRequest {
@@ -20,7 +19,7 @@ func makeResponse(_ body: String, status: Int = 200, headers: HTTPHeaders = [:])
 
 /// Collects events from a hook, for assertions.
 final class EventLog<Event: Sendable>: Sendable {
-    private let events = Mutex<[Event]>([])
+    private let events = LockedValue<[Event]>([])
     var all: [Event] { events.withLock { $0 } }
     var hook: @Sendable (Event) -> Void { { event in self.events.withLock { $0.append(event) } } }
 }
@@ -38,7 +37,7 @@ struct TemporaryDirectory {
 
 /// A transport answered by an async closure, recording every request it is sent.
 final class ScriptedTransport: Transport {
-    private let recorded = Mutex<[URLRequest]>([])
+    private let recorded = LockedValue<[URLRequest]>([])
     private let respond: @Sendable (URLRequest) async throws -> HTTPResponse
 
     init(_ respond: @escaping @Sendable (URLRequest) async throws -> HTTPResponse) {
@@ -59,7 +58,7 @@ final class ScriptedTransport: Transport {
 /// request's If-None-Match names its current ETag. Each `(authorization, acceptLanguage)`
 /// gets its own body, so tests can see whose body they were served.
 final class VersionedResource: Sendable {
-    private let version = Mutex(1)
+    private let version = LockedValue(1)
     let extraHeaders: HTTPHeaders
 
     init(extraHeaders: HTTPHeaders = [:]) { self.extraHeaders = extraHeaders }
@@ -91,7 +90,7 @@ final class VersionedResource: Sendable {
 
 /// A thread-safe counter to share with server handlers.
 final class Counter: Sendable {
-    private let count = Mutex(0)
+    private let count = LockedValue(0)
     var value: Int { count.withLock { $0 } }
     func increment() { count.withLock { $0 += 1 } }
 }

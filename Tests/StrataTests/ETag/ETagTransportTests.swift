@@ -3,7 +3,6 @@ import FoundationNetworking
 #endif
 import Foundation
 @testable import Strata
-import Synchronization
 import Testing
 
 @Suite("ETagTransport over a scripted origin")
@@ -86,7 +85,7 @@ struct ETagTransportTests {
 
     @Test("a 304 that does not match the entry is re-sent once without conditional headers")
     func mismatchedNotModifiedResends() async throws {
-        let calls = Mutex(0)
+        let calls = LockedValue(0)
         let origin = ScriptedTransport { request in
             let call = calls.withLock { count -> Int in
                 count += 1
@@ -134,7 +133,7 @@ struct ETagTransportTests {
 
     @Test("a 304 freshens the stored headers the caller receives, keeping the body's Content-Length")
     func headerFreshening() async throws {
-        let calls = Mutex(0)
+        let calls = LockedValue(0)
         let origin = ScriptedTransport { _ in
             let call = calls.withLock { count -> Int in
                 count += 1
@@ -200,7 +199,7 @@ struct ETagTransportTests {
 
     @Test("a successful POST removes the URL's entry; a failed one does not")
     func invalidationByPost() async throws {
-        let postStatus = Mutex(500)
+        let postStatus = LockedValue(500)
         let resource = VersionedResource()
         let origin = ScriptedTransport { request in
             if request.httpMethod == "POST" { return HTTPResponse(statusCode: postStatus.withLock { $0 }) }

@@ -4,7 +4,6 @@ import FoundationNetworking
 import Foundation
 import Strata
 import StrataTesting
-import Synchronization
 import Testing
 
 @Suite("Event sequences across layers")
@@ -118,7 +117,7 @@ struct EventSequenceTests {
 
 /// Answers 503 to the first request, then hands everything to `inner`.
 private final class FailOnceTransport: Transport {
-    private let failed = Mutex(false)
+    private let failed = LockedValue(false)
     let inner: any Transport
     init(inner: any Transport) { self.inner = inner }
     func send(_ request: URLRequest) async throws -> HTTPResponse {

@@ -4,7 +4,6 @@ import FoundationNetworking
 import Foundation
 import Strata
 import StrataTesting
-import Synchronization
 import Testing
 
 @Suite("LoggingTransport and redaction")
@@ -96,7 +95,7 @@ struct LoggingTransportTests {
     @Test("a disabled level formats nothing and logs nothing")
     func disabledLevelCostsNothing() async throws {
         final class CountingLogger: StrataLogger {
-            let calls = Mutex(0)
+            let calls = LockedValue(0)
             func isEnabled(_ level: LogLevel) -> Bool { false }
             func record(_ level: LogLevel, _ message: String, metadata: LogMetadata) { calls.withLock { $0 += 1 } }
         }
@@ -104,7 +103,7 @@ struct LoggingTransportTests {
         _ = try await LoggingTransport(inner: CannedResponseTransport(string: "x"), logger: logger).send(secretRequest())
         #expect(logger.calls.withLock { $0 } == 0)
 
-        let evaluated = Mutex(false)
+        let evaluated = LockedValue(false)
         func expensive() -> String { evaluated.withLock { $0 = true }; return "built" }
         logger.log(.debug, expensive(), metadata: ["k": expensive()])
         #expect(!evaluated.withLock { $0 })
@@ -112,7 +111,7 @@ struct LoggingTransportTests {
 
     @Test("without an observer, emitting an event builds nothing")
     func emitWithoutObserver() {
-        let evaluated = Mutex(false)
+        let evaluated = LockedValue(false)
         func kind() -> TransportEvent.Kind { evaluated.withLock { $0 = true }; return .authResend(refreshed: false) }
         TransportEvents.emit(kind())
         #expect(!evaluated.withLock { $0 })
@@ -142,7 +141,7 @@ struct LoggingTransportTests {
 
     @Test("the console logger writes one key=value line per message at or above its level")
     func consoleLogger() {
-        let lines = Mutex<[String]>([])
+        let lines = LockedValue<[String]>([])
         let logger = ConsoleLogger(minimumLevel: .info) { line in lines.withLock { $0.append(line) } }
         logger.log(.debug, "hidden")
         logger.log(.notice, "retry.scheduled", metadata: ["reason": "status 503", "delay_s": "0.5"])

@@ -4,15 +4,14 @@ import FoundationNetworking
 import Foundation
 @testable import Strata
 import StrataTesting
-import Synchronization
 import Testing
 
 /// Test doubles for the reauth suites, namespaced so they cannot clash with other suites' helpers.
 enum ReauthDoubles {
     /// A value behind a lock, for counters and logs written from many tasks.
     final class Locked<Value: Sendable>: Sendable {
-        private let mutex: Mutex<Value>
-        init(_ value: Value) { mutex = Mutex(value) }
+        private let mutex: LockedValue<Value>
+        init(_ value: Value) { mutex = LockedValue(value) }
         var value: Value { mutex.withLock { $0 } }
         @discardableResult
         func update<R: Sendable>(_ body: (inout Value) -> R) -> R { mutex.withLock { body(&$0) } }
@@ -25,7 +24,7 @@ enum ReauthDoubles {
             var isOpen = false
             var waiting: [CheckedContinuation<Void, Never>] = []
         }
-        private let state = Mutex(State())
+        private let state = LockedValue(State())
 
         func wait() async {
             await withCheckedContinuation { continuation in
@@ -57,7 +56,7 @@ enum ReauthDoubles {
             static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
         }
 
-        private let offset = Mutex(Duration.zero)
+        private let offset = LockedValue(Duration.zero)
         var now: Instant { Instant(offset: offset.withLock { $0 }) }
         var minimumResolution: Duration { .zero }
 

@@ -3,7 +3,6 @@ import FoundationNetworking
 #endif
 import Foundation
 import Strata
-import Synchronization
 import Testing
 import TestServer
 
@@ -29,7 +28,7 @@ enum RetryFixtures {
 
     /// Collects the events a transport reports.
     final class EventLog: Sendable {
-        private let events = Mutex<[RetryEvent]>([])
+        private let events = LockedValue<[RetryEvent]>([])
         var all: [RetryEvent] { events.withLock { $0 } }
         var delays: [Double] { all.map(\.delay) }
         func record(_ event: RetryEvent) { events.withLock { $0.append(event) } }
@@ -37,8 +36,8 @@ enum RetryFixtures {
 
     /// Hands out scripted numbers in order; records an issue if the script runs out.
     final class ScriptedRandom: Sendable {
-        private let values: Mutex<[Double]>
-        init(_ values: [Double]) { self.values = Mutex(values) }
+        private let values: LockedValue<[Double]>
+        init(_ values: [Double]) { self.values = LockedValue(values) }
         var remaining: Int { values.withLock { $0.count } }
         func next() -> Double {
             let value = values.withLock { $0.isEmpty ? nil : $0.removeFirst() }
@@ -59,7 +58,7 @@ enum RetryFixtures {
 
     /// A transport built from a closure, counting its sends.
     final class ClosureTransport: Transport {
-        private let sends = Mutex(0)
+        private let sends = LockedValue(0)
         private let handler: @Sendable (URLRequest) async throws -> HTTPResponse
         init(_ handler: @escaping @Sendable (URLRequest) async throws -> HTTPResponse) { self.handler = handler }
         var sendCount: Int { sends.withLock { $0 } }
@@ -78,7 +77,7 @@ enum RetryFixtures {
             case cancelled
         }
 
-        private let state = Mutex(State.idle)
+        private let state = LockedValue(State.idle)
         private let started: AsyncStream<Void>
         private let startedContinuation: AsyncStream<Void>.Continuation
 

@@ -3,7 +3,6 @@ import FoundationNetworking
 #endif
 import Foundation
 import Strata
-import Synchronization
 import Testing
 import TestServer
 
@@ -21,7 +20,7 @@ struct RetryTransportLoopbackTests {
 
     @Test("a real 503 with Retry-After, then a 200: one retry, waiting as the server asked")
     func serviceUnavailableThenOK() async throws {
-        let calls = Mutex(0)
+        let calls = LockedValue(0)
         server.route("/flaky") { _ in
             calls.withLock { $0 += 1; return $0 } == 1
                 ? .init(status: 503, headers: [("Retry-After", "2")], text: "busy")

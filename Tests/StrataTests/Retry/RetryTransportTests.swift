@@ -4,7 +4,6 @@ import FoundationNetworking
 import Foundation
 import Strata
 import StrataTesting
-import Synchronization
 import Testing
 
 @Suite("RetryTransport against canned transports")
@@ -155,7 +154,7 @@ struct RetryTransportTests {
         ]
         for (jitter, draws, expected) in cases {
             let inner = CannedRoutesTransport(routes: [CannedRoute(pattern: todos, response: .status(503))])
-            let slept = Mutex<[Duration]>([])
+            let slept = LockedValue<[Duration]>([])
             let random = RetryFixtures.ScriptedRandom(draws)
             let events = RetryFixtures.EventLog()
             let retrying = RetryTransport(
