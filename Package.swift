@@ -34,9 +34,9 @@ let package = Package(
         .testTarget(name: "StrataTestingTests", dependencies: ["Strata", "StrataTesting"]),
         // Certificates and keys live in Tests/Fixtures/Pinning and are read via #filePath.
         .testTarget(name: "StrataPinningTests", dependencies: ["StrataPinning", "Strata", "StrataTesting", "COpenSSL", "TestServer", "TLSTestServer"]),
-        // Depends on the executable so `swift test` builds the binary its subprocess tests run.
         .testTarget(name: "StrataSandboxTests", dependencies: ["StrataSandbox", "StrataPinning", "Strata", "COpenSSL"]),
-        .testTarget(name: "StrataDemoTests", dependencies: ["StrataDemoKit", "StrataSandbox", "TestServer", "strata-demo"]),
+        // Depends on the executable so `swift test` builds the binary its subprocess tests run.
+        .testTarget(name: "StrataDemoTests", dependencies: ["StrataDemoKit", "StrataSandbox", "Strata", "StrataPinning", "strata-demo"]),
     ],
     swiftLanguageModes: [.v6]
 )

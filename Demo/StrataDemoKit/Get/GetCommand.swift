@@ -127,11 +127,12 @@ struct GetCommand {
         let progress = options.outputFile != nil && output.terminal.errorIsTerminal
             ? Task { await ProgressLine(label: "\(options.method) \(Redaction().redact(options.url))", output: output).run() }
             : nil
-        defer { progress?.cancel() }
-        let response = try await Self.within(options.timeout, send)
+        // The line is erased before anything else is written, whether the request succeeded or not.
+        let result: Result<HTTPResponse, any Error>
+        do { result = .success(try await Self.within(options.timeout, send)) } catch { result = .failure(error) }
         progress?.cancel()
         await progress?.value
-        return response
+        return try result.get()
     }
 
     /// Runs `body`, or throws ``GetFailure/timedOut(_:)`` when `timeout` passes first (cancelling it).
