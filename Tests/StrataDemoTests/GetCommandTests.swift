@@ -2,7 +2,8 @@ import Foundation
 import Testing
 
 /// `strata-demo get`, run as a subprocess against the sandbox API started in the test process.
-@Suite("strata-demo get (subprocess)")
+// Serialized: one child process at a time keeps the load off the timing-sensitive suites running alongside.
+@Suite("strata-demo get (subprocess)", .serialized)
 struct GetCommandTests {
     static let list = #"[{"id":1,"title":"Buy milk"},{"id":2,"title":"Write the tour"},{"id":3,"title":"Rotate the pins"}]"#
 

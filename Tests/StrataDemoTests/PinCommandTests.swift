@@ -3,7 +3,8 @@ import Foundation
 import StrataPinning
 import Testing
 
-@Suite("strata-demo pin")
+// Serialized: one child process at a time keeps the load off the timing-sensitive suites running alongside.
+@Suite("strata-demo pin", .serialized)
 struct PinCommandTests {
     /// Tests/Fixtures/Pinning, whose pins are listed in its pins.txt.
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -5,7 +5,8 @@ import Glibc
 #endif
 
 /// `strata-demo sandbox`, run as a subprocess in the foreground, as the README uses it.
-@Suite("strata-demo sandbox (subprocess)")
+// Serialized: one child process at a time keeps the load off the timing-sensitive suites running alongside.
+@Suite("strata-demo sandbox (subprocess)", .serialized)
 struct SandboxCommandTests {
     /// What the sandbox printed for its clients.
     struct Banner {

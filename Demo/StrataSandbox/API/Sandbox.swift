@@ -63,7 +63,4 @@ package final class Sandbox: Sendable {
 
     /// What the sandbox has seen so far.
     package var seen: SandboxState.Counters { state.counters.withLock { $0 } }
-
-    /// The list's current entity tag.
-    package var todosEntityTag: String { state.todos.withLock { $0.entityTag } }
 }

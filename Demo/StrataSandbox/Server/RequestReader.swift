@@ -24,6 +24,8 @@ struct RequestReader {
     private let channel: any ByteChannel
     private let limits: ServerLimits
     private var buffer = Data()
+    /// One receive's worth, reused across reads.
+    private var scratch = [UInt8](repeating: 0, count: 16 * 1024)
 
     init(channel: any ByteChannel, limits: ServerLimits) {
         self.channel = channel
@@ -145,12 +147,12 @@ struct RequestReader {
         return Data(buffer.prefix(count))
     }
 
+    /// Appends what the next receive brings; `false` at end of stream, on error or timeout.
     private mutating func fill() -> Bool {
-        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
-        let count = chunk.withUnsafeMutableBytes { channel.receive(into: $0) }
-        guard count > 0 else { return false }
-        buffer.append(contentsOf: chunk[0..<count])
-        return true
+        let channel = channel
+        let received = scratch.withUnsafeMutableBytes { channel.receive(into: $0) }
+        buffer.append(contentsOf: scratch.prefix(received))
+        return received > 0
     }
 
     private static func isToken(_ text: some StringProtocol) -> Bool {
