@@ -72,10 +72,10 @@ struct GetCommand {
             output.error(failure.description)
             return .failure
         } catch {
-            output.error(GetFailure.transport(scrubbed("\(error)", request)).description)
+            output.error(GetFailure.transport(scrubbed("\(error)")).description)
             return .failure
         }
-        return deliver(response, for: request)
+        return deliver(response)
     }
 
     // MARK: - Before sending
@@ -153,7 +153,7 @@ struct GetCommand {
 
     // MARK: - After the response
 
-    private func deliver(_ response: HTTPResponse, for request: URLRequest) -> ExitStatus {
+    private func deliver(_ response: HTTPResponse) -> ExitStatus {
         let head = ResponseHead(response)
         if options.verbose {
             for line in head.lines { output.errorLine(output.styledError("< ", .dim) + line) }
@@ -165,7 +165,7 @@ struct GetCommand {
         }
         guard response.statusCode < 400 else {
             output.error("\(options.method) \(Redaction().redact(options.url)) answered \(head.status)"
-                + scrubbed(Self.snippet(of: response.body), request) + ".")
+                + scrubbed(Self.snippet(of: response.body)) + ".")
             return .httpError
         }
         var bytes = options.includeHead ? Data((head.lines.joined(separator: "\n") + "\n\n").utf8) : Data()
@@ -201,7 +201,8 @@ struct GetCommand {
         return printable.isEmpty ? "" : ": " + String(String.UnicodeScalarView(printable))
     }
 
-    private func scrubbed(_ text: String, _ request: URLRequest) -> String {
+    /// `text` without the values of the request's secret headers (the token).
+    private func scrubbed(_ text: String) -> String {
         Redaction().scrub(text, secretsFrom: options.requestHeaders)
     }
 
