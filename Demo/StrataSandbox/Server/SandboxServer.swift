@@ -73,6 +73,7 @@ package final class SandboxServer: Sendable {
 private final class ServerCore: Sendable {
     struct State {
         var stopped = false
+        var listening = true
         var accepted = 0
         var open: Set<Int32> = []
     }
@@ -83,7 +84,7 @@ private final class ServerCore: Sendable {
     private let tls: ServerTLSContext?
     private let limits: ServerLimits
     /// Wakes responses waiting out their delay when the server stops.
-    private let stopped = NSCondition()
+    private let delayWake = NSCondition()
 
     init(listener: ListeningSocket, tls: ServerTLSContext?, limits: ServerLimits) {
         self.listener = listener
@@ -92,23 +93,32 @@ private final class ServerCore: Sendable {
     }
 
     func stop() {
-        let open: Set<Int32>? = state.withLock { state in
-            guard !state.stopped else { return nil }
+        // Descriptors are shut down, opened into the set and closed only under the lock, so a
+        // number is never shut down after its thread closed it (and the OS reused it elsewhere).
+        // Shutting down (not closing) wakes each blocked thread, which then closes its own.
+        let stopping = state.withLock { state -> Bool in
+            guard !state.stopped else { return false }
             state.stopped = true
-            return state.open
+            if state.listening { listener.shutDown() }
+            for descriptor in state.open { shutdown(descriptor, Int32(SHUT_RDWR)) }
+            return true
         }
-        guard let open else { return }
-        listener.shutDown()
-        // Shutting down (not closing) wakes each blocked thread; the thread closes its own descriptor.
-        for descriptor in open { shutdown(descriptor, Int32(SHUT_RDWR)) }
+        guard stopping else { return }
         // Under the condition's lock: a waiter is either before its check (and sees `stopped`) or waiting.
-        stopped.lock()
-        stopped.broadcast()
-        stopped.unlock()
+        delayWake.lock()
+        delayWake.broadcast()
+        delayWake.unlock()
     }
 
     func acceptLoop() {
-        defer { listener.release() }
+        // The loop ends when stopped, or when accept fails for good (then the server is stopped).
+        defer {
+            state.withLock { state in
+                state.listening = false
+                listener.release()
+            }
+            stop()
+        }
         while let client = listener.nextConnection() {
             let admitted = state.withLock { state -> Bool in
                 guard !state.stopped, state.open.count < limits.maxConnections else { return false }
@@ -127,8 +137,10 @@ private final class ServerCore: Sendable {
 
     private func serve(_ descriptor: Int32) {
         defer {
-            state.withLock { _ = $0.open.remove(descriptor) }
-            close(descriptor)
+            state.withLock { state in
+                state.open.remove(descriptor)
+                close(descriptor)
+            }
         }
         let socket = SocketChannel(descriptor: descriptor, timeout: limits.socketTimeout)
         let channel: any ByteChannel
@@ -180,10 +192,10 @@ private final class ServerCore: Sendable {
     private func waitOut(_ delay: Duration) -> Bool {
         guard delay > .zero else { return true }
         let deadline = Date(timeIntervalSinceNow: Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18)
-        stopped.lock()
-        defer { stopped.unlock() }
+        delayWake.lock()
+        defer { delayWake.unlock() }
         while !state.withLock({ $0.stopped }) {
-            guard stopped.wait(until: deadline) else { return true }
+            guard delayWake.wait(until: deadline) else { return true }
         }
         return false
     }
