@@ -94,7 +94,7 @@ struct SandboxCommand {
             "Access token:  \(sandbox.validToken)",
             "Refresh token: \(sandbox.refreshToken)",
             "Try:",
-            "  strata-demo get \(base)/todos \(pinned) --token \(sandbox.validToken) --etag-dir /tmp/strata-etags -v",
+            "  strata-demo get \(base)/todos \(pinned) --token \(sandbox.validToken) --etag-dir .strata-etags -v",
             "  strata-demo get \(base)/todos \(pinned) --token \(sandbox.validToken) -d '{\"title\":\"Try Strata\"}'",
             "  strata-demo pin localhost:\(sandbox.server.port) --ca \(caPath)",
             "Stop with Ctrl-C.",

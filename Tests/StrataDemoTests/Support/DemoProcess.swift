@@ -95,10 +95,18 @@ final class DemoProcess: Sendable {
                       standardOutput: output.text, standardError: error.text)
     }
 
-    /// A new empty directory under the system's temporary directory.
+    /// A new empty directory, inside one directory per test process that is removed when the
+    /// process exits.
     static func temporaryDirectory() throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-demo-tests-\(UUID().uuidString)")
+        let directory = scratchRoot.appendingPathComponent(UUID().uuidString)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         return directory
     }
+
+    /// Where every test's files go; removed at exit.
+    private static let scratchRoot: URL = {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("strata-demo-tests-\(UUID().uuidString)")
+        atexit { try? FileManager.default.removeItem(at: DemoProcess.scratchRoot) }
+        return root
+    }()
 }
