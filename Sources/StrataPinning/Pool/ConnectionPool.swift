@@ -82,10 +82,8 @@ final class ConnectionPool: Sendable {
             while ContinuousClock.now < deadline {
                 try await Task.sleep(until: min(deadline, .now + .seconds(86_400)), clock: .continuous)
             }
-            self?.removeWaiter(id, key: key)?.continuation.resume(throwing: TransportError(
-                .timedOut, message: "the whole-request deadline passed while waiting for a free connection to "
-                    + "\(host):\(port) (all \(self?.maxConnectionsPerHost ?? 0) are in use; "
-                    + "PinningTransport.Configuration.maxConnectionsPerHost)"))
+            guard let self else { return }
+            removeWaiter(id, key: key)?.continuation.resume(throwing: waitTimedOut(key))
         }
         defer { expiry.cancel() }
         return try await withTaskCancellationHandler {
@@ -94,6 +92,9 @@ final class ConnectionPool: Sendable {
                     if let lease = takeOrOpen(key, &state) { return .success(lease) }
                     // onCancel ran before we queued (it found nothing to remove): stop here.
                     if Task.isCancelled { return .failure(CancellationError()) }
+                    // The expiry task may already have run (this thread was descheduled past the
+                    // deadline, or the deadline had passed): queued now, nobody would remove it.
+                    if ContinuousClock.now >= deadline { return .failure(waitTimedOut(key)) }
                     state.hosts[key, default: HostSlots()].waiters.append(Waiter(id: id, continuation: continuation))
                     return nil
                 }
@@ -102,6 +103,13 @@ final class ConnectionPool: Sendable {
         } onCancel: {
             removeWaiter(id, key: key)?.continuation.resume(throwing: CancellationError())
         }
+    }
+
+    /// The error for a waiter whose deadline passed before a connection to `key` was free.
+    private func waitTimedOut(_ key: Key) -> TransportError {
+        TransportError(.timedOut, message: "the whole-request deadline passed while waiting for a free connection to "
+                       + "\(key.host):\(key.port) (all \(maxConnectionsPerHost) are in use; "
+                       + "PinningTransport.Configuration.maxConnectionsPerHost)")
     }
 
     /// Takes waiter `id` out of the queue; nil when it was already served or removed.
