@@ -2,6 +2,7 @@
 // URLSessionTransport on loopback, sequential and with 16 concurrent tasks.
 //
 //   swift build -c release --product strata-bench && .build/release/strata-bench [requests] [maxConnectionsPerHost]
+//   .build/release/strata-bench locks [increments]   (LockedValue vs Synchronization.Mutex; see LockBenchmark)
 //
 // Both transports talk to the test suite's loopback server (one thread per connection). On Linux
 // URLSession trusts only the system CA bundle, so it cannot reach the private-CA TLS server:
@@ -52,6 +53,11 @@ func measure(_ name: String, transport: any Transport, url: URL, total: Int, con
     }
     let d = ContinuousClock.now - start
     return Stats(name: name, seconds: Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18, latencies: latencies)
+}
+
+if CommandLine.arguments.dropFirst().first == "locks" {
+    LockBenchmark.run(iterations: Int(CommandLine.arguments.dropFirst(2).first ?? "") ?? 10_000_000)
+    exit(0)
 }
 
 let body = #"{"id":42,"name":"Ada Lovelace","email":"ada@example.com","active":true}"#
