@@ -1,3 +1,4 @@
+import Dispatch
 import Strata
 
 /// Keep-alive connections of one ``PinningTransport`` (so of one trust configuration), per host
@@ -75,16 +76,19 @@ final class ConnectionPool: Sendable {
             state.nextWaiterID += 1
             return state.nextWaiterID
         }
-        // Gives up the wait at the deadline; cancelled as soon as the wait ends another way.
-        let expiry = Task { [weak self] in
-            // In steps of at most a day: the runtime's sleep overflows on far deadlines (a
-            // configured `.seconds(.max)`), which would end the wait at once instead of never.
-            while ContinuousClock.now < deadline {
-                try await Task.sleep(until: min(deadline, .now + .seconds(86_400)), clock: .continuous)
-            }
+        // Gives up the wait at the deadline; cancelled as soon as the wait ends another way. A
+        // dispatch timer, not a sleeping task: on Linux a Task.sleep that was cancelled keeps its
+        // timer (about 750 bytes) until its original deadline, so under load every wait that ended
+        // early would hold memory for the whole request timeout (strata-soak measured 4 MB more
+        // per 10,000 requests, growing for as long as the load lasted). A cancelled dispatch
+        // timer is released at once. Far deadlines saturate to "never".
+        let expiry = DispatchSource.makeTimerSource(queue: .global())
+        expiry.schedule(deadline: DispatchTime.now() + .nanoseconds(Int(clamping: (deadline - ContinuousClock.now).saturatingNanoseconds)))
+        expiry.setEventHandler { [weak self] in
             guard let self else { return }
             removeWaiter(id, key: key)?.continuation.resume(throwing: waitTimedOut(key))
         }
+        expiry.resume()
         defer { expiry.cancel() }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Lease, any Error>) in
