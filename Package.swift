@@ -27,6 +27,8 @@ let package = Package(
         .executableTarget(name: "etag-store-writer", dependencies: ["Strata", "TestServer"], path: "Tests/ETagStoreWriter"),
         // Loopback throughput of PinningTransport vs URLSessionTransport; built by CI, run by hand.
         .executableTarget(name: "strata-bench", dependencies: ["Strata", "StrataPinning", "TestServer", "TLSTestServer"], path: "Bench/strata-bench"),
+        // The recommended stack under injected faults (scripts/soak.sh); CI runs its --quick form.
+        .executableTarget(name: "strata-soak", dependencies: ["Strata", "StrataPinning", "TestServer", "TLSTestServer"], path: "Bench/strata-soak"),
         // The demo's sandbox: a loopback HTTP/1.1 server (OpenSSL server side, every C call in its
         // OpenSSL/ folder) and a CA + leaf generated in memory. Tests may use it; it uses no test target.
         .target(name: "StrataSandbox", dependencies: ["Strata", "COpenSSL"], path: "Demo/StrataSandbox"),

@@ -98,6 +98,8 @@ public final class LoopbackHTTPServer: Sendable {
     private struct State {
         var routes: [Route] = []
         var requests: [Request] = []
+        var recordsRequests = true
+        var requestTotal = 0
         var connections = 0
         var rejectedChannels = 0
         var clients: Set<Int32> = []
@@ -176,11 +178,18 @@ public final class LoopbackHTTPServer: Sendable {
         route(path, method: method) { _ in response }
     }
 
-    /// Every request received so far, in order.
+    /// Every request received so far, in order (while ``recordsRequests``).
     public var requests: [Request] { state.withLock { $0.requests } }
 
+    /// Whether ``requests`` keeps every request (the default). A soak turns it off, so the
+    /// server's memory does not grow with the run; ``requestCount`` counts either way.
+    public var recordsRequests: Bool {
+        get { state.withLock { $0.recordsRequests } }
+        set { state.withLock { $0.recordsRequests = newValue } }
+    }
+
     /// How many requests were received.
-    public var requestCount: Int { state.withLock { $0.requests.count } }
+    public var requestCount: Int { state.withLock { $0.requestTotal } }
 
     /// How many connections were accepted.
     public var connectionCount: Int { state.withLock { $0.connections } }
@@ -250,7 +259,8 @@ public final class LoopbackHTTPServer: Sendable {
         while !isStopped {
             guard let request = connection.readRequest() else { return }
             let handler = state.withLock { state -> Handler? in
-                state.requests.append(request)
+                state.requestTotal += 1
+                if state.recordsRequests { state.requests.append(request) }
                 return state.routes.first { route in
                     (route.method == nil || route.method == request.method) && route.path == request.path
                 }?.handler
