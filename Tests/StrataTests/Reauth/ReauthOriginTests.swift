@@ -1,0 +1,52 @@
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Foundation
+import Strata
+import Testing
+import TestServer
+
+@Suite("ReauthTransport refreshes only for a 401 from the origin its token was sent to")
+struct ReauthOriginTests {
+    private func request(_ url: URL) -> URLRequest {
+        var request = URLRequest(url: url)
+        request.setValue("Bearer old", forHTTPHeaderField: "Authorization")
+        return request
+    }
+
+    @Test("after a cross-origin redirect, the other origin's 401 is returned without a refresh")
+    func otherOrigin401() async throws {
+        let server = try LoopbackHTTPServer()
+        server.route("/go", response: .init(status: 302, headers: [("Location", "http://localhost:\(server.port)/elsewhere")]))
+        server.route("/elsewhere", response: .init(status: 401, text: "not yours"))
+        let auth = InMemoryAuthService(accessToken: "old")
+        let refreshes = ReauthDoubles.Locked(0)
+        let transport = ReauthTransport(inner: URLSessionTransport(requestTimeout: 30), authService: auth) {
+            refreshes.update { $0 += 1 }
+            await auth.setAccessToken("new")
+        }
+        let response = try await transport.send(request(server.url("/go")))
+        #expect(response.statusCode == 401)
+        #expect(refreshes.value == 0)
+        #expect(await auth.accessToken() == "old")
+        #expect(server.requests.map(\.path) == ["/go", "/elsewhere"])
+    }
+
+    @Test("a 401 from the origin the token was sent to, after a same-origin redirect, still refreshes")
+    func sameOrigin401() async throws {
+        let server = try LoopbackHTTPServer()
+        server.route("/go", response: .init(status: 302, headers: [("Location", "/me")]))
+        server.route("/me") { request in
+            request.header("Authorization") == "Bearer new" ? .init(text: "me") : .init(status: 401)
+        }
+        let auth = InMemoryAuthService(accessToken: "old")
+        let refreshes = ReauthDoubles.Locked(0)
+        let transport = ReauthTransport(inner: URLSessionTransport(requestTimeout: 30), authService: auth) {
+            refreshes.update { $0 += 1 }
+            await auth.setAccessToken("new")
+        }
+        let response = try await transport.send(request(server.url("/go")))
+        #expect(response.statusCode == 200)
+        #expect(refreshes.value == 1)
+    }
+}
