@@ -3,7 +3,7 @@
 //   redis-store-writer <redis-url> <namespace> <writer-letter> <keys> <rounds>
 //
 // Writes `rounds` times an entry for each of `keys` keys through a RedisETagStore, each body
-// 48 KiB of the writer's letter followed by the round number, reading a key back after each
+// 8 KiB of the writer's letter followed by the round number, reading a key back after each
 // write. Prints one line, `writes=<n> reads=<n> unreadable=<n> failed=<n>`, and exits 0; the
 // test runs two of these at once against the same keys.
 import Foundation
@@ -32,7 +32,7 @@ let store = try RedisETagStore(url: url, namespace: arguments[2], onEvent: { eve
 })
 for round in 0..<rounds {
     for index in 0..<keyCount {
-        let body = Data(repeating: letter, count: 48 << 10) + Data("-\(round)".utf8)
+        let body = Data(repeating: letter, count: 8 << 10) + Data("-\(round)".utf8)
         let response = HTTPResponse(statusCode: 200, headers: ["ETag": "\"\(arguments[3])\(round)\""], body: body)
         await store.store(ETagCacheEntry(response: response), for: "concurrent-key-\(index)")
         tally.add("writes")

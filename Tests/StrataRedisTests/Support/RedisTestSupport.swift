@@ -6,6 +6,7 @@ import RedisTestServer
 import Strata
 @testable import StrataRedis
 import Testing
+import TestServer
 
 extension Trait where Self == ConditionTrait {
     /// Runs the test only when `redis-server` is installed: these tests start a real one.
@@ -86,4 +87,37 @@ struct RedisAdmin {
         guard case .integer(let milliseconds) = try await run("PTTL", RedisArgument(key)) else { return -3 }
         return milliseconds
     }
+}
+
+/// One upstream resource on a loopback server: answers `GET /resource` with its current version
+/// (an ETag and a body of `bodyBytes` bytes), or `304` when `If-None-Match` names it, and counts
+/// both.
+final class UpstreamResource: Sendable {
+    let server: LoopbackHTTPServer
+    private let state = LockedValue((version: 1, fullResponses: 0, notModified: 0, bodyBytesSent: 0))
+
+    init(bodyBytes: Int = 100_000) throws {
+        server = try LoopbackHTTPServer()
+        server.route("/resource", method: "GET") { [state] request in
+            state.withLock { state in
+                let etag = "\"v\(state.version)\""
+                if request.header("If-None-Match") == etag {
+                    state.notModified += 1
+                    return .init(status: 304, headers: [("ETag", etag)])
+                }
+                let body = Data(repeating: UInt8(ascii: "a") + UInt8(state.version % 26), count: bodyBytes)
+                state.fullResponses += 1
+                state.bodyBytesSent += body.count
+                return .init(status: 200, headers: [("ETag", etag), ("Content-Type", "text/plain")], body: body)
+            }
+        }
+    }
+
+    var url: URL { server.url("/resource") }
+    func change() { state.withLock { $0.version += 1 } }
+    /// `200`s sent, `304`s sent, body bytes sent.
+    var counts: (full: Int, notModified: Int, bodyBytes: Int) {
+        state.withLock { ($0.fullResponses, $0.notModified, $0.bodyBytesSent) }
+    }
+    func resetCounts() { state.withLock { $0.fullResponses = 0; $0.notModified = 0; $0.bodyBytesSent = 0 } }
 }
