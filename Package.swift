@@ -28,7 +28,8 @@ let package = Package(
         // A second process writing to the same Redis, for the concurrent-writers test.
         .executableTarget(name: "redis-store-writer", dependencies: ["StrataRedis", "Strata"], path: "Tests/RedisStoreWriter"),
         // Loopback throughput of PinningTransport vs URLSessionTransport; built by CI, run by hand.
-        .executableTarget(name: "strata-bench", dependencies: ["Strata", "StrataPinning", "TestServer", "TLSTestServer"], path: "Bench/strata-bench"),
+        .executableTarget(name: "strata-bench", dependencies: ["Strata", "StrataPinning", "StrataRedis", "TestServer", "TLSTestServer",
+                                                            "RedisTestServer"], path: "Bench/strata-bench"),
         // The demo's logic (tour, sandbox, pin command), testable; the executable only calls it.
         .target(name: "StrataDemoKit", dependencies: ["Strata", "StrataPinning", "TestServer", "TLSTestServer"],
                 path: "Demo/StrataDemoKit"),
