@@ -16,7 +16,8 @@ enum RedisClientError: Error, Hashable, CustomStringConvertible {
     /// `AUTH` was refused; `code` is the server's error code (`WRONGPASS`, `NOAUTH`, `ERR`),
     /// never its message, which may repeat what was sent.
     case authenticationFailed(peer: String, code: String)
-    /// `SELECT` was refused (a database number beyond the server's `databases` setting).
+    /// `SELECT` was refused: a database number beyond the server's `databases` setting, or an
+    /// ACL user without `+select`.
     case cannotSelectDatabase(peer: String, message: String)
     /// Every connection stayed busy until the command timeout.
     case noConnectionAvailable(peer: String, maxConnections: Int)
@@ -52,7 +53,7 @@ enum RedisClientError: Error, Hashable, CustomStringConvertible {
         case .authenticationFailed(let peer, let code):
             "Redis at \(peer) refused AUTH (\(code)); check the user and password in the URL and the server's ACL"
         case .cannotSelectDatabase(let peer, let message):
-            "Redis at \(peer) refused SELECT: \(message); use a database number below the server's `databases` setting"
+            "Redis at \(peer) refused SELECT: \(message); use a database number below the server's `databases` setting and let the ACL user run SELECT"
         case .noConnectionAvailable(let peer, let maxConnections):
             "all \(maxConnections) connections to Redis at \(peer) stayed busy for the command timeout; raise maxConnections"
         case .backingOff(let peer, let retryAfter, let lastFailure):

@@ -49,6 +49,9 @@ public final class RedisETagStore: ETagStoreProtocol {
 
     /// The `SCAN` batch size of ``removeAll()``; Redis's own default is 10.
     private static let scanCount = 512
+    /// The most `SCAN` calls one ``removeAll()`` makes (half a billion keys at 512 a call), so a
+    /// server that never returns cursor 0 cannot keep it going forever.
+    private static let maxScanCalls = 1 << 20
     /// Room for a value's format header, metadata and RESP framing above `maxEntryBytes`.
     private static let replyOverhead = 64 << 10
 
@@ -174,7 +177,9 @@ public final class RedisETagStore: ETagStoreProtocol {
     public func removeAll() async {
         var cursor: [UInt8] = Array("0".utf8)
         var found: [RedisArgument] = []
+        var calls = 0
         repeat {
+            calls += 1
             var commands: [RedisCommand] = []
             if !found.isEmpty { commands.append(RedisCommand("UNLINK", arguments: found)) }
             commands.append(RedisCommand("SCAN", RedisArgument(bytes: cursor), RedisArgument("MATCH"),
@@ -187,7 +192,7 @@ public final class RedisETagStore: ETagStoreProtocol {
             }
             cursor = next
             found = keys.compactMap { if case .bulkString(let key?) = $0 { RedisArgument(bytes: key) } else { nil } }
-        } while cursor != Array("0".utf8)
+        } while cursor != Array("0".utf8) && calls < Self.maxScanCalls
         if !found.isEmpty { _ = await send([RedisCommand("UNLINK", arguments: found)], for: .removeAll) }
     }
 

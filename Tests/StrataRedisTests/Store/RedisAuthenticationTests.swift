@@ -25,20 +25,27 @@ struct RedisAuthenticationTests {
         }
     }
 
-    @Test("an ACL user from the URL authenticates with AUTH user password and is held to its key pattern")
+    @Test("an ACL user from the URL, with the README's permissions, authenticates and is held to its keys")
     func aclUser() async throws {
         let server = try await RedisServerProcess.start(password: Self.password)
         let admin = try RedisAdmin(server.url(password: Self.password))
-        try await admin.run("ACL", "SETUSER", "fleet", "on", RedisArgument(">" + Self.password), "~fleet:*", "+@all")
-
-        let store = try makeStore(server.url(user: "fleet", password: Self.password), namespace: "fleet:etag")
-        await store.store(makeEntry("by fleet"), for: "key")
-        #expect(await store.cachedResponse(for: "key") == makeEntry("by fleet"))
+        try await admin.run("ACL", "SETUSER", "fleet", "on", RedisArgument(">" + Self.password), "~fleet:etag:*",
+                            "+@read", "+@write", "+@keyspace", "+select")
 
         let events = StoreEvents()
-        let outsidePattern = try makeStore(server.url(user: "fleet", password: Self.password), events: events)
+        let store = try makeStore(server.url(user: "fleet", password: Self.password, database: 1),
+                                  namespace: "fleet:etag", timeToLive: .seconds(60), events: events)
+        await store.store(makeEntry("by fleet"), for: "key")
+        #expect(await store.cachedResponse(for: "key") == makeEntry("by fleet"))
+        #expect(await store.containsEntry(for: "key"))
+        await store.removeAll()
+        #expect(await store.cachedResponse(for: "key") == nil)
+        #expect(events.all.isEmpty, "\(events.all)")
+
+        let denied = StoreEvents()
+        let outsidePattern = try makeStore(server.url(user: "fleet", password: Self.password), events: denied)
         await outsidePattern.store(makeEntry("denied"), for: "key")
-        #expect(events.failures.first?.contains("NOPERM") == true, "\(events.all)")
+        #expect(denied.failures.first?.contains("NOPERM") == true, "\(denied.all)")
 
         let wrongUser = StoreEvents()
         let stranger = try makeStore(server.url(user: "stranger", password: Self.password), events: wrongUser)
