@@ -39,7 +39,7 @@ final class RedisConnection: Sendable {
         let connectDeadline = ContinuousClock.now + settings.connectTimeout
         let addresses = try RedisAddressResolver.resolve(endpoint.host, port: endpoint.port, peer: peer,
                                                          deadline: connectDeadline)
-        let socket = try RedisSocket.connect(to: addresses, peer: peer, deadline: connectDeadline)
+        let socket = try RedisSocket.open(to: addresses, peer: peer, deadline: connectDeadline)
         let connection = RedisConnection(socket: socket, peer: peer, limits: settings.limits)
         var handshake: [RedisCommand] = []
         if let password = endpoint.password {

@@ -25,13 +25,13 @@ final class RedisSocket: Sendable {
 
     private init(descriptor: Int32) { self.descriptor = descriptor }
 
-    deinit { _ = systemClose(descriptor) }
+    deinit { _ = close(descriptor) }
 
     /// Connects to the first of `addresses` that accepts before `deadline`.
     ///
     /// - Throws: ``RedisClientError/cannotConnect(peer:reason:)`` when every address refuses,
     ///   ``RedisClientError/connectTimedOut(peer:)`` when the deadline passes.
-    static func connect(to addresses: [RedisAddressResolver.Address], peer: String,
+    static func open(to addresses: [RedisAddressResolver.Address], peer: String,
                         deadline: ContinuousClock.Instant) throws(RedisClientError) -> RedisSocket {
         var lastReason = "no address"
         for address in addresses {
@@ -56,7 +56,7 @@ final class RedisSocket: Sendable {
         var result: Int32
         repeat {
             result = withUnsafePointer(to: &storage) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { systemConnect(descriptor, $0, address.length) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, address.length) }
             }
         } while result != 0 && errno == EINTR
         if result != 0 {
@@ -130,22 +130,4 @@ final class RedisSocket: Sendable {
     }
 
     private static func errorText(_ code: Int32) -> String { String(cString: strerror(code)) }
-}
-
-/// `close(2)`, named apart from Swift's.
-private func systemClose(_ descriptor: Int32) -> Int32 {
-    #if canImport(Glibc)
-    Glibc.close(descriptor)
-    #else
-    Darwin.close(descriptor)
-    #endif
-}
-
-/// `connect(2)`, named apart from ``RedisSocket/connect(to:peer:deadline:)``.
-private func systemConnect(_ descriptor: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> Int32 {
-    #if canImport(Glibc)
-    Glibc.connect(descriptor, address, length)
-    #else
-    Darwin.connect(descriptor, address, length)
-    #endif
 }

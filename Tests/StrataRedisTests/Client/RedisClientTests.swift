@@ -93,24 +93,14 @@ final class FullBacklogListener: Sendable {
     private let descriptors: [Int32]
 
     init() throws {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let ready = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(listener, pointer, length) == 0 && listen(listener, 0) == 0 && getsockname(listener, pointer, &length) == 0
-            }
-        }
-        guard ready else { throw CocoaError(.fileWriteUnknown) }
+        var (listener, address) = try listeningLoopbackSocket(backlog: 0)
         port = Int(UInt16(bigEndian: address.sin_port))
         var fillers: [Int32] = []
         // A backlog of 0 admits one connection; two more make sure the queue is full.
         for _ in 0..<3 {
             let filler = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
             _ = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(filler, $0, length) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(filler, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
             }
             fillers.append(filler)
         }
@@ -134,17 +124,7 @@ final class SilentListener: Sendable {
     private let state = LockedValue(State())
 
     init() throws {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let ready = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(listener, pointer, length) == 0 && listen(listener, 64) == 0 && getsockname(listener, pointer, &length) == 0
-            }
-        }
-        guard ready else { throw CocoaError(.fileWriteUnknown) }
+        let (listener, address) = try listeningLoopbackSocket(backlog: 64)
         self.listener = listener
         port = Int(UInt16(bigEndian: address.sin_port))
         Thread { [self] in acceptLoop() }.start()
@@ -189,4 +169,24 @@ final class SilentListener: Sendable {
             resume?.resume()
         }
     }
+}
+
+/// A TCP socket listening on 127.0.0.1 with an OS-chosen port, and its bound address.
+private func listeningLoopbackSocket(backlog: Int32) throws -> (descriptor: Int32, address: sockaddr_in) {
+    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let ready = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+            bind(descriptor, pointer, length) == 0 && listen(descriptor, backlog) == 0
+                && getsockname(descriptor, pointer, &length) == 0
+        }
+    }
+    guard ready else {
+        close(descriptor)
+        throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+    }
+    return (descriptor, address)
 }
