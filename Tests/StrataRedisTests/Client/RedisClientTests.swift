@@ -26,6 +26,26 @@ struct RedisClientTests {
         }
     }
 
+    @Test("a host name is resolved (on a thread of its own); one that does not resolve is an error naming the peer",
+          .needsRedisServer)
+    func hostNames() async throws {
+        let server = try await RedisServerProcess.start()
+        let byName = try client(URL(string: "redis://localhost:\(server.port)")!)
+        #expect(try await byName.send([RedisCommand("PING")]) == [.simpleString("PONG")])
+
+        let nowhere = try client(URL(string: "redis://no-such-host.invalid:6379")!, connectTimeout: .seconds(5))
+        do {
+            _ = try await nowhere.send([RedisCommand("PING")])
+            Issue.record("a host that does not exist answered")
+        } catch {
+            // Without a resolver configured, the lookup may instead run into the connect timeout.
+            switch error {
+            case .cannotResolve(let peer, _), .connectTimedOut(let peer): #expect(peer == "no-such-host.invalid:6379/0")
+            default: Issue.record("unexpected \(error)")
+            }
+        }
+    }
+
     @Test("many concurrent commands use no more connections than maxConnections", .needsRedisServer)
     func connectionBound() async throws {
         let server = try await RedisServerProcess.start()
