@@ -82,7 +82,9 @@ public final class RedisServerProcess: Sendable {
     }
 
     deinit {
-        killBlocking()
+        // Signal only: waiting here would block whichever thread releases the server, often a
+        // cooperative one. Foundation's Process reaps the child when it exits.
+        if let process = running.withLock({ $0.take() }), process.isRunning { killProcess(process.processIdentifier) }
         try? FileManager.default.removeItem(at: directory)
     }
 

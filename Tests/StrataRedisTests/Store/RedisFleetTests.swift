@@ -17,7 +17,7 @@ struct RedisFleetTests {
     @Test("two instances share one store: the second one's first GET is a 304 served from Redis")
     func twoInstances() async throws {
         let server = try await RedisServerProcess.start()
-        let upstream = try UpstreamResource(bodyBytes: 100_000)
+        let upstream = try UpstreamResource(bodyBytes: 10_000)
         let first = instance(try makeStore(server.url()))
         let second = instance(try makeStore(server.url()))
 
@@ -47,11 +47,11 @@ struct RedisFleetTests {
     func fleetScenario() async throws {
         let server = try await RedisServerProcess.start()
         let shared = try await fleetRound(stores: (0..<3).map { _ in try makeStore(server.url()) },
-                                          upstream: try UpstreamResource(bodyBytes: 100_000))
-        #expect(shared.full == 1 && shared.notModified == 2 && shared.bodyBytes == 100_000)
+                                          upstream: try UpstreamResource(bodyBytes: 10_000))
+        #expect(shared.full == 1 && shared.notModified == 2 && shared.bodyBytes == 10_000)
 
         let separate = try await fleetRound(stores: (0..<3).map { _ in InMemoryETagStore() },
-                                            upstream: try UpstreamResource(bodyBytes: 100_000))
-        #expect(separate.full == 3 && separate.notModified == 0 && separate.bodyBytes == 300_000)
+                                            upstream: try UpstreamResource(bodyBytes: 10_000))
+        #expect(separate.full == 3 && separate.notModified == 0 && separate.bodyBytes == 30_000)
     }
 }
