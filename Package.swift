@@ -8,7 +8,8 @@ let package = Package(
         .library(name: "StrataTesting", targets: ["StrataTesting"]),
         .library(name: "StrataPinning", targets: ["StrataPinning"]),
         .library(name: "StrataRedis", targets: ["StrataRedis"]),
-        // The guided tour: `swift run strata-demo` (needs this checkout's Tests/Fixtures/Pinning).
+        // The command-line tool: the guided tour, `get`, `pin` and `sandbox`. Stands on its own: its
+        // sandbox makes a CA and a certificate in memory at startup, so the binary runs from anywhere.
         .executable(name: "strata-demo", targets: ["strata-demo"]),
     ],
     targets: [
@@ -30,15 +31,20 @@ let package = Package(
         // Loopback throughput of PinningTransport vs URLSessionTransport; built by CI, run by hand.
         .executableTarget(name: "strata-bench", dependencies: ["Strata", "StrataPinning", "StrataRedis", "TestServer", "TLSTestServer",
                                                             "RedisTestServer"], path: "Bench/strata-bench"),
-        // The demo's logic (tour, sandbox, pin command), testable; the executable only calls it.
-        .target(name: "StrataDemoKit", dependencies: ["Strata", "StrataPinning", "TestServer", "TLSTestServer"],
+        // The demo's sandbox: a loopback HTTP/1.1 server (OpenSSL server side, every C call in its
+        // OpenSSL/ folder) and a CA + leaf generated in memory. Tests may use it; it uses no test target.
+        .target(name: "StrataSandbox", dependencies: ["Strata", "COpenSSL"], path: "Demo/StrataSandbox"),
+        // The demo's logic (commands, tour, output), testable; the executable only calls it.
+        .target(name: "StrataDemoKit", dependencies: ["Strata", "StrataPinning", "StrataSandbox"],
                 path: "Demo/StrataDemoKit"),
         .executableTarget(name: "strata-demo", dependencies: ["StrataDemoKit"], path: "Demo/strata-demo"),
         .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataTesting", "TestServer"]),
         .testTarget(name: "StrataTestingTests", dependencies: ["Strata", "StrataTesting"]),
         // Certificates and keys live in Tests/Fixtures/Pinning and are read via #filePath.
         .testTarget(name: "StrataPinningTests", dependencies: ["StrataPinning", "Strata", "StrataTesting", "COpenSSL", "TestServer", "TLSTestServer"]),
-        .testTarget(name: "StrataDemoTests", dependencies: ["StrataDemoKit", "TestServer"]),
+        .testTarget(name: "StrataSandboxTests", dependencies: ["StrataSandbox", "StrataPinning", "Strata", "COpenSSL"]),
+        // Depends on the executable so `swift test` builds the binary its subprocess tests run.
+        .testTarget(name: "StrataDemoTests", dependencies: ["StrataDemoKit", "StrataSandbox", "Strata", "StrataPinning", "strata-demo"]),
         // Needs redis-server (Debian: apt install redis-server); skipped with a message without it.
         .testTarget(name: "StrataRedisTests", dependencies: ["StrataRedis", "Strata", "TestServer", "RedisTestServer",
                                                              "redis-store-writer"]),
