@@ -22,7 +22,9 @@ import Foundation
 /// random 32-byte key per directory; another store reusing this format passes its own key (an
 /// empty key gives an integrity check that authenticates nothing). Version 1 files decode as
 /// ``ETagEntryFileError/unsupportedVersion(_:)`` and are treated as misses.
-enum ETagEntryFileFormat {
+/// `package`: `StrataRedis` stores the same bytes as Redis values, so both stores share one
+/// integrity check.
+package enum ETagEntryFileFormat {
     static let magic = Array("STRATAET".utf8)
     static let version: UInt32 = 2
     static let headerByteCount = 56
@@ -38,7 +40,7 @@ enum ETagEntryFileFormat {
     ///
     /// - Throws: `EncodingError` when the entry cannot be encoded, or
     ///   ``ETagEntryFileError/tooLarge(bytes:limit:)`` when its metadata exceeds the bound.
-    static func encode(key: String, entry: ETagCacheEntry, authenticationKey: [UInt8]) throws -> Data {
+    package static func encode(key: String, entry: ETagCacheEntry, authenticationKey: [UInt8]) throws -> Data {
         var withoutBody = entry
         withoutBody.body = Data()
         let metadata = try JSONEncoder().encode(Metadata(key: key, entry: withoutBody))
@@ -62,7 +64,7 @@ enum ETagEntryFileFormat {
     ///
     /// - Throws: ``ETagEntryFileError`` saying why the bytes are not a valid version-2 entry
     ///   under this key.
-    static func decode(_ file: Data, authenticationKey: [UInt8]) throws(ETagEntryFileError) -> (key: String, entry: ETagCacheEntry) {
+    package static func decode(_ file: Data, authenticationKey: [UInt8]) throws(ETagEntryFileError) -> (key: String, entry: ETagCacheEntry) {
         let bytes = [UInt8](file)
         guard bytes.count >= headerByteCount else { throw .truncated(bytes: bytes.count) }
         guard Array(bytes[0..<8]) == magic else { throw .notAnEntryFile }
@@ -102,7 +104,7 @@ enum ETagEntryFileFormat {
 }
 
 /// Why a file in a ``FileETagStore`` directory is not a usable entry.
-enum ETagEntryFileError: Error, Hashable, CustomStringConvertible {
+package enum ETagEntryFileError: Error, Hashable, CustomStringConvertible {
     case truncated(bytes: Int)
     case notAnEntryFile
     case unsupportedVersion(UInt32)
@@ -112,7 +114,7 @@ enum ETagEntryFileError: Error, Hashable, CustomStringConvertible {
     case tooLarge(bytes: Int, limit: Int)
     case keyMismatch
 
-    var description: String {
+    package var description: String {
         switch self {
         case .truncated(let bytes): "truncated: \(bytes) bytes is shorter than the 56-byte header"
         case .notAnEntryFile: "not an entry file (wrong magic bytes)"
