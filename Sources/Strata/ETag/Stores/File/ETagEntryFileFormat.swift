@@ -121,7 +121,7 @@ package enum ETagEntryFileError: Error, Hashable, CustomStringConvertible {
         case .unsupportedVersion(let version): "format version \(version); this build reads version \(ETagEntryFileFormat.version)"
         case .lengthMismatch(let declared, let actual):
             "truncated or extended: the header declares \(declared) bytes after it, the file has \(actual)"
-        case .checksumMismatch: "corrupt or not written by this store: the HMAC-SHA256 tag does not match under the store's key"
+        case .checksumMismatch: "corrupt, or not written with this key: the HMAC-SHA256 checksum does not match"
         case .malformedMetadata(let detail): "corrupt metadata: \(detail)"
         case .tooLarge(let bytes, let limit): "too large: \(bytes) bytes, the limit is \(limit)"
         case .keyMismatch: "the file holds an entry for another key"
