@@ -117,9 +117,9 @@ public struct URLSessionTransport: Transport {
     public func send(_ request: URLRequest) async throws -> HTTPResponse {
         var current = request
         var redirects = 0
-        let deadline = RequestDeadline(timeout: wholeRequestTimeout)
+        let timer = WholeRequestTimer(timeout: wholeRequestTimeout)
         while true {
-            let response = try await sendOnce(current, deadline: deadline)
+            let response = try await sendOnce(current, timer: timer)
             guard limits.maxRedirects > 0, let location = RedirectPolicy.target(of: response, for: current) else {
                 return response
             }
@@ -136,12 +136,12 @@ public struct URLSessionTransport: Transport {
         }
     }
 
-    private func sendOnce(_ request: URLRequest, deadline: RequestDeadline) async throws -> HTTPResponse {
+    private func sendOnce(_ request: URLRequest, timer: WholeRequestTimer) async throws -> HTTPResponse {
         try Task.checkCancellation()
         try Self.validate(request)
         let task = owner.session.dataTask(with: request)
         let delegate = owner.delegate
-        let expiry = deadline.schedule { [wholeRequestTimeout] in
+        let expiry = timer.schedule { [wholeRequestTimeout] in
             delegate.fail(task, .timedOut, "the whole request took longer than its \(wholeRequestTimeout) timeout "
                 + "(URLSessionTransport's requestTimeout, or the configuration's timeoutIntervalForResource)")
         }

@@ -2,7 +2,7 @@ import Dispatch
 
 /// The moment a whole request (all its redirect hops) must be over, and a timer that fires
 /// there. The timer runs on a Dispatch queue, never on Swift's cooperative pool.
-struct RequestDeadline: Sendable {
+struct WholeRequestTimer: Sendable {
     private let instant: DispatchTime
 
     /// A deadline `timeout` from now; a huge timeout saturates to "never" in practice.
