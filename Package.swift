@@ -7,6 +7,7 @@ let package = Package(
         .library(name: "Strata", targets: ["Strata"]),
         .library(name: "StrataTesting", targets: ["StrataTesting"]),
         .library(name: "StrataPinning", targets: ["StrataPinning"]),
+        .library(name: "StrataRedis", targets: ["StrataRedis"]),
         // The command-line tool: the guided tour, `get`, `pin` and `sandbox`. Stands on its own: its
         // sandbox makes a CA and a certificate in memory at startup, so the binary runs from anywhere.
         .executable(name: "strata-demo", targets: ["strata-demo"]),
@@ -17,6 +18,8 @@ let package = Package(
         // System OpenSSL 3 (Debian: apt install libssl-dev); a module map and a macro shim only.
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .target(name: "StrataPinning", dependencies: ["Strata", "COpenSSL"]),
+        // RedisETagStore and the small RESP2 client it needs (no Swift Redis package can be fetched).
+        .target(name: "StrataRedis", dependencies: ["Strata"]),
         // Loopback HTTP server for this package's own tests; not a product.
         .target(name: "TestServer", dependencies: ["Strata"], path: "Tests/TestServer"),
         // The loopback server behind TLS (OpenSSL server side) with the committed fixture certificates.
@@ -25,8 +28,13 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         // The child process FileETagStoreKillTests kills with SIGKILL while it writes a store.
         .executableTarget(name: "etag-store-writer", dependencies: ["Strata", "TestServer"], path: "Tests/ETagStoreWriter"),
+        // A real redis-server on a free port for StrataRedis tests and the store benchmark.
+        .target(name: "RedisTestServer", dependencies: ["Strata", "TestServer"], path: "Tests/RedisTestServer"),
+        // A second process writing to the same Redis, for the concurrent-writers test.
+        .executableTarget(name: "redis-store-writer", dependencies: ["StrataRedis", "Strata"], path: "Tests/RedisStoreWriter"),
         // Loopback throughput of PinningTransport vs URLSessionTransport; built by CI, run by hand.
-        .executableTarget(name: "strata-bench", dependencies: ["Strata", "StrataPinning", "TestServer", "TLSTestServer"], path: "Bench/strata-bench"),
+        .executableTarget(name: "strata-bench", dependencies: ["Strata", "StrataPinning", "StrataRedis", "TestServer", "TLSTestServer",
+                                                            "RedisTestServer"], path: "Bench/strata-bench"),
         // The recommended stack under injected faults (scripts/soak.sh); CI runs its --quick form.
         .executableTarget(name: "strata-soak", dependencies: ["Strata", "StrataPinning", "TestServer", "TLSTestServer"], path: "Bench/strata-soak"),
         // The demo's sandbox: a loopback HTTP/1.1 server (OpenSSL server side, every C call in its
@@ -44,6 +52,9 @@ let package = Package(
         .testTarget(name: "StrataSandboxTests", dependencies: ["StrataSandbox", "StrataPinning", "Strata", "COpenSSL", "TestSupport"]),
         // Depends on the executable so `swift test` builds the binary its subprocess tests run.
         .testTarget(name: "StrataDemoTests", dependencies: ["StrataDemoKit", "StrataSandbox", "Strata", "StrataPinning", "strata-demo"]),
+        // Needs redis-server (Debian: apt install redis-server); skipped with a message without it.
+        .testTarget(name: "StrataRedisTests", dependencies: ["StrataRedis", "Strata", "TestServer", "RedisTestServer",
+                                                             "redis-store-writer"]),
     ],
     swiftLanguageModes: [.v6]
 )
