@@ -29,7 +29,7 @@ let package = Package(
         // The child process FileETagStoreKillTests kills with SIGKILL while it writes a store.
         .executableTarget(name: "etag-store-writer", dependencies: ["Strata", "TestServer"], path: "Tests/ETagStoreWriter"),
         // A real redis-server on a free port for StrataRedis tests and the store benchmark.
-        .target(name: "RedisTestServer", dependencies: ["Strata", "TestServer"], path: "Tests/RedisTestServer"),
+        .target(name: "RedisTestServer", dependencies: ["Strata", "TestServer", "TestSupport"], path: "Tests/RedisTestServer"),
         // A second process writing to the same Redis, for the concurrent-writers test.
         .executableTarget(name: "redis-store-writer", dependencies: ["StrataRedis", "Strata"], path: "Tests/RedisStoreWriter"),
         // Loopback throughput of PinningTransport vs URLSessionTransport; built by CI, run by hand.
@@ -54,7 +54,7 @@ let package = Package(
         .testTarget(name: "StrataDemoTests", dependencies: ["StrataDemoKit", "StrataSandbox", "Strata", "StrataPinning", "strata-demo"]),
         // Needs redis-server (Debian: apt install redis-server); skipped with a message without it.
         .testTarget(name: "StrataRedisTests", dependencies: ["StrataRedis", "Strata", "TestServer", "RedisTestServer",
-                                                             "redis-store-writer"]),
+                                                             "redis-store-writer", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

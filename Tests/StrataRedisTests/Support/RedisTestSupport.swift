@@ -7,6 +7,7 @@ import Strata
 @testable import StrataRedis
 import Testing
 import TestServer
+import TestSupport
 
 extension Trait where Self == ConditionTrait {
     /// Runs the test only when `redis-server` is installed: these tests start a real one.
@@ -36,15 +37,13 @@ final class StoreEvents: Sendable {
     }
 }
 
-/// `STRATA_TEST_TIME_SCALE` (default 1) applied to a duration: sanitizer builds run slower.
-func scaled(_ duration: Duration) -> Duration { duration * RedisServerProcess.timeScale }
-
 /// A store on `url` with test-friendly timeouts and a hand-moved clock for its circuit breaker.
 func makeStore(_ url: URL, namespace: String = "test:etag", timeToLive: Duration? = nil,
                maxEntryBytes: Int = 8 << 20, commandTimeout: Duration = .seconds(5),
                time: ManualTime = ManualTime(), events: StoreEvents? = nil) throws -> RedisETagStore {
     try RedisETagStore(url: url, namespace: namespace, timeToLive: timeToLive, maxEntryBytes: maxEntryBytes,
-                       maxConnections: 4, connectTimeout: scaled(.seconds(2)), commandTimeout: scaled(commandTimeout),
+                       maxConnections: 4, connectTimeout: TestTimeScale.scaled(.seconds(2)),
+                       commandTimeout: TestTimeScale.scaled(commandTimeout),
                        retryDelays: (.milliseconds(100), .seconds(5)), now: time.now, onEvent: events?.hook)
 }
 
@@ -60,7 +59,8 @@ struct RedisAdmin {
 
     init(_ url: URL) throws {
         let settings = RedisConnection.Settings(endpoint: try RedisEndpoint(url: url), limits: RESPLimits(),
-                                                connectTimeout: scaled(.seconds(2)), commandTimeout: scaled(.seconds(5)))
+                                                connectTimeout: TestTimeScale.scaled(.seconds(2)),
+                                                commandTimeout: TestTimeScale.scaled(.seconds(5)))
         client = RedisClient(settings: settings, maxConnections: 1)
     }
 
