@@ -7,7 +7,7 @@
 // Operation n (version FIRST_VERSION + n) picks one of the keys `key-0` ..< `key-<KEYS>`; one in
 // ten removes it, the others store this entry under it (what the test checks entries against):
 //   status 200, headers X-Key: <key>, X-Version: <version>, ETag: "<version>";
-//   body: a random number (< 4,000) of bytes, byte i being (version + i) % 251.
+//   body: a random number (< 1,500) of bytes, byte i being (version + i) % 251.
 import Foundation
 import Strata
 import TestServer
@@ -29,7 +29,7 @@ while true {
     if Int.random(in: 0..<10, using: &random) == 0 {
         await store.remove(for: key)
     } else {
-        let body = Data((0..<Int.random(in: 0..<4_000, using: &random)).map { UInt8((version + $0) % 251) })
+        let body = Data((0..<Int.random(in: 0..<1_500, using: &random)).map { UInt8((version + $0) % 251) })
         let response = HTTPResponse(statusCode: 200, headers: ["X-Key": key, "X-Version": String(version), "ETag": "\"\(version)\""],
                                     body: body, url: nil)
         await store.store(ETagCacheEntry(response: response), for: key)

@@ -15,8 +15,8 @@ struct FileETagStoreKillTests {
     private static let writer = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         .deletingLastPathComponent().appendingPathComponent("etag-store-writer").path
     private static let keyCount = 24
-    private static let maxTotalBytes = 48 * 1024
-    private static let maxEntryBytes = 8 * 1024
+    private static let maxTotalBytes = 16 * 1024
+    private static let maxEntryBytes = 4 * 1024
 
     @Test("200 SIGKILLs mid-write: every entry read is complete, correct and never older than one read before; no file is damaged; temporary files do not pile up; the size bound holds; the store keeps working")
     func killedWriters() async throws {
@@ -49,22 +49,27 @@ struct FileETagStoreKillTests {
         var random = SeededGenerator(seed: seed)
         var newest: [String: Int] = [:]
         var kills = 0
+        // Kills since the last one that came after a completed operation: each may have left one
+        // entry beyond the bound (stored, not yet evicted), and only a completed store() evicts.
+        var killsWithoutCompletedOperation = 0
         for round in 0..<rounds {
             // Version numbers grow across rounds, so "never older" can be checked across kills.
             let child = try WriterProcess(writer, arguments: [directory.path, String(keyCount), String(maxTotalBytes),
                                                       String(maxEntryBytes), String(round * 1_000_000),
                                                       String(random.next())])
-            // Killed after 1 to 3 completed operations and a random fraction of the next one
-            // (one takes about 3 ms, mostly fsync; a kill in its first half hits the write).
-            let wanted = Int.random(in: 1...3, using: &random)
+            // Killed after 0 to 3 completed operations and a random fraction of the next one
+            // (one takes about 3 ms, mostly fsync; a kill in its first half hits the write). With
+            // 0, the kill may land in the store's start-up: its key file, its directory listing.
+            let wanted = Int.random(in: 0...3, using: &random)
             let run = await child.readThenKill(lines: wanted, thenWait: .microseconds(Int.random(in: 0..<5_000, using: &random)))
             #expect(run.lines == wanted, "the writer printed \(run.lines) of \(wanted) lines, then died by itself")
             #expect(run.killedBySIGKILL)
             kills += run.killedBySIGKILL ? 1 : 0
             try await checkEntries(in: directory, newest: &newest)
+            killsWithoutCompletedOperation = run.lines > 0 ? 0 : killsWithoutCompletedOperation + 1
             let files = try DirectoryContents(directory)
-            // The kill interrupted at most one store(), so at most one entry beyond the bound.
-            #expect(files.entryBytes <= maxTotalBytes + maxEntryBytes, "\(files.entryBytes) bytes of entries")
+            let allowance = maxEntryBytes * (1 + killsWithoutCompletedOperation)
+            #expect(files.entryBytes <= maxTotalBytes + allowance, "\(files.entryBytes) bytes of entries")
             // At most one temporary file per kill; a completed store() never leaves one.
             #expect(files.temporaryFiles.count <= round + 1)
         }
