@@ -5,7 +5,8 @@
 #   scripts/fuzz.sh list
 #
 # A target is a Swift file under Fuzz/<Name>/ that defines `fuzz(_:)`, compiled together with
-# Fuzz/Support (plus the tests' SeededGenerator) and the sources of the module it tests, so it reaches internal parsers without
+# Fuzz/Support (plus the tests' SeededGenerator) and the sources of the module it tests, so it
+# reaches internal parsers without
 # widening their access. Strata is built once as an instrumented static library (rebuilt when a
 # source changes); the tested module is compiled with the target. Everything is built with
 # `-sanitize=fuzzer,address`: coverage-guided, and every memory error or leak is a finding.
@@ -30,10 +31,11 @@ target_dir() {
         spki-pin)       echo "SPKIPin StrataPinning" ;;
         certificate)    echo "Certificate StrataPinning" ;;
         etag-entry)     echo "ETagEntryFile Strata" ;;
+        resp)           echo "RESP StrataRedis" ;;
         *) return 1 ;;
     esac
 }
-targets="http1-response retry-after spki-pin certificate etag-entry"
+targets="http1-response retry-after spki-pin certificate etag-entry resp"
 
 [[ $# -ge 1 ]] || usage
 if [[ "$1" == list ]]; then
@@ -75,11 +77,12 @@ case "$module" in
         swiftc "${flags[@]}" -module-name Strata $(sources_of Strata) Fuzz/Support/*.swift Tests/TestServer/SeededGenerator.swift "Fuzz/$directory"/*.swift \
             -o "$binary" 2>&1 | quiet
         ;;
-    StrataPinning)
+    *)
+        # The target is compiled into $module, which imports Strata (StrataPinning also OpenSSL).
         strata_library
         # shellcheck disable=SC2046
-        swiftc "${flags[@]}" -module-name StrataPinning -I "$build/lib" -I Sources/COpenSSL \
-            $(sources_of StrataPinning) Fuzz/Support/*.swift Tests/TestServer/SeededGenerator.swift "Fuzz/$directory"/*.swift \
+        swiftc "${flags[@]}" -module-name "$module" -I "$build/lib" -I Sources/COpenSSL \
+            $(sources_of "$module") Fuzz/Support/*.swift Tests/TestServer/SeededGenerator.swift "Fuzz/$directory"/*.swift \
             "$build/lib/libStrata.a" -lssl -lcrypto -o "$binary" 2>&1 | quiet
         ;;
 esac
