@@ -96,7 +96,7 @@ public struct Redaction: Sendable, Hashable {
         }.joined()
     }
 
-    private func isSecretHeader(_ name: String) -> Bool { headers.contains(name.lowercased()) }
+    func isSecretHeader(_ name: String) -> Bool { headers.contains(name.lowercased()) }
 
     private func isSecretParameter(_ encodedName: String) -> Bool {
         queryParameters.contains((encodedName.removingPercentEncoding ?? encodedName).lowercased())
@@ -114,7 +114,7 @@ public struct Redaction: Sendable, Hashable {
 
     /// The secret substrings of a header value: the whole value and, for `Scheme credentials`
     /// and cookie lists, each credential part (short parts are skipped to avoid scrubbing noise).
-    private func secretParts(of value: String) -> [String] {
+    func secretParts(of value: String) -> [String] {
         var parts = [value]
         if let space = value.firstIndex(of: " ") { parts.append(String(value[value.index(after: space)...])) }
         for cookie in value.split(separator: ";") {

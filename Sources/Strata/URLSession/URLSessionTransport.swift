@@ -48,25 +48,27 @@ public struct URLSessionTransport: Transport {
     private let owner: Session
     private let limits: Limits
 
-    /// Creates a transport with an ephemeral session: no URL cache, no cookies, a 60-second
-    /// request timeout.
-    public init() {
-        self.init(requestTimeout: 60)
-    }
-
     /// Creates a transport with an ephemeral session: no URL cache, no cookies.
     ///
     /// - Parameters:
-    ///   - requestTimeout: Seconds to wait for more data before failing with
-    ///     ``TransportError/Kind/timedOut``.
+    ///   - requestTimeout: How long to wait for more data before failing with
+    ///     ``TransportError/Kind/timedOut``. Default: 60 seconds.
     ///   - limits: Size and redirect limits.
-    public init(requestTimeout: TimeInterval, limits: Limits = Limits()) {
+    public init(requestTimeout: Duration = .seconds(60), limits: Limits = Limits()) {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.httpCookieStorage = nil
         configuration.httpShouldSetCookies = false
         configuration.httpCookieAcceptPolicy = .never
-        configuration.timeoutIntervalForRequest = requestTimeout
+        // Whole seconds and more are what libcurl honours; a huge Duration must not trap.
+        configuration.timeoutIntervalForRequest = Duration.clampedSeconds(requestTimeout.inSeconds,
+                                                                          limit: .seconds(Int64(Int32.max))).inSeconds
         self.init(configuration: configuration, limits: limits)
+    }
+
+    /// Creates a transport with the request timeout in seconds, as earlier versions spelled it.
+    @available(*, deprecated, message: "Pass a Duration: requestTimeout: .seconds(10)")
+    public init(requestTimeout: TimeInterval, limits: Limits = Limits()) {
+        self.init(requestTimeout: Duration.clampedSeconds(requestTimeout, limit: .seconds(Int64(Int32.max))), limits: limits)
     }
 
     /// Creates a transport from your own configuration (proxies, timeouts, cookie storage).

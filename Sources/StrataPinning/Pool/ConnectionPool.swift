@@ -30,7 +30,7 @@ final class ConnectionPool: Sendable {
 
     private struct Idle {
         let connection: PooledConnection
-        let since: ContinuousClock.Instant
+        let since: Duration
     }
 
     private struct Waiter {
@@ -115,7 +115,7 @@ final class ConnectionPool: Sendable {
     /// Returns a slot after its job: to the next waiter, to the idle list (`keepAlive`), or closed.
     func release(_ connection: PooledConnection, keepAlive: Bool) {
         let key = Key(host: connection.host, port: connection.port)
-        let now = settings.now()
+        let now = settings.clock.elapsed()
         let (waiter, retire) = state.withLock { state -> (Waiter?, Bool) in
             guard var slots = state.hosts[key] else { return (nil, true) }
             defer { state.hosts[key] = slots }
@@ -181,7 +181,7 @@ final class ConnectionPool: Sendable {
         // Waiters were here first: only they get slots until the queue is empty.
         guard slots.waiters.isEmpty else { return nil }
         if let idle = slots.idle.popLast() {
-            return Lease(connection: idle.connection, idleExpired: settings.now() - idle.since >= idleTimeout)
+            return Lease(connection: idle.connection, idleExpired: settings.clock.elapsed() - idle.since >= idleTimeout)
         }
         guard slots.open < maxConnectionsPerHost else { return nil }
         slots.open += 1

@@ -51,7 +51,7 @@ final class PinnedClient: Sendable {
         let jobID = jobIDs.wrappingAdd(1, ordering: .relaxed).newValue
         connection.begin(jobID: jobID)
         let job = ExchangeJob(request: encoded, evaluator: evaluator, deadline: deadline, idleExpired: lease.idleExpired,
-                              collectsTransportEvents: TransportEvents.current != nil)
+                              collectsEvents: TransportEvents.isObserved)
         let completion = ExchangeCompletion()
         let pool = pool
         connection.submit(job) { report in

@@ -42,7 +42,9 @@ import Strata
 ///   transient: `RetryTransport` never retries it.
 /// - A malformed `pinnedDomains` key or unusable `trustRoots` makes every `send` throw the
 ///   ``PinningConfigurationError`` (fail closed, nothing is sent anywhere); use
-///   ``validated(inner:pinnedDomains:trustRoots:configuration:onEvent:)`` to get it at startup.
+///   ``validated(inner:pinnedDomains:trustRoots:configuration:)`` to get it at startup.
+/// - What it does (connections opened and reused, trust checks, redirects) is reported as
+///   ``PinningEvent``s through `TransportEvents` to the observers above it.
 ///
 /// ```swift
 /// let transport = PinningTransport(
@@ -57,10 +59,10 @@ public struct PinningTransport: Transport {
         let client: PinnedClient
     }
 
-    private let inner: any Transport
+    /// Carries the requests for hosts that are not pinned.
+    public let inner: any Transport
     private let engine: Result<Engine, PinningConfigurationError>
     private let maxRedirects: Int
-    private let onEvent: (@Sendable (PinningEvent) -> Void)?
 
     /// Creates a transport that pins the hosts matched by `pinnedDomains`.
     ///
@@ -72,37 +74,33 @@ public struct PinningTransport: Transport {
     ///     verified chain must pass.
     ///   - trustRoots: The trust anchors OpenSSL verifies chains against. Default: the system bundle.
     ///   - configuration: Timeouts, pool size and response limits.
-    ///   - onEvent: Told what the transport did (connections, trust checks, retries, redirects).
     /// Never throws: a configuration error is reported by every ``send(_:)`` instead (fail closed).
     public init(inner: any Transport = PinningTransport.defaultInner(), pinnedDomains: [String: any ServerTrustEvaluator],
-                trustRoots: TrustRoots = .system, configuration: Configuration = Configuration(),
-                onEvent: (@Sendable (PinningEvent) -> Void)? = nil) {
+                trustRoots: TrustRoots = .system, configuration: Configuration = Configuration()) {
         self.init(inner: inner, pinnedDomains: pinnedDomains, trustRoots: trustRoots, configuration: configuration,
-                  onEvent: onEvent, now: { ContinuousClock.now })
+                  clock: ContinuousClock())
     }
 
-    /// Creates a transport like ``init(inner:pinnedDomains:trustRoots:configuration:onEvent:)``,
+    /// Creates a transport like ``init(inner:pinnedDomains:trustRoots:configuration:)``,
     /// but reports a malformed host pattern or unusable trust roots now.
     ///
     /// - Throws: ``PinningConfigurationError``.
     public static func validated(inner: any Transport = PinningTransport.defaultInner(),
                                  pinnedDomains: [String: any ServerTrustEvaluator],
-                                 trustRoots: TrustRoots = .system, configuration: Configuration = Configuration(),
-                                 onEvent: (@Sendable (PinningEvent) -> Void)? = nil)
+                                 trustRoots: TrustRoots = .system, configuration: Configuration = Configuration())
         throws(PinningConfigurationError) -> PinningTransport {
         let transport = PinningTransport(inner: inner, pinnedDomains: pinnedDomains, trustRoots: trustRoots,
-                                         configuration: configuration, onEvent: onEvent)
+                                         configuration: configuration)
         if let error = transport.configurationError { throw error }
         return transport
     }
 
-    /// The designated initializer, with the clock the pool's idle expiry reads (tests inject one).
+    /// The designated initializer, with the clock the pool's idle expiry is measured on (tests
+    /// pass a `TestClock`). Deadlines and socket timeouts always run in real time.
     init(inner: any Transport, pinnedDomains: [String: any ServerTrustEvaluator], trustRoots: TrustRoots,
-         configuration: Configuration, onEvent: (@Sendable (PinningEvent) -> Void)?,
-         now: @escaping @Sendable () -> ContinuousClock.Instant) {
+         configuration: Configuration, clock: some Clock<Duration>) {
         self.inner = inner
         self.maxRedirects = configuration.maxRedirects
-        self.onEvent = onEvent
         engine = Result { () throws(PinningConfigurationError) -> Engine in
             let domains = try PinnedDomains(pinnedDomains)
             let context = try TLSClientContext(roots: trustRoots)
@@ -111,7 +109,7 @@ public struct PinningTransport: Transport {
                 timeouts: TLSStream.Timeouts(connect: configuration.connectTimeout,
                                              handshake: configuration.handshakeTimeout,
                                              idle: configuration.idleReadTimeout),
-                limits: configuration.limits, onEvent: onEvent, now: now)
+                limits: configuration.limits, clock: ErasedClock(clock))
             return Engine(domains: domains, client: PinnedClient(settings: settings, configuration: configuration))
         }
     }
@@ -152,7 +150,7 @@ public struct PinningTransport: Transport {
                 throw TransportError(.tooManyRedirects, method: HTTPMethod(current), url: request.url,
                                      message: "more than \(maxRedirects) redirects (PinningTransport.Configuration.maxRedirects)")
             }
-            onEvent?(.redirected(from: url, to: location, statusCode: response.statusCode))
+            TransportEvents.emit(PinningEvent.redirected(from: url, to: location, statusCode: response.statusCode))
             current = next
         }
     }
@@ -160,7 +158,7 @@ public struct PinningTransport: Transport {
     /// A `URLSessionTransport` that returns redirects instead of following them, so that every
     /// hop comes back here to be matched against `pinnedDomains`.
     public static func defaultInner() -> URLSessionTransport {
-        URLSessionTransport(requestTimeout: 60, limits: URLSessionTransport.Limits(maxRedirects: 0))
+        URLSessionTransport(requestTimeout: .seconds(60), limits: URLSessionTransport.Limits(maxRedirects: 0))
     }
 
     /// Sends one request without following redirects: over a verified pooled connection when
@@ -173,7 +171,7 @@ public struct PinningTransport: Transport {
     /// could read it as a pinned host that this transport did not recognize.
     private func sendOneHop(_ request: URLRequest, engine: Engine) async throws -> HTTPResponse {
         guard let url = request.url, let rawHost = url.host else {
-            onEvent?(.sentToInner(url: request.url))
+            TransportEvents.emit(PinningEvent.sentToInner(url: request.url))
             return try await inner.send(request)
         }
         let host: CanonicalHost
@@ -184,7 +182,7 @@ public struct PinningTransport: Transport {
                                  message: "refusing the request: \(error.description)", underlying: error)
         }
         guard let evaluator = engine.domains.evaluator(for: host) else {
-            onEvent?(.sentToInner(url: request.url))
+            TransportEvents.emit(PinningEvent.sentToInner(url: request.url))
             return try await inner.send(request)
         }
         let port = try Self.httpsPort(of: url, request: request)

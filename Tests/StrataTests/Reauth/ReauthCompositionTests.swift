@@ -109,7 +109,7 @@ struct ReauthCompositionTests {
             CannedRoute(pattern: RequestPattern(path: "/v1/me"), respond: Self.newTokenThenFlaky()),
         ])
         let service = HTTPNetworkService(
-            transport: ReauthTransport(inner: RetryTransport(inner: server, environment: RetryEnvironment(sleep: { _ in })),
+            transport: ReauthTransport(inner: RetryTransport(inner: server, clock: TestClock()),
                                        authService: auth, refreshToken: refreshToNew),
             authService: auth)
 

@@ -71,9 +71,9 @@ struct ReauthPassThroughTests {
 
     @Test("a 401 that arrives after the user signed out is returned as is, without refreshing")
     func signedOutMeanwhile() async throws {
-        let server = Doubles.ClosureTransport { [auth] request in
+        let server = ClosureTransport { [auth] request in
             await auth.setAccessToken(nil)
-            return HTTPResponse(statusCode: 401, url: request.url)
+            return HTTPResponse(statusCode: 401)
         }
         let reauth = ReauthTransport(inner: server, authService: auth) { [refreshes] in refreshes.update { $0 += 1 } }
 

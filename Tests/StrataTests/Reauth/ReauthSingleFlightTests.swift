@@ -12,7 +12,7 @@ private typealias Doubles = ReauthDoubles
 struct ReauthSingleFlightTests {
     let auth = InMemoryAuthService(accessToken: "old")
     let refreshes = Doubles.Locked(0)
-    let events = Doubles.Locked<[RefreshEvent]>([])
+    let events = RecordingObserver()
 
     @Test("100 concurrent requests that all get 401 share exactly one refresh, and each is sent exactly twice")
     func hundredConcurrent401sShareOneRefresh() async throws {
@@ -20,7 +20,7 @@ struct ReauthSingleFlightTests {
             CannedRoute(pattern: RequestPattern(pathRegex: "/items/[0-9]+"), respond: Doubles.acceptingOnly("new")),
         ])
         let gate = Doubles.Gate()
-        let reauth = ReauthTransport(inner: server, authService: auth, onRefresh: record) { [auth, refreshes] in
+        let reauth = ReauthTransport(inner: server, authService: auth) { [auth, refreshes] in
             refreshes.update { $0 += 1 }
             await gate.wait()
             await auth.setAccessToken("new")
@@ -29,7 +29,7 @@ struct ReauthSingleFlightTests {
         try await withThrowingTaskGroup(of: Int.self) { group in
             for item in 0..<100 {
                 group.addTask {
-                    try await reauth.send(Doubles.request("/items/\(item)", authorization: "Bearer old")).statusCode
+                    try await events.observing(reauth).send(Doubles.request("/items/\(item)", authorization: "Bearer old")).statusCode
                 }
             }
             // Hold the refresh until every request has joined it, so all 100 are truly concurrent.
@@ -53,7 +53,7 @@ struct ReauthSingleFlightTests {
         let slowArrived = Doubles.Gate()
         let releaseSlow = Doubles.Gate()
         let sends = Doubles.Locked<[String]>([])
-        let server = Doubles.ClosureTransport { request in
+        let server = ClosureTransport { request in
             let authorization = request.value(forHTTPHeaderField: "Authorization") ?? ""
             let path = request.url?.path ?? ""
             sends.update { $0.append("\(path) \(authorization)") }
@@ -61,18 +61,18 @@ struct ReauthSingleFlightTests {
                 slowArrived.open()
                 await releaseSlow.wait()
             }
-            return HTTPResponse(statusCode: authorization == "Bearer new" ? 200 : 401, url: request.url)
+            return HTTPResponse(statusCode: authorization == "Bearer new" ? 200 : 401)
         }
-        let reauth = ReauthTransport(inner: server, authService: auth, onRefresh: record) { [auth, refreshes] in
+        let reauth = ReauthTransport(inner: server, authService: auth) { [auth, refreshes] in
             refreshes.update { $0 += 1 }
             await auth.setAccessToken("new")
         }
 
         // The slow request leaves with the old token and is held at the server.
-        let slow = Task { try await reauth.send(Doubles.request("/slow", authorization: "Bearer old")) }
+        let slow = Task { try await events.observing(reauth).send(Doubles.request("/slow", authorization: "Bearer old")) }
         await slowArrived.wait()
         // Meanwhile a fast request gets its 401, and the refresh completes.
-        let fast = try await reauth.send(Doubles.request("/fast", authorization: "Bearer old"))
+        let fast = try await events.observing(reauth).send(Doubles.request("/fast", authorization: "Bearer old"))
         #expect(fast.statusCode == 200)
         #expect(refreshes.value == 1)
         // Now the slow request's 401 for the old token arrives.
@@ -81,7 +81,7 @@ struct ReauthSingleFlightTests {
 
         #expect(refreshes.value == 1)
         #expect(sends.value.filter { $0.hasPrefix("/slow") } == ["/slow Bearer old", "/slow Bearer new"])
-        #expect(events.value.contains { event in
+        #expect(events.events(ReauthEvent.self).contains { event in
             if case .resentWithCurrentToken(let url) = event { return url?.path == "/slow" }
             return false
         })
@@ -96,8 +96,8 @@ struct ReauthSingleFlightTests {
             refreshes.update { $0 += 1 }
             await auth.setAccessToken("new")
         }
-        _ = try await reauth.send(Doubles.request("/first", authorization: "Bearer old"))
-        let late = try await reauth.send(Doubles.request("/second", authorization: "Bearer old"))
+        _ = try await events.observing(reauth).send(Doubles.request("/first", authorization: "Bearer old"))
+        let late = try await events.observing(reauth).send(Doubles.request("/second", authorization: "Bearer old"))
 
         #expect(late.statusCode == 200)
         #expect(refreshes.value == 1)
@@ -107,18 +107,18 @@ struct ReauthSingleFlightTests {
 
     @Test("a 401 for a token the app replaced itself (a new sign-in) is resent with the current token, without refreshing")
     func tokenReplacedOutsideARefreshIsResent() async throws {
-        let server = Doubles.ClosureTransport { [auth] request in
+        let server = ClosureTransport { [auth] request in
             let authorization = request.value(forHTTPHeaderField: "Authorization")
             if authorization == "Bearer old" { await auth.setAccessToken("signed-in-again") }
-            return HTTPResponse(statusCode: authorization == "Bearer signed-in-again" ? 200 : 401, url: request.url)
+            return HTTPResponse(statusCode: authorization == "Bearer signed-in-again" ? 200 : 401)
         }
-        let reauth = ReauthTransport(inner: server, authService: auth, onRefresh: record) { [refreshes] in
+        let reauth = ReauthTransport(inner: server, authService: auth) { [refreshes] in
             refreshes.update { $0 += 1 }
         }
 
-        #expect(try await reauth.send(Doubles.request("/me", authorization: "Bearer old")).statusCode == 200)
+        #expect(try await events.observing(reauth).send(Doubles.request("/me", authorization: "Bearer old")).statusCode == 200)
         #expect(refreshes.value == 0)
-        #expect(events.value.count == 1)
+        #expect(events.events(ReauthEvent.self).count == 1)
     }
 
     @Test("a refresh that finished between a 401 and its waiting is not repeated for the token it replaced")
@@ -126,7 +126,7 @@ struct ReauthSingleFlightTests {
         let shared = SingleFlightRefresh(authService: auth, refreshToken: { [auth, refreshes] in
             refreshes.update { $0 += 1 }
             await auth.setAccessToken("new")
-        }, loopGuard: RefreshLoopGuard(), elapsed: { .zero }, onRefresh: nil)
+        }, loopGuard: RefreshLoopGuard(), elapsed: { .zero })
 
         #expect(try await shared.token(replacing: "old") == .refreshed("new"))
         #expect(try await shared.token(replacing: "old") == .alreadyReplaced)
@@ -139,7 +139,7 @@ struct ReauthSingleFlightTests {
             CannedRoute(pattern: RequestPattern(pathRegex: "/items/[0-9]+"), respond: Doubles.acceptingOnly("new")),
         ])
         let gate = Doubles.Gate()
-        let reauth = ReauthTransport(inner: server, authService: auth, onRefresh: record) { [refreshes] in
+        let reauth = ReauthTransport(inner: server, authService: auth) { [refreshes] in
             refreshes.update { $0 += 1 }
             await gate.wait()
             throw Doubles.RefreshRejected(id: 42)
@@ -149,7 +149,7 @@ struct ReauthSingleFlightTests {
             for item in 0..<10 {
                 group.addTask {
                     do {
-                        _ = try await reauth.send(Doubles.request("/items/\(item)", authorization: "Bearer old"))
+                        _ = try await events.observing(reauth).send(Doubles.request("/items/\(item)", authorization: "Bearer old"))
                         return nil
                     } catch {
                         return error
@@ -168,7 +168,7 @@ struct ReauthSingleFlightTests {
         })
         #expect(refreshes.value == 1)
         #expect(await server.recordedRequests.count == 10)  // No request was resent.
-        #expect(events.value.contains { event in
+        #expect(events.events(ReauthEvent.self).contains { event in
             if case .failed(.refreshFailed, let waiters, _) = event { return waiters == 10 }
             return false
         })
@@ -189,9 +189,9 @@ struct ReauthSingleFlightTests {
         }
 
         await #expect(throws: ReauthError.self) {
-            try await reauth.send(Doubles.request("/a", authorization: "Bearer old"))
+            try await events.observing(reauth).send(Doubles.request("/a", authorization: "Bearer old"))
         }
-        let retried = try await reauth.send(Doubles.request("/b", authorization: "Bearer old"))
+        let retried = try await events.observing(reauth).send(Doubles.request("/b", authorization: "Bearer old"))
         #expect(retried.statusCode == 200)
         #expect(refreshes.value == 2)
     }
@@ -203,7 +203,7 @@ struct ReauthSingleFlightTests {
         ])
         let gate = Doubles.Gate()
         let refreshWasCancelled = Doubles.Locked<Bool?>(nil)
-        let reauth = ReauthTransport(inner: server, authService: auth, onRefresh: record) { [auth, refreshes] in
+        let reauth = ReauthTransport(inner: server, authService: auth) { [auth, refreshes] in
             refreshes.update { $0 += 1 }
             await gate.wait()
             refreshWasCancelled.update { $0 = Task.isCancelled }
@@ -214,10 +214,10 @@ struct ReauthSingleFlightTests {
         let starterFinished = Doubles.Locked(false)
         let starter = Task {
             defer { starterFinished.update { $0 = true } }
-            return try await reauth.send(Doubles.request("/starter", authorization: "Bearer old"))
+            return try await events.observing(reauth).send(Doubles.request("/starter", authorization: "Bearer old"))
         }
         await Doubles.waitUntil { reauth.waitingRequestCount == 1 }
-        let other = Task { try await reauth.send(Doubles.request("/other", authorization: "Bearer old")) }
+        let other = Task { try await events.observing(reauth).send(Doubles.request("/other", authorization: "Bearer old")) }
         await Doubles.waitUntil { reauth.waitingRequestCount == 2 }
 
         starter.cancel()
@@ -241,15 +241,15 @@ struct ReauthSingleFlightTests {
     func callerCancelledBeforeJoiningStartsNothing() async throws {
         let entered = Doubles.Gate()
         let release = Doubles.Gate()
-        let server = Doubles.ClosureTransport { request in
+        let server = ClosureTransport { request in
             entered.open()
             await release.wait()
-            return HTTPResponse(statusCode: 401, url: request.url)
+            return HTTPResponse(statusCode: 401)
         }
         let reauth = ReauthTransport(inner: server, authService: auth) { [refreshes] in
             refreshes.update { $0 += 1 }
         }
-        let caller = Task { try await reauth.send(Doubles.request("/a", authorization: "Bearer old")) }
+        let caller = Task { try await events.observing(reauth).send(Doubles.request("/a", authorization: "Bearer old")) }
         await entered.wait()
         caller.cancel()
         release.open()
@@ -258,12 +258,8 @@ struct ReauthSingleFlightTests {
         #expect(refreshes.value == 0)
     }
 
-    private var record: @Sendable (RefreshEvent) -> Void {
-        { [events] event in events.update { $0.append(event) } }
-    }
-
     private var succeededWaiters: [Int] {
-        events.value.compactMap { event in
+        events.events(ReauthEvent.self).compactMap { event in
             if case .succeeded(let waiters, _) = event { return waiters }
             return nil
         }

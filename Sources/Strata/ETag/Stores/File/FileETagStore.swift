@@ -25,7 +25,8 @@ import Foundation
 ///   (``QueueExecutor``), never on Swift's cooperative pool.
 /// - **Failures** (disk full, permissions) are reported as
 ///   ``ETagStoreEvent/fileOperationFailed(operation:path:reason:)``; the store then behaves as
-///   if the entry were absent, so a request never fails because of it.
+///   if the entry were absent, so a request never fails because of it. Every ``ETagStoreEvent``
+///   goes through ``TransportEvents`` to the observers of the request that caused it.
 public actor FileETagStore: ETagStoreProtocol {
     private struct Index {
         var sizes: [String: Int] = [:]
@@ -53,7 +54,6 @@ public actor FileETagStore: ETagStoreProtocol {
     private let directory: EntryDirectory
     private let maxTotalBytes: Int
     private let maxEntryBytes: Int
-    private let onEvent: (@Sendable (ETagStoreEvent) -> Void)?
     private let executor: QueueExecutor
     private var index = Index()
     private var isIndexLoaded = false
@@ -68,14 +68,12 @@ public actor FileETagStore: ETagStoreProtocol {
     ///     process or another, may share it.
     ///   - maxTotalBytes: The most bytes of entry files kept. Default: 64 MiB.
     ///   - maxEntryBytes: The largest entry file written or read. Default: 8 MiB.
-    ///   - onEvent: Called for evictions, removed unreadable files and failed file operations.
     /// - Throws: ``FileETagStoreError`` when the directory cannot be created or is a file.
     ///
     /// An existing directory keeps its permissions. The initializer makes two quick file system
     /// calls on the calling thread (create and check the directory); the directory is listed on
     /// first use, on the store's own queue.
-    public init(directory: URL, maxTotalBytes: Int = 64 << 20, maxEntryBytes: Int = 8 << 20,
-                onEvent: (@Sendable (ETagStoreEvent) -> Void)? = nil) throws {
+    public init(directory: URL, maxTotalBytes: Int = 64 << 20, maxEntryBytes: Int = 8 << 20) throws {
         do {
             self.directory = try EntryDirectory.create(at: directory)
         } catch {
@@ -83,7 +81,6 @@ public actor FileETagStore: ETagStoreProtocol {
         }
         self.maxTotalBytes = max(0, maxTotalBytes)
         self.maxEntryBytes = max(ETagEntryFileFormat.headerByteCount, maxEntryBytes)
-        self.onEvent = onEvent
         executor = QueueExecutor(label: "Strata.FileETagStore")
     }
 
@@ -102,11 +99,11 @@ public actor FileETagStore: ETagStoreProtocol {
         } catch where error.isUnusableFile {
             // Oversized or not a regular file: never loaded, removed like any damaged entry.
             remove(name)
-            onEvent?(.removedUnreadableFile(name: name, reason: error.reason))
+            TransportEvents.emit(ETagStoreEvent.removedUnreadableFile(name: name, reason: error.reason))
             return nil
         } catch {
             // Possibly passing (too many open files, permissions being fixed): keep the file.
-            onEvent?(.fileOperationFailed(operation: error.operation, path: error.path, reason: error.reason))
+            TransportEvents.emit(ETagStoreEvent.fileOperationFailed(operation: error.operation, path: error.path, reason: error.reason))
             return nil
         }
         do throws(ETagEntryFileError) {
@@ -117,7 +114,7 @@ public actor FileETagStore: ETagStoreProtocol {
         } catch {
             directory.remove(name, ifStill: file)
             index.forget(name)
-            onEvent?(.removedUnreadableFile(name: name, reason: error.description))
+            TransportEvents.emit(ETagStoreEvent.removedUnreadableFile(name: name, reason: error.description))
             return nil
         }
     }
@@ -137,26 +134,26 @@ public actor FileETagStore: ETagStoreProtocol {
         do {
             contents = try ETagEntryFileFormat.encode(key: key, entry: entry)
         } catch {
-            onEvent?(.fileOperationFailed(operation: "encode", path: name, reason: String(describing: error)))
+            TransportEvents.emit(ETagStoreEvent.fileOperationFailed(operation: "encode", path: name, reason: String(describing: error)))
             return remove(name)
         }
         let limit = min(maxEntryBytes, maxTotalBytes)
         guard contents.count <= limit else {
-            onEvent?(.rejectedTooLarge(keyDigest: ETagStoreEvent.keyDigest(of: key), bytes: contents.count,
+            TransportEvents.emit(ETagStoreEvent.rejectedTooLarge(keyDigest: ETagStoreEvent.keyDigest(of: key), bytes: contents.count,
                                        limit: limit))
             return remove(name)
         }
         do {
             try directory.writeAtomically(contents, to: name)
         } catch {
-            onEvent?(.fileOperationFailed(operation: error.operation, path: error.path, reason: error.reason))
+            TransportEvents.emit(ETagStoreEvent.fileOperationFailed(operation: error.operation, path: error.path, reason: error.reason))
             return remove(name)
         }
         index.record(name, size: contents.count)
         while index.totalBytes > maxTotalBytes, let victim = index.order.oldest {
             let bytes = index.sizes[victim] ?? 0
             remove(victim)
-            onEvent?(.evicted(keyDigest: String(victim.dropLast(Self.fileSuffix.count)), bytes: bytes))
+            TransportEvents.emit(ETagStoreEvent.evicted(keyDigest: String(victim.dropLast(Self.fileSuffix.count)), bytes: bytes))
         }
     }
 
@@ -194,7 +191,7 @@ public actor FileETagStore: ETagStoreProtocol {
         do {
             try directory.remove(name)
         } catch {
-            onEvent?(.fileOperationFailed(operation: error.operation, path: error.path, reason: error.reason))
+            TransportEvents.emit(ETagStoreEvent.fileOperationFailed(operation: error.operation, path: error.path, reason: error.reason))
         }
         index.forget(name)
     }
@@ -208,7 +205,7 @@ public actor FileETagStore: ETagStoreProtocol {
         do {
             files = try directory.listing()
         } catch {
-            onEvent?(.fileOperationFailed(operation: error.operation, path: error.path, reason: error.reason))
+            TransportEvents.emit(ETagStoreEvent.fileOperationFailed(operation: error.operation, path: error.path, reason: error.reason))
             files = []
         }
         let now = Date().timeIntervalSince1970
