@@ -36,7 +36,7 @@ public enum HTTP1ResponseError: Error, Sendable, Hashable, CustomStringConvertib
     case chunkSizeLineTooLong(limit: Int)
     /// Chunk data was not followed by CRLF.
     case invalidChunkTerminator
-    /// The body exceeded ``HTTP1Limits/maxBodyBytes`` (or `Content-Length` announced more).
+    /// The body exceeded ``HTTP1Limits/maxResponseBodyBytes`` (or `Content-Length` announced more).
     case bodyTooLarge(limit: Int)
     /// The connection closed before any byte of a response arrived. On a reused connection
     /// this is how a server that closed an idle connection shows up.
@@ -89,7 +89,7 @@ public enum HTTP1ResponseError: Error, Sendable, Hashable, CustomStringConvertib
         case .invalidChunkTerminator:
             "Chunk data in a chunked body was not followed by CRLF (RFC 9112 §7.1)."
         case .bodyTooLarge(let limit):
-            "The response body is larger than \(limit) bytes (HTTP1Limits.maxBodyBytes)."
+            "The response body is larger than \(limit) bytes (HTTP1Limits.maxResponseBodyBytes)."
         case .closedBeforeResponse:
             "The server closed the connection before sending any response byte."
         case .truncatedHead(let received):

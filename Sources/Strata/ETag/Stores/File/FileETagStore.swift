@@ -48,7 +48,7 @@ public actor FileETagStore: ETagStoreProtocol {
 
     /// How old a temporary file must be before it is taken for a crashed writer's and removed;
     /// younger ones may belong to another process writing right now.
-    static let staleTemporaryFileAge: Double = 15 * 60
+    static let staleTemporaryFileAge: Duration = .seconds(15 * 60)
     private static let fileSuffix = ".etag"
 
     private let directory: EntryDirectory
@@ -213,7 +213,7 @@ public actor FileETagStore: ETagStoreProtocol {
             if Self.isEntryFileName(file.name) {
                 index.record(file.name, size: file.size)
             } else if file.name.hasPrefix("."), file.name.hasSuffix(".tmp"),
-                      now - file.modified > Self.staleTemporaryFileAge {
+                      now - file.modified > Self.staleTemporaryFileAge.inSeconds {
                 try? directory.remove(file.name)
             }
         }
