@@ -22,12 +22,12 @@ import Foundation
 ///     // send `next`, counting redirects against a limit
 /// }
 /// ```
-public enum RedirectPolicy {
+package enum RedirectPolicy {
     /// Headers that carry credentials and must not cross origins.
-    public static let credentialHeaders = ["Authorization", "Cookie", "Proxy-Authorization"]
+    package static let credentialHeaders = ["Authorization", "Cookie", "Proxy-Authorization"]
 
     /// The request to send next, or `nil` when the target is not an `http`/`https` URL.
-    public static func followUp(to previous: URLRequest, status: Int, location: URL) -> URLRequest? {
+    package static func followUp(to previous: URLRequest, status: Int, location: URL) -> URLRequest? {
         guard let scheme = location.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return nil }
         var next = previous
         next.url = location
@@ -49,14 +49,14 @@ public enum RedirectPolicy {
     /// The absolute target of a followable redirect: a 301, 302, 303, 307 or 308 with a
     /// non-empty `Location`, resolved against the response's URL (or the request's). `nil` for
     /// any other response, which is then final.
-    public static func target(of response: HTTPResponse, for request: URLRequest) -> URL? {
+    package static func target(of response: HTTPResponse, for request: URLRequest) -> URL? {
         guard [301, 302, 303, 307, 308].contains(response.statusCode),
               let location = response.headers["Location"], !location.isEmpty else { return nil }
         return URL(string: location, relativeTo: response.url ?? request.url)?.absoluteURL
     }
 
     /// Whether two URLs share scheme, host and port (RFC 6454), default ports made explicit.
-    public static func isSameOrigin(_ a: URL, _ b: URL) -> Bool {
+    package static func isSameOrigin(_ a: URL, _ b: URL) -> Bool {
         a.scheme?.lowercased() == b.scheme?.lowercased()
             && a.host?.lowercased() == b.host?.lowercased()
             && effectivePort(a) == effectivePort(b)

@@ -9,7 +9,7 @@
 /// compares IP addresses in canonical form (`127.1` is `127.0.0.1`; wildcards never match an IP).
 /// Malformed patterns (`*` anywhere but as the whole leftmost label, empty labels, characters
 /// that cannot appear in a host name) are rejected when the pattern is created.
-public struct HostPattern: Sendable, Hashable, CustomStringConvertible {
+struct HostPattern: Sendable, Hashable, CustomStringConvertible {
     /// How the pattern's leftmost label matches.
     enum Kind: Hashable {
         case exact
@@ -28,7 +28,7 @@ public struct HostPattern: Sendable, Hashable, CustomStringConvertible {
     /// Parses a host pattern.
     ///
     /// - Throws: ``PinningConfigurationError/malformedHostPattern(_:reason:)`` saying what is wrong.
-    public init(_ pattern: String) throws(PinningConfigurationError) {
+    init(_ pattern: String) throws(PinningConfigurationError) {
         func reject(_ reason: String) -> PinningConfigurationError { .malformedHostPattern(pattern, reason: reason) }
         let normalized = Self.normalize(pattern)
         guard !normalized.isEmpty else { throw reject("it is empty") }
@@ -70,7 +70,7 @@ public struct HostPattern: Sendable, Hashable, CustomStringConvertible {
     /// Whether `host` (as in `URL.host`) is covered by this pattern: the host is first put in
     /// ``CanonicalHost`` form, so a host that has no such form (a NUL or any other byte that
     /// cannot appear in a host name) matches nothing, and `127.1` matches `127.0.0.1`.
-    public func matches(_ host: String) -> Bool {
+    func matches(_ host: String) -> Bool {
         guard let canonical = try? CanonicalHost(host) else { return false }
         return matches(canonical)
     }
@@ -92,7 +92,7 @@ public struct HostPattern: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The pattern in normalized form, for example `*.example.com`.
-    public var description: String {
+    var description: String {
         switch kind {
         case .exact: base
         case .oneLabel: "*." + base
