@@ -8,15 +8,6 @@ import Testing
 
 /// Test doubles for the reauth suites, namespaced so they cannot clash with other suites' helpers.
 enum ReauthDoubles {
-    /// A value behind a lock, for counters and logs written from many tasks.
-    final class Locked<Value: Sendable>: Sendable {
-        private let mutex: LockedValue<Value>
-        init(_ value: Value) { mutex = LockedValue(value) }
-        var value: Value { mutex.withLock { $0 } }
-        @discardableResult
-        func update<R: Sendable>(_ body: (inout Value) -> R) -> R { mutex.withLock { body(&$0) } }
-    }
-
     /// A one-way gate: `wait()` suspends until `open()` is called; once open it stays open.
     /// Lets a test hold a refresh or a response at an exact point without sleeping.
     final class Gate: Sendable {

@@ -11,7 +11,7 @@ private typealias Doubles = ReauthDoubles
 @Suite("ReauthTransport: the refresh-loop guard", .timeLimit(.minutes(1)))
 struct ReauthLoopGuardTests {
     let auth = InMemoryAuthService(accessToken: "t0")
-    let refreshes = Doubles.Locked(0)
+    let refreshes = LockedValue(0)
     let events = RecordingObserver()
     private let clock = TestClock()
 
@@ -21,7 +21,7 @@ struct ReauthLoopGuardTests {
             CannedRoute(pattern: RequestPattern(pathRegex: "/.*"), response: .status(401)),
         ])
         return ReauthTransport(inner: server, authService: auth, loopGuard: loopGuard, clock: clock) { [auth, refreshes] in
-            let count = refreshes.update { count -> Int in
+            let count = refreshes.withLock { count -> Int in
                 count += 1
                 return count
             }
@@ -41,7 +41,7 @@ struct ReauthLoopGuardTests {
         for _ in 1...5 {
             #expect(try await sendWithCurrentToken(reauth).statusCode == 401)
         }
-        #expect(refreshes.value == 5)
+        #expect(refreshes.withLock { $0 } == 5)
 
         clock.advance(by: .seconds(29))
         await #expect {
@@ -50,7 +50,7 @@ struct ReauthLoopGuardTests {
             guard case ReauthError.refreshLoopDetected(let count, let window) = error else { return false }
             return count == 5 && window == .seconds(30) && "\(error)".contains("5 refreshes within")
         }
-        #expect(refreshes.value == 5)
+        #expect(refreshes.withLock { $0 } == 5)
         #expect(events.events(ReauthEvent.self).contains { event in
             if case .refusedByLoopGuard(5, .seconds(30)) = event { return true }
             return false
@@ -65,7 +65,7 @@ struct ReauthLoopGuardTests {
 
         clock.advance(by: .seconds(30))
         #expect(try await sendWithCurrentToken(reauth).statusCode == 401)
-        #expect(refreshes.value == 6)
+        #expect(refreshes.withLock { $0 } == 6)
     }
 
     @Test("a custom guard counts its own limit within its own window")
@@ -79,7 +79,7 @@ struct ReauthLoopGuardTests {
         clock.advance(by: .seconds(4))  // The first refresh is now 10 s old; the second, 4 s.
         _ = try await sendWithCurrentToken(reauth)
         await #expect(throws: ReauthError.self) { try await sendWithCurrentToken(reauth) }
-        #expect(refreshes.value == 3)
+        #expect(refreshes.withLock { $0 } == 3)
     }
 
     @Test("refresh events carry their duration measured on the injected clock")
