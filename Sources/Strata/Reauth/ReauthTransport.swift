@@ -107,7 +107,7 @@ public struct ReauthTransport: Transport {
         }
         switch try await sharedRefresh.token(replacing: sentToken) {
         case .refreshed(let token):
-            let resend = try BearerCredential.authorizing(request, with: token)
+            let resend = try Self.authorizing(request, with: token)
             TransportEvents.emit(ReauthEvent.resentWithNewToken(url: request.url))
             return try await sendAgain(resend)
         case .alreadyReplaced:
@@ -118,7 +118,7 @@ public struct ReauthTransport: Transport {
 
     /// Resends a request whose token had been replaced before its 401 arrived.
     private func resendLate(_ request: URLRequest, with token: String) async throws -> HTTPResponse {
-        let resend = try BearerCredential.authorizing(request, with: token)
+        let resend = try Self.authorizing(request, with: token)
         TransportEvents.emit(ReauthEvent.resentWithCurrentToken(url: request.url))
         return try await sendAgain(resend)
     }
@@ -126,6 +126,13 @@ public struct ReauthTransport: Transport {
     /// Sends a resend as the next attempt, so events below it carry the right attempt number.
     private func sendAgain(_ request: URLRequest) async throws -> HTTPResponse {
         try await TransportEvents.withNextAttempt { try await inner.send(request) }
+    }
+
+    /// `request` with `token` as its bearer credential.
+    ///
+    /// - Throws: ``ReauthError/invalidToken(_:)`` when the token cannot go in a header.
+    private static func authorizing(_ request: URLRequest, with token: String) throws(ReauthError) -> URLRequest {
+        do { return try BearerCredential.authorizing(request, with: token) } catch { throw .invalidToken(error) }
     }
 
     private func currentToken() async -> String? {

@@ -155,7 +155,7 @@ final class SingleFlightRefresh: Sendable {
             return .failure(.noTokenAfterRefresh)
         }
         do {
-            try HTTPHeaders.validate(name: BearerCredential.headerName, value: BearerCredential.authorization(for: token))
+            _ = try BearerCredential.authorization(for: token)
         } catch {
             return .failure(.invalidToken(error))
         }

@@ -20,6 +20,8 @@ extension RetryPolicy {
     ///    otherwise retry after exactly that long.
     /// 6. Otherwise retry after the jittered exponential backoff (a malformed `Retry-After`
     ///    lands here too).
+    /// 7. A retry whose wait would not end before the request's deadline → stop
+    ///    (``RetryStopReason/timeoutWouldPass``).
     ///
     /// The shared budget is not consulted here; ``RetryTransport`` applies it to a `.retry`.
     ///
@@ -31,10 +33,21 @@ extension RetryPolicy {
     ///     ``Jitter/decorrelated``; `nil` before the first retry.
     ///   - now: The current time, for `Retry-After` HTTP-dates.
     ///   - random: A source of numbers in `0..<1`, called at most once, only when jitter needs it.
+    ///   - timeLeft: The time left before the request's ``RequestDeadline``, or `nil` for none.
     /// - Returns: ``RetryDecision/retry(_:)`` with the delay, or ``RetryDecision/stop(_:)``.
     package func decision(for outcome: RetryOutcome, request: URLRequest, retriesSoFar: Int,
                           previousBackoff: Duration? = nil, now: Date,
-                          random: () -> Double) -> RetryDecision {
+                          random: () -> Double, timeLeft: Duration? = nil) -> RetryDecision {
+        let decision = decisionIgnoringDeadline(for: outcome, request: request, retriesSoFar: retriesSoFar,
+                                                previousBackoff: previousBackoff, now: now, random: random)
+        // The wait and at least a moment for the next send must fit before the deadline.
+        if case .retry(let plan) = decision, let timeLeft, plan.delay >= timeLeft { return .stop(.timeoutWouldPass) }
+        return decision
+    }
+
+    private func decisionIgnoringDeadline(for outcome: RetryOutcome, request: URLRequest, retriesSoFar: Int,
+                                          previousBackoff: Duration?, now: Date,
+                                          random: () -> Double) -> RetryDecision {
         let reason: RetryReason
         var response: HTTPResponse?
         switch outcome {

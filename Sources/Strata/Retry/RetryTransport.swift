@@ -24,6 +24,8 @@ import Foundation
 ///   to an error) or throws the last error.
 /// - Cancelling the calling task, during a send or during the wait, ends with
 ///   `CancellationError` at once.
+/// - A ``RequestDeadline`` (an endpoint's `timeout`) is the budget for all attempts: a wait that
+///   would not end before it is not started, and the last outcome is handed back instead.
 /// - All requests through one instance, and its copies, share one ``RetryBudget`` bucket.
 /// - Each retry is reported as ``RetryEvent/scheduled(retry:delay:reason:delaySource:method:url:)``
 ///   through ``TransportEvents``, and runs as the next attempt of the logical request.
@@ -76,6 +78,9 @@ public struct RetryTransport: Transport {
         var retries = 0
         var previousBackoff: Duration?
         var lastRetryCost: Int?
+        // The request's deadline is the budget for all attempts, measured on this layer's clock.
+        let started = clock.elapsed()
+        let timeBudget = RequestDeadline.remaining
         while true {
             try Task.checkCancellation()
             let outcome: RetryOutcome
@@ -89,7 +94,7 @@ public struct RetryTransport: Transport {
             let decision = policy.decision(for: outcome, request: request, retriesSoFar: retries,
                                            previousBackoff: previousBackoff,
                                            now: wallClockOrigin.addingTimeInterval(clock.elapsed().inSeconds),
-                                           random: random)
+                                           random: random, timeLeft: timeBudget.map { $0 - (clock.elapsed() - started) })
             guard case .retry(let plan) = decision else {
                 if case .stop(.notRetryable) = decision, case .response = outcome {
                     budget?.recordSuccess(lastRetryCost: lastRetryCost)

@@ -3,7 +3,8 @@ import Foundation
 /// A failure reported by ``HTTPNetworkService``: the request could not be built, no response
 /// arrived, the status was not 2xx, or the body could not be decoded.
 public enum NetworkError: Error, CustomStringConvertible {
-    /// The final response, after every transport layer, had a status outside 2xx.
+    /// The final response, after every transport layer, had a status the endpoint does not
+    /// accept (``EndpointProtocol/acceptedStatusCodes``, 2xx by default).
     case httpStatus(HTTPResponse)
     /// A 2xx body could not be decoded as the requested type. Carries the body for diagnosis.
     case decoding(any Error, body: Data)

@@ -42,6 +42,17 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         return registered
     }
 
+    /// Fails `task` with `error` at `deadline` if it is still running then: FoundationNetworking
+    /// has no whole-request timeout per task, only the idle timeout between packets.
+    func fail(_ task: URLSessionTask, at deadline: ContinuousClock.Instant, with error: TransportError) {
+        let delay = ContinuousClock.now.duration(to: deadline)
+        let nanoseconds = max(0, Int(clamping: delay.components.seconds) &* 1_000_000_000
+            &+ Int(delay.components.attoseconds / 1_000_000_000))
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [weak self] in
+            self?.fail(task, error)
+        }
+    }
+
     private func fail(_ task: URLSessionTask, _ kind: TransportError.Kind, _ message: String) {
         pending.withLock { tasks in
             guard let request = tasks[task.taskIdentifier]?.request else { return }
@@ -49,6 +60,16 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
                 kind, method: HTTPMethod(request), url: request.url, message: message)
         }
         task.cancel()
+    }
+
+    /// Fails `task` with `error` if it is still pending.
+    private func fail(_ task: URLSessionTask, _ error: TransportError) {
+        let pending = pending.withLock { tasks in
+            guard tasks[task.taskIdentifier] != nil else { return false }
+            tasks[task.taskIdentifier]?.failure = error
+            return true
+        }
+        if pending { task.cancel() }
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,

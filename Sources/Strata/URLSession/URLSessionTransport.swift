@@ -13,6 +13,8 @@ import Foundation
 /// - follows redirects by ``RedirectPolicy``'s rules: credentials never cross origins, 307/308
 ///   keep method and body, 303 becomes `GET`;
 /// - limits the size of a response body (``Limits``);
+/// - ends a request when its ``RequestDeadline`` passes (an endpoint's `timeout`), redirects
+///   included, with ``TransportError/Kind/timedOut``;
 /// - throws ``TransportError`` with a ``TransportError/Kind`` retry logic can classify, and
 ///   `CancellationError` when the calling task is cancelled (the URLSession task is cancelled too).
 ///
@@ -113,11 +115,17 @@ public struct URLSessionTransport: Transport {
     private func sendOnce(_ request: URLRequest) async throws -> HTTPResponse {
         try Task.checkCancellation()
         try Self.validate(request)
+        // The request's whole-request deadline (RequestDeadline), which spans redirects too.
+        let deadline = RequestDeadline.current
+        let timedOut = RequestDeadline.timedOut(method: HTTPMethod(request), url: request.url)
+        if let deadline, deadline <= .now { throw timedOut }
         let task = owner.session.dataTask(with: request)
         let delegate = owner.delegate
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                if delegate.register(task, request: request, continuation: continuation) { task.resume() }
+                guard delegate.register(task, request: request, continuation: continuation) else { return }
+                if let deadline { delegate.fail(task, at: deadline, with: timedOut) }
+                task.resume()
             }
         } onCancel: {
             task.cancel()

@@ -43,6 +43,8 @@ import Strata
 /// - A malformed `pinnedDomains` key or unusable `trustRoots` makes every `send` throw the
 ///   ``PinningConfigurationError`` (fail closed, nothing is sent anywhere); use
 ///   ``validated(inner:pinnedDomains:trustRoots:configuration:)`` to get it at startup.
+/// - A request's `RequestDeadline` (an endpoint's `timeout`), when earlier than
+///   ``Configuration/requestTimeout``, bounds it, redirects included.
 /// - What it does (connections opened and reused, trust checks, redirects) is reported as
 ///   ``PinningEvent``s through `TransportEvents` to the observers above it.
 ///

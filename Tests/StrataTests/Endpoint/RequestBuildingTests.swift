@@ -14,6 +14,8 @@ struct TestEndpoint: EndpointProtocol {
     var headers: [String: String] = [:]
     var body: RequestBody?
     var requiresAuth = false
+    var timeout: Duration?
+    var acceptedStatusCodes = Set(200..<300)
 }
 
 struct Payload: Codable, Hashable, Sendable {

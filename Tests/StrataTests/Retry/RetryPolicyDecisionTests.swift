@@ -248,3 +248,21 @@ struct RetryPolicyDecisionTests {
         #expect(decision == .stop(.retriesExhausted))
     }
 }
+
+@Suite("RetryPolicy decisions under a request deadline (pure)")
+struct RetryDeadlineDecisionTests {
+    @Test("a retry whose wait would not end before the deadline stops with timeoutWouldPass")
+    func waitPastDeadline() {
+        let policy = RetryPolicy(baseDelay: .seconds(1), jitter: .none)
+        let outcome = RetryOutcome.response(HTTPResponse(statusCode: 503))
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let decide = { (timeLeft: Duration?) in
+            policy.decision(for: outcome, request: RetryFixtures.request(), retriesSoFar: 0, now: now,
+                            random: { 0.5 }, timeLeft: timeLeft)
+        }
+        #expect(decide(nil) == .retry(RetryPlan(delay: .seconds(1), reason: .status(503), delaySource: .backoff)))
+        #expect(decide(.milliseconds(1_001)) == .retry(RetryPlan(delay: .seconds(1), reason: .status(503), delaySource: .backoff)))
+        #expect(decide(.seconds(1)) == .stop(.timeoutWouldPass))
+        #expect(decide(.zero) == .stop(.timeoutWouldPass))
+    }
+}
