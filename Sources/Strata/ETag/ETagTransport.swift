@@ -189,3 +189,11 @@ public struct ETagTransport: Transport {
         report(.invalidated(url))
     }
 }
+
+extension TransportLayer {
+    /// An ``ETagTransport`` layer, for a ``TransportStack``.
+    public static func etag(store: any ETagStoreProtocol = InMemoryETagStore(),
+                            policy: ConditionalRequestPolicy = ConditionalRequestPolicy()) -> TransportLayer {
+        TransportLayer { ETagTransport(inner: $0, store: store, policy: policy) }
+    }
+}

@@ -96,3 +96,11 @@ public struct LoggingTransport: Transport {
         return body.count > maxBytes ? text + "…(\(body.count) bytes)" : text
     }
 }
+
+extension TransportLayer {
+    /// A ``LoggingTransport`` layer, for a ``TransportStack``.
+    public static func logging(logger: any StrataLogger, redaction: Redaction = Redaction(),
+                               bodies: LoggingTransport.BodyLogging = .off) -> TransportLayer {
+        TransportLayer { LoggingTransport(inner: $0, logger: logger, redaction: redaction, bodies: bodies) }
+    }
+}

@@ -65,3 +65,10 @@ public struct ObservingTransport: Transport {
         }
     }
 }
+
+extension TransportLayer {
+    /// An ``ObservingTransport`` layer, for a ``TransportStack``.
+    public static func observing(_ observer: @escaping @Sendable (ObservedEvent) -> Void) -> TransportLayer {
+        TransportLayer { ObservingTransport(inner: $0, observer: observer) }
+    }
+}

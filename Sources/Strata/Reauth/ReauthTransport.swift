@@ -143,3 +143,15 @@ public struct ReauthTransport: Transport {
     /// The number of requests currently waiting for a refresh; lets tests line up races.
     var waitingRequestCount: Int { sharedRefresh.waitingCount }
 }
+
+extension TransportLayer {
+    /// A ``ReauthTransport`` layer, for a ``TransportStack``.
+    public static func reauth(authService: any AuthServiceProtocol, loopGuard: RefreshLoopGuard = RefreshLoopGuard(),
+                              clock: some Clock<Duration> = ContinuousClock(),
+                              refreshToken: @escaping @Sendable () async throws -> Void) -> TransportLayer {
+        TransportLayer {
+            ReauthTransport(inner: $0, authService: authService, loopGuard: loopGuard, clock: clock,
+                            refreshToken: refreshToken)
+        }
+    }
+}

@@ -20,8 +20,9 @@ import Foundation
 ///   a transient ``TransportError``. A 401, 403 or other unlisted status, a TLS or pinning
 ///   failure, an invalid request and `CancellationError` are never retried, so a
 ///   `ReauthTransport` outside this one sees each 401 exactly once.
-/// - When the transport stops, it returns the last response as is (the service then maps a 503
-///   to an error) or throws the last error.
+/// - When the transport stops, it returns the last response (the service then maps a 503 to an
+///   error) or throws the last error; after at least one retry, either carries a
+///   ``RetrySummary`` (attempts, time taken, why it stopped) that their descriptions include.
 /// - Cancelling the calling task, during a send or during the wait, ends with
 ///   `CancellationError` at once.
 /// - A ``RequestDeadline`` (an endpoint's `timeout`) is the budget for all attempts: a wait that
@@ -99,11 +100,14 @@ public struct RetryTransport: Transport {
                 if case .stop(.notRetryable) = decision, case .response = outcome {
                     budget?.recordSuccess(lastRetryCost: lastRetryCost)
                 }
-                return try outcome.get()
+                guard case .stop(let reason) = decision else { return try outcome.get() }
+                return try finish(outcome, retries: retries, since: started, stopReason: reason)
             }
             if let budget {
                 // The dependency is failing too often for retries to help: hand back what we have.
-                guard let cost = budget.withdraw(for: plan.reason) else { return try outcome.get() }
+                guard let cost = budget.withdraw(for: plan.reason) else {
+                    return try finish(outcome, retries: retries, since: started, stopReason: .budgetExhausted)
+                }
                 lastRetryCost = cost
             }
             retries += 1
@@ -115,5 +119,31 @@ public struct RetryTransport: Transport {
             // the check at the top of the loop then stops before another send.
             try await clock.sleep(for: plan.delay)
         }
+    }
+
+    /// The outcome handed to the caller; after at least one retry, it says how many sends were
+    /// made, how long they took and why retrying stopped.
+    private func finish(_ outcome: RetryOutcome, retries: Int, since started: Duration,
+                        stopReason: RetryStopReason) throws -> HTTPResponse {
+        guard retries > 0 else { return try outcome.get() }
+        let summary = RetrySummary(attempts: retries + 1, elapsed: clock.elapsed() - started, stopReason: stopReason)
+        switch outcome {
+        case .response(var response):
+            response.retrySummary = summary
+            return response
+        case .failure(var error as TransportError):
+            error.retrySummary = summary
+            throw error
+        case .failure(let error):
+            throw error
+        }
+    }
+}
+
+extension TransportLayer {
+    /// A ``RetryTransport`` layer, for a ``TransportStack``.
+    public static func retry(policy: RetryPolicy = RetryPolicy(), clock: some Clock<Duration> = ContinuousClock(),
+                             random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) -> TransportLayer {
+        TransportLayer { RetryTransport(inner: $0, policy: policy, clock: clock, random: random) }
     }
 }

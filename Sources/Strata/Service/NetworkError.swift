@@ -24,7 +24,8 @@ public enum NetworkError: Error, CustomStringConvertible {
     public var description: String {
         switch self {
         case .httpStatus(let response):
-            return "The server answered \(response.statusCode) for \(response.url?.absoluteString ?? "the request")."
+            return "The server answered \(response.statusCode) for \(response.url?.absoluteString ?? "the request")"
+                + (response.retrySummary.map { " \($0)" } ?? "") + "."
         case .decoding(let error, let body):
             return "The response body (\(body.count) bytes) could not be decoded: \(error). "
                 + "Check that the model matches the server's JSON."
@@ -41,4 +42,10 @@ public enum NetworkError: Error, CustomStringConvertible {
             return "No response: \(error)"
         }
     }
+}
+
+extension NetworkError: LocalizedError {
+    /// The same text as `description`, so `localizedDescription` says what happened and what
+    /// to do instead of "The operation could not be completed".
+    public var errorDescription: String? { description }
 }

@@ -59,6 +59,29 @@ struct RetryTransportTests {
         }
         #expect(response.statusCode == 503)
         #expect(await inner.recordedRequests.count == 4)
+        // Full jitter drew 0.5 each time: 0.25 + 0.5 + 1 s of waiting.
+        #expect(response.retrySummary == RetrySummary(attempts: 4, elapsed: .milliseconds(1_750), stopReason: .retriesExhausted))
+        #expect(error?.description == "The server answered 503 for https://api.example.com/todos after 4 attempts in 1.75 s (no retries left).")
+    }
+
+    @Test("when retries run out on an error, the error says how many attempts were made, how long they took and why it stopped")
+    func exhaustedErrorSaysAttemptsAndTime() async throws {
+        let inner = CannedRoutesTransport(routes: [CannedRoute(pattern: todos, error: TransportError(.connectionLost))])
+        let retrying = transport(inner, policy: RetryPolicy(maxRetries: 2, baseDelay: .milliseconds(500), jitter: .none, budget: nil))
+        let error = await #expect(throws: TransportError.self) { try await retrying.send(RetryFixtures.request()) }
+        #expect(error?.retrySummary == RetrySummary(attempts: 3, elapsed: .milliseconds(1_500), stopReason: .retriesExhausted))
+        #expect(error?.description.hasSuffix("connection lost after 3 attempts in 1.5 s (no retries left)") == true)
+    }
+
+    @Test("a request sent once carries no summary, and a budget that runs dry says so")
+    func summaryOnlyAfterRetries() async throws {
+        let once = CannedRoutesTransport(routes: [CannedRoute(pattern: todos, response: .status(404))])
+        #expect(try await transport(once).send(RetryFixtures.request()).retrySummary == nil)
+        let failing = CannedRoutesTransport(routes: [CannedRoute(pattern: todos, response: .status(503))])
+        let stingy = transport(failing, policy: RetryPolicy(jitter: .none, budget: RetryBudget(maxTokens: 5, retryCost: 5)))
+        let response = try await stingy.send(RetryFixtures.request())
+        #expect(response.retrySummary?.attempts == 2)
+        #expect(response.retrySummary?.stopReason == .budgetExhausted)
     }
 
     @Test("maxRetries: 0 sends once")

@@ -219,17 +219,3 @@ public actor FileETagStore: ETagStoreProtocol {
         }
     }
 }
-
-/// A ``FileETagStore`` that cannot be created.
-public enum FileETagStoreError: Error, Hashable, CustomStringConvertible {
-    /// The directory could not be created, or the path exists and is not a directory.
-    case cannotUseDirectory(path: String, reason: String)
-
-    /// What went wrong and what to check.
-    public var description: String {
-        switch self {
-        case .cannotUseDirectory(let path, let reason):
-            "FileETagStore cannot use \(path): \(reason). Pass a writable directory that is not a file."
-        }
-    }
-}
