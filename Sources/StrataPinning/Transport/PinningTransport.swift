@@ -19,13 +19,12 @@ import Strata
 /// Verified connections are kept alive and reused (``Configuration/maxConnectionsPerHost`` per
 /// host, closed after ``Configuration/idleConnectionTimeout`` unused). An idempotent request
 /// that fails on a reused connection before any response byte (the server had closed it) is
-/// sent once more on a fresh connection. Blocking socket and TLS work runs on one dedicated
-/// thread per connection, never on Swift's cooperative pool; writes never raise SIGPIPE and the
-/// process's signal handlers are left alone.
+/// sent once more on a fresh connection. Blocking socket and TLS work never runs on Swift's
+/// cooperative pool; writes never raise SIGPIPE and the process's signal handlers are left alone.
 ///
 /// Rules:
-/// - Every hop's host is canonicalized once (lowercase, no trailing dot, IP literals as
-///   `inet_ntop` prints them) and that one value is matched, pooled, sent as SNI, verified and
+/// - Every hop's host is canonicalized once (lowercase, no trailing dot, IP literals in their
+///   one standard form) and that one value is matched, pooled, sent as SNI, verified and
 ///   resolved. A host that has no canonical form (a `%00` or any byte outside letters, digits,
 ///   `-`, `_`, `.`; a malformed IP literal) is refused, pinned or not, before any I/O.
 /// - An `http://` URL for a pinned host is refused (``TransportError/Kind/invalidRequest``):

@@ -21,8 +21,8 @@ import Foundation
 ///   The index is built from the directory on first use. Each process enforces the bound on the
 ///   files it knows of, so with two processes the directory may briefly exceed it by what the
 ///   other one wrote.
-/// - **Threads.** File I/O blocks, so the actor runs on its own serial dispatch queue
-///   (``QueueExecutor``), never on Swift's cooperative pool.
+/// - **Never on the cooperative pool.** File I/O blocks, so the store's work runs on a serial
+///   queue of its own; callers only suspend.
 /// - **Failures** (disk full, permissions) are reported as
 ///   ``ETagStoreEvent/fileOperationFailed(operation:path:reason:)``; the store then behaves as
 ///   if the entry were absent, so a request never fails because of it. Every ``ETagStoreEvent``
