@@ -12,6 +12,7 @@ let package = Package(
             .product(name: "Strata", package: "Strata"),
             .product(name: "StrataTesting", package: "Strata"),
             .product(name: "StrataPinning", package: "Strata"),
+            .product(name: "StrataRedis", package: "Strata"),
         ]),
         .target(name: "ReadmeSnippets", dependencies: [
             "Logging",
