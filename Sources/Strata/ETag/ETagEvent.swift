@@ -102,16 +102,11 @@ extension ETagEvent: TransportEvent {
         }
     }
 
-    /// `url`, and `body_bytes` when a body was stored or answered from the store.
+    /// `body_bytes` when a body was stored or answered from the store (the URL is in the message).
     public func logMetadata(redactedBy redaction: Redaction) -> LogMetadata {
         switch self {
-        case .revalidated(let url, let bytes), .stored(let url, let bytes):
-            ["url": redaction.redact(url), "body_bytes": String(bytes)]
-        case .passedThrough(let url, _):
-            ["url": redaction.redact(url)]
-        case .miss(let url), .validating(let url, _, _), .validatorMismatch(let url), .notStored(let url, _),
-             .invalidated(let url):
-            ["url": redaction.redact(url)]
+        case .revalidated(_, let bytes), .stored(_, let bytes): ["body_bytes": String(bytes)]
+        case .passedThrough, .miss, .validating, .validatorMismatch, .notStored, .invalidated: [:]
         }
     }
 }

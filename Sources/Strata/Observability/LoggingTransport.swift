@@ -58,28 +58,72 @@ public struct LoggingTransport: Transport {
 
     /// Sends the request through `inner`, logging its start, its outcome and the events below.
     public func send(_ request: URLRequest) async throws -> HTTPResponse {
-        let headers = HTTPHeaders(request)
         // The values of this request's secret headers, scrubbed from everything logged for it
-        // (a server's error text may quote a token back).
-        let secrets = headers.filter { redaction.isSecretHeader($0.name) }.flatMap { redaction.secretParts(of: $0.value) }
+        // (a server's error text may quote a token back); found only once something is logged.
+        let secrets = RequestSecrets(request: request, redaction: redaction)
         return try await ObservingTransport.send(request, through: inner) { observed in
             write(observed, scrubbing: secrets)
         }
     }
 
-    private func write(_ observed: ObservedEvent, scrubbing secrets: [String]) {
+    private func write(_ observed: ObservedEvent, scrubbing secrets: RequestSecrets) {
         let event = observed.event
         let level = event.logLevel
         guard logger.isEnabled(level) else { return }
-        let scrub = { (text: String) in
-            secrets.reduce(text) { $0.replacingOccurrences(of: $1, with: Redaction.placeholder) }
+        let values = secrets.values
+        let scrub = { (text: String) -> String in
+            values.reduce(text) { text, secret in
+                Self.contains(text, secret) ? text.replacing(secret, with: Redaction.placeholder) : text
+            }
         }
-        var metadata = event.logMetadata(redactedBy: redaction).mapValues(scrub)
+        var metadata = event.logMetadata(redactedBy: redaction)
+        if !values.isEmpty { metadata = metadata.mapValues(scrub) }
         if let body = bodyText(of: event) { metadata["body"] = scrub(redaction.scrub(body)) }
         metadata["event"] = event.name
         metadata["request"] = observed.requestID
         metadata["attempt"] = String(observed.attempt)
         logger.record(level, scrub(event.message(redactedBy: redaction)), metadata: metadata)
+    }
+
+    /// Whether `text` contains `secret`, by a plain byte search: most lines contain no secret,
+    /// and the generic `String` search costs microseconds per call on every line.
+    private static func contains(_ text: String, _ secret: String) -> Bool {
+        var text = text, secret = secret
+        return text.withUTF8 { haystack in
+            secret.withUTF8 { needle in
+                guard let first = needle.first, haystack.count >= needle.count else { return false }
+                var start = 0
+                while start <= haystack.count - needle.count {
+                    if haystack[start] == first,
+                       memcmp(haystack.baseAddress! + start, needle.baseAddress!, needle.count) == 0 { return true }
+                    start += 1
+                }
+                return false
+            }
+        }
+    }
+
+    /// The secret header values of one request, computed on first use: a request nothing is
+    /// logged for never pays for them.
+    private final class RequestSecrets: Sendable {
+        private let computed: LockedValue<[String]?> = LockedValue(nil)
+        private let request: URLRequest
+        private let redaction: Redaction
+
+        init(request: URLRequest, redaction: Redaction) {
+            self.request = request
+            self.redaction = redaction
+        }
+
+        var values: [String] {
+            computed.withLock { computed in
+                if let computed { return computed }
+                let values = HTTPHeaders(request).filter { redaction.isSecretHeader($0.name) }
+                    .flatMap { redaction.secretParts(of: $0.value) }
+                computed = values
+                return values
+            }
+        }
     }
 
     /// The body of a request or response event, as text cut at the configured length.

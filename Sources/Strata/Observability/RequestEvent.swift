@@ -83,6 +83,6 @@ public enum RequestEvent: TransportEvent {
 
     package static func milliseconds(_ duration: Duration) -> String {
         let (seconds, attoseconds) = duration.components
-        return String(format: "%.2f", Double(seconds) * 1000 + Double(attoseconds) / 1e15)
+        return Double.fixed(Double(seconds) * 1000 + Double(attoseconds) / 1e15, places: 2)
     }
 }

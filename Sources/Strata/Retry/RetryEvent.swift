@@ -43,7 +43,7 @@ public enum RetryEvent: TransportEvent, Hashable {
     public func logMetadata(redactedBy redaction: Redaction) -> LogMetadata {
         switch self {
         case .scheduled(let retry, let delay, let reason, _, _, _):
-            ["retry": String(retry), "delay_s": String(format: "%.3f", delay.inSeconds), "reason": "\(reason)"]
+            ["retry": String(retry), "delay_s": Double.fixed(delay.inSeconds, places: 3), "reason": "\(reason)"]
         }
     }
 

@@ -22,3 +22,18 @@ struct LocalizedErrorTests {
         #expect(!error.localizedDescription.contains("could not be completed"))
     }
 }
+
+@Suite("Numbers and durations in log lines")
+struct LogNumberFormattingTests {
+    @Test("fixed decimals match %.Nf without String(format:)")
+    func fixedDecimals() {
+        for value in [0.0, 0.004, 0.0051, 1.26, 12.3456, 440.12, -2.7, 999.999, 1e6 + 0.26] {
+            for places in [0, 2, 3] {
+                #expect(Double.fixed(value, places: places) == String(format: "%.\(places)f", value), "\(value) \(places)")
+            }
+        }
+        #expect(Duration.milliseconds(4_390).readable == "4.39 s")
+        #expect(Duration.microseconds(4_390).readable == "4.39 ms")
+        #expect(Duration.seconds(30).readable == "30 s")
+    }
+}
