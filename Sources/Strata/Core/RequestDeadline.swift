@@ -26,10 +26,12 @@ import Foundation
 /// Nested deadlines keep the earlier one. A layer you write that waits should check
 /// ``remaining`` before it waits; a terminal transport should stop at ``current``.
 public enum RequestDeadline {
-    /// The instant the request must be over, and the timeout it came from (for messages).
+    /// The instant the request must be over, the timeout it came from and the setting that
+    /// set it (both for messages).
     struct Value: Sendable {
         var instant: ContinuousClock.Instant
         var timeout: Duration
+        var setting: String
     }
 
     @TaskLocal static var value: Value?
@@ -41,9 +43,16 @@ public enum RequestDeadline {
     ///   - timeout: The longest the requests sent inside `body` may take in total.
     ///   - body: The work bound by the deadline.
     public static func withTimeout<T>(_ timeout: Duration, _ body: () async throws -> T) async rethrows -> T {
+        try await withTimeout(timeout, setBy: "EndpointProtocol.timeout or RequestDeadline", body)
+    }
+
+    /// ``withTimeout(_:_:)`` for a transport's own configured timeout: `setting` names it in the
+    /// error, so the caller knows which value to raise.
+    package static func withTimeout<T>(_ timeout: Duration, setBy setting: String,
+                                       _ body: () async throws -> T) async rethrows -> T {
         let instant = ContinuousClock.now.advanced(by: min(max(timeout, .zero), .seconds(86_400 * 365)))
         if let value, value.instant <= instant { return try await body() }
-        return try await $value.withValue(Value(instant: instant, timeout: timeout), operation: body)
+        return try await $value.withValue(Value(instant: instant, timeout: timeout, setting: setting), operation: body)
     }
 
     /// The current task's deadline, or `nil` when none is set.
@@ -60,8 +69,9 @@ public enum RequestDeadline {
 
     /// The error a terminal transport throws when the deadline of `request` passed.
     package static func timedOut(method: HTTPMethod?, url: URL?) -> TransportError {
-        let timeout = value.map { " of \($0.timeout.readable)" } ?? ""
+        let (timeout, setting) = value.map { (" of \($0.timeout.readable)", $0.setting) }
+            ?? ("", "EndpointProtocol.timeout or RequestDeadline")
         return TransportError(.timedOut, method: method, url: url,
-                              message: "the request's timeout\(timeout) passed (EndpointProtocol.timeout or RequestDeadline)")
+                              message: "the whole request took longer than its timeout\(timeout) (\(setting))")
     }
 }

@@ -20,11 +20,15 @@ public enum NetworkError: Error, CustomStringConvertible {
     /// The transport failed to obtain a response; `TransportError` or a layer's own error.
     case transport(any Error)
 
-    /// What happened and what to do next.
+    /// What happened and what to do next. URLs and error texts are redacted (``Redaction``).
     public var description: String {
+        Redaction().scrub(unredactedDescription)
+    }
+
+    private var unredactedDescription: String {
         switch self {
         case .httpStatus(let response):
-            return "The server answered \(response.statusCode) for \(response.url?.absoluteString ?? "the request")"
+            return "The server answered \(response.statusCode) for \(response.url.map { Redaction().redact($0) } ?? "the request")"
                 + (response.retrySummary.map { " \($0)" } ?? "") + "."
         case .decoding(let error, let body):
             return "The response body (\(body.count) bytes) could not be decoded: \(error). "
@@ -45,7 +49,7 @@ public enum NetworkError: Error, CustomStringConvertible {
 }
 
 extension NetworkError: LocalizedError {
-    /// The same text as `description`, so `localizedDescription` says what happened and what
-    /// to do instead of "The operation could not be completed".
+    /// The redacted ``description``, so `localizedDescription` says what happened and what to
+    /// do instead of "The operation could not be completed", and is as safe to log.
     public var errorDescription: String? { description }
 }

@@ -15,7 +15,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         var body = Data()
         /// The 401 arrived in full and the task was cancelled only to stop the challenge hang.
         var answeredByChallenge = false
-        /// A failure decided here (limit exceeded); wins over the cancellation it causes.
+        /// A failure decided here (a limit, the deadline); wins over the cancellation it causes.
         var failure: TransportError?
     }
 
@@ -42,27 +42,28 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         return registered
     }
 
-    /// Fails `task` with `error` at `deadline` if it is still running then: FoundationNetworking
-    /// has no whole-request timeout per task, only the idle timeout between packets.
-    func fail(_ task: URLSessionTask, at deadline: ContinuousClock.Instant, with error: TransportError) {
+    /// Fails `task` with `error` at `deadline` unless the returned timer is cancelled first
+    /// (when the task completed): FoundationNetworking has no whole-request timeout per task,
+    /// only the idle timeout between packets. The timer runs on a Dispatch queue, never on
+    /// Swift's cooperative pool.
+    func fail(_ task: URLSessionTask, at deadline: ContinuousClock.Instant, with error: TransportError) -> DispatchWorkItem {
         let delay = ContinuousClock.now.duration(to: deadline)
-        let nanoseconds = max(0, Int(clamping: delay.components.seconds) &* 1_000_000_000
-            &+ Int(delay.components.attoseconds / 1_000_000_000))
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [weak self] in
-            self?.fail(task, error)
-        }
+        let (seconds, attoseconds) = delay.components
+        // RequestDeadline keeps deadlines within a year, so the nanoseconds fit an Int.
+        let nanoseconds = max(0, Int(clamping: seconds) &* 1_000_000_000 &+ Int(attoseconds / 1_000_000_000))
+        let timer = DispatchWorkItem { [weak self] in self?.fail(task, error) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds), execute: timer)
+        return timer
     }
 
+    /// Ends `task` with a `TransportError` decided here (a limit), which wins over the
+    /// cancellation it causes.
     private func fail(_ task: URLSessionTask, _ kind: TransportError.Kind, _ message: String) {
-        pending.withLock { tasks in
-            guard let request = tasks[task.taskIdentifier]?.request else { return }
-            tasks[task.taskIdentifier]?.failure = TransportError(
-                kind, method: HTTPMethod(request), url: request.url, message: message)
-        }
-        task.cancel()
+        guard let request = pending.withLock({ $0[task.taskIdentifier]?.request }) else { return }
+        fail(task, TransportError(kind, method: HTTPMethod(request), url: request.url, message: message))
     }
 
-    /// Fails `task` with `error` if it is still pending.
+    /// Fails `task` with `error` if it is still pending; does nothing once it completed.
     private func fail(_ task: URLSessionTask, _ error: TransportError) {
         let pending = pending.withLock { tasks in
             guard tasks[task.taskIdentifier] != nil else { return false }

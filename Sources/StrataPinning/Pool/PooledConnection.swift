@@ -158,7 +158,7 @@ final class PooledConnection: Sendable {
         let stream: TLSStream
         do {
             stream = try TLSStream.open(host: host, port: port, context: settings.context, timeouts: settings.timeouts,
-                                        deadline: job.deadline) { socket in
+                                        deadline: job.deadline, resolver: settings.resolver) { socket in
                 let aborted = control.withLock { control -> Bool in
                     control.close = { socket.close() }
                     return control.aborted
@@ -188,7 +188,8 @@ final class PooledConnection: Sendable {
         let host = host
         let events = events
         return HTTP1Connection(stream: stream, limits: settings.limits,
-                               onEvent: { event in events.record(PinningEvent(event, host: host)) })
+                               onEvent: { event in events.record(PinningEvent(event, host: host)) },
+                               acceptsUnauthenticatedEnd: settings.acceptsBodyEndWithoutCloseNotify)
     }
 
     /// Closes the kept connection, if any.

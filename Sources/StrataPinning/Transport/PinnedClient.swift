@@ -27,6 +27,9 @@ final class PinnedClient: Sendable {
         pool.counts(host: host, port: port)
     }
 
+    /// How many hosts the pool has an entry for.
+    var poolHostCount: Int { pool.hostCount }
+
     /// Sends `request` to `host:port`, whose new connections must pass `evaluator`, within the
     /// request timeout (counted from this call: waiting for a connection included).
     ///

@@ -29,8 +29,9 @@ import Strata
 ///   `-`, `_`, `.`; a malformed IP literal) is refused, pinned or not, before any I/O.
 /// - An `http://` URL for a pinned host is refused (``TransportError/Kind/invalidRequest``):
 ///   traffic for a pinned host never travels in cleartext. Unpinned `http://` goes to `inner`.
-/// - Redirects are followed here, hop by hop, by `RedirectPolicy` (credentials dropped across
-///   origins, 307/308 keep the body, 303 becomes `GET`, at most ``Configuration/maxRedirects``):
+/// - Redirects are followed here, hop by hop, by `RedirectPolicy` (every secret header of
+///   ``Configuration/redirectSafety`` dropped across origins, https never followed to http unless
+///   allowed, 307/308 keep the body, 303 becomes `GET`, at most ``Configuration/maxRedirects``):
 ///   every target is matched against `pinnedDomains` again, so an unpinned host that redirects
 ///   to a pinned one cannot lead the request around the pins. The default `inner` therefore
 ///   follows no redirects itself (`URLSessionTransport` with `maxRedirects: 0`); if you pass your
@@ -64,6 +65,7 @@ public struct PinningTransport: Transport {
     public let inner: any Transport
     private let engine: Result<Engine, PinningConfigurationError>
     private let maxRedirects: Int
+    private let redirectSafety: RedirectSafety
 
     /// Creates a transport that pins the hosts matched by `pinnedDomains`.
     ///
@@ -97,20 +99,25 @@ public struct PinningTransport: Transport {
     }
 
     /// The designated initializer, with the clock the pool's idle expiry is measured on (tests
-    /// pass a `TestClock`). Deadlines and socket timeouts always run in real time.
+    /// pass a `TestClock`) and the connection limit the pool counts against (tests inject
+    /// their own). Deadlines and socket timeouts always run in real time.
     init(inner: any Transport, pinnedDomains: [String: any ServerTrustEvaluator], trustRoots: TrustRoots,
-         configuration: Configuration, clock: some Clock<Duration>) {
+         configuration: Configuration, clock: some Clock<Duration>, threads: ConnectionThreadLimit = .processWide) {
         self.inner = inner
         self.maxRedirects = configuration.maxRedirects
+        self.redirectSafety = configuration.redirectSafety
         engine = Result { () throws(PinningConfigurationError) -> Engine in
             let domains = try PinnedDomains(pinnedDomains)
+            try domains.validate(for: trustRoots)
             let context = try TLSClientContext(roots: trustRoots)
             let settings = ConnectionSettings(
                 context: context,
                 timeouts: TLSStream.Timeouts(connect: configuration.connectTimeout,
                                              handshake: configuration.handshakeTimeout,
                                              idle: configuration.idleReadTimeout),
-                limits: configuration.limits, clock: ErasedClock(clock))
+                limits: configuration.limits,
+                acceptsBodyEndWithoutCloseNotify: configuration.acceptsBodyEndWithoutCloseNotify, threads: threads,
+                clock: ErasedClock(clock))
             return Engine(domains: domains, client: PinnedClient(settings: settings, configuration: configuration))
         }
     }
@@ -128,6 +135,12 @@ public struct PinningTransport: Transport {
         return engine.client.poolCounts(host: host, port: port)
     }
 
+    /// How many hosts the pool keeps an entry for (zero when unusable); for tests and diagnostics.
+    var pooledHostCount: Int {
+        guard case let .success(engine) = engine else { return 0 }
+        return engine.client.poolHostCount
+    }
+
     /// Sends `request`: over a verified pooled connection when its host is pinned, through
     /// `inner` otherwise; follows redirects from pinned hosts.
     ///
@@ -143,8 +156,10 @@ public struct PinningTransport: Transport {
         var redirects = 0
         while true {
             let response = try await sendOneHop(current, engine: engine)
-            guard let url = current.url, let location = RedirectPolicy.target(of: response, for: current),
-                  let next = RedirectPolicy.followUp(to: current, status: response.statusCode, location: location)
+            guard let url = current.url, let location = RedirectPolicy.target(of: response, for: current) else { return response }
+            try RedirectPolicy.check(location, from: current, safety: redirectSafety)
+            guard let next = RedirectPolicy.followUp(to: current, status: response.statusCode, location: location,
+                                                     secrets: redirectSafety.secrets)
             else { return response }
             redirects += 1
             guard redirects <= maxRedirects else {

@@ -1,12 +1,14 @@
+import Strata
+
 extension PinningTransport {
     /// Timeouts, pool size and limits for the connections ``PinningTransport`` opens to pinned
     /// hosts. Every value has a default that suits an ordinary JSON API.
     public struct Configuration: Sendable {
-        /// How long opening the TCP connection may take (after name resolution). Default 10 s.
+        /// How long resolving the host name and opening the TCP connection may take together.
+        /// Default 10 s.
         ///
-        /// Name resolution (`getaddrinfo`) has no timeout here: it blocks the connection's
-        /// thread until the system resolver answers (its own timeouts, from `/etc/resolv.conf`,
-        /// bound it), and neither this nor ``requestTimeout`` can interrupt it.
+        /// Resolution runs on a helper thread and is abandoned at this timeout (or the request
+        /// deadline, if sooner); the system resolver finishes in the background.
         public var connectTimeout: Duration
         /// How long the TLS handshake may take. Default 10 s.
         public var handshakeTimeout: Duration
@@ -17,7 +19,6 @@ extension PinningTransport {
         /// connection (at ``maxConnectionsPerHost``), connect, handshake, any retry on a fresh
         /// connection and the whole response included; past it the request throws
         /// `TransportError` of kind `timedOut`. Each redirect hop gets its own. Default 60 s.
-        /// Name resolution is not interrupted (see ``connectTimeout``).
         public var requestTimeout: Duration
         /// The most connections open at once to one host and port; further requests wait, first
         /// come first served. Default 8.
@@ -30,13 +31,23 @@ extension PinningTransport {
         public var limits: HTTP1Limits
         /// The most redirects followed for one request. Default 10.
         public var maxRedirects: Int
+        /// Which headers a redirect to another origin drops (every secret header of its
+        /// `Redaction`) and whether https may redirect to http (no, by default). An `http://`
+        /// target on a pinned host is refused whatever this says.
+        public var redirectSafety: RedirectSafety
+        /// Accept a response body that ends only at the connection's close when the server
+        /// closes without a TLS close_notify. Default `false`: such an end cannot be told from an
+        /// attacker cutting the body, so it fails with `connectionLost`. Set it only for a server
+        /// known to close this way; bodies framed by `Content-Length` or chunks are never affected.
+        public var acceptsBodyEndWithoutCloseNotify: Bool
 
         /// Creates a configuration; every parameter defaults to the documented default. Any
         /// duration may be as large as `.seconds(Int64.max)` (in effect, no limit).
         public init(connectTimeout: Duration = .seconds(10), handshakeTimeout: Duration = .seconds(10),
                     idleReadTimeout: Duration = .seconds(30), requestTimeout: Duration = .seconds(60),
                     maxConnectionsPerHost: Int = 8, idleConnectionTimeout: Duration = .seconds(30),
-                    limits: HTTP1Limits = .default, maxRedirects: Int = 10) {
+                    limits: HTTP1Limits = .default, maxRedirects: Int = 10,
+                    redirectSafety: RedirectSafety = RedirectSafety(), acceptsBodyEndWithoutCloseNotify: Bool = false) {
             self.connectTimeout = connectTimeout
             self.handshakeTimeout = handshakeTimeout
             self.idleReadTimeout = idleReadTimeout
@@ -45,6 +56,8 @@ extension PinningTransport {
             self.idleConnectionTimeout = idleConnectionTimeout
             self.limits = limits
             self.maxRedirects = maxRedirects
+            self.redirectSafety = redirectSafety
+            self.acceptsBodyEndWithoutCloseNotify = acceptsBodyEndWithoutCloseNotify
         }
     }
 }

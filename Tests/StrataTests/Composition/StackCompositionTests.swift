@@ -99,7 +99,7 @@ struct StackCompositionTests {
         }
         let auth = InMemoryAuthService(accessToken: "old")
         let stack = ReauthTransport(
-            inner: retrying(ETagTransport(inner: URLSessionTransport(requestTimeout: .seconds(5)))),
+            inner: retrying(ETagTransport(inner: URLSessionTransport(requestTimeout: .seconds(30)))),
             authService: auth) { await auth.setAccessToken("new") }
         let service = HTTPNetworkService(transport: stack, authService: auth)
         let environment = DefaultAPIEnvironment(baseURL: server.baseURL)

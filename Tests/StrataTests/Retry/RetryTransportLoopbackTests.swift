@@ -14,7 +14,7 @@ struct RetryTransportLoopbackTests {
     init() throws { server = try LoopbackHTTPServer() }
 
     private func retrying(maxRetries: Int = 3, events: RecordingObserver) -> any Transport {
-        events.observing(RetryFixtures.retrying(URLSessionTransport(requestTimeout: .seconds(5)),
+        events.observing(RetryFixtures.retrying(URLSessionTransport(requestTimeout: .seconds(30)),
                                                 policy: RetryPolicy(maxRetries: maxRetries, jitter: .none, budget: nil)))
     }
 

@@ -1,0 +1,53 @@
+import Strata
+
+/// How many pooled connections (each with its own thread) may exist at once: one count shared
+/// by every `PinningTransport` of the process (``processWide``), so a client that talks to many
+/// hosts stays bounded whatever its per-host limit.
+///
+/// A pool takes one unit before it creates a connection slot and gives it back when the slot
+/// leaves the pool (its thread ends right after).
+final class ConnectionThreadLimit: Sendable {
+    /// The default process-wide maximum: far above what one app's pinned hosts need, far below
+    /// what makes a process struggle.
+    static let defaultMaximum = 256
+
+    /// The count every transport uses unless a test passes its own.
+    static let processWide = ConnectionThreadLimit(maximum: defaultMaximum)
+
+    private struct State {
+        var maximum: Int
+        var inUse = 0
+    }
+
+    private let state: LockedValue<State>
+
+    /// Creates a limit of `maximum` (at least 1).
+    init(maximum: Int) {
+        state = LockedValue(State(maximum: max(1, maximum)))
+    }
+
+    /// The most slots allowed at once.
+    var maximum: Int { state.withLock { $0.maximum } }
+
+    /// Changes the maximum (at least 1); slots above a lowered maximum stay until they retire.
+    func setMaximum(_ maximum: Int) {
+        state.withLock { $0.maximum = max(1, maximum) }
+    }
+
+    /// How many slots exist now.
+    var inUse: Int { state.withLock { $0.inUse } }
+
+    /// Takes one unit; false at the maximum.
+    func tryAcquire() -> Bool {
+        state.withLock { state in
+            guard state.inUse < state.maximum else { return false }
+            state.inUse += 1
+            return true
+        }
+    }
+
+    /// Gives one unit back.
+    func release() {
+        state.withLock { $0.inUse = max(0, $0.inUse - 1) }
+    }
+}
