@@ -17,7 +17,7 @@ private let methods: [HTTPMethod] = [.get, .head, .post]
 private func limits(_ choice: UInt8) -> HTTP1Limits {
     guard choice & 0x80 != 0 else { return .default }
     return HTTP1Limits(maxHeaderBlockBytes: 64 + Int(choice & 0x0F) * 16, maxHeaderCount: 1 + Int(choice & 0x07),
-                       maxBodyBytes: Int(choice & 0x3F), maxChunkSizeLineBytes: 2 + Int(choice & 0x1F),
+                       maxResponseBodyBytes: Int(choice & 0x3F), maxChunkSizeLineBytes: 2 + Int(choice & 0x1F),
                        maxInterimResponses: Int(choice & 0x03))
 }
 

@@ -40,8 +40,15 @@ final class PinnedClient: Sendable {
     func send(_ request: URLRequest, host: CanonicalHost, port: Int,
               evaluator: any ServerTrustEvaluator) async throws -> HTTPResponse {
         try Task.checkCancellation()
-        // The whole-request timeout starts now, so waiting for a free connection counts too.
-        let deadline = ContinuousClock.now + requestTimeout
+        // The whole-request timeout starts now, so waiting for a free connection counts too; the
+        // caller's RequestDeadline (an endpoint's timeout), when earlier, wins.
+        var deadline = ContinuousClock.now + requestTimeout
+        if let requestDeadline = RequestDeadline.current {
+            guard requestDeadline > .now else {
+                throw RequestDeadline.timedOut(method: HTTPMethod(request), url: request.url)
+            }
+            deadline = min(deadline, requestDeadline)
+        }
         let encoded: HTTP1Request
         do {
             encoded = try HTTP1RequestEncoder.encode(request)
@@ -54,7 +61,7 @@ final class PinnedClient: Sendable {
         let jobID = jobIDs.wrappingAdd(1, ordering: .relaxed).newValue
         connection.begin(jobID: jobID)
         let job = ExchangeJob(request: encoded, evaluator: evaluator, deadline: deadline, idleExpired: lease.idleExpired,
-                              collectsTransportEvents: TransportEvents.current != nil)
+                              collectsEvents: TransportEvents.isObserved)
         let completion = ExchangeCompletion()
         let pool = pool
         connection.submit(job) { report in
