@@ -6,9 +6,8 @@
 #
 # A target is a Swift file under Fuzz/<Name>/ that defines `fuzz(_:)`, compiled together with
 # Fuzz/Support (plus the tests' SeededGenerator) and the sources of the module it tests, so it
-# reaches internal parsers without
-# widening their access. Strata is built once as an instrumented static library (rebuilt when a
-# source changes); the tested module is compiled with the target. Everything is built with
+# reaches internal parsers without widening their access. Strata is built once as an instrumented
+# static library (rebuilt when a source changes); the tested module is compiled with the target. Everything is built with
 # `-sanitize=fuzzer,address`: coverage-guided, and every memory error or leak is a finding.
 #
 # Seeds are read from Fuzz/<Name>/Seeds (committed, small); what the fuzzer learns goes to
@@ -89,6 +88,9 @@ esac
 [[ -x "$binary" ]] || { echo "building $target failed" >&2; exit 1; }
 
 echo "fuzzing $target for $seconds s" >&2
+# A failed check is a fatalError; Swift's own crash backtracer would then read memory ASan
+# reports on, burying the finding under a second report.
+export SWIFT_BACKTRACE=enable=no
 # -timeout: an input taking over 10 s is a hang, reported as a finding. -rss_limit_mb: far above
 # what any limit in Strata allows a parser to hold.
 exec "$binary" "$build/corpus/$target" "Fuzz/$directory/Seeds" \
