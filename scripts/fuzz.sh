@@ -7,8 +7,9 @@
 # A target is a Swift file under Fuzz/<Name>/ that defines `fuzz(_:)`, compiled together with
 # Fuzz/Support (plus the tests' SeededGenerator) and the sources of the module it tests, so it
 # reaches internal parsers without widening their access. Strata is built once as an instrumented
-# static library (rebuilt when a source changes); the tested module is compiled with the target. Everything is built with
-# `-sanitize=fuzzer,address`: coverage-guided, and every memory error or leak is a finding.
+# static library (rebuilt when a source changes); the tested module is compiled with the target.
+# Everything is built with `-sanitize=fuzzer,address`: coverage-guided, and every memory error or
+# leak is a finding.
 #
 # Seeds are read from Fuzz/<Name>/Seeds (committed, small); what the fuzzer learns goes to
 # .build/fuzz/corpus/<target>, findings to .build/fuzz/findings/<target>/. The run's last lines
@@ -54,6 +55,8 @@ flags=(-swift-version 6 -package-name strata -parse-as-library -O -g -sanitize=f
 quiet() { grep -v "Cannot export local symbol" || true; }
 
 sources_of() { find "Sources/$1" -name '*.swift' | sort; }
+# Compiled into every target: the entry point and input reader, and the tests' seeded generator.
+support=(Fuzz/Support/*.swift Tests/TestServer/SeededGenerator.swift)
 
 # Strata as an instrumented static library, rebuilt only when one of its sources is newer.
 strata_library() {
@@ -73,7 +76,7 @@ case "$module" in
     Strata)
         # The target is compiled into Strata itself.
         # shellcheck disable=SC2046
-        swiftc "${flags[@]}" -module-name Strata $(sources_of Strata) Fuzz/Support/*.swift Tests/TestServer/SeededGenerator.swift "Fuzz/$directory"/*.swift \
+        swiftc "${flags[@]}" -module-name Strata $(sources_of Strata) "${support[@]}" "Fuzz/$directory"/*.swift \
             -o "$binary" 2>&1 | quiet
         ;;
     *)
@@ -81,7 +84,7 @@ case "$module" in
         strata_library
         # shellcheck disable=SC2046
         swiftc "${flags[@]}" -module-name "$module" -I "$build/lib" -I Sources/COpenSSL \
-            $(sources_of "$module") Fuzz/Support/*.swift Tests/TestServer/SeededGenerator.swift "Fuzz/$directory"/*.swift \
+            $(sources_of "$module") "${support[@]}" "Fuzz/$directory"/*.swift \
             "$build/lib/libStrata.a" -lssl -lcrypto -o "$binary" 2>&1 | quiet
         ;;
 esac

@@ -6,6 +6,7 @@ import Foundation
 import StrataTesting
 import Testing
 import TestServer
+import TestSupport
 
 /// Crash consistency: a process writing a ``FileETagStore`` can die at any instruction (SIGKILL,
 /// the OOM killer, a power cut short of the disk), and the next process must find only complete,
@@ -59,10 +60,12 @@ struct FileETagStoreKillTests {
                                                       String(maxEntryBytes), String(round * 1_000_000),
                                                       String(random.next())])
             // Killed after 0 to 3 completed operations and a random fraction of the next one
-            // (one takes about 3 ms, mostly fsync; a kill in its first half hits the write). With
-            // 0, the kill may land in the store's start-up: its key file, its directory listing.
+            // (one takes about 3 ms, mostly fsync; a kill in its first half hits the write; under
+            // a sanitizer everything but fsync is slower, hence the scale). With 0, the kill may
+            // land in the store's start-up: its key file, its directory listing.
             let wanted = Int.random(in: 0...3, using: &random)
-            let run = await child.readThenKill(lines: wanted, thenWait: .microseconds(Int.random(in: 0..<5_000, using: &random)))
+            let delay = TestTimeScale.scaled(.microseconds(Int.random(in: 0..<5_000, using: &random)))
+            let run = await child.readThenKill(lines: wanted, thenWait: delay)
             #expect(run.lines == wanted, "the writer printed \(run.lines) of \(wanted) lines, then died by itself")
             #expect(run.killedBySIGKILL)
             kills += run.killedBySIGKILL ? 1 : 0
@@ -188,7 +191,7 @@ private final class WriterProcess: Sendable {
                 while lines < wanted, read(output, &byte, 1) == 1 {
                     if byte == UInt8(ascii: "\n") { lines += 1 }
                 }
-                usleep(useconds_t(delay.components.attoseconds / 1_000_000_000_000))
+                usleep(useconds_t(delay.components.seconds * 1_000_000 + delay.components.attoseconds / 1_000_000_000_000))
                 kill(pid, SIGKILL)
                 var status: Int32 = 0
                 while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
