@@ -78,6 +78,8 @@ final class HTTP2Multiplexer {
     private(set) var goAway: (lastStreamID: Int32, code: HTTP2ErrorCode, debug: String)?
     /// Why the connection is over, once it is.
     private(set) var connectionFailure: HTTP2StreamFailure?
+    /// Whether ``shutDown()`` was called.
+    private var isShuttingDown = false
 
     /// Creates the mapping for a new connection; the client preface is the first output.
     ///
@@ -115,7 +117,7 @@ final class HTTP2Multiplexer {
     var maxConcurrentStreams: Int { session.maxConcurrentStreams }
 
     /// Whether a new exchange may start: no GOAWAY either way, no connection failure.
-    var acceptsStreams: Bool { connectionFailure == nil && goAway == nil && session.acceptsRequests }
+    var acceptsStreams: Bool { connectionFailure == nil && goAway == nil && !isShuttingDown && session.acceptsRequests }
 
     /// Whether the connection has nothing left to do: no stream open, nothing to send or receive.
     var isFinished: Bool {
@@ -148,7 +150,7 @@ final class HTTP2Multiplexer {
     func open(_ exchange: Exchange, now: ContinuousClock.Instant) {
         let request = exchange.request
         guard acceptsStreams else {
-            let reason = connectionFailure?.error.message ?? "the connection is closing (GOAWAY)"
+            let reason = connectionFailure?.error.message ?? "the connection is closing"
             return finish(exchange.id, streamID: 0, .failure(HTTP2StreamFailure(
                 error: error(.connectionLost, request.method, request.url, "not sent: \(reason)"), unprocessed: true)))
         }
@@ -164,6 +166,13 @@ final class HTTP2Multiplexer {
                                    deadline: exchange.deadline, lastProgress: now)
         streamIDs[exchange.id] = streamID
         onEvent?(.requestSent(streamID: streamID, method: request.method, bodyBytes: request.body.count))
+    }
+
+    /// Sends GOAWAY: no new stream starts; the connection is finished once the open ones are.
+    func shutDown() {
+        guard !isShuttingDown else { return }
+        isShuttingDown = true
+        session.goAway(code: .noError)
     }
 
     /// Abandons exchange `id` (its caller went away): the stream is reset with CANCEL, the other

@@ -29,4 +29,6 @@ public enum PinningEvent: Sendable {
     case redirected(from: URL, to: URL, statusCode: Int)
     /// What the HTTP/1.1 client did on a connection to `host`.
     case http(host: String, HTTP1Event)
+    /// What the HTTP/2 client did on a connection to `host`.
+    case http2(host: String, HTTP2Event)
 }

@@ -105,7 +105,7 @@ public struct PinningTransport: Transport {
         self.onEvent = onEvent
         engine = Result { () throws(PinningConfigurationError) -> Engine in
             let domains = try PinnedDomains(pinnedDomains)
-            let context = try TLSClientContext(roots: trustRoots)
+            let context = try TLSClientContext(roots: trustRoots, protocols: configuration.httpVersion.alpnProtocols)
             let settings = ConnectionSettings(
                 context: context,
                 timeouts: TLSStream.Timeouts(connect: configuration.connectTimeout,
@@ -127,6 +127,13 @@ public struct PinningTransport: Transport {
     func poolCounts(host: String, port: Int) -> (open: Int, waiting: Int) {
         guard case let .success(engine) = engine else { return (0, 0) }
         return engine.client.poolCounts(host: host, port: port)
+    }
+
+    /// How many HTTP/2 connections to `host:port` exist and how many streams they carry; for
+    /// tests and diagnostics.
+    func http2Counts(host: String, port: Int) -> (connections: Int, streams: Int) {
+        guard case let .success(engine) = engine else { return (0, 0) }
+        return engine.client.http2Counts(host: host, port: port)
     }
 
     /// Sends `request`: over a verified pooled connection when its host is pinned, through
