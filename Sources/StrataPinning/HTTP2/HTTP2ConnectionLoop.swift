@@ -17,6 +17,9 @@ final class HTTP2ConnectionLoop {
     static let readSize = 64 * 1024
     /// Reads per wake-up before writes and timers get their turn.
     static let readsPerTurn = 16
+    /// Bytes framed per turn before reads and timers get theirs (a large upload with a large
+    /// window must not starve the other streams' responses).
+    static let writeBudget = 1 << 20
 
     private let connection: HTTP2Connection
     private let stream: TLSStream
@@ -86,12 +89,12 @@ final class HTTP2ConnectionLoop {
             let now = ContinuousClock.now
             apply(connection.takeCommands(), now: now)
             multiplexer.tick(now: now)
-            write(now: now)
+            let unwritten = write(now: now)
             deliver()
             retireWhenIdle(now: now)
             if isOver(now: now) { return }
             // Records already decrypted-in-waiting do not make the socket readable: read on first.
-            if unread {
+            if unread || unwritten {
                 unread = read()
             } else {
                 let readiness = wake.wait(socket: stream.descriptor, writable: stream.pendingOutputBytes > 0,
@@ -118,23 +121,34 @@ final class HTTP2ConnectionLoop {
         }
     }
 
-    /// Frames what the multiplexer has queued (while the socket keeps up) and sends what it takes.
-    private func write(now: ContinuousClock.Instant) {
-        guard !transportEnded else { return }
+    /// Frames what the multiplexer has queued and sends it, until the socket stops taking
+    /// bytes, nothing is left, or ``writeBudget`` bytes went out this turn.
+    ///
+    /// - Returns: Whether frames are still waiting while the socket could take more (the turn's
+    ///   budget ran out), so the loop must come back without waiting.
+    private func write(now: ContinuousClock.Instant) -> Bool {
+        guard !transportEnded else { return false }
+        var written = 0
         do throws(TransportError) {
-            while stream.pendingOutputBytes < Self.outputHighWater, multiplexer.wantsWrite {
-                var failure: TransportError?
-                let stream = stream
-                let produced = multiplexer.produce(upTo: Self.readSize, now: now) { bytes in
-                    guard failure == nil else { return }
-                    do throws(TransportError) { try stream.encrypt(bytes) } catch { failure = error }
+            while true {
+                while stream.pendingOutputBytes < Self.outputHighWater, multiplexer.wantsWrite {
+                    var failure: TransportError?
+                    let stream = stream
+                    let produced = multiplexer.produce(upTo: Self.readSize, now: now) { bytes in
+                        guard failure == nil else { return }
+                        do throws(TransportError) { try stream.encrypt(bytes) } catch { failure = error }
+                    }
+                    if let failure { throw failure }
+                    if produced == 0 { break }
+                    written += produced
                 }
-                if let failure { throw failure }
-                if produced == 0 { break }
+                // The socket is full (poll for POLLOUT), or nothing is left to frame.
+                guard try stream.flushAvailable(), multiplexer.wantsWrite else { return false }
+                if written >= Self.writeBudget { return true }
             }
-            _ = try stream.flushAvailable()
         } catch {
             end(error)
+            return false
         }
     }
 
@@ -207,3 +221,4 @@ final class HTTP2ConnectionLoop {
         return deadlines.min().map { max($0 - now, .zero) }
     }
 }
+

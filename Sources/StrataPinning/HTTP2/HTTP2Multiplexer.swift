@@ -270,13 +270,14 @@ final class HTTP2Multiplexer {
         case let .headers(streamID, fields, endStream):
             headers(fields, on: streamID, endStream: endStream, now: now)
         case let .data(streamID, bytes):
-            guard var stream = streams[streamID] else { return }
-            guard stream.body.count + bytes.count <= limits.maxBodyBytes else {
-                return abandon(streamID, error(.invalidResponse, stream, HTTP2Error.bodyTooLarge(limit: limits.maxBodyBytes)))
+            guard let received = streams[streamID]?.body.count else { return }
+            guard received + bytes.count <= limits.maxBodyBytes else {
+                return abandon(streamID, .invalidResponse, HTTP2Error.bodyTooLarge(limit: limits.maxBodyBytes))
             }
-            stream.body.append(contentsOf: bytes)
-            stream.lastProgress = now
-            streams[streamID] = stream
+            // In place: a copy of the stream taken out of the dictionary would copy the whole
+            // body on every append (quadratic in the body's size).
+            streams[streamID]?.body.append(contentsOf: bytes)
+            streams[streamID]?.lastProgress = now
         case let .endStream(streamID):
             complete(streamID)
         case let .reset(streamID, code):
@@ -338,19 +339,18 @@ final class HTTP2Multiplexer {
         if stream.statusCode == nil {
             // nghttp2 has checked that a response block carries exactly one three-digit :status.
             guard let status = fields.first(where: { $0.name == ":status" }).flatMap({ Int($0.value) }) else {
-                return abandon(streamID, error(.invalidResponse, stream, HTTP2Error.malformedResponse(reason: "no :status")))
+                return abandon(streamID, .invalidResponse, HTTP2Error.malformedResponse(reason: "no :status"))
             }
             if (100..<200).contains(status) {
                 stream.interimStatusCodes.append(status)
                 streams[streamID] = stream
                 guard stream.interimStatusCodes.count <= limits.maxInterimResponses else {
-                    return abandon(streamID, error(.invalidResponse, stream,
-                                                   HTTP2Error.tooManyInterimResponses(limit: limits.maxInterimResponses)))
+                    return abandon(streamID, .invalidResponse, HTTP2Error.tooManyInterimResponses(limit: limits.maxInterimResponses))
                 }
                 return
             }
             if let length = regular["content-length"].flatMap(Int.init), length > limits.maxBodyBytes {
-                return abandon(streamID, error(.invalidResponse, stream, HTTP2Error.bodyTooLarge(limit: limits.maxBodyBytes)))
+                return abandon(streamID, .invalidResponse, HTTP2Error.bodyTooLarge(limit: limits.maxBodyBytes))
             }
             stream.statusCode = status
             stream.headers = regular
@@ -377,6 +377,11 @@ final class HTTP2Multiplexer {
     }
 
     /// Fails the stream and resets it, because this client gives up on it.
+    private func abandon(_ streamID: Int32, _ kind: TransportError.Kind, _ reason: HTTP2Error) {
+        guard let stream = streams[streamID] else { return }
+        abandon(streamID, error(kind, stream, reason))
+    }
+
     private func abandon(_ streamID: Int32, _ error: TransportError) {
         guard let stream = streams[streamID] else { return }
         session.reset(streamID: streamID, code: .cancel)

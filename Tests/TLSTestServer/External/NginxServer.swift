@@ -1,0 +1,78 @@
+import Foundation
+
+/// nginx (Debian `nginx-light`, which has the HTTP/2 module) on a loopback port, with the
+/// fixture certificates and a configuration generated per test: a real HTTP/2 and HTTP/1.1
+/// server for the pinning client's tests and benchmarks.
+public final class NginxServer: Sendable {
+    /// Where Debian installs nginx.
+    public static let executable = "/usr/sbin/nginx"
+    /// Whether nginx is installed; tests skip with this message when not.
+    public static var isInstalled: Bool { LoopbackProcess.isInstalled(executable) }
+    public static let missing = "nginx is not installed (apt install nginx-light; .ci/run installs it)"
+
+    private let process: LoopbackProcess
+
+    /// Starts nginx serving TLS on a free loopback port.
+    ///
+    /// - Parameters:
+    ///   - identity: The fixture certificate and key to present.
+    ///   - http2: Whether the listener offers HTTP/2 (ALPN `h2`); without it nginx speaks only HTTP/1.1.
+    ///   - directives: Directives inside the `server` block: `location`s, `keepalive_requests`, ...
+    ///     `$root` stands for the server's directory (where `files` are written).
+    ///   - files: Files to serve from the server's directory, by relative path.
+    public init(identity: TLSLoopbackServer.Identity = .leafOnly, http2: Bool = true, directives: String,
+                files: [String: Data] = [:]) throws {
+        let chain = TLSLoopbackServer.fixtures.appendingPathComponent(identity.chainFile).path
+        let key = TLSLoopbackServer.fixtures.appendingPathComponent(identity.keyFile).path
+        process = try LoopbackProcess(executable: Self.executable, prepare: { port, directory in
+            for (path, data) in files {
+                let url = directory.appendingPathComponent(path)
+                try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try data.write(to: url)
+            }
+            let root = directory.path
+            let configuration = """
+                daemon off;
+                master_process off;
+                worker_processes 1;
+                error_log \(root)/error.log warn;
+                pid \(root)/nginx.pid;
+                events { worker_connections 4096; }
+                http {
+                    access_log \(root)/access.log;
+                    client_body_temp_path \(root)/client_body;
+                    proxy_temp_path \(root)/proxy;
+                    fastcgi_temp_path \(root)/fastcgi;
+                    uwsgi_temp_path \(root)/uwsgi;
+                    scgi_temp_path \(root)/scgi;
+                    server {
+                        listen 127.0.0.1:\(port) ssl\(http2 ? " http2" : "");
+                        ssl_certificate \(chain);
+                        ssl_certificate_key \(key);
+                        root \(root);
+                        \(directives.replacingOccurrences(of: "$root", with: root))
+                    }
+                }
+                """
+            try configuration.write(to: directory.appendingPathComponent("nginx.conf"), atomically: true, encoding: .utf8)
+        }, arguments: { _, directory in
+            ["-p", directory.path, "-c", directory.appendingPathComponent("nginx.conf").path,
+             "-e", directory.appendingPathComponent("error.log").path]
+        })
+    }
+
+    /// The port nginx listens on.
+    public var port: Int { process.port }
+
+    /// `https://localhost:<port><path>`.
+    public func url(_ path: String) -> URL { URL(string: "https://localhost:\(port)\(path)")! }
+
+    /// The requests nginx logged, one line each (combined format: the request line is quoted).
+    public var accessLog: [String] {
+        let text = (try? String(contentsOf: process.directory.appendingPathComponent("access.log"), encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").map(String.init)
+    }
+
+    /// Stops nginx.
+    public func stop() { process.stop() }
+}
