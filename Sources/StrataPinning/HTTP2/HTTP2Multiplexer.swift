@@ -298,12 +298,17 @@ final class HTTP2Multiplexer {
                                               receivedResponseBytes: true))
         case let .closed(streamID, code):
             guard let stream = streams[streamID] else { return }
-            // Closed without END_STREAM from the server and without a reset we saw: nghttp2
-            // closed it, as it does for streams a GOAWAY left unprocessed.
-            let unprocessed = code == .refusedStream || goAway.map { streamID > $0.lastStreamID } ?? false
-            let reason: HTTP2Error = goAway.map { .goAway($0.code, debug: $0.debug) } ?? .streamReset(code)
-            fail(streamID, HTTP2StreamFailure(error: error(.connectionLost, stream, reason), unprocessed: unprocessed,
-                                              receivedResponseBytes: stream.statusCode != nil))
+            // Closed with no END_STREAM and no RST_STREAM from the server (either would have
+            // ended it already): nghttp2 closed it, for a GOAWAY or because the frames broke
+            // HTTP messaging rules (it then resets the stream itself, RFC 9113 §8.1.1).
+            if let goAway {
+                fail(streamID, HTTP2StreamFailure(error: error(.connectionLost, stream, HTTP2Error.goAway(goAway.code, debug: goAway.debug)),
+                                                  unprocessed: streamID > goAway.lastStreamID,
+                                                  receivedResponseBytes: stream.statusCode != nil))
+            } else {
+                fail(streamID, HTTP2StreamFailure(error: error(.invalidResponse, stream, HTTP2Error.malformedResponse(
+                    reason: "the client reset the stream with \(code)")), receivedResponseBytes: stream.statusCode != nil))
+            }
         case let .notSent(streamID, refused, reason):
             guard let stream = streams[streamID] else { return }
             fail(streamID, HTTP2StreamFailure(error: error(refused ? .connectionLost : .invalidRequest, stream,
