@@ -7,7 +7,9 @@ let package = Package(
         .library(name: "Strata", targets: ["Strata"]),
         .library(name: "StrataTesting", targets: ["StrataTesting"]),
         .library(name: "StrataPinning", targets: ["StrataPinning"]),
-        // The guided tour: `swift run strata-demo` (needs this checkout's Tests/Fixtures/Pinning).
+        .library(name: "StrataRedis", targets: ["StrataRedis"]),
+        // The command-line tool: the guided tour, `get`, `pin` and `sandbox`. Stands on its own: its
+        // sandbox makes a CA and a certificate in memory at startup, so the binary runs from anywhere.
         .executable(name: "strata-demo", targets: ["strata-demo"]),
     ],
     targets: [
@@ -18,21 +20,36 @@ let package = Package(
         // System nghttp2 (Debian: apt install libnghttp2-dev): HTTP/2 framing, HPACK, flow control.
         .systemLibrary(name: "CNGHTTP2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
         .target(name: "StrataPinning", dependencies: ["Strata", "COpenSSL", "CNGHTTP2"]),
+        // RedisETagStore and the small RESP2 client it needs (no Swift Redis package can be fetched).
+        .target(name: "StrataRedis", dependencies: ["Strata"]),
         // Loopback HTTP server for this package's own tests; not a product.
         .target(name: "TestServer", dependencies: ["Strata"], path: "Tests/TestServer"),
         // The loopback server behind TLS (OpenSSL server side) with the committed fixture certificates.
         .target(name: "TLSTestServer", dependencies: ["COpenSSL", "TestServer", "Strata"], path: "Tests/TLSTestServer"),
+        // A real redis-server on a free port for StrataRedis tests and the store benchmark.
+        .target(name: "RedisTestServer", dependencies: ["Strata", "TestServer"], path: "Tests/RedisTestServer"),
+        // A second process writing to the same Redis, for the concurrent-writers test.
+        .executableTarget(name: "redis-store-writer", dependencies: ["StrataRedis", "Strata"], path: "Tests/RedisStoreWriter"),
         // Loopback throughput of PinningTransport vs URLSessionTransport; built by CI, run by hand.
-        .executableTarget(name: "strata-bench", dependencies: ["Strata", "StrataPinning", "TestServer", "TLSTestServer"], path: "Bench/strata-bench"),
-        // The demo's logic (tour, sandbox, pin command), testable; the executable only calls it.
-        .target(name: "StrataDemoKit", dependencies: ["Strata", "StrataPinning", "TestServer", "TLSTestServer"],
+        .executableTarget(name: "strata-bench", dependencies: ["Strata", "StrataPinning", "StrataRedis", "TestServer", "TLSTestServer",
+                                                            "RedisTestServer"], path: "Bench/strata-bench"),
+        // The demo's sandbox: a loopback HTTP/1.1 server (OpenSSL server side, every C call in its
+        // OpenSSL/ folder) and a CA + leaf generated in memory. Tests may use it; it uses no test target.
+        .target(name: "StrataSandbox", dependencies: ["Strata", "COpenSSL"], path: "Demo/StrataSandbox"),
+        // The demo's logic (commands, tour, output), testable; the executable only calls it.
+        .target(name: "StrataDemoKit", dependencies: ["Strata", "StrataPinning", "StrataSandbox"],
                 path: "Demo/StrataDemoKit"),
         .executableTarget(name: "strata-demo", dependencies: ["StrataDemoKit"], path: "Demo/strata-demo"),
         .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataTesting", "TestServer"]),
         .testTarget(name: "StrataTestingTests", dependencies: ["Strata", "StrataTesting"]),
         // Certificates and keys live in Tests/Fixtures/Pinning and are read via #filePath.
         .testTarget(name: "StrataPinningTests", dependencies: ["StrataPinning", "Strata", "StrataTesting", "COpenSSL", "TestServer", "TLSTestServer"]),
-        .testTarget(name: "StrataDemoTests", dependencies: ["StrataDemoKit", "TestServer"]),
+        .testTarget(name: "StrataSandboxTests", dependencies: ["StrataSandbox", "StrataPinning", "Strata", "COpenSSL"]),
+        // Depends on the executable so `swift test` builds the binary its subprocess tests run.
+        .testTarget(name: "StrataDemoTests", dependencies: ["StrataDemoKit", "StrataSandbox", "Strata", "StrataPinning", "strata-demo"]),
+        // Needs redis-server (Debian: apt install redis-server); skipped with a message without it.
+        .testTarget(name: "StrataRedisTests", dependencies: ["StrataRedis", "Strata", "TestServer", "RedisTestServer",
+                                                             "redis-store-writer"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -2,6 +2,7 @@
 // URLSessionTransport on loopback, sequential and with 16 concurrent tasks.
 //
 //   swift build -c release --product strata-bench && .build/release/strata-bench [requests] [maxConnectionsPerHost]
+//   .build/release/strata-bench stores     (ETag stores: Redis vs file vs memory)
 //
 // Both transports talk to the test suite's loopback server (one thread per connection). On Linux
 // URLSession trusts only the system CA bundle, so it cannot reach the private-CA TLS server:
@@ -16,6 +17,12 @@ import StrataPinning
 import Synchronization
 import TestServer
 import TLSTestServer
+
+// `strata-bench stores`: the ETag stores side by side (StoreBenchmark.swift).
+if CommandLine.arguments.dropFirst().first == "stores" {
+    try await StoreBenchmark.run()
+    exit(0)
+}
 
 struct Stats {
     var name: String

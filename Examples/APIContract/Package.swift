@@ -11,6 +11,7 @@ let package = Package(
             .product(name: "Strata", package: "Strata"),
             .product(name: "StrataTesting", package: "Strata"),
             .product(name: "StrataPinning", package: "Strata"),
+            .product(name: "StrataRedis", package: "Strata"),
         ]),
     ],
     swiftLanguageModes: [.v6]

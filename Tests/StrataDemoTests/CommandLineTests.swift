@@ -1,69 +1,140 @@
+import Foundation
 @testable import StrataDemoKit
+import StrataPinning
 import Testing
 
 @Suite("strata-demo command line")
 struct CommandLineTests {
+    private static func parse(_ arguments: [String]) throws -> DemoCommand {
+        try DemoCommand.parse(arguments, output: CapturedOutput().output)
+    }
+
     @Test("no arguments, 'tour' and '--verbose' run the tour")
     func tourForms() throws {
-        #expect(try DemoCommand.parse([]) == .tour(verbose: false))
-        #expect(try DemoCommand.parse(["tour"]) == .tour(verbose: false))
-        #expect(try DemoCommand.parse(["--verbose"]) == .tour(verbose: true))
-        #expect(try DemoCommand.parse(["tour", "-v"]) == .tour(verbose: true))
+        for (arguments, verbose) in [([String](), false), (["tour"], false), (["--verbose"], true), (["tour", "-v"], true)] {
+            guard case .tour(let parsed) = try Self.parse(arguments) else {
+                Issue.record("\(arguments) did not parse as the tour")
+                continue
+            }
+            #expect(parsed == verbose)
+        }
     }
 
-    @Test("--help wins wherever it appears")
-    func help() throws {
-        #expect(try DemoCommand.parse(["--help"]) == .help)
-        #expect(try DemoCommand.parse(["pin", "example.com", "-h"]) == .help)
-        #expect(try DemoCommand.parse(["tour", "--bogus", "--help"]) == .help)
+    @Test("--help anywhere shows the help of the command it follows; 'help <command>' does too")
+    func helpTopics() throws {
+        guard case .help(let overview) = try Self.parse(["--help"]),
+              case .help(let getHelp) = try Self.parse(["get", "https://example.com", "--bogus", "-h"]),
+              case .help(let pinHelp) = try Self.parse(["help", "pin"]) else {
+            Issue.record("a help request did not parse as help")
+            return
+        }
+        #expect(overview == HelpText.overview)
+        #expect(getHelp == GetCommand.spec.helpText)
+        #expect(pinHelp == PinCommand.spec.helpText)
     }
 
-    @Test("pin takes host, host:port, a bracketed IPv6 literal and --ca in either spelling")
-    func pinForms() throws {
-        #expect(try DemoCommand.parse(["pin", "example.com"]) == .pin(PinTarget(host: "example.com", port: 443), caFile: nil))
-        #expect(try DemoCommand.parse(["pin", "localhost:8443", "--ca", "ca.pem"])
-            == .pin(PinTarget(host: "localhost", port: 8443), caFile: "ca.pem"))
-        #expect(try DemoCommand.parse(["pin", "--ca=ca.pem", "[::1]:9443"])
-            == .pin(PinTarget(host: "::1", port: 9443), caFile: "ca.pem"))
-        #expect(PinTarget(host: "::1", port: 9443).description == "[::1]:9443")
+    @Test("get reads every option: repeated pins and headers, curl's short forms, --data @file, numbers")
+    func getOptions() throws {
+        let pin = "sha256/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="
+        let backup = "sha256/BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBA="
+        guard case .get(let options) = try Self.parse([
+            "get", "https://api.example.com/v1/items?page=2", "--pin", pin, "--pin=\(backup)", "--ca", "ca.pem",
+            "-H", "Accept: application/json", "-HX-Trace: 1", "-XPUT", "--data", "@body.json", "--token", "t0k3n",
+            "--etag-dir", "etags", "--retries", "0", "--timeout", "2.5", "-o", "out.json", "--json-events", "-v", "-i",
+        ]) else {
+            Issue.record("get did not parse")
+            return
+        }
+        #expect(options.url.absoluteString == "https://api.example.com/v1/items?page=2")
+        #expect(options.pins == [try SPKIPin(pin), try SPKIPin(backup)])
+        #expect(options.caFile == "ca.pem")
+        #expect(options.headers.map { "\($0.name): \($0.value)" } == ["Accept: application/json", "X-Trace: 1"])
+        #expect(options.method.rawValue == "PUT")
+        #expect(options.body == .file("body.json"))
+        #expect(options.requestHeaders["Authorization"] == "Bearer t0k3n")
+        #expect(options.etagDirectory == "etags")
+        #expect(options.retries == 0)
+        #expect(options.timeout == .milliseconds(2_500))
+        #expect(options.outputFile == "out.json")
+        #expect(options.jsonEvents && options.verbose && options.includeHead)
     }
 
-    @Test("each malformed command line is refused with a message saying what is wrong", arguments: [
-        (["--bogus"], "Unknown option '--bogus'."),
-        (["tour", "extra"], "Unexpected argument 'extra'."),
-        (["frobnicate"], "Unknown command 'frobnicate'; the commands are 'tour' and 'pin'."),
-        (["pin"], "Missing expected argument '<host>[:port]'."),
-        (["pin", "a.example", "b.example"], "Unexpected argument 'b.example'."),
-        (["pin", "a.example", "--ca"], "Missing value for '--ca <pem-file>'."),
-        (["pin", "a.example", "--verbose"], "Unknown option '--verbose'."),
-        (["pin", "a.example:0"], "The port must be a number from 1 to 65535, not '0'."),
-        (["pin", "a.example:https"], "The port must be a number from 1 to 65535, not 'https'."),
-        (["pin", "https://a.example/"], "Expected <host>[:port], not a URL: 'https://a.example/'."),
-        (["pin", "::1"], "Write an IPv6 address in brackets, such as '[::1]:443': '::1'."),
-        (["pin", ":443"], "Missing host in ':443'."),
+    @Test("get's method is GET, or POST when a body is given, as curl does")
+    func defaultMethods() throws {
+        guard case .get(let plain) = try Self.parse(["get", "http://localhost/"]),
+              case .get(let posting) = try Self.parse(["get", "http://localhost/", "-d", "a=1"]) else {
+            Issue.record("get did not parse")
+            return
+        }
+        #expect(plain.method == .get && plain.body == nil && plain.retries == 2 && plain.timeout == nil)
+        #expect(posting.method == .post && posting.body == .text("a=1"))
+    }
+
+    @Test("each malformed command line is refused with a message saying what is wrong, its usage and its help", arguments: [
+        (["--bogus"], "Unknown option '--bogus'.", "tour"),
+        (["tour", "extra"], "Unexpected argument 'extra'.", "tour"),
+        (["get"], "Missing expected argument '<url>'.", "get"),
+        (["get", "example.com/path"], "'example.com/path' is not an http or https URL; write it as https://host[:port]/path.", "get"),
+        (["get", "ftp://example.com/"], "'ftp://example.com/' is not an http or https URL; write it as https://host[:port]/path.", "get"),
+        (["get", "https://a.example/", "--pin", "sha256/AAAA"],
+         "Malformed pin 'sha256/AAAA': decodes to 3 bytes; a SHA-256 pin is 32 bytes.", "get"),
+        (["get", "http://a.example/", "--pin", "sha256/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="],
+         "--pin needs an https URL: a pinned host is never contacted in cleartext.", "get"),
+        (["get", "https://a.example/", "-H", "NoColon"], "Write a header as 'Name: value', not 'NoColon'.", "get"),
+        (["get", "https://a.example/", "--retries", "many"], "--retries takes a whole number from 0 to 10, not 'many'.", "get"),
+        (["get", "https://a.example/", "--timeout", "0"],
+         "--timeout takes seconds, more than 0 and at most 86400, not '0'.", "get"),
+        (["get", "https://a.example/", "--timeout", "1", "--timeout", "2"], "The option '--timeout' may be given only once.", "get"),
+        (["get", "https://a.example/", "--ca"], "Missing value for '--ca <file>'.", "get"),
+        (["get", "https://a.example/", "--ca", "--json-events"], "Missing value for '--ca <file>'.", "get"),
+        (["get", "https://a.example/", "--json-events=yes"], "The flag '--json-events' takes no value.", "get"),
+        (["get", "https://a.example/", "-X", "GET POST"],
+         "'GET POST' is not an HTTP method; use a token such as GET, POST or PUT.", "get"),
+        (["pin"], "Missing expected argument '<host>[:port]'.", "pin"),
+        (["pin", "a.example", "b.example"], "Unexpected argument 'b.example'; give one host, or --cert for files.", "pin"),
+        (["pin", "--cert"], "Missing expected argument '<file>...'.", "pin"),
+        (["pin", "--cert", "a.pem", "--ca", "ca.pem"], "--ca applies to a host; --cert reads files only.", "pin"),
+        (["pin", "a.example:0"], "The port must be a number from 1 to 65535, not '0'.", "pin"),
+        (["pin", "https://a.example/"], "Expected <host>[:port], not a URL: 'https://a.example/'.", "pin"),
+        (["pin", "::1"], "Write an IPv6 address in brackets, such as '[::1]:443': '::1'.", "pin"),
+        (["sandbox", "--port", "http"], "--port takes a number from 1 to 65535, not 'http'.", "sandbox"),
+        (["sandbox", "now"], "Unexpected argument 'now'.", "sandbox"),
     ])
-    func usageErrors(arguments: [String], message: String) async {
+    func usageErrors(arguments: [String], message: String, command: String) async {
         let captured = CapturedOutput()
         let status = await StrataDemo.run(arguments, output: captured.output)
+        let spec = DemoCommand.specs.first { $0.name == command }
         #expect(status == 64)
         #expect(captured.standard.isEmpty)
         #expect(captured.error == """
             Error: \(message)
-            Usage: strata-demo [tour] [--verbose]
-                   strata-demo pin <host>[:port] [--ca <pem-file>]
+            \(spec?.usageText ?? "")
+              See 'strata-demo \(command) --help' for more information.
+            """)
+    }
+
+    @Test("an unknown command is refused with every command's usage")
+    func unknownCommand() async {
+        let captured = CapturedOutput()
+        let status = await StrataDemo.run(["frobnicate"], output: captured.output)
+        #expect(status == 64)
+        #expect(captured.error == """
+            Error: Unknown command 'frobnicate'; the commands are tour, get, pin and sandbox.
+            \(HelpText.usage)
               See 'strata-demo --help' for more information.
             """)
     }
 
-    @Test("--help prints the usage and every command and option as sentences, and exits 0")
-    func helpText() async {
-        let captured = CapturedOutput()
-        let status = await StrataDemo.run(["--help"], output: captured.output)
-        #expect(status == 0)
-        for expected in ["Usage: strata-demo [tour] [--verbose]", "pin <host>[:port]", "--verbose", "--ca <pem-file>",
-                         "Shows this help."] {
-            #expect(captured.standard.contains(expected))
+    @Test("every command's help lists its usage and every option, and exits 0")
+    func helpTexts() async {
+        for spec in DemoCommand.specs {
+            let captured = CapturedOutput()
+            let status = await StrataDemo.run([spec.name, "--help"], output: captured.output)
+            #expect(status == 0)
+            #expect(captured.standard.contains(spec.usageText))
+            for option in spec.options { #expect(captured.standard.contains(option.synopsis)) }
+            #expect(captured.standard.contains("-h, --help"))
+            #expect(captured.error.isEmpty)
         }
-        #expect(captured.error.isEmpty)
     }
 }

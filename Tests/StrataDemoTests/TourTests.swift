@@ -16,7 +16,7 @@ struct TourTests {
         #expect(text.contains("as Retry-After asked (status 503)"))
         #expect(text.contains("response.source == .revalidated"))
         #expect(text.contains("Certificate pinning failure for localhost!"))
-        #expect(text.contains("sha256/SXhunlb4Skq04pVBZtV/ke2QTEiKHg4HDYzyOatcyNc=: CN=localhost via intermediate"))
+        #expect(text.contains(": CN=localhost,O=Strata Sandbox"))
         #expect(text.contains("Authorization: Bearer <redacted>"))
         #expect(text.contains("Done in "))
         #expect(captured.error.isEmpty)
@@ -31,7 +31,8 @@ struct TourTests {
         #expect(report.retries == 1)
         #expect(report.revalidated)
         #expect(report.pinFailure.contains("Peer certificate chain:"))
-        #expect(report.pinFailure.contains("sha256/yIxaZTUrxHs5GSGHHlTW6UJ9tDef4/z+FjTuIAhRM1I=: CN=Strata Test Root CA"))
+        #expect(report.pinFailure.contains("\(report.pin): CN=localhost,O=Strata Sandbox"))
+        #expect(report.pinFailure.contains(": CN=Strata Sandbox CA,O=Strata Sandbox"), "the chain ends at the generated CA")
         #expect(report.pinFailure.contains("Pinned certificates for localhost:\n    \(Tour.wrongPin)"))
         #expect(report.logLines.contains { $0.contains("Authorization: Bearer <redacted>") })
     }

@@ -1,61 +1,51 @@
-/// What the command line asked for, parsed from the arguments alone (no I/O), so every usage
-/// error is decided before anything starts.
-enum DemoCommand: Equatable, Sendable {
-    /// Start the sandbox and run the recommended stack against it.
+/// What the command line asked for, decided from the arguments alone (no I/O), so every usage
+/// error is reported before anything starts.
+enum DemoCommand {
+    /// Run the guided tour.
     case tour(verbose: Bool)
-    /// Print the verified chain's pins of `target`, trusting `caFile`'s certificates if given.
-    case pin(PinTarget, caFile: String?)
-    /// Print the help text.
-    case help
+    /// Send one request.
+    case get(GetOptions)
+    /// Print pins.
+    case pin(PinCommand)
+    /// Run the sandbox until interrupted.
+    case sandbox(SandboxCommand)
+    /// Print this help text.
+    case help(String)
+
+    /// The commands, in help order.
+    static let specs = [TourCommand.spec, GetCommand.spec, PinCommand.spec, SandboxCommand.spec]
 
     /// Parses the arguments after the program name.
     ///
-    /// `--help` (or `-h`) anywhere wins, as in swift-argument-parser.
-    /// - Throws: ``UsageError`` for an unknown command or option, a missing or extra value.
-    static func parse(_ arguments: [String]) throws(UsageError) -> DemoCommand {
-        if arguments.contains("--help") || arguments.contains("-h") { return .help }
-        guard let first = arguments.first else { return .tour(verbose: false) }
-        if first == "help" { return .help }
-        if first == "pin" { return try parsePin(Array(arguments.dropFirst())) }
-        let named = first == "tour"
-        var verbose = false
-        for argument in named ? Array(arguments.dropFirst()) : arguments {
-            guard argument == "--verbose" || argument == "-v" else { throw unexpected(argument, afterCommand: named) }
-            verbose = true
+    /// No arguments, or options only, run the tour. `--help` (or `-h`) anywhere shows the help of
+    /// the command it follows, as swift-argument-parser does.
+    /// - Throws: ``UsageError`` for an unknown command or option, or a missing, extra or
+    ///   malformed value.
+    static func parse(_ arguments: [String], output: DemoOutput) throws(UsageError) -> DemoCommand {
+        let first = arguments.first ?? "tour"
+        if first == "help" { return .help(try helpTopic(Array(arguments.dropFirst()))) }
+        let named = specs.first { $0.name == first }
+        let asksForHelp = arguments.contains("--help") || arguments.contains("-h")
+        guard let spec = named ?? (first.hasPrefix("-") ? TourCommand.spec : nil) else {
+            if asksForHelp { return .help(HelpText.overview) }
+            throw HelpText.usageError("Unknown command '\(first)'; the commands are tour, get, pin and sandbox.")
         }
-        return .tour(verbose: verbose)
+        if asksForHelp { return .help(named == nil ? HelpText.overview : spec.helpText) }
+        let parsed = try ParsedArguments(named == nil ? arguments : Array(arguments.dropFirst()), spec: spec)
+        switch spec.name {
+        case GetCommand.spec.name: return .get(try GetOptions(parsed))
+        case PinCommand.spec.name: return .pin(try PinCommand(parsed, output: output))
+        case SandboxCommand.spec.name: return .sandbox(try SandboxCommand(parsed, output: output))
+        default: return .tour(verbose: parsed.has("--verbose"))
+        }
     }
 
-    private static func parsePin(_ arguments: [String]) throws(UsageError) -> DemoCommand {
-        var target: PinTarget?
-        var caFile: String?
-        var index = 0
-        while index < arguments.count {
-            let argument = arguments[index]
-            index += 1
-            if argument == "--ca" {
-                guard index < arguments.count, !arguments[index].hasPrefix("-") else {
-                    throw UsageError("Missing value for '--ca <pem-file>'.")
-                }
-                caFile = arguments[index]
-                index += 1
-            } else if argument.hasPrefix("--ca=") {
-                caFile = String(argument.dropFirst("--ca=".count))
-            } else if argument.hasPrefix("-") {
-                throw UsageError("Unknown option '\(argument)'.")
-            } else if target == nil {
-                target = try PinTarget(parsing: argument)
-            } else {
-                throw UsageError("Unexpected argument '\(argument)'.")
-            }
+    /// `help` alone, or `help <command>`.
+    private static func helpTopic(_ arguments: [String]) throws(UsageError) -> String {
+        guard let name = arguments.first else { return HelpText.overview }
+        guard arguments.count == 1, let spec = specs.first(where: { $0.name == name }) else {
+            throw HelpText.usageError("'help' takes one of tour, get, pin and sandbox, not '\(arguments.joined(separator: " "))'.")
         }
-        guard let target else { throw UsageError("Missing expected argument '<host>[:port]'.") }
-        return .pin(target, caFile: caFile)
-    }
-
-    private static func unexpected(_ argument: String, afterCommand: Bool) -> UsageError {
-        if argument.hasPrefix("-") { return UsageError("Unknown option '\(argument)'.") }
-        if afterCommand { return UsageError("Unexpected argument '\(argument)'.") }
-        return UsageError("Unknown command '\(argument)'; the commands are 'tour' and 'pin'.")
+        return spec.helpText
     }
 }

@@ -16,33 +16,34 @@ struct PinTarget: Equatable, Sendable, CustomStringConvertible {
 
     /// Parses `host`, `host:port`, `[v6]` or `[v6]:port`.
     ///
-    /// - Throws: ``UsageError`` for an empty host, a URL instead of a host, or a port outside 1...65535.
-    init(parsing text: String) throws(UsageError) {
+    /// - Throws: `spec`'s ``UsageError`` for an empty host, a URL instead of a host, or a port
+    ///   outside 1...65535.
+    init(parsing text: String, spec: CommandSpec) throws(UsageError) {
         guard !text.contains("/") else {
-            throw UsageError("Expected <host>[:port], not a URL: '\(text)'.")
+            throw spec.usageError("Expected <host>[:port], not a URL: '\(text)'.")
         }
         var host = Substring(text)
         var portText: Substring?
         if host.hasPrefix("[") {
-            guard let close = host.firstIndex(of: "]") else { throw UsageError("Missing ']' in '\(text)'.") }
+            guard let close = host.firstIndex(of: "]") else { throw spec.usageError("Missing ']' in '\(text)'.") }
             let after = host[host.index(after: close)...]
             if !after.isEmpty {
-                guard after.hasPrefix(":") else { throw UsageError("Unexpected characters after ']' in '\(text)'.") }
+                guard after.hasPrefix(":") else { throw spec.usageError("Unexpected characters after ']' in '\(text)'.") }
                 portText = after.dropFirst()
             }
             host = host[host.index(after: host.startIndex)..<close]
         } else if let colon = host.lastIndex(of: ":") {
             guard host.firstIndex(of: ":") == colon else {
-                throw UsageError("Write an IPv6 address in brackets, such as '[::1]:443': '\(text)'.")
+                throw spec.usageError("Write an IPv6 address in brackets, such as '[::1]:443': '\(text)'.")
             }
             portText = host[host.index(after: colon)...]
             host = host[..<colon]
         }
-        guard !host.isEmpty else { throw UsageError("Missing host in '\(text)'.") }
+        guard !host.isEmpty else { throw spec.usageError("Missing host in '\(text)'.") }
         var port = Self.defaultPort
         if let portText {
             guard let value = Int(portText), (1...65_535).contains(value) else {
-                throw UsageError("The port must be a number from 1 to 65535, not '\(portText)'.")
+                throw spec.usageError("The port must be a number from 1 to 65535, not '\(portText)'.")
             }
             port = value
         }

@@ -4,8 +4,9 @@ import FoundationNetworking
 import Foundation
 import Strata
 import StrataPinning
+import StrataSandbox
 
-/// The guided tour: starts the ``Sandbox`` and runs the README's recommended stack against it,
+/// The guided tour: starts the sandbox API and runs the README's recommended stack against it,
 /// one feature per step, narrating what each layer did from its own event hook.
 ///
 /// ```
@@ -29,7 +30,8 @@ struct Tour {
         let started = ContinuousClock.now
         let sandbox = try Sandbox()
         let stack = try TourStack(sandbox: sandbox, logs: LogCollector(echo: verbose ? output.errorLine : nil))
-        say("Strata tour: a sandbox HTTPS API runs at \(sandbox.baseURL.absoluteString) (TLS with a private CA).")
+        say("Strata tour: a sandbox HTTPS API runs at \(sandbox.baseURL.absoluteString) "
+            + "(TLS with a private CA generated at startup).")
         say("Stack: HTTPNetworkService → LoggingTransport → ReauthTransport → RetryTransport → ETagTransport")
         say("       → PinningTransport (localhost pinned) → URLSessionTransport (every other host)")
         if verbose { say("Every debug-level log line goes to standard error as it happens.") }
@@ -46,7 +48,7 @@ struct Tour {
         say("Done in \(Self.milliseconds(duration)) ms: \(seen.tokenGrants) token refresh for \(seen.unauthorized) × 401, "
             + "\(retries) retry, 1 revalidated GET (304), 1 pin mismatch refused, no token in any log line.")
         return TourReport(refreshes: seen.tokenGrants, unauthorized: seen.unauthorized, retries: retries,
-                          revalidated: revalidated, pinFailure: pinFailure, logLines: logLines,
+                          revalidated: revalidated, pin: stack.pin, pinFailure: pinFailure, logLines: logLines,
                           secrets: [sandbox.expiredToken, sandbox.validToken, sandbox.refreshToken], duration: duration)
     }
 
@@ -116,7 +118,7 @@ struct Tour {
         let connections = stack.pinEvents.all.filter {
             if case .connectionOpened = $0 { true } else { false }
         }.count
-        say("   localhost is pinned to \(stack.pin) (the sandbox leaf's public key).")
+        say("   localhost is pinned to \(stack.pin) (the key of the sandbox's certificate, made at startup).")
         say("   Every request above travelled over \(connections) verified TLS connection(s); "
             + "each passed the pin check (matched \(Set(checks).sorted().joined(separator: ", "))).")
         say("   A second transport pinned to \(Self.wrongPin) instead sends GET /v1/todos/1:")
@@ -156,7 +158,7 @@ struct Tour {
 
     private func heading(_ number: Int, _ title: String) {
         say("")
-        say("\(number). \(title)")
+        say(output.styled("\(number). \(title)", .bold))
     }
 
     private func say(_ line: String) { output.line(line) }

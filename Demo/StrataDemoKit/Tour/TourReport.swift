@@ -8,6 +8,8 @@ struct TourReport: Sendable {
     var retries: Int
     /// Whether the second GET of the list came back with `source == .revalidated`.
     var revalidated: Bool
+    /// The pin of the sandbox certificate's key, which the stack pinned.
+    var pin: String
     /// The pin mismatch message of the wrongly pinned transport.
     var pinFailure: String
     /// Every log line `LoggingTransport` wrote.

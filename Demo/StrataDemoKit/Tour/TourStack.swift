@@ -4,6 +4,7 @@ import FoundationNetworking
 import Foundation
 import Strata
 import StrataPinning
+import StrataSandbox
 
 /// The README's recommended stack, assembled against the sandbox, with every layer's event hook
 /// recorded for the narration.
@@ -26,15 +27,13 @@ struct TourStack: Sendable {
     /// Builds the stack: `LoggingTransport → ReauthTransport → RetryTransport → ETagTransport →
     /// PinningTransport → URLSessionTransport`, under an `HTTPNetworkService`.
     ///
-    /// - Throws: `CertificateError` or `PinningConfigurationError` if the fixtures are unusable.
+    /// - Throws: `CertificateError` or `PinningConfigurationError` if the sandbox's certificates
+    ///   are unusable.
     init(sandbox: Sandbox, logs: LogCollector) throws {
         self.logs = logs
         environment = DefaultAPIEnvironment(baseURL: sandbox.baseURL)
-        trustRoots = .certificates([try Sandbox.caCertificate()])
-        guard let leaf = try Sandbox.presentedChain().first else {
-            throw TourFailure("the sandbox's chain file holds no certificate")
-        }
-        pin = leaf.spkiPin
+        trustRoots = .certificates([try Certificate(der: sandbox.caCertificate.der)])
+        pin = try Certificate(der: sandbox.serverCertificate.der).spkiPin
         let auth = InMemoryAuthService(accessToken: sandbox.expiredToken)
         self.auth = auth
         let pinned = try PinningTransport.validated(

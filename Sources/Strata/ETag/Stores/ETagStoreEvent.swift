@@ -18,7 +18,7 @@ public enum ETagStoreEvent: Sendable, Hashable {
 
 extension ETagStoreEvent {
     /// The `keyDigest` events report for `key`: its SHA-256 in lower-case hex.
-    static func keyDigest(of key: String) -> String {
+    package static func keyDigest(of key: String) -> String {
         SHA256.hexDigest(Array(key.utf8))
     }
 }

@@ -15,7 +15,9 @@ import Foundation
 /// ```
 /// The lengths must add up to the file's size exactly, so a truncated or extended file is
 /// rejected before its checksum is even computed; the checksum catches anything else.
-enum ETagEntryFileFormat {
+/// `package`: `StrataRedis` stores the same bytes as Redis values, so both stores share one
+/// integrity check.
+package enum ETagEntryFileFormat {
     static let magic = Array("STRATAET".utf8)
     static let version: UInt32 = 1
     static let headerByteCount = 56
@@ -31,7 +33,7 @@ enum ETagEntryFileFormat {
     ///
     /// - Throws: `EncodingError` when the entry cannot be encoded, or
     ///   ``ETagEntryFileError/tooLarge(bytes:limit:)`` when its metadata exceeds the bound.
-    static func encode(key: String, entry: ETagCacheEntry) throws -> Data {
+    package static func encode(key: String, entry: ETagCacheEntry) throws -> Data {
         var withoutBody = entry
         withoutBody.body = Data()
         let metadata = try JSONEncoder().encode(Metadata(key: key, entry: withoutBody))
@@ -54,7 +56,7 @@ enum ETagEntryFileFormat {
     /// The key and entry in `file`.
     ///
     /// - Throws: ``ETagEntryFileError`` saying why the bytes are not a valid version-1 entry.
-    static func decode(_ file: Data) throws(ETagEntryFileError) -> (key: String, entry: ETagCacheEntry) {
+    package static func decode(_ file: Data) throws(ETagEntryFileError) -> (key: String, entry: ETagCacheEntry) {
         let bytes = [UInt8](file)
         guard bytes.count >= headerByteCount else { throw .truncated(bytes: bytes.count) }
         guard Array(bytes[0..<8]) == magic else { throw .notAnEntryFile }
@@ -94,7 +96,7 @@ enum ETagEntryFileFormat {
 }
 
 /// Why a file in a ``FileETagStore`` directory is not a usable entry.
-enum ETagEntryFileError: Error, Hashable, CustomStringConvertible {
+package enum ETagEntryFileError: Error, Hashable, CustomStringConvertible {
     case truncated(bytes: Int)
     case notAnEntryFile
     case unsupportedVersion(UInt32)
@@ -104,7 +106,7 @@ enum ETagEntryFileError: Error, Hashable, CustomStringConvertible {
     case tooLarge(bytes: Int, limit: Int)
     case keyMismatch
 
-    var description: String {
+    package var description: String {
         switch self {
         case .truncated(let bytes): "truncated: \(bytes) bytes is shorter than the 56-byte header"
         case .notAnEntryFile: "not an entry file (wrong magic bytes)"

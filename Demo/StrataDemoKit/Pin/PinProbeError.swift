@@ -1,15 +1,15 @@
 import Strata
 import StrataPinning
 
-/// Why `strata-demo pin` printed no chain, worded for the person at the terminal.
-enum PinCommandError: Error, CustomStringConvertible {
+/// Why `strata-demo pin <host>` printed no chain, worded for the person at the terminal.
+enum PinProbeError: Error, CustomStringConvertible {
     /// The `--ca` file could not be read or holds no certificate.
-    case unreadableCA(path: String, reason: String)
+    case unreadableCA(InputFile.Failure)
     /// The host name did not resolve.
     case cannotResolve(target: PinTarget, reason: String)
     /// The host resolved but no TCP connection could be made.
     case cannotConnect(target: PinTarget, reason: String)
-    /// Connecting or the handshake took longer than ``PinCommand/timeout``.
+    /// Connecting or the handshake took longer than ``PinProbe/timeout``.
     case timedOut(target: PinTarget, reason: String)
     /// The server's certificate failed OpenSSL's checks; `hint` suggests what to try.
     case untrusted(ServerTrustError, hint: String?)
@@ -44,8 +44,8 @@ enum PinCommandError: Error, CustomStringConvertible {
 
     var description: String {
         switch self {
-        case .unreadableCA(let path, let reason):
-            "Cannot use the CA file '\(path)': \(reason)."
+        case .unreadableCA(let failure):
+            failure.named("--ca").description
         case .cannotResolve(let target, let reason):
             "Cannot connect to \(target): the host name does not resolve (\(reason)). Check the name and your network or DNS."
         case .cannotConnect(let target, let reason):

@@ -1,0 +1,43 @@
+import Foundation
+import Strata
+import StrataPinning
+
+/// Why `strata-demo get` has no response to show (exit status 1).
+enum GetFailure: Error, CustomStringConvertible {
+    /// A file named by `--data @file` or `--ca` could not be read or used.
+    case input(InputFile.Failure)
+    /// The `--etag-dir` directory could not be created or used.
+    case etagDirectory(FileETagStoreError)
+    /// The pins or the CA could not be applied to the URL's host.
+    case pinning(PinningConfigurationError)
+    /// `--timeout` passed before a response arrived.
+    case timedOut(Duration)
+    /// The request failed: connection, TLS, pin check, a malformed response. Carries the
+    /// description with every secret of the request scrubbed.
+    case transport(String)
+    /// The `-o` file could not be written.
+    case output(path: String, reason: String)
+
+    var description: String {
+        switch self {
+        case .input(let failure):
+            failure.description
+        case .etagDirectory(let error):
+            error.description
+        case .pinning(let error):
+            error.description
+        case .timedOut(let timeout):
+            "No response within \(Self.seconds(timeout)) s (--timeout); nothing was written."
+        case .transport(let description):
+            description
+        case .output(let path, let reason):
+            "Cannot write '\(path)': \(reason). The response was received but not saved."
+        }
+    }
+
+    /// `1.5` for 1.5 seconds, `30` for 30.
+    static func seconds(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        return String(format: "%g", Double(seconds) + Double(attoseconds) / 1e18)
+    }
+}

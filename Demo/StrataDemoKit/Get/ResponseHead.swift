@@ -1,0 +1,19 @@
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Foundation
+import Strata
+
+/// A response's status line and header fields as `-i` and `-v` show them. The protocol version
+/// is not shown: a response through `URLSessionTransport` may have come over HTTP/2.
+struct ResponseHead {
+    /// `200 OK`.
+    let status: String
+    /// `HTTP 200 OK`, then one `Name: value` line per field.
+    let lines: [String]
+
+    init(_ response: HTTPResponse) {
+        status = "\(response.statusCode) \(HTTPURLResponse.localizedString(forStatusCode: response.statusCode))"
+        lines = ["HTTP \(status)"] + response.headers.map { "\($0.name): \($0.value)" }
+    }
+}

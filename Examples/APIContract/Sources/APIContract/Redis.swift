@@ -1,0 +1,36 @@
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Foundation
+import Strata
+import StrataRedis
+
+// StrataRedis: the fleet-shared ETag store, its event and its error, as the README spells them.
+
+func redisContract() throws {
+    let url = URL(string: "redis://etag:s3cret@cache.internal:6379/2")!
+    let store = try RedisETagStore(url: url, namespace: "orders-service:etag", timeToLive: .seconds(86_400),
+                                   maxEntryBytes: 8 << 20, maxConnections: 4, connectTimeout: .seconds(1),
+                                   commandTimeout: .milliseconds(500)) { (event: RedisETagStoreEvent) in
+        switch event {
+        case .failed(let operation, let reason): print(operation.rawValue, reason)
+        case .skipped(_, let retryAfter): print(retryAfter)
+        case .recovered(let missed): print(missed)
+        case .unreadableEntry(let keyDigest, let reason): print(keyDigest, reason)
+        case .rejectedTooLarge(let keyDigest, let bytes, let limit): print(keyDigest, bytes, limit)
+        }
+    }
+    _ = ETagTransport(inner: URLSessionTransport(), store: store)
+    _ = try RedisETagStore(url: URL(string: "redis://127.0.0.1")!)
+    _ = RedisETagStore.defaultNamespace
+    let operations: [RedisETagStoreEvent.Operation] = [.lookup, .store, .remove, .removeAll, .contains]
+    _ = operations
+    do {
+        _ = try RedisETagStore(url: URL(string: "rediss://cache.internal")!)
+    } catch {
+        switch error {
+        case .invalidURL(let shown, let reason), .invalidNamespace(let shown, let reason),
+             .invalidParameter(let shown, let reason): print(shown, reason)
+        }
+    }
+}

@@ -1,0 +1,36 @@
+/// A small Redis client: RESP2 over TCP, a bounded pool of connections, pipelined batches,
+/// `AUTH` (with an ACL user) and `SELECT` on every new connection, connect and command
+/// timeouts, and new connections after the server restarts.
+///
+/// It does what ``RedisETagStore`` needs and no more: no pub/sub, no cluster, no TLS. Every
+/// blocking call runs on a pool lane's own queue, so `send` suspends its task and never blocks
+/// a cooperative thread. It does not watch task cancellation: a batch takes at most the
+/// connect timeout plus the command timeout (twice when a dead kept connection is replaced),
+/// and its connection would be unusable if abandoned halfway.
+final class RedisClient: Sendable {
+    /// Where the client connects, for error messages: `host:port/db`.
+    let peer: String
+    private let pool: RedisConnectionPool
+    private let commandTimeout: Duration
+
+    /// Creates a client; nothing connects before the first ``send(_:)``.
+    init(settings: RedisConnection.Settings, maxConnections: Int) {
+        peer = settings.endpoint.description
+        commandTimeout = settings.commandTimeout
+        pool = RedisConnectionPool(maxConnections: maxConnections) { RedisConnectionSlot(index: $0, settings: settings) }
+    }
+
+    /// Sends `commands` as one pipelined batch on one connection and returns their replies in
+    /// order (error replies included, as values).
+    ///
+    /// - Throws: ``RedisClientError`` when no connection was free within the command timeout,
+    ///   or the batch did not complete.
+    func send(_ commands: [RedisCommand]) async throws(RedisClientError) -> [RESPValue] {
+        guard let slot = await pool.acquire(timeout: commandTimeout) else {
+            throw .noConnectionAvailable(peer: peer, maxConnections: pool.maxConnections)
+        }
+        let result = await slot.send(commands)
+        pool.release(slot)
+        return try result.get()
+    }
+}

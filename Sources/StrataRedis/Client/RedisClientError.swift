@@ -1,0 +1,63 @@
+/// Why a Redis command did not produce a reply. `peer` is `host:port/db`; no error ever holds
+/// a password, a command's arguments or a server message that could echo them.
+enum RedisClientError: Error, Hashable, CustomStringConvertible {
+    /// The host name did not resolve within the connect timeout.
+    case cannotResolve(peer: String, reason: String)
+    /// No connection could be opened (refused, unreachable).
+    case cannotConnect(peer: String, reason: String)
+    /// Resolving and connecting took longer than the connect timeout.
+    case connectTimedOut(peer: String)
+    /// The server did not answer within the command timeout.
+    case commandTimedOut(peer: String, command: String)
+    /// The connection broke while writing or reading.
+    case connectionLost(peer: String, reason: String)
+    /// The server's bytes are not RESP2 within the limits, or more replies came than asked for.
+    case protocolViolation(peer: String, reason: String)
+    /// `AUTH` was refused; `code` is the server's error code (`WRONGPASS`, `NOAUTH`, `ERR`),
+    /// never its message, which may repeat what was sent.
+    case authenticationFailed(peer: String, code: String)
+    /// `SELECT` was refused: a database number beyond the server's `databases` setting, or an
+    /// ACL user without `+select`.
+    case cannotSelectDatabase(peer: String, message: String)
+    /// Every connection stayed busy until the command timeout.
+    case noConnectionAvailable(peer: String, maxConnections: Int)
+    /// The server failed recently and is not asked again before `retryAfter` has passed.
+    case backingOff(peer: String, retryAfter: Duration, lastFailure: String)
+
+    /// Whether the server itself is down, unreachable, slow or not accepting us, so the client
+    /// waits before asking again; a busy pool or a bad reply to one command is not.
+    var marksServerUnavailable: Bool {
+        switch self {
+        case .cannotResolve, .cannotConnect, .connectTimedOut, .commandTimedOut, .connectionLost,
+             .authenticationFailed, .cannotSelectDatabase:
+            true
+        case .protocolViolation, .noConnectionAvailable, .backingOff:
+            false
+        }
+    }
+
+    var description: String {
+        switch self {
+        case .cannotResolve(let peer, let reason):
+            "cannot resolve the Redis host of \(peer): \(reason); check the host name in the URL"
+        case .cannotConnect(let peer, let reason):
+            "cannot connect to Redis at \(peer): \(reason); is redis-server running and reachable?"
+        case .connectTimedOut(let peer):
+            "connecting to Redis at \(peer) timed out; check the address and firewalls, or raise connectTimeout"
+        case .commandTimedOut(let peer, let command):
+            "Redis at \(peer) did not answer \(command) within the command timeout; the server is slow or paused"
+        case .connectionLost(let peer, let reason):
+            "the connection to Redis at \(peer) broke: \(reason)"
+        case .protocolViolation(let peer, let reason):
+            "Redis at \(peer) sent an unusable reply (\(reason)); the connection was closed"
+        case .authenticationFailed(let peer, let code):
+            "Redis at \(peer) refused AUTH (\(code)); check the user and password in the URL and the server's ACL"
+        case .cannotSelectDatabase(let peer, let message):
+            "Redis at \(peer) refused SELECT: \(message); use a database number below the server's `databases` setting and let the ACL user run SELECT"
+        case .noConnectionAvailable(let peer, let maxConnections):
+            "all \(maxConnections) connections to Redis at \(peer) stayed busy for the command timeout; raise maxConnections"
+        case .backingOff(let peer, let retryAfter, let lastFailure):
+            "Redis at \(peer) failed recently (\(lastFailure)); not asked again for \(retryAfter)"
+        }
+    }
+}

@@ -1,0 +1,115 @@
+/// One open, authenticated connection to a Redis server that sends pipelined commands and
+/// reads their replies, blocking the calling thread (always a pool slot's own queue, never
+/// the cooperative pool) for at most the deadline it is given.
+///
+/// After any thrown error the connection's state is unknown (a reply may be half read) and it
+/// must be dropped. Immutable, hence `Sendable`; it is used by one slot at a time.
+final class RedisConnection: Sendable {
+    /// How to reach the server and how long to wait for it.
+    struct Settings: Sendable {
+        /// The server, credentials and database.
+        var endpoint: RedisEndpoint
+        /// Limits on the replies read.
+        var limits: RESPLimits
+        /// How long name resolution plus `connect` may take.
+        var connectTimeout: Duration
+        /// How long one pipelined batch (writing it and reading every reply) may take; the
+        /// `AUTH`/`SELECT` handshake gets the same.
+        var commandTimeout: Duration
+    }
+
+    private let socket: RedisSocket
+    private let peer: String
+    private let limits: RESPLimits
+    /// The size of each `recv`: a 4 KB entry arrives in one read, a 1 MB one in 16.
+    private static let readChunkBytes = 64 << 10
+
+    private init(socket: RedisSocket, peer: String, limits: RESPLimits) {
+        self.socket = socket
+        self.peer = peer
+        self.limits = limits
+    }
+
+    /// Connects, then authenticates and selects the database in one round trip.
+    ///
+    /// - Throws: ``RedisClientError`` naming the step that failed; never the password.
+    static func open(_ settings: Settings) throws(RedisClientError) -> RedisConnection {
+        let endpoint = settings.endpoint
+        let peer = endpoint.description
+        let connectDeadline = ContinuousClock.now + settings.connectTimeout
+        let addresses = try RedisAddressResolver.resolve(endpoint.host, port: endpoint.port, peer: peer,
+                                                         deadline: connectDeadline)
+        let socket = try RedisSocket.open(to: addresses, peer: peer, deadline: connectDeadline)
+        let connection = RedisConnection(socket: socket, peer: peer, limits: settings.limits)
+        var handshake: [RedisCommand] = []
+        if let password = endpoint.password {
+            // Redis 6 ACL users authenticate with two arguments; the one-argument form is the
+            // `default` user (and all Redis 5 knows).
+            handshake.append(endpoint.user.map { RedisCommand("AUTH", RedisArgument($0), RedisArgument(password.value)) }
+                ?? RedisCommand("AUTH", RedisArgument(password.value)))
+        }
+        if endpoint.database != 0 { handshake.append(RedisCommand("SELECT", RedisArgument(endpoint.database))) }
+        guard !handshake.isEmpty else { return connection }
+        let replies = try connection.execute(handshake, deadline: ContinuousClock.now + settings.commandTimeout)
+        for (command, reply) in zip(handshake, replies) {
+            guard case .error(let message) = reply else { continue }
+            if command.name == "AUTH" { throw .authenticationFailed(peer: peer, code: reply.errorCode ?? "ERR") }
+            // A refused AUTH makes SELECT fail with NOAUTH too; that is reported above.
+            throw .cannotSelectDatabase(peer: peer, message: message)
+        }
+        return connection
+    }
+
+    /// Sends `commands` in one write and returns their replies in order; error replies are
+    /// returned as ``RESPValue/error(_:)`` values, not thrown.
+    ///
+    /// - Throws: ``RedisClientError/commandTimedOut(peer:command:)`` when `deadline` passes,
+    ///   ``RedisClientError/connectionLost(peer:reason:)`` when the socket breaks or closes,
+    ///   ``RedisClientError/protocolViolation(peer:reason:)`` for bytes that are not replies.
+    func execute(_ commands: [RedisCommand], deadline: ContinuousClock.Instant) throws(RedisClientError) -> [RESPValue] {
+        let names = commands.map(\.name).joined(separator: "+")
+        var request: [UInt8] = []
+        for command in commands { command.encode(into: &request) }
+        do {
+            try socket.write(request, deadline: deadline)
+        } catch {
+            throw failure(error, during: names)
+        }
+        var parser = RESPParser(limits: limits)
+        var replies: [RESPValue] = []
+        var chunk = [UInt8](repeating: 0, count: Self.readChunkBytes)
+        while true {
+            do {
+                while replies.count < commands.count, let reply = try parser.next() { replies.append(reply) }
+            } catch {
+                socket.shutDown()
+                throw .protocolViolation(peer: peer, reason: error.description)
+            }
+            if replies.count == commands.count { break }
+            let received: Int
+            do {
+                received = try socket.read(into: &chunk, deadline: deadline)
+            } catch {
+                throw failure(error, during: names)
+            }
+            guard received > 0 else { throw .connectionLost(peer: peer, reason: "the server closed the connection") }
+            parser.append(chunk[0..<received])
+        }
+        guard !parser.hasPartialReply else {
+            socket.shutDown()
+            throw .protocolViolation(peer: peer, reason: "the server sent more than the replies to \(names)")
+        }
+        return replies
+    }
+
+    /// Whether the server closed this idle connection (or sent something unasked).
+    var isStale: Bool { socket.isReadable }
+
+    private func failure(_ error: RedisSocket.Failure, during names: String) -> RedisClientError {
+        socket.shutDown()
+        switch error {
+        case .timedOut: return .commandTimedOut(peer: peer, command: names)
+        case .broken(let reason): return .connectionLost(peer: peer, reason: reason)
+        }
+    }
+}

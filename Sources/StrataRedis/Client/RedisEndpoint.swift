@@ -1,0 +1,99 @@
+import Foundation
+
+/// Where and as whom the client connects, parsed from a `redis://[user:password@]host[:port][/db]`
+/// URL (the scheme Redis documents, https://www.iana.org/assignments/uri-schemes/prov/redis).
+///
+/// The password is held in a ``RedisPassword``, which prints as `<redacted>`, and
+/// ``description`` shows the address and database only, so neither reaches an error, a log or
+/// an event.
+struct RedisEndpoint: Sendable, CustomStringConvertible {
+    /// The host name or IP address (an IPv6 literal without its brackets).
+    let host: String
+    /// The TCP port. Default: 6379.
+    let port: Int
+    /// The ACL user for `AUTH user password` (Redis 6+), or `nil` for `AUTH password`.
+    let user: String?
+    /// The password, or `nil` when the server needs none.
+    let password: RedisPassword?
+    /// The logical database chosen with `SELECT`. Default: 0.
+    let database: Int
+
+    static let defaultPort = 6379
+
+    /// Parses `url`.
+    ///
+    /// - Throws: ``RedisETagStoreError/invalidURL(_:reason:)`` saying what to change; the URL in
+    ///   it has its user information redacted.
+    init(url: URL) throws(RedisETagStoreError) {
+        let shown = Self.redacted(url)
+        func invalid(_ reason: String) -> RedisETagStoreError { .invalidURL(shown, reason: reason) }
+        guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
+            throw invalid("it is not a URL; write redis://host:6379")
+        }
+        switch components.scheme?.lowercased() {
+        case "redis": break
+        case "rediss": throw invalid("TLS (rediss://) is not supported; use redis:// on a private network or through a TLS tunnel")
+        default: throw invalid("the scheme must be redis://")
+        }
+        var host = components.host ?? ""
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        guard !host.isEmpty, !host.utf8.contains(0) else { throw invalid("it names no host; write redis://host:6379") }
+        let port = components.port ?? Self.defaultPort
+        guard (1...65_535).contains(port) else { throw invalid("the port must be between 1 and 65535") }
+        guard components.percentEncodedQuery == nil, components.percentEncodedFragment == nil else {
+            throw invalid("a query or fragment is not supported; pass options to the initializer")
+        }
+        let user = components.user.flatMap { $0.isEmpty ? nil : $0 }
+        let password = components.password.flatMap { $0.isEmpty ? nil : RedisPassword($0) }
+        guard user == nil || password != nil else {
+            throw invalid("a user name needs a password: redis://user:password@host; for a password alone, redis://:password@host")
+        }
+        self.host = host
+        self.port = port
+        self.user = user
+        self.password = password
+        database = try Self.database(fromPath: components.path, invalid: invalid)
+    }
+
+    /// `host:port/db`, without user or password.
+    var description: String {
+        let shownHost = host.contains(":") ? "[\(host)]" : host
+        return "\(shownHost):\(port)/\(database)"
+    }
+
+    private static func database(fromPath path: String,
+                                 invalid: (String) -> RedisETagStoreError) throws(RedisETagStoreError) -> Int {
+        let digits = path.hasPrefix("/") ? path.dropFirst() : Substring(path)
+        guard !digits.isEmpty else { return 0 }
+        guard digits.utf8.count <= 9, digits.utf8.allSatisfy({ (48...57).contains($0) }), let database = Int(digits) else {
+            throw invalid("the path must be a database number such as /0 or /3")
+        }
+        return database
+    }
+
+    /// The URL's text with its user information, query and fragment replaced: any of them may
+    /// hold a password, even a misplaced one.
+    static func redacted(_ url: URL) -> String {
+        var text = url.absoluteString
+        if let queryStart = text.firstIndex(where: { $0 == "?" || $0 == "#" }) {
+            text.replaceSubrange(queryStart..., with: "?<redacted>")
+        }
+        guard let schemeEnd = text.range(of: "://") else { return text }
+        let authorityEnd = text[schemeEnd.upperBound...].firstIndex { "/?#".contains($0) } ?? text.endIndex
+        guard let at = text[schemeEnd.upperBound..<authorityEnd].lastIndex(of: "@") else { return text }
+        return text.replacingCharacters(in: schemeEnd.upperBound..<at, with: "<redacted>")
+    }
+}
+
+/// A Redis password: readable only through ``value``, printed and mirrored as `<redacted>`, so
+/// string interpolation, `dump` or a debugger never show it.
+struct RedisPassword: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// The password itself, for `AUTH` only.
+    let value: String
+
+    init(_ value: String) { self.value = value }
+
+    var description: String { "<redacted>" }
+    var debugDescription: String { "<redacted>" }
+    var customMirror: Mirror { Mirror(self, children: []) }
+}

@@ -1,0 +1,240 @@
+import Foundation
+import Strata
+
+/// An ``ETagStoreProtocol`` store on a Redis server, shared by every instance of a service, so
+/// one instance's download of a changed resource lets the others revalidate it with a `304`.
+///
+/// Use it when a service runs as several instances behind a load balancer: with an
+/// `InMemoryETagStore` or a `FileETagStore` each instance downloads each changed resource
+/// itself, and an upstream that rate-limits sees the traffic once per instance.
+///
+/// ```swift
+/// let store = try RedisETagStore(url: URL(string: "redis://:secret@cache.internal:6379/2")!,
+///                                namespace: "orders-service:etag", timeToLive: .seconds(86_400))
+/// let transport = ETagTransport(inner: URLSessionTransport(), store: store)
+/// ```
+///
+/// - **Never fails a request.** Redis down, slow or restarting makes a lookup a miss and a
+///   write a no-op, reported as ``RedisETagStoreEvent``. After a failure Redis is left alone
+///   for a short, growing delay (100 ms doubling to 5 s), so requests do not each wait for a
+///   connect timeout; then one operation probes it and the store recovers.
+/// - **Entries are checked.** Values use the same versioned, length-prefixed, SHA-256-checked
+///   format as `FileETagStore` files and carry their own key, so a torn, planted, foreign or
+///   misplaced value is a miss (``RedisETagStoreEvent/unreadableEntry(keyDigest:reason:)``).
+/// - **No credentials.** Redis keys are `<namespace>:<SHA-256 of the store key>`. Values hold
+///   the store key (URL, a digest of the identity headers, the values of the fields a `Vary`
+///   names with identity fields as digests), the response's status, headers (no `Set-Cookie`)
+///   and body. `Authorization` and `Cookie` values never reach Redis, in keys, values or
+///   commands; the Redis password is sent only in `AUTH` and never appears in an error or event.
+/// - **Bounds.** An entry whose encoded size exceeds `maxEntryBytes` is not stored, and a
+///   stored value larger than that is refused while it is read, never buffered. Total memory
+///   is Redis's business: set `maxmemory` and `maxmemory-policy allkeys-lru`.
+/// - **TTL.** With `timeToLive`, every write sets it and every lookup renews it (`PEXPIRE`,
+///   pipelined with the `GET`), so an entry nobody reads for that long expires.
+/// - **Connections.** At most `maxConnections` connections, opened on demand, authenticated
+///   (`AUTH`, with an ACL user when the URL names one) and switched to the URL's database
+///   (`SELECT`) as they open; each runs its blocking socket calls on its own dispatch queue,
+///   never on Swift's cooperative pool.
+public final class RedisETagStore: ETagStoreProtocol {
+    /// The namespace used when none is given.
+    public static let defaultNamespace = "strata:etag"
+
+    private let client: RedisClient
+    private let keyspace: RedisKeyspace
+    private let timeToLive: Duration?
+    private let maxEntryBytes: Int
+    private let availability: LockedValue<RedisAvailability>
+    private let now: @Sendable () -> ContinuousClock.Instant
+    private let onEvent: (@Sendable (RedisETagStoreEvent) -> Void)?
+
+    /// The `SCAN` batch size of ``removeAll()``; Redis's own default is 10.
+    private static let scanCount = 512
+    /// The most `SCAN` calls one ``removeAll()`` makes (half a billion keys at 512 a call), so a
+    /// server that never returns cursor 0 cannot keep it going forever.
+    private static let maxScanCalls = 1 << 20
+    /// Room for a value's format header, metadata and RESP framing above `maxEntryBytes`.
+    private static let replyOverhead = 64 << 10
+
+    /// Creates a store; nothing connects until the first operation.
+    ///
+    /// - Parameters:
+    ///   - url: `redis://[user:password@]host[:port][/db]`: port 6379 and database 0 by default;
+    ///     a user name (Redis 6 ACL) needs a password; user and password may be percent-encoded.
+    ///   - namespace: The prefix of every key this store writes (`<namespace>:<digest>`); give
+    ///     each service its own. 1 to 128 printable ASCII characters without spaces.
+    ///   - timeToLive: How long an entry nobody reads or writes stays in Redis; `nil` keeps it
+    ///     until Redis evicts it. At least 1 ms.
+    ///   - maxEntryBytes: The largest encoded entry stored or read. Default: 8 MiB.
+    ///   - maxConnections: The most connections (and blocked threads) the store uses at once.
+    ///     Default: 4.
+    ///   - connectTimeout: How long resolving the host and connecting may take. Default: 1 s.
+    ///   - commandTimeout: How long one exchange with Redis may take, and the longest wait for a
+    ///     free connection. Default: 500 ms.
+    ///   - onEvent: Called with each failure absorbed, refusal and recovery.
+    /// - Throws: ``RedisETagStoreError`` for a URL, namespace or parameter that cannot work.
+    public convenience init(url: URL, namespace: String = RedisETagStore.defaultNamespace,
+                            timeToLive: Duration? = nil, maxEntryBytes: Int = 8 << 20, maxConnections: Int = 4,
+                            connectTimeout: Duration = .seconds(1), commandTimeout: Duration = .milliseconds(500),
+                            onEvent: (@Sendable (RedisETagStoreEvent) -> Void)? = nil) throws(RedisETagStoreError) {
+        try self.init(url: url, namespace: namespace, timeToLive: timeToLive, maxEntryBytes: maxEntryBytes,
+                      maxConnections: maxConnections, connectTimeout: connectTimeout, commandTimeout: commandTimeout,
+                      retryDelays: (.milliseconds(100), .seconds(5)), now: { .now }, onEvent: onEvent)
+    }
+
+    /// Creates a store with the circuit breaker's delays and clock given, for tests.
+    init(url: URL, namespace: String, timeToLive: Duration?, maxEntryBytes: Int, maxConnections: Int,
+         connectTimeout: Duration, commandTimeout: Duration,
+         retryDelays: (initial: Duration, max: Duration), now: @escaping @Sendable () -> ContinuousClock.Instant,
+         onEvent: (@Sendable (RedisETagStoreEvent) -> Void)?) throws(RedisETagStoreError) {
+        let endpoint = try RedisEndpoint(url: url)
+        keyspace = try RedisKeyspace(namespace: namespace)
+        if let timeToLive, timeToLive < .milliseconds(1) {
+            throw .invalidParameter("timeToLive", reason: "it must be at least 1 ms, or nil for no expiry")
+        }
+        guard maxEntryBytes > 0 else { throw .invalidParameter("maxEntryBytes", reason: "it must be positive") }
+        guard maxConnections > 0 else { throw .invalidParameter("maxConnections", reason: "it must be at least 1") }
+        guard connectTimeout > .zero, commandTimeout > .zero else {
+            throw .invalidParameter("connectTimeout/commandTimeout", reason: "timeouts must be positive")
+        }
+        var limits = RESPLimits()
+        limits.maxBulkBytes = maxEntryBytes
+        limits.maxReplyBytes = maxEntryBytes + Self.replyOverhead
+        client = RedisClient(settings: RedisConnection.Settings(endpoint: endpoint, limits: limits,
+                                                                connectTimeout: connectTimeout,
+                                                                commandTimeout: commandTimeout),
+                             maxConnections: maxConnections)
+        self.timeToLive = timeToLive
+        self.maxEntryBytes = maxEntryBytes
+        availability = LockedValue(RedisAvailability(initialDelay: retryDelays.initial, maxDelay: retryDelays.max))
+        self.now = now
+        self.onEvent = onEvent
+    }
+
+    /// Returns the entry stored under `key`, or `nil` when there is none, it is unreadable, or
+    /// Redis is unavailable. With a `timeToLive`, renews the entry's expiry in the same round trip.
+    public func cachedResponse(for key: String) async -> ETagCacheEntry? {
+        let redisKey = keyspace.redisKey(for: key)
+        var commands = [RedisCommand("GET", RedisArgument(redisKey))]
+        if let timeToLive {
+            commands.append(RedisCommand("PEXPIRE", RedisArgument(redisKey), RedisArgument(timeToLive.wholeMilliseconds)))
+        }
+        guard let replies = await send(commands, for: .lookup) else { return nil }
+        switch replies[0] {
+        case .bulkString(nil):
+            return nil
+        case .bulkString(let value?):
+            do throws(ETagEntryFileError) {
+                let decoded = try ETagEntryFileFormat.decode(Data(value))
+                guard decoded.key == key else { throw .keyMismatch }
+                return decoded.entry
+            } catch {
+                report(.unreadableEntry(keyDigest: keyspace.keyDigest(of: key), reason: error.description))
+                return nil
+            }
+        case let reply:
+            report(.failed(.lookup, reason: Self.unexpected(reply, to: "GET")))
+            return nil
+        }
+    }
+
+    /// Whether Redis holds a value under `key` (`EXISTS`), without reading it; `false` when
+    /// Redis is unavailable.
+    public func containsEntry(for key: String) async -> Bool {
+        guard let replies = await send([RedisCommand("EXISTS", RedisArgument(keyspace.redisKey(for: key)))],
+                                       for: .contains) else { return false }
+        return replies[0] == .integer(1)
+    }
+
+    /// Stores `entry` under `key` (`SET`, with `PX` when there is a `timeToLive`), replacing any
+    /// earlier entry, written by this instance or another. An entry too large is not stored and
+    /// the older one is removed, as it is outdated.
+    public func store(_ entry: ETagCacheEntry, for key: String) async {
+        let redisKey = keyspace.redisKey(for: key)
+        let value: Data
+        do {
+            value = try ETagEntryFileFormat.encode(key: key, entry: entry)
+        } catch {
+            report(.failed(.store, reason: "the entry cannot be encoded: \(error)"))
+            return await remove(for: key)
+        }
+        guard value.count <= maxEntryBytes else {
+            report(.rejectedTooLarge(keyDigest: keyspace.keyDigest(of: key), bytes: value.count, limit: maxEntryBytes))
+            return await remove(for: key)
+        }
+        var arguments = [RedisArgument(redisKey), RedisArgument(value)]
+        if let timeToLive { arguments += [RedisArgument("PX"), RedisArgument(timeToLive.wholeMilliseconds)] }
+        _ = await send([RedisCommand("SET", arguments: arguments)], for: .store)
+    }
+
+    /// Removes the entry stored under `key`, for every instance.
+    public func remove(for key: String) async {
+        _ = await send([RedisCommand("DEL", RedisArgument(keyspace.redisKey(for: key)))], for: .remove)
+    }
+
+    /// Removes every entry in this store's namespace, for every instance: `SCAN` in batches,
+    /// each batch's `UNLINK` pipelined with the next `SCAN`, so Redis is never blocked the way
+    /// `KEYS` would block it. Keys of other namespaces are left alone.
+    public func removeAll() async {
+        var cursor: [UInt8] = Array("0".utf8)
+        var found: [RedisArgument] = []
+        var calls = 0
+        repeat {
+            calls += 1
+            var commands: [RedisCommand] = []
+            if !found.isEmpty { commands.append(RedisCommand("UNLINK", arguments: found)) }
+            commands.append(RedisCommand("SCAN", RedisArgument(bytes: cursor), RedisArgument("MATCH"),
+                                         RedisArgument(keyspace.scanPattern), RedisArgument("COUNT"),
+                                         RedisArgument(Self.scanCount)))
+            guard let replies = await send(commands, for: .removeAll) else { return }
+            guard case .array(let scan?) = replies.last, scan.count == 2,
+                  case .bulkString(let next?) = scan[0], case .array(let keys?) = scan[1] else {
+                return report(.failed(.removeAll, reason: Self.unexpected(replies.last ?? .array(nil), to: "SCAN")))
+            }
+            cursor = next
+            found = keys.compactMap { if case .bulkString(let key?) = $0 { RedisArgument(bytes: key) } else { nil } }
+        } while cursor != Array("0".utf8) && calls < Self.maxScanCalls
+        if !found.isEmpty { _ = await send([RedisCommand("UNLINK", arguments: found)], for: .removeAll) }
+    }
+
+    /// Sends `commands` unless the circuit is open, and returns their replies when Redis
+    /// answered every one without an error; otherwise reports why and returns `nil`.
+    private func send(_ commands: [RedisCommand], for operation: RedisETagStoreEvent.Operation) async -> [RESPValue]? {
+        if case .skip(let retryAfter, _) = availability.withLock({ $0.admit(at: now()) }) {
+            report(.skipped(operation, retryAfter: retryAfter))
+            return nil
+        }
+        let replies: [RESPValue]
+        do {
+            replies = try await client.send(commands)
+        } catch {
+            availability.withLock { state in
+                if error.marksServerUnavailable {
+                    state.recordFailure(at: now(), reason: error.description)
+                } else {
+                    state.recordInconclusive()
+                }
+            }
+            report(.failed(operation, reason: error.description))
+            return nil
+        }
+        if let missed = availability.withLock({ $0.recordSuccess() }) { report(.recovered(missedOperations: missed)) }
+        if let (command, reply) = zip(commands, replies).first(where: { $0.1.errorCode != nil }) {
+            report(.failed(operation, reason: Self.unexpected(reply, to: command.name)))
+            return nil
+        }
+        return replies
+    }
+
+    /// The store's one way of reporting: builds the event only when someone observes.
+    private func report(_ event: @autoclosure () -> RedisETagStoreEvent) {
+        guard let onEvent else { return }
+        onEvent(event())
+    }
+
+    /// A reason for a reply the store cannot use. An error reply's text is cut short: it names
+    /// the problem (`OOM`, `READONLY`, `NOPERM`) in its first words.
+    private static func unexpected(_ reply: RESPValue, to command: String) -> String {
+        if case .error(let message) = reply { return "Redis answered \(command) with \(message.prefix(160))" }
+        return "Redis answered \(command) with an unexpected reply"
+    }
+}

@@ -1,0 +1,55 @@
+/// What a ``RedisETagStore`` did on its own initiative, reported to its `onEvent` hook: the
+/// trouble it absorbed so that no request fails because of Redis.
+///
+/// Entries are named by `keyDigest`, the hex SHA-256 of the store key, which is also the last
+/// part of the entry's Redis key (`<namespace>:<keyDigest>`), never by the key itself (it holds
+/// a URL). Reasons never contain the Redis password.
+public enum RedisETagStoreEvent: Sendable, Hashable, CustomStringConvertible {
+    /// The store operation an event concerns.
+    public enum Operation: String, Sendable, Hashable {
+        /// ``RedisETagStore/cachedResponse(for:)``: a failure makes it a miss.
+        case lookup
+        /// ``RedisETagStore/store(_:for:)``: a failure drops the write.
+        case store
+        /// ``RedisETagStore/remove(for:)``.
+        case remove
+        /// ``RedisETagStore/removeAll()``.
+        case removeAll = "remove-all"
+        /// ``RedisETagStore/containsEntry(for:)``: a failure answers "absent".
+        case contains
+    }
+
+    /// Redis was asked and failed: down, unreachable, slow beyond the command timeout, refusing
+    /// the password, or answering with an error (such as `OOM` under `maxmemory` with a
+    /// `noeviction` policy). The lookup was a miss, the write was dropped; the request went on.
+    case failed(Operation, reason: String)
+    /// Redis was not asked because it failed recently; the store asks again after
+    /// `retryAfter`. The lookup was a miss, the write was dropped.
+    case skipped(Operation, retryAfter: Duration)
+    /// Redis answered again after failing; `missedOperations` lookups and writes went without
+    /// it meanwhile.
+    case recovered(missedOperations: Int)
+    /// A stored value is not a valid entry for its key (torn, planted, another format version,
+    /// a value copied from another key): the lookup was a miss, and the next download
+    /// overwrites it.
+    case unreadableEntry(keyDigest: String, reason: String)
+    /// An entry was not stored because its encoded size exceeds `maxEntryBytes`; any older
+    /// entry under its key was removed.
+    case rejectedTooLarge(keyDigest: String, bytes: Int, limit: Int)
+
+    /// One line for a log.
+    public var description: String {
+        switch self {
+        case .failed(let operation, let reason):
+            "redis-etag-store \(operation.rawValue) failed, answered without Redis: \(reason)"
+        case .skipped(let operation, let retryAfter):
+            "redis-etag-store \(operation.rawValue) skipped: Redis failed recently, asked again in \(retryAfter)"
+        case .recovered(let missed):
+            "redis-etag-store recovered: Redis answers again after \(missed) operations without it"
+        case .unreadableEntry(let keyDigest, let reason):
+            "redis-etag-store entry \(keyDigest) unreadable, treated as a miss: \(reason)"
+        case .rejectedTooLarge(let keyDigest, let bytes, let limit):
+            "redis-etag-store entry \(keyDigest) not stored: \(bytes) bytes exceeds maxEntryBytes \(limit)"
+        }
+    }
+}

@@ -1,0 +1,169 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import Strata
+import TestServer
+
+/// A real `redis-server` (Debian package `redis-server`) for tests and benchmarks, on
+/// 127.0.0.1 with a free port chosen by the OS, a temporary working directory and no
+/// persistence, killed and its directory removed when this value is released.
+///
+/// Redis has no `--port 0`, so a port is found by binding port 0 and closing it; when another
+/// process takes that port first the server fails to bind and a new port is tried. Readiness
+/// is the server's own "Ready to accept connections" log line, never a sleep. Blocking work
+/// (starting, waiting, killing) runs on a thread of its own, off the cooperative pool.
+public final class RedisServerProcess: Sendable {
+    /// Why a server could not be started.
+    public struct StartError: Error, CustomStringConvertible {
+        /// The server's log up to the failure.
+        public var log: String
+        /// What went wrong, with the log.
+        public var description: String { "redis-server did not start:\n\(log)" }
+    }
+
+    /// The `redis-server` executable on `PATH`, or `nil` when it is not installed.
+    public static let executable: URL? = {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        return path.split(separator: ":").map { URL(fileURLWithPath: String($0)).appendingPathComponent("redis-server") }
+            .first { FileManager.default.isExecutableFile(atPath: $0.path) }
+    }()
+
+    /// Whether `redis-server` is installed; tests that need it are skipped without it.
+    public static var isInstalled: Bool { executable != nil }
+
+    /// The port the server listens on, the same across ``restart()``.
+    public let port: Int
+    /// The server's working directory, removed on release.
+    public let directory: URL
+    private let arguments: [String]
+    private let password: String?
+    private let running = LockedValue<Process?>(nil)
+
+    private init(port: Int, directory: URL, arguments: [String], password: String?) {
+        self.port = port
+        self.password = password
+        self.directory = directory
+        self.arguments = arguments
+    }
+
+    /// Starts a server.
+    ///
+    /// - Parameters:
+    ///   - password: Set as `requirepass` (the `default` user's password) when given.
+    ///   - configuration: More `--name value` settings, such as `["--maxmemory", "10mb"]`.
+    /// - Throws: ``StartError`` with the server's log when it does not become ready.
+    public static func start(password: String? = nil, configuration: [String] = []) async throws -> RedisServerProcess {
+        guard let executable else { throw StartError(log: "redis-server is not installed (apt-get install redis-server)") }
+        return try await offCooperativePool {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-redis-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            var failures: [String] = []
+            for _ in 0..<8 {
+                let port = try RefusingPort().port
+                var arguments = ["--port", String(port), "--bind", "127.0.0.1", "--dir", directory.path, "--save", "",
+                                 "--appendonly", "no", "--daemonize", "no", "--logfile", "", "--loglevel", "notice"]
+                if let password { arguments += ["--requirepass", password] }
+                arguments += configuration
+                let server = RedisServerProcess(port: port, directory: directory, arguments: arguments, password: password)
+                do {
+                    try server.launch(executable)
+                    return server
+                } catch let error as StartError {
+                    // Most likely another process took the port between our probe and the bind.
+                    failures.append(error.log)
+                }
+            }
+            try? FileManager.default.removeItem(at: directory)
+            throw StartError(log: failures.joined(separator: "\n---\n"))
+        }
+    }
+
+    deinit {
+        // Signal only: waiting here would block whichever thread releases the server, often a
+        // cooperative one. Foundation's Process reaps the child when it exits.
+        if let process = running.withLock({ $0.take() }), process.isRunning { killProcess(process.processIdentifier) }
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// `redis://127.0.0.1:<port>`, with user information and a database when given.
+    public func url(user: String? = nil, password: String? = nil, database: Int? = nil) -> URL {
+        let userInfo = switch (user, password) {
+        case (let user?, let password?): "\(user):\(password)@"
+        case (nil, let password?): ":\(password)@"
+        default: ""
+        }
+        return URL(string: "redis://\(userInfo)127.0.0.1:\(port)\(database.map { "/\($0)" } ?? "")")!
+    }
+
+    /// Starts `redis-cli monitor` against the server and returns once it is attached: every
+    /// command any client sends from then on appears in its output.
+    public func monitor() async throws -> RedisMonitor {
+        try await offCooperativePool { try RedisMonitor(port: self.port, password: self.password) }
+    }
+
+    /// Kills the server with SIGKILL, as a crash or an OOM kill would, and waits for it to exit.
+    public func kill() async {
+        await offCooperativePool { self.killBlocking() }
+    }
+
+    /// Starts the server again on the same port with the same settings (and an empty data set).
+    public func restart() async throws {
+        guard let executable = Self.executable else { return }
+        try await offCooperativePool { try self.launch(executable) }
+    }
+
+    private func launch(_ executable: URL) throws {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let log = ProcessOutput(output.fileHandleForReading)
+        guard log.waitForLine(containing: "Ready to accept connections", timeout: 10 * Self.timeScale) else {
+            if process.isRunning { killProcess(process.processIdentifier) }
+            process.waitUntilExit()
+            throw StartError(log: log.text)
+        }
+        running.withLock { $0 = process }
+    }
+
+    private func killBlocking() {
+        guard let process = running.withLock({ $0.take() }) else { return }
+        if process.isRunning { killProcess(process.processIdentifier) }
+        process.waitUntilExit()
+    }
+
+    /// `STRATA_TEST_TIME_SCALE` (default 1): how much slower than usual a sanitizer build runs.
+    public static var timeScale: Double {
+        ProcessInfo.processInfo.environment["STRATA_TEST_TIME_SCALE"].flatMap(Double.init).map { max($0, 1) } ?? 1
+    }
+}
+
+/// Sends SIGKILL to `pid`.
+private func killProcess(_ pid: Int32) {
+    #if canImport(Glibc)
+    _ = Glibc.kill(pid, SIGKILL)
+    #else
+    _ = Darwin.kill(pid, SIGKILL)
+    #endif
+}
+
+/// Runs blocking `work` on a thread of its own and resumes the caller with its result, so the
+/// caller's cooperative thread never blocks.
+public func offCooperativePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result(catching: work)) }.start()
+    }
+}
+
+/// Runs blocking `work` on a thread of its own; the non-throwing form.
+public func offCooperativePool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        Thread { continuation.resume(returning: work()) }.start()
+    }
+}

@@ -1,0 +1,123 @@
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Foundation
+import RedisTestServer
+import Strata
+@testable import StrataRedis
+import Testing
+import TestServer
+
+extension Trait where Self == ConditionTrait {
+    /// Runs the test only when `redis-server` is installed: these tests start a real one.
+    /// `.ci/run` installs it, so CI never skips them.
+    static var needsRedisServer: Self {
+        .enabled(if: RedisServerProcess.isInstalled,
+                 "redis-server is not installed: apt-get install redis-server (CI installs it)")
+    }
+}
+
+/// A time source tests move by hand, for the store's circuit breaker.
+final class ManualTime: Sendable {
+    private let current = LockedValue(ContinuousClock.now)
+    var now: @Sendable () -> ContinuousClock.Instant { { self.current.withLock { $0 } } }
+    func advance(by duration: Duration) { current.withLock { $0 += duration } }
+}
+
+/// Collects a store's events, for assertions.
+final class StoreEvents: Sendable {
+    private let events = LockedValue<[RedisETagStoreEvent]>([])
+    var all: [RedisETagStoreEvent] { events.withLock { $0 } }
+    var hook: @Sendable (RedisETagStoreEvent) -> Void { { event in self.events.withLock { $0.append(event) } } }
+    func removeAll() { events.withLock { $0.removeAll() } }
+
+    var failures: [String] {
+        all.compactMap { if case .failed(_, let reason) = $0 { reason } else { nil } }
+    }
+}
+
+/// `STRATA_TEST_TIME_SCALE` (default 1) applied to a duration: sanitizer builds run slower.
+func scaled(_ duration: Duration) -> Duration { duration * RedisServerProcess.timeScale }
+
+/// A store on `url` with test-friendly timeouts and a hand-moved clock for its circuit breaker.
+func makeStore(_ url: URL, namespace: String = "test:etag", timeToLive: Duration? = nil,
+               maxEntryBytes: Int = 8 << 20, commandTimeout: Duration = .seconds(5),
+               time: ManualTime = ManualTime(), events: StoreEvents? = nil) throws -> RedisETagStore {
+    try RedisETagStore(url: url, namespace: namespace, timeToLive: timeToLive, maxEntryBytes: maxEntryBytes,
+                       maxConnections: 4, connectTimeout: scaled(.seconds(2)), commandTimeout: scaled(commandTimeout),
+                       retryDelays: (.milliseconds(100), .seconds(5)), now: time.now, onEvent: events?.hook)
+}
+
+/// An entry with a body and an ETag.
+func makeEntry(_ body: String, etag: String = "\"v1\"") -> ETagCacheEntry {
+    ETagCacheEntry(response: HTTPResponse(statusCode: 200, headers: ["ETag": etag], body: Data(body.utf8),
+                                          url: URL(string: "https://api.example/items")))
+}
+
+/// A client for what tests do to Redis behind the store's back: plant values, read TTLs, pause.
+struct RedisAdmin {
+    let client: RedisClient
+
+    init(_ url: URL) throws {
+        let settings = RedisConnection.Settings(endpoint: try RedisEndpoint(url: url), limits: RESPLimits(),
+                                                connectTimeout: scaled(.seconds(2)), commandTimeout: scaled(.seconds(5)))
+        client = RedisClient(settings: settings, maxConnections: 1)
+    }
+
+    /// Runs one command and returns its reply.
+    @discardableResult
+    func run(_ name: String, _ arguments: RedisArgument...) async throws -> RESPValue {
+        try await client.send([RedisCommand(name, arguments: arguments)])[0]
+    }
+
+    /// Every key in the current database.
+    func keys() async throws -> [String] {
+        guard case .array(let keys?) = try await run("KEYS", "*") else { return [] }
+        return keys.compactMap { if case .bulkString(let key?) = $0 { String(decoding: key, as: UTF8.self) } else { nil } }
+    }
+
+    /// The raw value under `key`.
+    func value(_ key: String) async throws -> [UInt8]? {
+        guard case .bulkString(let value) = try await run("GET", RedisArgument(key)) else { return nil }
+        return value
+    }
+
+    /// A key's remaining time to live in milliseconds (-1: none, -2: no key).
+    func pttl(_ key: String) async throws -> Int64 {
+        guard case .integer(let milliseconds) = try await run("PTTL", RedisArgument(key)) else { return -3 }
+        return milliseconds
+    }
+}
+
+/// One upstream resource on a loopback server: answers `GET /resource` with its current version
+/// (an ETag and a body of `bodyBytes` bytes), or `304` when `If-None-Match` names it, and counts
+/// both.
+final class UpstreamResource: Sendable {
+    let server: LoopbackHTTPServer
+    private let state = LockedValue((version: 1, fullResponses: 0, notModified: 0, bodyBytesSent: 0))
+
+    init(bodyBytes: Int = 100_000) throws {
+        server = try LoopbackHTTPServer()
+        server.route("/resource", method: "GET") { [state] request in
+            state.withLock { state in
+                let etag = "\"v\(state.version)\""
+                if request.header("If-None-Match") == etag {
+                    state.notModified += 1
+                    return .init(status: 304, headers: [("ETag", etag)])
+                }
+                let body = Data(repeating: UInt8(ascii: "a") + UInt8(state.version % 26), count: bodyBytes)
+                state.fullResponses += 1
+                state.bodyBytesSent += body.count
+                return .init(status: 200, headers: [("ETag", etag), ("Content-Type", "text/plain")], body: body)
+            }
+        }
+    }
+
+    var url: URL { server.url("/resource") }
+    func change() { state.withLock { $0.version += 1 } }
+    /// `200`s sent, `304`s sent, body bytes sent.
+    var counts: (full: Int, notModified: Int, bodyBytes: Int) {
+        state.withLock { ($0.fullResponses, $0.notModified, $0.bodyBytesSent) }
+    }
+    func resetCounts() { state.withLock { $0.fullResponses = 0; $0.notModified = 0; $0.bodyBytesSent = 0 } }
+}
