@@ -82,7 +82,12 @@ struct HTTP2MultiplexerFuzzTests {
     }
 
     @Test("5,000 mutated frame sequences for several streams end every exchange exactly once, within the limits")
-    func mutatedFrameSequences() throws {
+    func mutatedFrameSequences() async throws {
+        // Seconds of CPU: on a thread of its own, so the suite's cooperative threads stay free.
+        try await offCooperativePool { try Self.runMutatedFrameSequences() }
+    }
+
+    private static func runMutatedFrameSequences() throws {
         var random = SeededGenerator(seed: 0x5EED_0002)
         var outcomes = (responses: 0, failures: 0)
         for iteration in 0..<5_000 {
@@ -143,7 +148,11 @@ struct HTTP2MultiplexerFuzzTests {
     }
 
     @Test("random bytes after a valid preface are refused or parsed, never crash")
-    func randomBytes() throws {
+    func randomBytes() async throws {
+        try await offCooperativePool { try Self.runRandomBytes() }
+    }
+
+    private static func runRandomBytes() throws {
         var random = SeededGenerator(seed: 42)
         for _ in 0..<1_000 {
             let harness = try MultiplexerHarness(limits: HTTP1Limits(maxHeaderBlockBytes: 256, maxBodyBytes: 64))
@@ -158,7 +167,7 @@ struct HTTP2MultiplexerFuzzTests {
         }
     }
 
-    private func check(_ response: HTTP2Response, _ limits: HTTP1Limits, iteration: Int) {
+    private static func check(_ response: HTTP2Response, _ limits: HTTP1Limits, iteration: Int) {
         #expect(response.body.count <= limits.maxBodyBytes, "iteration \(iteration)")
         #expect(response.headers.count <= limits.maxHeaderCount, "iteration \(iteration)")
         #expect(response.trailers.count <= limits.maxHeaderCount, "iteration \(iteration)")
@@ -166,7 +175,7 @@ struct HTTP2MultiplexerFuzzTests {
         #expect((200...999).contains(response.statusCode), "iteration \(iteration)")
     }
 
-    private func check(_ failure: HTTP2StreamFailure, iteration: Int) {
+    private static func check(_ failure: HTTP2StreamFailure, iteration: Int) {
         let kinds: Set<TransportError.Kind> = [.invalidResponse, .connectionLost, .timedOut, .invalidRequest]
         #expect(kinds.contains(failure.error.kind), "iteration \(iteration): \(failure.error)")
         #expect(failure.error.url != nil, "iteration \(iteration): \(failure.error)")

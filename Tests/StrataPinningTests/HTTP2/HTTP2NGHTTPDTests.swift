@@ -12,7 +12,7 @@ import TLSTestServer
 struct HTTP2NGHTTPDTests {
     @Test("a server that allows 2 concurrent streams gets 20 concurrent requests over one connection, none refused")
     func loweredMaxConcurrentStreams() async throws {
-        let server = try NGHTTPDServer(options: ["--max-concurrent-streams=2"], files: ["page": Data("page".utf8)])
+        let server = try await NGHTTPDServer.start(options: ["--max-concurrent-streams=2"], files: ["page": Data("page".utf8)])
         let events = PinningEventLog()
         let transport = try Pinning.transport(events: events)
         // Learn the server's SETTINGS first, so that no request is sent beyond its limit.
@@ -30,7 +30,7 @@ struct HTTP2NGHTTPDTests {
 
     @Test("a 10 MB upload is echoed back intact (request body flow control both ways)")
     func tenMegabyteEcho() async throws {
-        let server = try NGHTTPDServer(options: ["--echo-upload"])
+        let server = try await NGHTTPDServer.start(options: ["--echo-upload"])
         let payload = Payload.bytes(10 * 1024 * 1024, seed: 3)
         let transport = try Pinning.transport()
         let response = try await transport.send(Pinning.post(server.url("/echo"), body: payload))
@@ -40,7 +40,7 @@ struct HTTP2NGHTTPDTests {
 
     @Test("trailers are read and kept out of the response's header fields")
     func trailers() async throws {
-        let server = try NGHTTPDServer(options: ["--trailer=x-checksum: abc123"], files: ["data": Data("with trailers".utf8)])
+        let server = try await NGHTTPDServer.start(options: ["--trailer=x-checksum: abc123"], files: ["data": Data("with trailers".utf8)])
         let events = PinningEventLog()
         let transport = try Pinning.transport(events: events)
         let response = try await transport.send(Pinning.get(server.url("/data")))

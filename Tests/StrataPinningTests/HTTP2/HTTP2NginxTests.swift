@@ -21,8 +21,8 @@ struct HTTP2NginxTests {
 
     @Test("ALPN: nginx selects h2 when both are offered, HTTP/1.1 when only it is offered, and when it has no HTTP/2")
     func alpnBothWays() async throws {
-        let server = try NginxServer(directives: #"location / { return 200 "hi"; }"#)
-        let plainServer = try NginxServer(http2: false, directives: #"location / { return 200 "hi"; }"#)
+        let server = try await NginxServer.start(directives: #"location / { return 200 "hi"; }"#)
+        let plainServer = try await NginxServer.start(http2: false, directives: #"location / { return 200 "hi"; }"#)
         let http2Events = PinningEventLog()
         let preferring = try Pinning.transport(events: http2Events)
         #expect(try await preferring.send(Pinning.get(server.url("/"))).text == "hi")
@@ -43,7 +43,7 @@ struct HTTP2NginxTests {
 
     @Test("100 concurrent requests travel as streams of one connection")
     func hundredStreamsOneConnection() async throws {
-        let server = try NginxServer(directives: #"location /n { return 200 "n"; }"#)
+        let server = try await NginxServer.start(directives: #"location /n { return 200 "n"; }"#)
         let events = PinningEventLog()
         let transport = try Pinning.transport(events: events)
         let url = server.url("/n")
@@ -60,7 +60,7 @@ struct HTTP2NginxTests {
     @Test("a 10 MB download arrives intact over HTTP/2 flow control")
     func tenMegabyteDownload() async throws {
         let payload = Payload.bytes(10 * 1024 * 1024, seed: 1)
-        let server = try NginxServer(directives: "location /big.bin { }", files: ["big.bin": payload])
+        let server = try await NginxServer.start(directives: "location /big.bin { }", files: ["big.bin": payload])
         let transport = try Pinning.transport()
         let response = try await transport.send(Pinning.get(server.url("/big.bin")))
         #expect(response.statusCode == 200)
@@ -75,7 +75,7 @@ struct HTTP2NginxTests {
         upstream.route("/upload", method: "POST") { request in
             .init(text: request.body == payload ? "intact \(request.body.count)" : "damaged \(request.body.count)")
         }
-        let server = try NginxServer(directives: """
+        let server = try await NginxServer.start(directives: """
             location /upload {
                 client_max_body_size 20m;
                 proxy_http_version 1.1;
@@ -90,7 +90,7 @@ struct HTTP2NginxTests {
 
     @Test("GOAWAY mid-run (keepalive_requests reached): unprocessed requests move to a new connection and all succeed")
     func goAwayMidRun() async throws {
-        let server = try NginxServer(directives: """
+        let server = try await NginxServer.start(directives: """
             keepalive_requests 40;
             location /g { return 200 "g"; }
             """)
@@ -108,7 +108,7 @@ struct HTTP2NginxTests {
 
     @Test("a stream nginx resets (return 444) fails alone with connectionLost; the others on the connection succeed")
     func serverResetsStream() async throws {
-        let server = try NginxServer(directives: """
+        let server = try await NginxServer.start(directives: """
             location /reset { return 444; }
             location /ok { return 200 "ok"; }
             """)
@@ -130,7 +130,7 @@ struct HTTP2NginxTests {
 
     @Test("a pin mismatch is refused before the first frame: nginx logs no request")
     func pinMismatch() async throws {
-        let server = try NginxServer(directives: #"location / { return 200 "secret"; }"#)
+        let server = try await NginxServer.start(directives: #"location / { return 200 "secret"; }"#)
         let transport = try Pinning.transport(pins: [Fixtures.Pin.leafRSA])
         let error = await Pinning.error { try await transport.send(Pinning.get(server.url("/"))) }
         #expect((error as? TransportError)?.kind == .tls)

@@ -5,6 +5,7 @@ import Darwin
 #endif
 import Foundation
 import Strata
+import TestServer
 
 /// A server program from a Debian package (nginx, nghttpd) run by a test or benchmark on a
 /// loopback port, in a temporary directory of its own, stopped (and the directory removed) when
@@ -12,7 +13,8 @@ import Strata
 ///
 /// The port is chosen by the OS: a socket is bound to port 0 and closed, and the program is
 /// started on that port; in the rare case another process takes it in between, the program
-/// fails to bind and is started again on a new port.
+/// fails to bind and is started again on a new port. Starting blocks (spawn, then polling the
+/// port): async callers use the servers' `start` functions, which run it off the cooperative pool.
 public final class LoopbackProcess: Sendable {
     /// A failure to start the program.
     public struct StartError: Error, CustomStringConvertible {
@@ -42,7 +44,8 @@ public final class LoopbackProcess: Sendable {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var lastError = ""
         for _ in 0..<3 {
-            let port = try Self.freePort()
+            // Bound by the OS and released at once (as the Redis test server does).
+            let port = try RefusingPort().port
             try prepare(port, directory)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: executable)
@@ -65,9 +68,16 @@ public final class LoopbackProcess: Sendable {
         throw StartError(description: "\(name) did not start listening: \(lastError)")
     }
 
-    deinit { stop() }
+    deinit {
+        // Signal only: waiting here would block whichever thread releases the value, often a
+        // cooperative one. Foundation's Process reaps the child when it exits.
+        process.withLock { process in
+            if process.isRunning { _ = kill(process.processIdentifier, SIGKILL) }
+        }
+        try? FileManager.default.removeItem(at: directory)
+    }
 
-    /// Stops the program and removes its directory.
+    /// Stops the program, waits for it to exit, and removes its directory. Blocks.
     public func stop() {
         process.withLock { Self.end($0) }
         try? FileManager.default.removeItem(at: directory)
@@ -80,24 +90,6 @@ public final class LoopbackProcess: Sendable {
         guard process.isRunning else { return }
         _ = kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
-    }
-
-    /// A port the OS considers free on 127.0.0.1.
-    private static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw StartError(description: "socket() failed: \(errno)") }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
-            }
-        }
-        guard bound else { throw StartError(description: "cannot bind a loopback port: \(errno)") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     /// Polls until a TCP connect to the port succeeds (at most about 5 s), or the program exits.

@@ -1,4 +1,5 @@
 import Foundation
+import TestServer
 
 /// `nghttpd` (Debian `nghttp2-server`), nghttp2's own HTTP/2 server, on a loopback port with the
 /// fixture certificates: HTTP/2 only, with knobs nginx lacks (a lowered
@@ -30,6 +31,12 @@ public final class NGHTTPDServer: Sendable {
         }, arguments: { port, directory in
             ["--address=127.0.0.1", "--htdocs=\(directory.path)"] + options + [String(port), key, chain]
         })
+    }
+
+    /// Starts nghttpd like ``init(identity:options:files:)``, off the cooperative pool.
+    public static func start(identity: TLSLoopbackServer.Identity = .leafOnly, options: [String] = [],
+                             files: [String: Data] = [:]) async throws -> NGHTTPDServer {
+        try await offCooperativePool { try NGHTTPDServer(identity: identity, options: options, files: files) }
     }
 
     /// The port nghttpd listens on.

@@ -1,4 +1,5 @@
 import Foundation
+import TestServer
 
 /// nginx (Debian `nginx-light`, which has the HTTP/2 module) on a loopback port, with the
 /// fixture certificates and a configuration generated per test: a real HTTP/2 and HTTP/1.1
@@ -59,6 +60,12 @@ public final class NginxServer: Sendable {
             ["-p", directory.path, "-c", directory.appendingPathComponent("nginx.conf").path,
              "-e", directory.appendingPathComponent("error.log").path]
         })
+    }
+
+    /// Starts nginx like ``init(identity:http2:directives:files:)``, off the cooperative pool.
+    public static func start(identity: TLSLoopbackServer.Identity = .leafOnly, http2: Bool = true, directives: String,
+                             files: [String: Data] = [:]) async throws -> NginxServer {
+        try await offCooperativePool { try NginxServer(identity: identity, http2: http2, directives: directives, files: files) }
     }
 
     /// The port nginx listens on.
