@@ -3,6 +3,7 @@
 //
 //   swift build -c release --product strata-bench && .build/release/strata-bench [requests] [maxConnectionsPerHost]
 //   .build/release/strata-bench stores     (ETag stores: Redis vs file vs memory)
+//   .build/release/strata-bench http2 [requests] [rounds]   (pinned HTTP/2 vs HTTP/1.1 vs URLSession, nginx)
 //
 // Both transports talk to the test suite's loopback server (one thread per connection). On Linux
 // URLSession trusts only the system CA bundle, so it cannot reach the private-CA TLS server:
@@ -21,6 +22,12 @@ import TLSTestServer
 // `strata-bench stores`: the ETag stores side by side (StoreBenchmark.swift).
 if CommandLine.arguments.dropFirst().first == "stores" {
     try await StoreBenchmark.run()
+    exit(0)
+}
+
+// `strata-bench http2`: HTTP/2 against the HTTP/1.1 pool and URLSession (HTTP2Benchmark.swift).
+if CommandLine.arguments.dropFirst().first == "http2" {
+    try await HTTP2Benchmark.run(arguments: Array(CommandLine.arguments.dropFirst(2)))
     exit(0)
 }
 

@@ -12,19 +12,23 @@ public final class NginxServer: Sendable {
     public static let missing = "nginx is not installed (apt install nginx-light; .ci/run installs it)"
 
     private let process: LoopbackProcess
+    private let isTLS: Bool
 
     /// Starts nginx serving TLS on a free loopback port.
     ///
     /// - Parameters:
     ///   - identity: The fixture certificate and key to present.
     ///   - http2: Whether the listener offers HTTP/2 (ALPN `h2`); without it nginx speaks only HTTP/1.1.
+    ///   - tls: Whether the listener speaks TLS; without it, plain HTTP/1.1 (for clients such as
+    ///     URLSession on Linux, which cannot be told to trust the fixtures' private CA).
     ///   - directives: Directives inside the `server` block: `location`s, `keepalive_requests`, ...
     ///     `$root` stands for the server's directory (where `files` are written).
     ///   - files: Files to serve from the server's directory, by relative path.
-    public init(identity: TLSLoopbackServer.Identity = .leafOnly, http2: Bool = true, directives: String,
+    public init(identity: TLSLoopbackServer.Identity = .leafOnly, http2: Bool = true, tls: Bool = true, directives: String,
                 files: [String: Data] = [:]) throws {
         let chain = TLSLoopbackServer.fixtures.appendingPathComponent(identity.chainFile).path
         let key = TLSLoopbackServer.fixtures.appendingPathComponent(identity.keyFile).path
+        isTLS = tls
         process = try LoopbackProcess(executable: Self.executable, prepare: { port, directory in
             for (path, data) in files {
                 let url = directory.appendingPathComponent(path)
@@ -47,9 +51,8 @@ public final class NginxServer: Sendable {
                     uwsgi_temp_path \(root)/uwsgi;
                     scgi_temp_path \(root)/scgi;
                     server {
-                        listen 127.0.0.1:\(port) ssl\(http2 ? " http2" : "");
-                        ssl_certificate \(chain);
-                        ssl_certificate_key \(key);
+                        \(tls ? "listen 127.0.0.1:\(port) ssl\(http2 ? " http2" : "");" : "listen 127.0.0.1:\(port);")
+                        \(tls ? "ssl_certificate \(chain); ssl_certificate_key \(key);" : "")
                         root \(root);
                         \(directives.replacingOccurrences(of: "$root", with: root))
                     }
@@ -62,17 +65,21 @@ public final class NginxServer: Sendable {
         })
     }
 
-    /// Starts nginx like ``init(identity:http2:directives:files:)``, off the cooperative pool.
-    public static func start(identity: TLSLoopbackServer.Identity = .leafOnly, http2: Bool = true, directives: String,
-                             files: [String: Data] = [:]) async throws -> NginxServer {
-        try await offCooperativePool { try NginxServer(identity: identity, http2: http2, directives: directives, files: files) }
+    /// Starts nginx like ``init(identity:http2:tls:directives:files:)``, off the cooperative pool.
+    public static func start(identity: TLSLoopbackServer.Identity = .leafOnly, http2: Bool = true, tls: Bool = true,
+                             directives: String, files: [String: Data] = [:]) async throws -> NginxServer {
+        try await offCooperativePool {
+            try NginxServer(identity: identity, http2: http2, tls: tls, directives: directives, files: files)
+        }
     }
 
     /// The port nginx listens on.
     public var port: Int { process.port }
 
-    /// `https://localhost:<port><path>`.
-    public func url(_ path: String) -> URL { URL(string: "https://localhost:\(port)\(path)")! }
+    /// `https://localhost:<port><path>` (`http://127.0.0.1:<port><path>` without TLS).
+    public func url(_ path: String) -> URL {
+        URL(string: isTLS ? "https://localhost:\(port)\(path)" : "http://127.0.0.1:\(port)\(path)")!
+    }
 
     /// The requests nginx logged, one line each (combined format: the request line is quoted).
     public var accessLog: [String] {
