@@ -205,6 +205,31 @@ struct HTTP2MultiplexerTests {
         #expect(harness.multiplexer.isFinished)
     }
 
+    @Test("server push is off: a pushed stream is refused, and once our SETTINGS are acknowledged a PUSH_PROMISE is a connection error")
+    func pushPromiseRefused() throws {
+        let promise = HTTP2Frame(.pushPromise, flags: HTTP2Frame.endHeaders, streamID: 1,
+                                 payload: [0, 0, 0, 2] + HTTP2Frame.headerBlock([(":method", "GET"), (":path", "/pushed"),
+                                                                                (":scheme", "https"), (":authority", "a")]))
+        let early = try Harness()
+        try early.open(1, Harness.get("/a"))
+        let settings = try #require(early.clientFrames().first { $0.kind == .settings })
+        // SETTINGS_ENABLE_PUSH (0x2) = 0 is announced in the client's first SETTINGS.
+        #expect(stride(from: 0, to: settings.payload.count, by: 6).contains { settings.payload[$0 + 1] == 0x2
+            && settings.payload[($0 + 2)..<($0 + 6)].allSatisfy { $0 == 0 } })
+        early.serve(.settings(), promise)
+        #expect(early.clientFrames().contains { $0.kind == .rstStream && $0.streamID == 2 })
+        early.serve(.headers(stream: 1, Harness.ok, endStream: true))
+        #expect(early.response(1)?.statusCode == 200)
+
+        let late = try Harness()
+        try late.open(1, Harness.get("/a"))
+        late.clientFrames()
+        late.serve(.settings(), .settings(ack: true), promise)
+        // The connection error is final once the client's GOAWAY goes out.
+        #expect(late.clientFrames().contains { $0.kind == .goAway && $0.errorCode == HTTP2ErrorCode.protocolError.rawValue })
+        #expect(late.failure(1)?.error.kind == .invalidResponse)
+    }
+
     @Test("the whole-request deadline fails the stream with timedOut and resets it")
     func deadline() throws {
         let harness = try Harness()
