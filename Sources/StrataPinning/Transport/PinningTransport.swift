@@ -5,23 +5,27 @@ import Foundation
 import Strata
 
 /// The terminal transport for pinned hosts: requests to hosts matched by `pinnedDomains` travel
-/// over its own HTTP/1.1-over-TLS connections (system OpenSSL), each verified before the first
-/// request byte is written; every other request goes to `inner` untouched.
+/// over its own TLS connections (system OpenSSL), HTTP/2 (system nghttp2) or HTTP/1.1 as each
+/// server selects, each verified before the first byte of either protocol is written; every
+/// other request goes to `inner` untouched.
 ///
 /// Use it where `URLSessionTransport` would be, when some hosts must be pinned: on Linux
 /// URLSession cannot pin (no server-trust callback, no way to add a CA), and checking pins on a
 /// separate probe connection is not pinning. For a pinned host, each new connection:
-/// 1. negotiates TLS 1.2 or newer, with SNI and ALPN `http/1.1`;
+/// 1. negotiates TLS 1.2 or newer, with SNI and ALPN (`h2` and `http/1.1` by default, see
+///    ``Configuration/httpVersion``);
 /// 2. has OpenSSL verify the chain against `trustRoots` and the host name;
 /// 3. runs the host's evaluator on OpenSSL's *verified* chain (never the list the server sent);
 /// 4. only then carries the request. Session resumption is off, so every connection is checked.
 ///
 /// Verified connections are kept alive and reused (``Configuration/maxConnectionsPerHost`` per
-/// host, closed after ``Configuration/idleConnectionTimeout`` unused). An idempotent request
-/// that fails on a reused connection before any response byte (the server had closed it) is
-/// sent once more on a fresh connection. Blocking socket and TLS work runs on one dedicated
-/// thread per connection, never on Swift's cooperative pool; writes never raise SIGPIPE and the
-/// process's signal handlers are left alone.
+/// host, closed after ``Configuration/idleConnectionTimeout`` unused). Over HTTP/2, one
+/// connection per host carries concurrent requests as streams, up to the server's
+/// concurrent-stream limit. An idempotent request that fails on a reused connection before any
+/// response byte (the server had closed it) is sent once more on a fresh connection, and so is
+/// any request an HTTP/2 server provably did not process (GOAWAY, REFUSED_STREAM). Blocking
+/// socket and TLS work runs on one dedicated thread per connection, never on Swift's cooperative
+/// pool; writes never raise SIGPIPE and the process's signal handlers are left alone.
 ///
 /// Rules:
 /// - Every hop's host is canonicalized once (lowercase, no trailing dot, IP literals as
