@@ -97,32 +97,9 @@ enum HTTP2Benchmark {
     }
 
     private static func measure(_ client: Client, total: Int, concurrency: Int) async throws -> Run {
-        let perTask = max(1, total / concurrency)
-        let start = ContinuousClock.now
-        let latencies = try await withThrowingTaskGroup(of: [Double].self) { group in
-            for _ in 0..<concurrency {
-                group.addTask {
-                    var own: [Double] = []
-                    own.reserveCapacity(perTask)
-                    for _ in 0..<perTask {
-                        let begin = ContinuousClock.now
-                        let response = try await client.transport.send(URLRequest(url: client.url))
-                        precondition(response.statusCode == 200, "\(client.name): HTTP \(response.statusCode)")
-                        own.append(seconds(ContinuousClock.now - begin))
-                    }
-                    return own
-                }
-            }
-            return try await group.reduce(into: []) { $0 += $1 }
-        }
-        let elapsed = seconds(ContinuousClock.now - start)
-        let sorted = latencies.sorted()
-        func percentile(_ p: Double) -> Double { sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] * 1000 }
-        return Run(requestsPerSecond: Double(sorted.count) / elapsed, p50: percentile(0.5), p99: percentile(0.99))
-    }
-
-    private static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        let stats = try await strata_bench.measure(client.name, transport: client.transport, url: client.url, total: total,
+                                                   concurrency: concurrency)
+        return Run(requestsPerSecond: stats.requestsPerSecond, p50: stats.percentile(0.5), p99: stats.percentile(0.99))
     }
 
     private static func nginxVersion() -> String {

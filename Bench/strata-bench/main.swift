@@ -35,12 +35,16 @@ struct Stats {
     var name: String
     var seconds: Double
     var latencies: [Double]
-    var line: String {
+    var requestsPerSecond: Double { Double(latencies.count) / seconds }
+    /// The `p` quantile of the latencies, in milliseconds.
+    func percentile(_ p: Double) -> Double {
         let sorted = latencies.sorted()
-        func pct(_ p: Double) -> Double { sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] * 1000 }
-        return name.padding(toLength: 44, withPad: " ", startingAt: 0)
+        return sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] * 1000
+    }
+    var line: String {
+        name.padding(toLength: 44, withPad: " ", startingAt: 0)
             + String(format: "%7.0f req/s  p50 %.3f ms  p99 %.3f ms  (n=%d)",
-                     Double(sorted.count) / seconds, pct(0.5), pct(0.99), sorted.count)
+                     requestsPerSecond, percentile(0.5), percentile(0.99), latencies.count)
     }
 }
 
