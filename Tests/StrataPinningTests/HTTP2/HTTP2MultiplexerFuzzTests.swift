@@ -81,16 +81,32 @@ struct HTTP2MultiplexerFuzzTests {
                 HTTP2Frame(.continuation, flags: HTTP2Frame.endHeaders, streamID: stream, payload: Array(block[split...]))]
     }
 
-    @Test("5,000 mutated frame sequences for several streams end every exchange exactly once, within the limits")
-    func mutatedFrameSequences() async throws {
-        // Seconds of CPU: on a thread of its own, so the suite's cooperative threads stay free.
-        try await offCooperativePool { try Self.runMutatedFrameSequences() }
+    /// What a fuzz run saw; checked in the test's own task (an expectation recorded on another
+    /// thread would belong to no test).
+    private struct Summary: Sendable {
+        var responses = 0
+        var failures = 0
+        var violations: [String] = []
+
+        mutating func expect(_ condition: Bool, _ what: @autoclosure () -> String) {
+            if !condition, violations.count < 20 { violations.append(what()) }
+        }
     }
 
-    private static func runMutatedFrameSequences() throws {
+    @Test("2,000 mutated frame sequences for several streams end every exchange exactly once, within the limits")
+    func mutatedFrameSequences() async throws {
+        // Seconds of CPU: on a thread of its own, so the suite's cooperative threads stay free.
+        let summary = try await offCooperativePool { try Self.runMutatedFrameSequences() }
+        #expect(summary.violations.isEmpty, "\(summary.violations.joined(separator: "\n"))")
+        // Both paths were exercised substantially; otherwise the mutations are too weak or too strong.
+        #expect(summary.responses > 500)
+        #expect(summary.failures > 1_000)
+    }
+
+    private static func runMutatedFrameSequences() throws -> Summary {
         var random = SeededGenerator(seed: 0x5EED_0002)
-        var outcomes = (responses: 0, failures: 0)
-        for iteration in 0..<5_000 {
+        var summary = Summary()
+        for iteration in 0..<2_000 {
             let limits = HTTP1Limits(maxHeaderBlockBytes: Int.random(in: 96...1024, using: &random),
                                      maxHeaderCount: Int.random(in: 2...8, using: &random),
                                      maxBodyBytes: Int.random(in: 0...160, using: &random),
@@ -125,35 +141,37 @@ struct HTTP2MultiplexerFuzzTests {
             }
             harness.clientFrames()
             harness.closeTransport()
-            #expect(harness.finishedTwice.isEmpty, "iteration \(iteration)")
-            #expect(harness.multiplexer.openStreamCount == 0, "iteration \(iteration)")
+            summary.expect(harness.finishedTwice.isEmpty, "iteration \(iteration): exchanges \(harness.finishedTwice) ended twice")
+            summary.expect(harness.multiplexer.openStreamCount == 0, "iteration \(iteration): streams left open")
             for id in 0..<UInt64(streams) where !cancelled.contains(id) {
                 switch harness.results[id] {
                 case let .success(response)?:
-                    outcomes.responses += 1
-                    check(response, limits, iteration: iteration)
+                    summary.responses += 1
+                    check(response, limits, iteration: iteration, into: &summary)
                 case let .failure(failure)?:
-                    outcomes.failures += 1
-                    check(failure, iteration: iteration)
+                    summary.failures += 1
+                    check(failure, iteration: iteration, into: &summary)
                 case nil:
-                    Issue.record("iteration \(iteration): exchange \(id) never ended")
+                    summary.expect(false, "iteration \(iteration): exchange \(id) never ended")
                 }
             }
             // A cancelled exchange (still open when cancelled) is never reported.
-            for id in cancelled { #expect(harness.results[id] == nil, "iteration \(iteration)") }
+            for id in cancelled {
+                summary.expect(harness.results[id] == nil, "iteration \(iteration): cancelled exchange \(id) reported")
+            }
         }
-        // Both paths were exercised substantially; otherwise the mutations are too weak or too strong.
-        #expect(outcomes.responses > 1_000)
-        #expect(outcomes.failures > 1_000)
+        return summary
     }
 
     @Test("random bytes after a valid preface are refused or parsed, never crash")
     func randomBytes() async throws {
-        try await offCooperativePool { try Self.runRandomBytes() }
+        let summary = try await offCooperativePool { try Self.runRandomBytes() }
+        #expect(summary.violations.isEmpty, "\(summary.violations.joined(separator: "\n"))")
     }
 
-    private static func runRandomBytes() throws {
+    private static func runRandomBytes() throws -> Summary {
         var random = SeededGenerator(seed: 42)
+        var summary = Summary()
         for _ in 0..<1_000 {
             let harness = try MultiplexerHarness(limits: HTTP1Limits(maxHeaderBlockBytes: 256, maxBodyBytes: 64))
             try harness.open(0, MultiplexerHarness.get("/"))
@@ -162,22 +180,23 @@ struct HTTP2MultiplexerFuzzTests {
             harness.serve(bytes: HTTP2Frame.settings().bytes + noise)
             harness.clientFrames()
             harness.closeTransport()
-            #expect(harness.results[0] != nil)
-            #expect(harness.finishedTwice.isEmpty)
+            summary.expect(harness.results[0] != nil, "the exchange never ended")
+            summary.expect(harness.finishedTwice.isEmpty, "the exchange ended twice")
         }
+        return summary
     }
 
-    private static func check(_ response: HTTP2Response, _ limits: HTTP1Limits, iteration: Int) {
-        #expect(response.body.count <= limits.maxBodyBytes, "iteration \(iteration)")
-        #expect(response.headers.count <= limits.maxHeaderCount, "iteration \(iteration)")
-        #expect(response.trailers.count <= limits.maxHeaderCount, "iteration \(iteration)")
-        #expect(response.interimStatusCodes.count <= limits.maxInterimResponses, "iteration \(iteration)")
-        #expect((200...999).contains(response.statusCode), "iteration \(iteration)")
+    private static func check(_ response: HTTP2Response, _ limits: HTTP1Limits, iteration: Int, into summary: inout Summary) {
+        summary.expect(response.body.count <= limits.maxBodyBytes, "iteration \(iteration): body over the limit")
+        summary.expect(response.headers.count <= limits.maxHeaderCount, "iteration \(iteration): too many header fields")
+        summary.expect(response.trailers.count <= limits.maxHeaderCount, "iteration \(iteration): too many trailer fields")
+        summary.expect(response.interimStatusCodes.count <= limits.maxInterimResponses, "iteration \(iteration): too many 1xx")
+        summary.expect((200...999).contains(response.statusCode), "iteration \(iteration): status \(response.statusCode)")
     }
 
-    private static func check(_ failure: HTTP2StreamFailure, iteration: Int) {
+    private static func check(_ failure: HTTP2StreamFailure, iteration: Int, into summary: inout Summary) {
         let kinds: Set<TransportError.Kind> = [.invalidResponse, .connectionLost, .timedOut, .invalidRequest]
-        #expect(kinds.contains(failure.error.kind), "iteration \(iteration): \(failure.error)")
-        #expect(failure.error.url != nil, "iteration \(iteration): \(failure.error)")
+        summary.expect(kinds.contains(failure.error.kind), "iteration \(iteration): \(failure.error)")
+        summary.expect(failure.error.url != nil, "iteration \(iteration): no URL in \(failure.error)")
     }
 }
