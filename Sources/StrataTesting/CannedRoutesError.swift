@@ -13,7 +13,7 @@ public enum CannedRoutesError: Error, CustomStringConvertible {
         switch self {
         case .unmatched(let method, let url, let routes):
             let known = routes.isEmpty ? "  (none)" : routes.map { "  \($0)" }.joined(separator: "\n")
-            return "No canned route matches \(method) \(url?.absoluteString ?? "<no URL>"). Known routes:\n\(known)"
+            return "No canned route matches \(method) \(Redaction().redact(url)). Known routes:\n\(known)"
         case .invalidPattern(let pattern, let reason):
             return "The route pattern \(pattern.debugDescription) is not a valid regular expression: \(reason)"
         }

@@ -35,6 +35,8 @@ public final class TLSLoopbackServer: Sendable {
         public static let selfSigned = Identity(chainFile: "self-signed.pem", keyFile: "self-signed.key")
         /// The attacker CA's `localhost` leaf followed by the genuine private CA (CVE-2016-2402 shape).
         public static let forgedChain = Identity(chainFile: "forged-chain.pem", keyFile: "attacker-leaf.key")
+        /// A leaf of the private CA with `CN=localhost` and no subjectAltName at all.
+        public static let sanLess = Identity(chainFile: "san-less.pem", keyFile: "san-less.key")
     }
 
     /// One completed server-side handshake, as the server saw it.
@@ -64,13 +66,17 @@ public final class TLSLoopbackServer: Sendable {
     ///   - maxProtocolVersion: The newest TLS version offered (`TLS1_2_VERSION`, ...); nil for OpenSSL's newest.
     ///   - alpn: An ALPN protocol the server selects whatever the client offered (such as `h2`);
     ///     nil to select none.
+    ///   - sendsCloseNotify: End each connection with a TLS close_notify, as a correct server
+    ///     does; false closes the socket without one (a sloppy server, or an attacker cutting
+    ///     the connection).
     public init(identity: Identity, ticketAfterEachWrite: Bool = false, maxProtocolVersion: Int32? = nil,
-                alpn: String? = nil) throws {
+                alpn: String? = nil, sendsCloseNotify: Bool = true) throws {
         let context = try ServerTLSContext(identity: identity, maxProtocolVersion: maxProtocolVersion, alpn: alpn)
         let log = HandshakeLog()
         handshakeLog = log
         http = try LoopbackHTTPServer { fd in
-            ServerTLSChannel(fd: fd, context: context, ticketAfterEachWrite: ticketAfterEachWrite, log: log)
+            ServerTLSChannel(fd: fd, context: context, ticketAfterEachWrite: ticketAfterEachWrite,
+                             sendsCloseNotify: sendsCloseNotify, log: log)
         }
     }
 
@@ -81,7 +87,7 @@ public final class TLSLoopbackServer: Sendable {
         let log = HandshakeLog()
         handshakeLog = log
         http = try LoopbackHTTPServer(channel: { fd in
-            ServerTLSChannel(fd: fd, context: context, ticketAfterEachWrite: false, log: log)
+            ServerTLSChannel(fd: fd, context: context, ticketAfterEachWrite: false, sendsCloseNotify: true, log: log)
         }, session: session)
     }
 
@@ -176,10 +182,11 @@ final class ServerTLSChannel: LoopbackByteChannel {
     private let input: OpaquePointer
     private let output: OpaquePointer
     private let ticketAfterEachWrite: Bool
+    private let sendsCloseNotify: Bool
     private var scratch = [UInt8](repeating: 0, count: 64 * 1024)
 
     /// Runs the handshake; nil when it fails (the client refused us, or spoke something else).
-    init?(fd: Int32, context: ServerTLSContext, ticketAfterEachWrite: Bool, log: HandshakeLog) {
+    init?(fd: Int32, context: ServerTLSContext, ticketAfterEachWrite: Bool, sendsCloseNotify: Bool, log: HandshakeLog) {
         guard let ssl = context.makeSSL() else { return nil }
         guard let input = BIO_new(BIO_s_mem()), let output = BIO_new(BIO_s_mem()) else {
             SSL_free(ssl)
@@ -196,6 +203,7 @@ final class ServerTLSChannel: LoopbackByteChannel {
         self.input = input
         self.output = output
         self.ticketAfterEachWrite = ticketAfterEachWrite
+        self.sendsCloseNotify = sendsCloseNotify
         while true {
             let result = SSL_do_handshake(ssl)
             flush()
@@ -224,23 +232,32 @@ final class ServerTLSChannel: LoopbackByteChannel {
         }
     }
 
-    func send(_ bytes: UnsafeRawBufferPointer) {
-        guard let base = bytes.baseAddress else { return }
+    func send(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
         var offset = 0
         while offset < bytes.count {
             let written = SSL_write(ssl, base + offset, Int32(min(bytes.count - offset, 32 * 1024)))
             guard written > 0 else {
                 ERR_clear_error()
-                return
+                return false
             }
             offset += Int(written)
-            guard flush() else { return }
+            guard flush() else { return false }
         }
         if ticketAfterEachWrite, SSL_new_session_ticket(ssl) == 1 {
             // In OpenSSL 3 the ticket goes out on the next handshake step.
             _ = SSL_do_handshake(ssl)
             flush()
         }
+        return true
+    }
+
+    /// Sends close_notify (RFC 8446 §6.1) unless the server was made sloppy.
+    func finish() {
+        guard sendsCloseNotify else { return }
+        _ = SSL_shutdown(ssl)
+        ERR_clear_error()
+        flush()
     }
 
     /// Sends what OpenSSL queued; false once the peer is gone.

@@ -50,6 +50,11 @@ public final class LoopbackHTTPServer: Sendable {
         public var raw: Data?
         /// After sending `raw`, abort the connection with a TCP reset (RST) instead of closing it.
         public var resetsConnection = false
+        /// Send `raw` after its first `dripAfter` bytes one byte at a time, this long apart (a
+        /// slow-drip server); nil sends it at once.
+        public var dripInterval: Duration?
+        /// How many leading bytes of `raw` go out at once before the drip starts.
+        public var dripAfter = 0
 
         /// Creates a response.
         public init(status: Int = 200, headers: [(name: String, value: String)] = [], body: Data = Data(),
@@ -77,6 +82,16 @@ public final class LoopbackHTTPServer: Sendable {
 
         /// A response made of raw text, sent as is; the connection closes after it.
         public static func raw(_ text: String) -> Response { raw(Data(text.utf8)) }
+
+        /// Sends `head` at once, then `body` one byte every `interval`, then closes: a server
+        /// that keeps a request alive by trickling. The drip ends early when the server stops or
+        /// the client goes away.
+        public static func drip(head: String, body: String, every interval: Duration) -> Response {
+            var response = raw(Data((head + body).utf8))
+            response.dripInterval = interval
+            response.dripAfter = head.utf8.count
+            return response
+        }
 
         /// Sends `text` as is, then resets the connection (RST), as a crashing peer would.
         public static func reset(after text: String) -> Response {
@@ -244,11 +259,12 @@ public final class LoopbackHTTPServer: Sendable {
     }
 
     private func serve(_ client: Int32) {
+        var connection = SocketConnection(fd: client)
         defer {
+            connection.finish()
             state.withLock { _ = $0.clients.remove(client) }
             close(client)
         }
-        var connection = SocketConnection(fd: client)
         if let makeChannel {
             guard let channel = makeChannel(client) else {
                 state.withLock { $0.rejectedChannels += 1 }
@@ -257,7 +273,10 @@ public final class LoopbackHTTPServer: Sendable {
             connection = SocketConnection(fd: client, channel: channel)
             if let session { return session(channel) }
         }
-        if let greeting { return connection.write(greeting) }
+        if let greeting {
+            connection.write(greeting)
+            return
+        }
         while !isStopped {
             guard let request = connection.readRequest() else { return }
             let handler = state.withLock { state -> Handler? in
@@ -267,10 +286,14 @@ public final class LoopbackHTTPServer: Sendable {
                 }?.handler
             }
             let response = handler?(request) ?? Response(status: 404, text: "no route for \(request.method) \(request.path)")
-            if response.delay > .zero {
-                let seconds = Double(response.delay.components.seconds)
-                    + Double(response.delay.components.attoseconds) / 1e18
-                if stopSignal.wait(timeout: .now() + seconds) == .success { return }
+            if response.delay > .zero, stopSignal.wait(timeout: .now() + response.delay.seconds) == .success { return }
+            if let raw = response.raw, let interval = response.dripInterval {
+                guard connection.write(raw.prefix(response.dripAfter)) else { return }
+                for byte in raw.dropFirst(response.dripAfter) {
+                    guard connection.write(Data([byte])), stopSignal.wait(timeout: .now() + interval.seconds) != .success
+                    else { return }
+                }
+                return
             }
             if let raw = response.raw {
                 connection.write(raw)
@@ -332,7 +355,16 @@ public protocol LoopbackByteChannel: AnyObject {
     /// Blocks until some bytes arrive and copies them into `buffer`; 0 at end of stream or on error.
     func receive(into buffer: UnsafeMutableRawBufferPointer) -> Int
     /// Sends all of `bytes`, or stops early when the peer is gone (never raising SIGPIPE).
-    func send(_ bytes: UnsafeRawBufferPointer)
+    /// Returns false when the peer is gone.
+    @discardableResult
+    func send(_ bytes: UnsafeRawBufferPointer) -> Bool
+    /// Called once before the socket closes (a TLS session sends its close_notify here).
+    func finish()
+}
+
+extension LoopbackByteChannel {
+    /// Nothing to say before closing a plain socket.
+    public func finish() {}
 }
 
 /// The socket itself as a channel.
@@ -345,14 +377,15 @@ final class PlainSocketChannel: LoopbackByteChannel {
         max(0, recv(fd, buffer.baseAddress, buffer.count, 0))
     }
 
-    func send(_ bytes: UnsafeRawBufferPointer) {
-        guard let base = bytes.baseAddress else { return }
+    func send(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
         var offset = 0
         while offset < bytes.count {
             let sent = socketSend(fd, base + offset, bytes.count - offset)
-            if sent <= 0 { return }
+            if sent <= 0 { return false }
             offset += sent
         }
+        return true
     }
 }
 
@@ -444,9 +477,21 @@ struct SocketConnection {
         setsockopt(fd, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
     }
 
-    func write(_ data: Data) {
+    /// Writes `data`; false when the peer is gone.
+    @discardableResult
+    func write(_ data: Data) -> Bool {
         data.withUnsafeBytes { channel.send($0) }
     }
+
+    /// Lets the channel end its session (TLS close_notify) before the socket closes.
+    func finish() {
+        channel.finish()
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, for Dispatch timeouts.
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }
 
 /// `send(2)` with `MSG_NOSIGNAL`, named apart from ``LoopbackByteChannel/send(_:)``.

@@ -47,8 +47,9 @@ public struct HTTPResponse: Sendable, Hashable {
 }
 
 extension HTTPResponse: CustomStringConvertible {
-    /// A one-line summary: status, URL and body size. Never includes the body itself.
+    /// A one-line summary: status, URL (secrets redacted, see ``Redaction``) and body size.
+    /// Never includes the body itself.
     public var description: String {
-        "HTTP \(statusCode) from \(url?.absoluteString ?? "<unknown URL>") (\(body.count) bytes)"
+        "HTTP \(statusCode) from \(url.map { Redaction().redact($0) } ?? "<unknown URL>") (\(body.count) bytes)"
     }
 }

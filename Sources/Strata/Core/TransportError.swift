@@ -56,12 +56,22 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
     }
 
     /// For example `GET https://api.example.com/users: timed out (after 30 s)`.
+    ///
+    /// The URL and the message go through ``Redaction``'s defaults (a `user:password@`, token
+    /// parameters in the query or fragment), so the text is safe for any log; ``url`` keeps the
+    /// raw value for code.
     public var description: String {
+        let redaction = Redaction()
         var text = ""
         if let method { text += "\(method) " }
-        if let url { text += url.absoluteString }
+        if let url { text += redaction.redact(url) }
         text += text.isEmpty ? kind.rawValue : ": \(kind.rawValue)"
-        if !message.isEmpty { text += " (\(message))" }
+        if !message.isEmpty { text += " (\(redaction.scrub(message)))" }
         return text
     }
+}
+
+extension TransportError: LocalizedError {
+    /// The redacted ``description``, so `localizedDescription` is as safe to log.
+    public var errorDescription: String? { description }
 }

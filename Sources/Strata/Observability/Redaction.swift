@@ -6,6 +6,13 @@ import Foundation
 /// Redacted values become `<redacted>`; for `Authorization` and `Proxy-Authorization` the scheme
 /// is kept (`Bearer <redacted>`) because it helps debugging and is not secret. Secret values seen
 /// in a request's headers are also scrubbed from error descriptions logged for that request.
+/// Headers that are not secret as a whole but can carry one are redacted in part: URLs in
+/// `Location`, `Content-Location`, `Link`, `Refresh` and `Referer` (as ``redact(_:)-(URL?)``
+/// does), cookie values in `Set-Cookie` (name and attributes kept), and tokens, nonces and
+/// other parameters of `WWW-Authenticate`, `Proxy-Authenticate` and `Authentication-Info`
+/// (scheme, `realm`, `scope`, `error` and similar kept).
+///
+/// ``headers`` is also the set of headers ``RedirectSafety`` keeps from crossing origins.
 public struct Redaction: Sendable, Hashable {
     /// The replacement text.
     public static let placeholder = "<redacted>"
@@ -96,15 +103,18 @@ public struct Redaction: Sendable, Hashable {
         }.joined()
     }
 
-    private func isSecretHeader(_ name: String) -> Bool { headers.contains(name.lowercased()) }
+    /// Whether `name` (any case) is one of ``headers``.
+    func isSecretHeader(_ name: String) -> Bool { headers.contains(name.lowercased()) }
 
     private func isSecretParameter(_ encodedName: String) -> Bool {
         queryParameters.contains((encodedName.removingPercentEncoding ?? encodedName).lowercased())
     }
 
     private func redactedValue(name: String, value: String) -> String {
-        guard isSecretHeader(name) else { return value }
         let lowered = name.lowercased()
+        // Set-Cookie always loses its values, even when a caller took it out of `headers`.
+        if lowered == "set-cookie" { return redactingSetCookie(value) }
+        guard isSecretHeader(name) else { return redactingNonSecretHeader(lowered, value) }
         if lowered == "authorization" || lowered == "proxy-authorization",
            let space = value.firstIndex(of: " ") {
             return "\(value[..<space]) \(Self.placeholder)"

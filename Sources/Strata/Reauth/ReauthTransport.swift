@@ -26,6 +26,11 @@ import Foundation
 ///   passes through untouched, whatever its status. It never adds a token to a request that
 ///   did not carry one, so a token only goes where ``HTTPNetworkService`` put it (endpoints with
 ///   `requiresAuth`, on the environment's host).
+/// - **Only our origin's 401.** A 401 is taken as a verdict on our token only when it answers
+///   the origin the token was sent to. After a redirect to another origin (which dropped the
+///   `Authorization` header) that origin's 401 is returned as is: it says nothing about our token.
+///   (A redirect away and back to the token's origin also arrives without the token; its 401
+///   still refreshes, which costs a refresh but leaks nothing.)
 /// - **One refresh.** Every 401 for the current token that arrives while a refresh is running
 ///   waits for that refresh; there is at most one refresh in flight.
 /// - **Resend once.** After the refresh, each waiting request is resent once with the new token.
@@ -100,6 +105,8 @@ public struct ReauthTransport: Transport {
         }
         let response = try await inner.send(request)
         guard response.statusCode == 401 else { return response }
+        // Another origin's 401 (after a cross-origin redirect) is not about our token.
+        guard RedirectPolicy.answersOrigin(of: request, response) else { return response }
         guard request.httpBodyStream == nil else { return response }  // A stream cannot be sent again.
         return try await recover(request, rejecting: sentToken, from: response)
     }

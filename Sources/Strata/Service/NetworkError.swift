@@ -19,11 +19,15 @@ public enum NetworkError: Error, CustomStringConvertible {
     /// The transport failed to obtain a response; `TransportError` or a layer's own error.
     case transport(any Error)
 
-    /// What happened and what to do next.
+    /// What happened and what to do next. URLs and error texts are redacted (``Redaction``).
     public var description: String {
+        Redaction().scrub(unredactedDescription)
+    }
+
+    private var unredactedDescription: String {
         switch self {
         case .httpStatus(let response):
-            return "The server answered \(response.statusCode) for \(response.url?.absoluteString ?? "the request")."
+            return "The server answered \(response.statusCode) for \(response.url.map { Redaction().redact($0) } ?? "the request")."
         case .decoding(let error, let body):
             return "The response body (\(body.count) bytes) could not be decoded: \(error). "
                 + "Check that the model matches the server's JSON."
@@ -40,4 +44,9 @@ public enum NetworkError: Error, CustomStringConvertible {
             return "No response: \(error)"
         }
     }
+}
+
+extension NetworkError: LocalizedError {
+    /// The redacted ``description``, so `localizedDescription` is as safe to log.
+    public var errorDescription: String? { description }
 }

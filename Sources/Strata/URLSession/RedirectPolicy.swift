@@ -12,22 +12,44 @@ import Foundation
 /// - 307 and 308 keep the method and the body (RFC 9110 §15.4.8, §15.4.9);
 /// - 303 turns anything but `HEAD` into a bodiless `GET` (§15.4.4);
 /// - 301 and 302 turn `POST` into a bodiless `GET`, as every browser and URLSession do (§15.4.2);
-/// - a target on another origin (scheme, host or port) loses `Authorization`, `Cookie` and
-///   `Proxy-Authorization`, so credentials meant for one server never reach another.
+/// - a target on another origin (scheme, host or port) loses every header a ``Redaction``
+///   calls secret (`Authorization`, `Cookie`, `Proxy-Authorization`, `X-API-Key`,
+///   `X-Auth-Token` and the caller's extra names), so credentials meant for one server never
+///   reach another;
+/// - an `https` request is not followed to `http` unless ``RedirectSafety/allowsHTTPSToHTTP``.
 ///
 /// A transport that follows redirects itself uses it like this:
 /// ```swift
-/// if let location = RedirectPolicy.target(of: response, for: request),
-///    let next = RedirectPolicy.followUp(to: request, status: response.statusCode, location: location) {
-///     // send `next`, counting redirects against a limit
+/// if let location = RedirectPolicy.target(of: response, for: request) {
+///     try RedirectPolicy.check(location, from: request, safety: safety)
+///     if let next = RedirectPolicy.followUp(to: request, status: response.statusCode, location: location,
+///                                           secrets: safety.secrets) {
+///         // send `next`, counting redirects against a limit
+///     }
 /// }
 /// ```
 public enum RedirectPolicy {
-    /// Headers that carry credentials and must not cross origins.
-    public static let credentialHeaders = ["Authorization", "Cookie", "Proxy-Authorization"]
+    /// Refuses a redirect that would downgrade an `https` request to `http`, unless allowed.
+    ///
+    /// - Throws: ``TransportError`` of kind ``TransportError/Kind/invalidRequest`` saying why and
+    ///   naming ``RedirectSafety/allowsHTTPSToHTTP``.
+    public static func check(_ location: URL, from request: URLRequest, safety: RedirectSafety) throws(TransportError) {
+        guard !safety.allowsHTTPSToHTTP, request.url?.scheme?.lowercased() == "https",
+              location.scheme?.lowercased() == "http" else { return }
+        let redaction = safety.secrets
+        throw TransportError(.invalidRequest, method: HTTPMethod(request), url: request.url, message:
+            "refusing to follow the redirect from \(redaction.redact(request.url)) to \(redaction.redact(location)): "
+            + "it would send the request, its headers and body unencrypted, readable and changeable by anyone on "
+            + "the network; if that server really is only reachable over http, allow it with "
+            + "RedirectSafety(allowsHTTPSToHTTP: true)")
+    }
 
     /// The request to send next, or `nil` when the target is not an `http`/`https` URL.
-    public static func followUp(to previous: URLRequest, status: Int, location: URL) -> URLRequest? {
+    ///
+    /// - Parameter secrets: The headers dropped when `location` is another origin: every name
+    ///   this redaction treats as secret.
+    public static func followUp(to previous: URLRequest, status: Int, location: URL,
+                                secrets: Redaction = Redaction()) -> URLRequest? {
         guard let scheme = location.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return nil }
         var next = previous
         next.url = location
@@ -41,7 +63,9 @@ public enum RedirectPolicy {
             }
         }
         if let from = previous.url, !isSameOrigin(from, location) {
-            for name in credentialHeaders { next.setValue(nil, forHTTPHeaderField: name) }
+            for field in HTTPHeaders(previous) where secrets.isSecretHeader(field.name) {
+                next.setValue(nil, forHTTPHeaderField: field.name)
+            }
         }
         return next
     }
@@ -53,6 +77,13 @@ public enum RedirectPolicy {
         guard [301, 302, 303, 307, 308].contains(response.statusCode),
               let location = response.headers["Location"], !location.isEmpty else { return nil }
         return URL(string: location, relativeTo: response.url ?? request.url)?.absoluteURL
+    }
+
+    /// Whether `response` came from the origin `request` was sent to: no redirect, or only
+    /// same-origin ones (a response without a URL is taken to be the request's).
+    public static func answersOrigin(of request: URLRequest, _ response: HTTPResponse) -> Bool {
+        guard let sent = request.url, let answered = response.url else { return true }
+        return isSameOrigin(sent, answered)
     }
 
     /// Whether two URLs share scheme, host and port (RFC 6454), default ports made explicit.

@@ -42,7 +42,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         return registered
     }
 
-    private func fail(_ task: URLSessionTask, _ kind: TransportError.Kind, _ message: String) {
+    /// Ends `task` with a `TransportError` decided here (a limit, the whole-request deadline),
+    /// which wins over the cancellation it causes. Does nothing once the task completed.
+    func fail(_ task: URLSessionTask, _ kind: TransportError.Kind, _ message: String) {
         pending.withLock { tasks in
             guard let request = tasks[task.taskIdentifier]?.request else { return }
             tasks[task.taskIdentifier]?.failure = TransportError(

@@ -10,8 +10,12 @@ import Foundation
 /// (``ETagTransport`` does conditional requests), `.reloadIgnoringLocalCacheData`, and no cookie
 /// storage unless you pass a configuration that has one. On top of URLSession it:
 /// - returns a 401 carrying `WWW-Authenticate: Basic` promptly (URLSession on Linux hangs);
-/// - follows redirects by ``RedirectPolicy``'s rules: credentials never cross origins, 307/308
-///   keep method and body, 303 becomes `GET`;
+/// - follows redirects by ``RedirectPolicy``'s rules: secret headers (``RedirectSafety``) never
+///   cross origins, `https` is never followed to `http` unless allowed, 307/308 keep method and
+///   body, 303 becomes `GET`;
+/// - bounds the whole request, redirects included, by the request timeout (FoundationNetworking's
+///   own `timeoutIntervalForRequest` only bounds each wait for data, so a server trickling one
+///   byte at a time could hold a request for days);
 /// - limits the size of a response body (``Limits``);
 /// - throws ``TransportError`` with a ``TransportError/Kind`` retry logic can classify, and
 ///   `CancellationError` when the calling task is cancelled (the URLSession task is cancelled too).
@@ -47,6 +51,9 @@ public struct URLSessionTransport: Transport {
 
     private let owner: Session
     private let limits: Limits
+    private let redirectSafety: RedirectSafety
+    /// The longest one `send` may take, redirects included.
+    private let wholeRequestTimeout: Duration
 
     /// Creates a transport with an ephemeral session: no URL cache, no cookies, a 60-second
     /// request timeout.
@@ -57,16 +64,19 @@ public struct URLSessionTransport: Transport {
     /// Creates a transport with an ephemeral session: no URL cache, no cookies.
     ///
     /// - Parameters:
-    ///   - requestTimeout: Seconds to wait for more data before failing with
-    ///     ``TransportError/Kind/timedOut``.
+    ///   - requestTimeout: Seconds one request may take in all, redirects included, before it
+    ///     fails with ``TransportError/Kind/timedOut`` (also the longest wait for more data).
     ///   - limits: Size and redirect limits.
-    public init(requestTimeout: TimeInterval, limits: Limits = Limits()) {
+    ///   - redirectSafety: Which headers stay with their origin, and whether https may redirect
+    ///     to http. Default: every default secret header stays, no downgrade.
+    public init(requestTimeout: TimeInterval, limits: Limits = Limits(), redirectSafety: RedirectSafety = RedirectSafety()) {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.httpCookieStorage = nil
         configuration.httpShouldSetCookies = false
         configuration.httpCookieAcceptPolicy = .never
         configuration.timeoutIntervalForRequest = requestTimeout
-        self.init(configuration: configuration, limits: limits)
+        self.init(configuration: configuration, limits: limits, redirectSafety: redirectSafety,
+                  wholeRequestTimeout: requestTimeout)
     }
 
     /// Creates a transport from your own configuration (proxies, timeouts, cookie storage).
@@ -79,12 +89,25 @@ public struct URLSessionTransport: Transport {
     }
 
     /// Creates a transport from your own configuration, with limits.
-    public init(configuration: URLSessionConfiguration, limits: Limits) {
+    ///
+    /// The configuration's `timeoutIntervalForResource` bounds each whole request, redirects
+    /// included (enforced here: FoundationNetworking does not).
+    public init(configuration: URLSessionConfiguration, limits: Limits, redirectSafety: RedirectSafety = RedirectSafety()) {
+        self.init(configuration: configuration, limits: limits, redirectSafety: redirectSafety,
+                  wholeRequestTimeout: configuration.timeoutIntervalForResource)
+    }
+
+    private init(configuration: URLSessionConfiguration, limits: Limits, redirectSafety: RedirectSafety,
+                 wholeRequestTimeout: TimeInterval) {
         let configuration = configuration.copy() as? URLSessionConfiguration ?? configuration
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         owner = Session(configuration: configuration, delegate: SessionDelegate(limits: limits))
         self.limits = limits
+        self.redirectSafety = redirectSafety
+        // A NaN, infinite or absurd interval means "no limit in practice", never a trap.
+        self.wholeRequestTimeout = wholeRequestTimeout.isFinite && wholeRequestTimeout < 1e12
+            ? .seconds(max(0, wholeRequestTimeout)) : .seconds(1_000_000_000_000)
     }
 
     /// Sends the request and returns the final response after redirects.
@@ -94,10 +117,15 @@ public struct URLSessionTransport: Transport {
     public func send(_ request: URLRequest) async throws -> HTTPResponse {
         var current = request
         var redirects = 0
+        let timer = WholeRequestTimer(timeout: wholeRequestTimeout)
         while true {
-            let response = try await sendOnce(current)
-            guard limits.maxRedirects > 0, let location = RedirectPolicy.target(of: response, for: current),
-                  let next = RedirectPolicy.followUp(to: current, status: response.statusCode, location: location)
+            let response = try await sendOnce(current, timer: timer)
+            guard limits.maxRedirects > 0, let location = RedirectPolicy.target(of: response, for: current) else {
+                return response
+            }
+            try RedirectPolicy.check(location, from: current, safety: redirectSafety)
+            guard let next = RedirectPolicy.followUp(to: current, status: response.statusCode, location: location,
+                                                     secrets: redirectSafety.secrets)
             else { return response }
             redirects += 1
             guard redirects <= limits.maxRedirects else {
@@ -108,11 +136,16 @@ public struct URLSessionTransport: Transport {
         }
     }
 
-    private func sendOnce(_ request: URLRequest) async throws -> HTTPResponse {
+    private func sendOnce(_ request: URLRequest, timer: WholeRequestTimer) async throws -> HTTPResponse {
         try Task.checkCancellation()
         try Self.validate(request)
         let task = owner.session.dataTask(with: request)
         let delegate = owner.delegate
+        let expiry = timer.schedule { [wholeRequestTimeout] in
+            delegate.fail(task, .timedOut, "the whole request took longer than its \(wholeRequestTimeout) timeout "
+                + "(URLSessionTransport's requestTimeout, or the configuration's timeoutIntervalForResource)")
+        }
+        defer { expiry.cancel() }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 if delegate.register(task, request: request, continuation: continuation) { task.resume() }

@@ -1,6 +1,12 @@
 /// Passes when any of its evaluators passes: the rule for a host matched by several patterns.
-struct AnyOfTrustEvaluator: ServerTrustEvaluator {
+/// With no evaluators it passes nothing.
+struct AnyOfTrustEvaluator: ServerTrustEvaluator, EvaluatorGroup {
     let evaluators: [any ServerTrustEvaluator]
+
+    var members: [any ServerTrustEvaluator] { evaluators }
+
+    /// Any one of them may pass, so every one must require a pinned key.
+    var requiresPinnedKey: Bool { !evaluators.isEmpty && evaluators.allSatisfy(\.requiresPinnedKey) }
 
     func evaluate(_ chain: [Certificate], forHost host: String) throws {
         var pins: [String] = []

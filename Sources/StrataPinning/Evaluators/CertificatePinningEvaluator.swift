@@ -6,6 +6,9 @@ public struct CertificatePinningEvaluator: ServerTrustEvaluator {
     /// The accepted certificates.
     public let certificates: [Certificate]
 
+    /// `true` when certificates are given: a pinned certificate pins its key too.
+    public var requiresPinnedKey: Bool { !certificates.isEmpty }
+
     /// Creates an evaluator accepting any of `certificates` anywhere in the verified chain.
     /// An empty list accepts nothing.
     public init(certificates: [Certificate]) {

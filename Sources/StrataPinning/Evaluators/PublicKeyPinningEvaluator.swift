@@ -13,6 +13,9 @@ public struct PublicKeyPinningEvaluator: ServerTrustEvaluator {
     /// The accepted pins, in the order given, without duplicates.
     public let pins: [SPKIPin]
 
+    /// `true`: a chain passes only with a pinned key (the initializers refuse an empty list).
+    public var requiresPinnedKey: Bool { !pins.isEmpty }
+
     /// Creates an evaluator from pin strings (`sha256/<base64>` or `pin-sha256="<base64>"`).
     ///
     /// - Parameters:

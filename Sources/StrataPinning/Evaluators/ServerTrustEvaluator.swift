@@ -14,4 +14,16 @@ public protocol ServerTrustEvaluator: Sendable {
     /// - Throws: ``ServerTrustError/pinMismatch(host:chain:pins:)`` or another error describing
     ///   the failure; the connection is then closed without sending anything.
     func evaluate(_ chain: [Certificate], forHost host: String) throws
+
+    /// Whether this evaluator passes only a chain holding a key (or certificate) you pinned.
+    ///
+    /// ``TrustRoots/pinnedKeysOnly`` turns chain validation off, so the evaluator is the whole
+    /// check: `PinningTransport` refuses that mode (a configuration error) unless every
+    /// evaluator says true here. Default: `false`; a custom evaluator that pins keys may say true.
+    var requiresPinnedKey: Bool { get }
+}
+
+extension ServerTrustEvaluator {
+    /// `false`: an evaluator pins nothing unless it says so.
+    public var requiresPinnedKey: Bool { false }
 }

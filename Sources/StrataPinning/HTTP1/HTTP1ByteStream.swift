@@ -25,4 +25,14 @@ protocol HTTP1ByteStream {
     /// Ends the stream in both directions. Idempotent; later reads see end of stream and later
     /// writes fail with ``TransportError/Kind/connectionLost``.
     func close()
+
+    /// Whether the end of stream a read reported was the peer's own, authenticated close (a TLS
+    /// close_notify), rather than a bare TCP end anyone on the path can forge. Only meaningful
+    /// after a read returned 0.
+    var endOfStreamIsAuthenticated: Bool { get }
+}
+
+extension HTTP1ByteStream {
+    /// `true`: a stream without a secure layer has no way to authenticate its end.
+    var endOfStreamIsAuthenticated: Bool { true }
 }

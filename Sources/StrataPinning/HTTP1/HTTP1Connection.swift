@@ -18,6 +18,7 @@ struct HTTP1Connection<Stream: HTTP1ByteStream> {
     private var parser: HTTP1ResponseParser
     private let onEvent: (@Sendable (HTTP1Event) -> Void)?
     private let now: @Sendable () -> ContinuousClock.Instant
+    private let acceptsUnauthenticatedEnd: Bool
 
     /// Whether another request may be sent on this connection.
     private(set) var isReusable = true
@@ -32,12 +33,17 @@ struct HTTP1Connection<Stream: HTTP1ByteStream> {
     ///   - onEvent: Told about every request sent, interim response skipped, response received
     ///     and failure, on the thread running the exchange.
     ///   - now: The clock used to check the whole-request deadline between reads (injectable for tests).
+    ///   - acceptsUnauthenticatedEnd: Accept a body delimited by the connection's close when the
+    ///     stream ended without the peer's authenticated close (TLS close_notify). Default false:
+    ///     such an end may be an attacker cutting the body short.
     init(stream: Stream, limits: HTTP1Limits = .default, onEvent: (@Sendable (HTTP1Event) -> Void)? = nil,
-         now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }) {
+         now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now },
+         acceptsUnauthenticatedEnd: Bool = false) {
         self.stream = stream
         self.parser = HTTP1ResponseParser(limits: limits)
         self.onEvent = onEvent
         self.now = now
+        self.acceptsUnauthenticatedEnd = acceptsUnauthenticatedEnd
     }
 
     /// Sends `request` and reads its response, blocking the calling thread.
@@ -114,6 +120,13 @@ struct HTTP1Connection<Stream: HTTP1ByteStream> {
                 try stream.read(into: buffer, deadline: deadline)
             }
             if count == 0 {
+                if parser.isReadingUntilClose, !acceptsUnauthenticatedEnd, !stream.endOfStreamIsAuthenticated {
+                    throw TransportError(.connectionLost, method: request.method, url: request.url, message:
+                        "the server closed the connection without a TLS close_notify, and this response's body ends "
+                        + "only at the close, so a cut made by anyone on the path cannot be told from the real end; "
+                        + "if the server is known to close this way, set "
+                        + "PinningTransport.Configuration.acceptsBodyEndWithoutCloseNotify")
+                }
                 return try parsed(request) { (parser: inout HTTP1ResponseParser) throws(HTTP1ResponseError) in
                     try parser.finish()
                 }

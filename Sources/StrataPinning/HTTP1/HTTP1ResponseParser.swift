@@ -119,6 +119,10 @@ struct HTTP1ResponseParser: Sendable {
         }
     }
 
+    /// Whether the response being read has a body that only the connection's close ends
+    /// (RFC 9112 §6.3 rule 8).
+    var isReadingUntilClose: Bool { state == .bodyUntilClose }
+
     /// Handles the end of the stream: completes a close-delimited body, or reports what was cut
     /// short.
     ///

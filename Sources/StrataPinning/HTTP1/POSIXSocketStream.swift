@@ -6,11 +6,11 @@ import Darwin
 import Strata
 
 /// A plain TCP connection as an ``HTTP1ByteStream``, built on non-blocking POSIX sockets and
-/// `poll`, so every wait on the socket has a timeout (name resolution has none: see below).
+/// `poll`, so every wait has a timeout.
 ///
-/// - Connecting resolves the host with `getaddrinfo` (which blocks and has no timeout of its
-///   own), then tries each address with a non-blocking `connect` and `poll` until the connect
-///   timeout runs out.
+/// - Connecting resolves the host name on a helper thread (``BoundedResolution``; an IP literal
+///   needs no lookup), then tries each address with a non-blocking `connect` and `poll`; the
+///   connect timeout covers both, resolution included.
 /// - Writes use `MSG_NOSIGNAL`: writing to a peer that has gone away returns `EPIPE` (reported
 ///   as ``TransportError/Kind/connectionLost``) instead of raising SIGPIPE, and the process's
 ///   signal handlers are left alone.
@@ -42,36 +42,30 @@ final class POSIXSocketStream: HTTP1ByteStream, Sendable {
     /// - Parameters:
     ///   - host: A host name or IP literal; an IPv6 literal may keep its URL brackets. A host
     ///     containing a NUL is refused: C would resolve only the part before it.
-    ///   - connectTimeout: How long connecting (after name resolution) may take in total.
+    ///   - connectTimeout: How long resolving the name and connecting may take in total.
     ///   - idleTimeout: The longest wait for progress on each later read or write.
+    ///   - resolver: Resolves a host name (IP literals never reach it).
     /// - Throws: `TransportError` ``TransportError/Kind/cannotConnect`` when the host cannot be
-    ///   resolved or refuses, ``TransportError/Kind/timedOut`` when the connect timeout runs out.
-    static func connect(host: String, port: Int, connectTimeout: Duration,
-                        idleTimeout: Duration) throws(TransportError) -> POSIXSocketStream {
+    ///   resolved or refuses, ``TransportError/Kind/timedOut`` when the connect timeout runs out
+    ///   (while resolving or connecting).
+    static func connect(host: String, port: Int, connectTimeout: Duration, idleTimeout: Duration,
+                        resolver: any HostNameResolver = SystemHostNameResolver()) throws(TransportError) -> POSIXSocketStream {
         let name = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
         let peer = "\(host):\(port)"
         guard !name.utf8.contains(0) else {
             throw TransportError(.invalidRequest, message: "refusing to resolve a host name containing a NUL byte")
         }
-        var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        hints.ai_protocol = Int32(IPPROTO_TCP)
-        hints.ai_flags = AI_NUMERICSERV
-        var addresses: UnsafeMutablePointer<addrinfo>?
-        let status = getaddrinfo(name, String(port), &hints, &addresses)
-        guard status == 0, let first = addresses else {
-            throw TransportError(.cannotConnect, message: "cannot resolve \(host): \(String(cString: gai_strerror(status)))")
-        }
-        defer { freeaddrinfo(first) }
-
         let deadline = ContinuousClock.now + connectTimeout
+        let addresses: [SocketAddress]
+        if let literal = try? SystemHostNameResolver.addresses(of: name, port: port, numericOnly: true) {
+            addresses = literal
+        } else {
+            addresses = try BoundedResolution.resolve(name, port: port, with: resolver, deadline: deadline)
+        }
         var lastFailure = TransportError(.cannotConnect, message: "no address to connect to for \(peer)")
-        var next: UnsafeMutablePointer<addrinfo>? = first
-        while let address = next {
-            next = address.pointee.ai_next
+        for address in addresses {
             do throws(TransportError) {
-                let descriptor = try connectOne(address.pointee, peer: peer, deadline: deadline)
+                let descriptor = try connectOne(address, peer: peer, deadline: deadline)
                 return POSIXSocketStream(descriptor: descriptor, idleTimeout: idleTimeout, peer: peer)
             } catch {
                 lastFailure = error
@@ -81,17 +75,18 @@ final class POSIXSocketStream: HTTP1ByteStream, Sendable {
         throw lastFailure
     }
 
-    private static func connectOne(_ address: addrinfo, peer: String,
+    private static func connectOne(_ address: SocketAddress, peer: String,
                                    deadline: ContinuousClock.Instant) throws(TransportError) -> Int32 {
         let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
-        let descriptor = socket(address.ai_family, type, address.ai_protocol)
+        let descriptor = socket(address.family, type, address.socketProtocol)
         guard descriptor >= 0 else {
             throw TransportError(.cannotConnect, message: "socket() failed for \(peer): \(errorText(errno))")
         }
-        var result = systemConnect(descriptor, address.ai_addr, address.ai_addrlen)
-        var failure = result == 0 ? 0 : errno
+        var failure: Int32 = EINTR
         while failure == EINTR {
-            result = systemConnect(descriptor, address.ai_addr, address.ai_addrlen)
+            let result = address.bytes.withUnsafeBytes { raw in
+                systemConnect(descriptor, raw.baseAddress?.assumingMemoryBound(to: sockaddr.self), socklen_t(raw.count))
+            }
             failure = result == 0 ? 0 : errno
         }
         if failure == EINPROGRESS || failure == EALREADY {
@@ -257,7 +252,7 @@ private func systemClose(_ descriptor: Int32) -> Int32 {
 }
 
 /// `connect(2)`, named apart from ``POSIXSocketStream/connect(host:port:connectTimeout:idleTimeout:)``.
-private func systemConnect(_ descriptor: Int32, _ address: UnsafeMutablePointer<sockaddr>?, _ length: socklen_t) -> Int32 {
+private func systemConnect(_ descriptor: Int32, _ address: UnsafePointer<sockaddr>?, _ length: socklen_t) -> Int32 {
     #if canImport(Glibc)
     Glibc.connect(descriptor, address, length)
     #else

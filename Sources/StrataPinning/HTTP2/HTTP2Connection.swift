@@ -30,6 +30,8 @@ final class HTTP2Connection: Sendable {
         var accepting = true
         var closed = false
         var nextID: UInt64 = 0
+        /// Its unit of the connection limit went to another connection (``retireForEviction()``).
+        var unitHandedOver = false
     }
 
     /// The pool key: which host and port this connection reaches.
@@ -49,15 +51,21 @@ final class HTTP2Connection: Sendable {
     /// - Parameters:
     ///   - idleTimeout: How long the connection stays open without streams.
     ///   - onClosed: Called once, on the connection's thread, after it closed.
-    /// - Throws: `TransportError` when the process cannot make the wake-up pair; `stream` is
-    ///   closed then.
+    /// - Throws: `TransportError`: `cannotConnect` when the process-wide connection limit
+    ///   (``ConnectionThreadLimit``, which its thread counts against) is reached, or when the
+    ///   process cannot make the wake-up pair; `stream` is closed then.
     static func start(stream: TLSStream, host: String, port: Int, settings: ConnectionSettings,
                       timing: HTTP2Multiplexer.Timing, idleTimeout: Duration,
                       onClosed: @escaping @Sendable (HTTP2Connection) -> Void) throws(TransportError) -> HTTP2Connection {
+        guard settings.threads.tryAcquire() else {
+            stream.close()
+            throw settings.threads.exhausted(host: host, port: port)
+        }
         let wake: WakeSignal
         do {
             wake = try WakeSignal()
         } catch {
+            settings.threads.release()
             stream.close()
             throw error
         }
@@ -65,6 +73,7 @@ final class HTTP2Connection: Sendable {
         let thread = Thread {
             HTTP2ConnectionLoop.run(connection: connection, stream: stream, wake: wake, settings: settings,
                                     timing: timing, idleTimeout: idleTimeout)
+            if !connection.shared.withLock({ $0.unitHandedOver }) { settings.threads.release() }
             onClosed(connection)
         }
         thread.name = "strata-pinning h2 \(host):\(port)"
@@ -119,6 +128,23 @@ final class HTTP2Connection: Sendable {
     func cancel(_ id: UInt64) {
         shared.withLock { $0.commands.append(.cancel(id)) }
         wake.signal()
+    }
+
+    /// Closes the connection if it carries nothing and no stream is claimed, handing its unit
+    /// of the process-wide connection limit to the caller (who opens a connection with it); its
+    /// thread ends right after, without giving the unit back.
+    ///
+    /// - Returns: Whether it was idle and now closes.
+    func retireForEviction() -> Bool {
+        let retired = shared.withLock { shared -> Bool in
+            guard shared.accepting, !shared.closed, shared.reserved == 0, shared.commands.isEmpty else { return false }
+            shared.accepting = false
+            shared.unitHandedOver = true
+            shared.commands.append(.shutDown)
+            return true
+        }
+        if retired { wake.signal() }
+        return retired
     }
 
     /// Sends GOAWAY: no new stream starts; the connection closes once its streams finished.

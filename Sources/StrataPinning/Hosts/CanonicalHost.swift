@@ -17,6 +17,11 @@ import Darwin
 /// - IP literals: the form `inet_ntop` prints, so `127.1`, `0x7f.0.0.1` (IPv4 forms `inet_aton`
 ///   and hence `getaddrinfo` accept) and `0:0:0:0:0:0:0:1` become `127.0.0.1` and `::1` and match
 ///   the patterns written for them. IPv6 may arrive with or without URL brackets.
+/// - An IPv6 literal that embeds an IPv4 address is that IPv4 address: IPv4-mapped
+///   (`::ffff:127.0.0.1`, RFC 4291 §2.5.5.2), IPv4-compatible (`::127.0.0.1`, §2.5.5.1),
+///   IPv4-translated (`::ffff:0:127.0.0.1`, RFC 2765) and the NAT64 well-known prefix
+///   (`64:ff9b::127.0.0.1`, RFC 6052). Otherwise `https://[::ffff:127.0.0.1]/` would reach the
+///   host pinned as `127.0.0.1` under a name no pattern matches, and travel unpinned.
 /// Pure policy: no I/O.
 struct CanonicalHost: Sendable, Hashable, CustomStringConvertible {
     /// The canonical text: a DNS name or an IP address without brackets.
@@ -74,11 +79,33 @@ struct CanonicalHost: Sendable, Hashable, CustomStringConvertible {
         return presentationForm(family: AF_INET, &address, capacity: Int(INET_ADDRSTRLEN))
     }
 
-    /// An IPv6 literal in RFC 5952 form; nil for anything `inet_pton` refuses (zone ids included).
+    /// An IPv6 literal in RFC 5952 form, or the IPv4 address it embeds in dotted-quad form; nil
+    /// for anything `inet_pton` refuses (zone ids included).
     private static func canonicalIPv6(_ text: String) -> String? {
         var address = in6_addr()
         guard inet_pton(AF_INET6, text, &address) == 1 else { return nil }
+        let bytes = withUnsafeBytes(of: &address) { Array($0) }
+        if var embedded = embeddedIPv4(bytes) {
+            return presentationForm(family: AF_INET, &embedded, capacity: Int(INET_ADDRSTRLEN))
+        }
         return presentationForm(family: AF_INET6, &address, capacity: Int(INET6_ADDRSTRLEN))
+    }
+
+    /// The IPv4 address in the last four bytes of an IPv4-embedding IPv6 address, or nil.
+    /// Compatible and translated forms need a non-zero first octet, so `::`, `::1` and
+    /// `::ffff:0:0:1` stay IPv6.
+    private static func embeddedIPv4(_ bytes: [UInt8]) -> in_addr? {
+        let prefix = bytes[0..<12], ipv4 = Array(bytes[12..<16])
+        let mapped: [UInt8] = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF]
+        let translated: [UInt8] = [0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF, 0, 0]
+        let nat64: [UInt8] = [0, 0x64, 0xFF, 0x9B, 0, 0, 0, 0, 0, 0, 0, 0]
+        let compatible = [UInt8](repeating: 0, count: 12)
+        let embeds = Array(prefix) == mapped || Array(prefix) == nat64
+            || ((Array(prefix) == translated || Array(prefix) == compatible) && ipv4[0] != 0)
+        guard embeds else { return nil }
+        var address = in_addr()
+        withUnsafeMutableBytes(of: &address) { $0.copyBytes(from: ipv4) }
+        return address
     }
 
     private static func presentationForm<Address>(family: Int32, _ address: inout Address,

@@ -8,7 +8,11 @@
 /// Matching ignores case and one trailing dot (`API.Example.COM.` is `api.example.com`), and
 /// compares IP addresses in canonical form (`127.1` is `127.0.0.1`; wildcards never match an IP).
 /// Malformed patterns (`*` anywhere but as the whole leftmost label, empty labels, characters
-/// that cannot appear in a host name) are rejected when the pattern is created.
+/// that cannot appear in a host name) are rejected when the pattern is created, and so is every
+/// pattern that could never equal a URL's host: one with a port (`localhost:8443`), a scheme, a
+/// path, a user, URL brackets (`[::1]`), or a `:` outside a valid IPv6 literal. Such a pattern
+/// would match no request, and the host it meant would travel unpinned; the error names the
+/// spelling to use instead (pins apply to a host on every port).
 public struct HostPattern: Sendable, Hashable, CustomStringConvertible {
     /// How the pattern's leftmost label matches.
     enum Kind: Hashable {
@@ -30,6 +34,7 @@ public struct HostPattern: Sendable, Hashable, CustomStringConvertible {
     /// - Throws: ``PinningConfigurationError/malformedHostPattern(_:reason:)`` saying what is wrong.
     public init(_ pattern: String) throws(PinningConfigurationError) {
         func reject(_ reason: String) -> PinningConfigurationError { .malformedHostPattern(pattern, reason: reason) }
+        if let problem = HostPatternSpelling.problem(in: pattern) { throw reject(problem) }
         let normalized = Self.normalize(pattern)
         guard !normalized.isEmpty else { throw reject("it is empty") }
         guard normalized.utf8.count <= Self.maximumHostLength else {
@@ -100,11 +105,10 @@ public struct HostPattern: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// Lowercases (ASCII), drops one trailing dot and IPv6 brackets: `URL.host` may give `[::1]`.
+    /// Lowercases (ASCII) and drops one trailing dot.
     static func normalize(_ host: String) -> String {
         var text = Substring(host.lowercased())
         if text.hasSuffix(".") { text = text.dropLast() }
-        if text.hasPrefix("["), text.hasSuffix("]"), text.count >= 2 { text = text.dropFirst().dropLast() }
         return String(text)
     }
 

@@ -31,8 +31,10 @@ enum TLSPeerTrust {
     }
 
     /// The host-name flags of every check: `f*.example.com` in a certificate covers nothing
-    /// (RFC 6125 §7.2 discourages partial wildcards); `*.example.com` still works.
-    static let hostFlags = UInt32(X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS)
+    /// (RFC 6125 §7.2 discourages partial wildcards; `*.example.com` still works), and the
+    /// subject's CN never stands in for a missing subjectAltName (RFC 6125 §6.4.4, what browsers
+    /// do): without the flag OpenSSL accepts a SAN-less `CN=localhost` certificate for `localhost`.
+    static let hostFlags = UInt32(X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS) | UInt32(X509_CHECK_FLAG_NEVER_CHECK_SUBJECT)
 
     /// Sets the name the leaf must carry on `parameters`: an IP address against IP SANs only, a
     /// DNS name with an explicit length (never read as a C string).

@@ -13,6 +13,12 @@ public enum PinningConfigurationError: Error, Sendable, Equatable, CustomStringC
     case noTrustedCertificates
     /// OpenSSL could not build the trust store; `reason` is its text.
     case trustStoreFailed(reason: String)
+    /// The evaluator for a `pinnedDomains` pattern is (or contains) a `CompositeTrustEvaluator`
+    /// with no evaluators, which would check nothing.
+    case emptyEvaluator(hostPattern: String)
+    /// ``TrustRoots/pinnedKeysOnly`` was chosen, but the evaluator for this pattern does not
+    /// require a pinned key (``ServerTrustEvaluator/requiresPinnedKey``), so nothing would be checked.
+    case pinnedKeysOnlyWithoutPins(hostPattern: String)
 
     /// A sentence naming the bad value and how to fix it.
     public var description: String {
@@ -31,6 +37,13 @@ public enum PinningConfigurationError: Error, Sendable, Equatable, CustomStringC
             "TrustRoots.certificates([]) trusts no certificate; give the private CA's certificate."
         case let .trustStoreFailed(reason):
             "Cannot build the TLS trust store (\(reason))."
+        case let .emptyEvaluator(pattern):
+            "The evaluator for '\(Self.shortened(pattern))' is an empty CompositeTrustEvaluator, which checks nothing; "
+                + "give it at least one evaluator, such as a PublicKeyPinningEvaluator."
+        case let .pinnedKeysOnlyWithoutPins(pattern):
+            "TrustRoots.pinnedKeysOnly turns chain validation off, so the evaluator is the only check, but the "
+                + "evaluator for '\(Self.shortened(pattern))' pins no key; use a PublicKeyPinningEvaluator (or a "
+                + "CompositeTrustEvaluator containing one), or verify chains with .system or .certificates([ca])."
         }
     }
 

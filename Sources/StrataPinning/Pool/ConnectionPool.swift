@@ -12,6 +12,12 @@ import Strata
 ///   `idleTimeout` of real time, so an unused pool holds no sockets or threads.
 /// - ``release(_:keepAlive:)`` gives the slot straight to the next waiter, even when its
 ///   connection closed (the waiter then connects on it), or back to the idle list.
+/// - Every slot holds one unit of the process-wide ``ConnectionThreadLimit``. At that limit a
+///   new slot takes the place of this pool's oldest idle slot (any host), or the unit of an idle
+///   HTTP/2 connection of the same transport (``evictIdleHTTP2``), or the request fails at once
+///   with `cannotConnect`; it does not wait for other hosts' connections.
+/// - A host with no slot and no waiter leaves the table, so a client that talked to many hosts
+///   keeps no entry for them.
 ///
 /// Policy only: all I/O happens on the slots' threads.
 final class ConnectionPool: Sendable {
@@ -53,15 +59,22 @@ final class ConnectionPool: Sendable {
 
     private let state = LockedValue(State())
     private let settings: ConnectionSettings
+    private var threads: ConnectionThreadLimit { settings.threads }
     /// The most connections open to one host and port at once.
     let maxConnectionsPerHost: Int
     /// How long a kept connection may sit idle and still be reused.
     let idleTimeout: Duration
 
-    init(settings: ConnectionSettings, maxConnectionsPerHost: Int, idleTimeout: Duration) {
+    /// Closes an idle HTTP/2 connection of the same transport and hands its unit of the
+    /// connection limit over; false when there is none. Called under this pool's lock.
+    private let evictIdleHTTP2: @Sendable () -> Bool
+
+    init(settings: ConnectionSettings, maxConnectionsPerHost: Int, idleTimeout: Duration,
+         evictIdleHTTP2: @escaping @Sendable () -> Bool = { false }) {
         self.settings = settings
         self.maxConnectionsPerHost = max(1, maxConnectionsPerHost)
         self.idleTimeout = idleTimeout
+        self.evictIdleHTTP2 = evictIdleHTTP2
     }
 
     /// A slot for `host:port`, waiting while the host is at its limit, but not past `deadline`.
@@ -70,44 +83,52 @@ final class ConnectionPool: Sendable {
     ///   `TransportError` ``TransportError/Kind/timedOut`` when `deadline` passes first.
     func acquire(host: String, port: Int, deadline: ContinuousClock.Instant) async throws -> Lease {
         let key = Key(host: host, port: port)
-        if let lease = state.withLock({ takeOrOpen(key, &$0) }) { return lease }
+        if let lease = try decide(key) { return lease }
         let id = state.withLock { state -> UInt64 in
             state.nextWaiterID += 1
             return state.nextWaiterID
         }
-        // Gives up the wait at the deadline; cancelled as soon as the wait ends another way.
-        let expiry = Task { [weak self] in
-            // In steps of at most a day: the runtime's sleep overflows on far deadlines (a
-            // configured `.seconds(.max)`), which would end the wait at once instead of never.
-            while ContinuousClock.now < deadline {
-                try await Task.sleep(until: min(deadline, .now + .seconds(86_400)), clock: .continuous)
-            }
-            self?.removeWaiter(id, key: key)?.continuation.resume(throwing: TransportError(
-                .timedOut, message: "the whole-request deadline passed while waiting for a free connection to "
-                    + "\(host):\(port) (all \(self?.maxConnectionsPerHost ?? 0) are in use; "
-                    + "PinningTransport.Configuration.maxConnectionsPerHost)"))
-        }
-        defer { expiry.cancel() }
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Lease, any Error>) in
-                let immediate = state.withLock { state -> Result<Lease, any Error>? in
-                    if let lease = takeOrOpen(key, &state) { return .success(lease) }
-                    // onCancel ran before we queued (it found nothing to remove): stop here.
-                    if Task.isCancelled { return .failure(CancellationError()) }
-                    state.hosts[key, default: HostSlots()].waiters.append(Waiter(id: id, continuation: continuation))
-                    return nil
+        let limit = maxConnectionsPerHost
+        return try await PoolWait.wait(until: deadline, expired: {
+            TransportError(.timedOut, message: "the whole-request deadline passed while waiting for a free connection to "
+                + "\(host):\(port) (all \(limit) are in use; PinningTransport.Configuration.maxConnectionsPerHost)")
+        }, enqueue: { continuation in
+            let (immediate, evicted) = state.withLock { state -> (Result<Lease, any Error>?, PooledConnection?) in
+                switch takeOrOpen(key, &state) {
+                case let .lease(lease, evicting): return (.success(lease), evicting)
+                case let .refused(error): return (.failure(error), nil)
+                case .wait: break
                 }
-                if let immediate { continuation.resume(with: immediate) }
+                // onCancel ran before we queued (it found nothing to remove): stop here.
+                if Task.isCancelled { return (.failure(CancellationError()), nil) }
+                state.hosts[key, default: HostSlots()].waiters.append(Waiter(id: id, continuation: continuation))
+                return (nil, nil)
             }
-        } onCancel: {
-            removeWaiter(id, key: key)?.continuation.resume(throwing: CancellationError())
+            evicted?.shutDown()
+            return immediate
+        }, remove: { [weak self] in self?.removeWaiter(id, key: key)?.continuation })
+    }
+
+    /// A lease without waiting, nil when the caller must queue.
+    ///
+    /// - Throws: `TransportError` `cannotConnect` at the process-wide connection limit.
+    private func decide(_ key: Key) throws -> Lease? {
+        let (decision, evicted) = state.withLock { state -> (Result<Lease, any Error>?, PooledConnection?) in
+            switch takeOrOpen(key, &state) {
+            case let .lease(lease, evicting): return (.success(lease), evicting)
+            case let .refused(error): return (.failure(error), nil)
+            case .wait: return (nil, nil)
+            }
         }
+        evicted?.shutDown()
+        return try decision?.get()
     }
 
     /// Takes waiter `id` out of the queue; nil when it was already served or removed.
     private func removeWaiter(_ id: UInt64, key: Key) -> Waiter? {
         state.withLock { state -> Waiter? in
             guard let index = state.hosts[key]?.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+            defer { Self.forgetIfEmpty(key, &state) }
             return state.hosts[key]?.waiters.remove(at: index)
         }
     }
@@ -118,13 +139,17 @@ final class ConnectionPool: Sendable {
         let now = settings.now()
         let (waiter, retire) = state.withLock { state -> (Waiter?, Bool) in
             guard var slots = state.hosts[key] else { return (nil, true) }
-            defer { state.hosts[key] = slots }
+            defer {
+                state.hosts[key] = slots
+                Self.forgetIfEmpty(key, &state)
+            }
             if !slots.waiters.isEmpty { return (slots.waiters.removeFirst(), false) }
             if keepAlive, !state.isShutDown {
                 slots.idle.append(Idle(connection: connection, since: now))
                 return (nil, false)
             }
             slots.open -= 1
+            threads.release()
             return (nil, true)
         }
         if let waiter {
@@ -145,6 +170,8 @@ final class ConnectionPool: Sendable {
             }
             state.hosts[key]?.idle.remove(at: index)
             state.hosts[key]?.open -= 1
+            threads.release()
+            Self.forgetIfEmpty(key, &state)
             return true
         }
     }
@@ -157,8 +184,10 @@ final class ConnectionPool: Sendable {
             for (key, var slots) in state.hosts {
                 idle += slots.idle.map(\.connection)
                 slots.open -= slots.idle.count
+                for _ in slots.idle { threads.release() }
                 slots.idle = []
                 state.hosts[key] = slots
+                Self.forgetIfEmpty(key, &state)
             }
             return idle
         }
@@ -174,20 +203,65 @@ final class ConnectionPool: Sendable {
         }
     }
 
-    /// The most recently used idle slot, or a new one under the limit; nil when the caller must wait.
-    private func takeOrOpen(_ key: Key, _ state: inout State) -> Lease? {
+    /// How many hosts have an entry (slots or waiters), for tests and diagnostics.
+    var hostCount: Int { state.withLock { $0.hosts.count } }
+
+    /// What ``takeOrOpen(_:_:)`` decided.
+    private enum Decision {
+        /// A slot; `evicting` is another host's idle slot to shut down, whose thread unit it took.
+        case lease(Lease, evicting: PooledConnection?)
+        /// The host is at its limit (or others wait before us): queue.
+        case wait
+        /// The process-wide limit is reached and this pool has no idle slot to give up.
+        case refused(TransportError)
+    }
+
+    /// The most recently used idle slot, or a new one under the limits, or what to do instead.
+    private func takeOrOpen(_ key: Key, _ state: inout State) -> Decision {
         var slots = state.hosts[key] ?? HostSlots()
-        defer { state.hosts[key] = slots }
         // Waiters were here first: only they get slots until the queue is empty.
-        guard slots.waiters.isEmpty else { return nil }
+        guard slots.waiters.isEmpty else { return .wait }
         if let idle = slots.idle.popLast() {
-            return Lease(connection: idle.connection, idleExpired: settings.now() - idle.since >= idleTimeout)
+            state.hosts[key] = slots
+            return .lease(Lease(connection: idle.connection, idleExpired: settings.now() - idle.since >= idleTimeout),
+                          evicting: nil)
         }
-        guard slots.open < maxConnectionsPerHost else { return nil }
+        guard slots.open < maxConnectionsPerHost else { return .wait }
+        var evicted: PooledConnection?
+        if !threads.tryAcquire() {
+            // Give up this pool's oldest idle slot; its unit passes to the new slot.
+            if let victim = Self.oldestIdle(in: state) {
+                state.hosts[victim.key]?.idle.removeAll { $0.connection === victim.connection }
+                state.hosts[victim.key]?.open -= 1
+                Self.forgetIfEmpty(victim.key, &state)
+                evicted = victim.connection
+                slots = state.hosts[key] ?? HostSlots()
+            } else if !evictIdleHTTP2() {
+                return .refused(threads.exhausted(host: key.host, port: key.port))
+            }
+        }
         slots.open += 1
+        state.hosts[key] = slots
         let connection = PooledConnection(host: key.host, port: key.port, settings: settings, idleTimeout: idleTimeout) {
             [weak self] connection in self?.retire(connection) ?? true
         }
-        return Lease(connection: connection, idleExpired: false)
+        return .lease(Lease(connection: connection, idleExpired: false), evicting: evicted)
+    }
+
+    /// The idle slot unused for longest, across hosts.
+    private static func oldestIdle(in state: State) -> (key: Key, connection: PooledConnection)? {
+        var oldest: (key: Key, idle: Idle)?
+        for (key, slots) in state.hosts {
+            guard let first = slots.idle.first else { continue }
+            if let current = oldest, current.idle.since <= first.since { continue }
+            oldest = (key, first)
+        }
+        return oldest.map { ($0.key, $0.idle.connection) }
+    }
+
+    /// Drops `key`'s entry once it has no slot and no waiter.
+    private static func forgetIfEmpty(_ key: Key, _ state: inout State) {
+        guard let slots = state.hosts[key], slots.open <= 0, slots.idle.isEmpty, slots.waiters.isEmpty else { return }
+        state.hosts[key] = nil
     }
 }

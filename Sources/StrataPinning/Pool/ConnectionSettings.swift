@@ -6,6 +6,12 @@ struct ConnectionSettings: Sendable {
     let context: TLSClientContext
     let timeouts: TLSStream.Timeouts
     let limits: HTTP1Limits
+    /// Accept a close-delimited body ended without a TLS close_notify (a sloppy server).
+    var acceptsBodyEndWithoutCloseNotify = false
+    /// The process-wide bound on connection slots (tests pass their own).
+    var threads = ConnectionThreadLimit.processWide
+    /// Resolves host names, on a helper thread, within the connect timeout (tests inject one).
+    var resolver: any HostNameResolver = SystemHostNameResolver()
     let onEvent: (@Sendable (PinningEvent) -> Void)?
     /// The clock the pool's idle expiry reads (injectable for tests); deadlines and timeouts
     /// always use the real `ContinuousClock`, since the sockets wait in real time.

@@ -102,28 +102,16 @@ final class HTTP2Pool: Sendable {
             state.nextWaiterID += 1
             return state.nextWaiterID
         }
-        let expiry = Task { [weak self] in
-            // In steps of at most a day: the runtime's sleep overflows on far deadlines.
-            while ContinuousClock.now < deadline {
-                try await Task.sleep(until: min(deadline, .now + .seconds(86_400)), clock: .continuous)
+        return try await PoolWait.wait(until: deadline, expired: {
+            TransportError(.timedOut, message: "the whole-request deadline passed while waiting for a connection to \(host):\(port)")
+        }, enqueue: { continuation in
+            state.withLock { state -> Result<Route, any Error>? in
+                if let route = decide(key, &state) { return .success(route) }
+                if Task.isCancelled { return .failure(CancellationError()) }
+                state.hosts[key, default: Host()].waiters.append(Waiter(id: id, continuation: continuation))
+                return nil
             }
-            self?.removeWaiter(id, key: key)?.continuation.resume(throwing: TransportError(
-                .timedOut, message: "the whole-request deadline passed while waiting for a connection to \(host):\(port)"))
-        }
-        defer { expiry.cancel() }
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Route, any Error>) in
-                let immediate = state.withLock { state -> Result<Route, any Error>? in
-                    if let route = decide(key, &state) { return .success(route) }
-                    if Task.isCancelled { return .failure(CancellationError()) }
-                    state.hosts[key, default: Host()].waiters.append(Waiter(id: id, continuation: continuation))
-                    return nil
-                }
-                if let immediate { continuation.resume(with: immediate) }
-            }
-        } onCancel: {
-            removeWaiter(id, key: key)?.continuation.resume(throwing: CancellationError())
-        }
+        }, remove: { [weak self] in self?.removeWaiter(id, key: key)?.continuation })
     }
 
     /// A new connection to the host is serving HTTP/2.
@@ -170,6 +158,19 @@ final class HTTP2Pool: Sendable {
             state.hosts[key]?.connections.removeAll { $0 === connection }
             return serveWaiters(key, &state)
         })
+    }
+
+    /// Closes one idle connection (no stream claimed), to any host, and hands its unit of the
+    /// process-wide connection limit to the caller; false when every connection is busy.
+    func evictIdle() -> Bool {
+        state.withLock { state in
+            for (key, host) in state.hosts {
+                guard let connection = host.connections.first(where: { $0.retireForEviction() }) else { continue }
+                state.hosts[key]?.connections.removeAll { $0 === connection }
+                return true
+            }
+            return false
+        }
     }
 
     /// Sends GOAWAY on every connection: requests in flight finish, no new one starts.

@@ -158,7 +158,7 @@ final class PooledConnection: Sendable {
         let stream: TLSStream
         do {
             stream = try TLSStream.open(host: host, port: port, context: settings.context, timeouts: settings.timeouts,
-                                        deadline: job.deadline) { socket in
+                                        deadline: job.deadline, resolver: settings.resolver) { socket in
                 let aborted = control.withLock { control -> Bool in
                     control.close = { socket.close() }
                     return control.aborted
@@ -199,7 +199,8 @@ final class PooledConnection: Sendable {
         let host = host
         let onEvent = settings.onEvent
         return HTTP1Connection(stream: stream, limits: settings.limits,
-                               onEvent: onEvent.map { hook in { @Sendable event in hook(.http(host: host, event)) } })
+                               onEvent: onEvent.map { hook in { @Sendable event in hook(.http(host: host, event)) } },
+                               acceptsUnauthenticatedEnd: settings.acceptsBodyEndWithoutCloseNotify)
     }
 
     /// Closes the kept connection, if any.

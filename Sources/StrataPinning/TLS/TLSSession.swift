@@ -84,14 +84,19 @@ final class TLSSession {
         }
     }
 
+    /// Whether the server sent its close_notify alert: its end of the stream is authenticated.
+    var receivedCloseNotify: Bool {
+        SSL_get_shutdown(ssl) & Int32(SSL_RECEIVED_SHUTDOWN) != 0
+    }
+
     /// The protocol version negotiated, such as `TLSv1.3`.
     var protocolVersion: String {
         guard let name = SSL_get_version(ssl) else { return "unknown" }
         return String(cString: name)
     }
 
-    /// Reads decrypted bytes into `buffer`; 0 means the server closed the connection (with or
-    /// without a TLS close_notify: bodies framed by length or chunks still detect truncation).
+    /// Reads decrypted bytes into `buffer`; 0 means the server closed the connection, with or
+    /// without a TLS close_notify (see ``receivedCloseNotify``).
     func read(into buffer: UnsafeMutableRawBufferPointer, deadline: ContinuousClock.Instant) throws(TransportError) -> Int {
         guard let base = buffer.baseAddress, !buffer.isEmpty else { return 0 }
         while true {

@@ -46,14 +46,15 @@ final class TLSStream: HTTP1ByteStream, @unchecked Sendable {
     ///   - opened: Called with the TCP connection as soon as it exists, so a canceller can close
     ///     it during the handshake.
     ///   - deadline: The whole request's deadline; connect and handshake stop there too.
+    ///   - resolver: Resolves the host name, within the connect timeout.
     /// - Throws: ``ServerTrustError`` for a certificate OpenSSL refused, `TransportError` otherwise.
     static func open(host: String, port: Int, context: TLSClientContext, timeouts: Timeouts,
-                     deadline: ContinuousClock.Instant,
+                     deadline: ContinuousClock.Instant, resolver: any HostNameResolver = SystemHostNameResolver(),
                      opened: (POSIXSocketStream) -> Void = { _ in }) throws -> TLSStream {
         let start = ContinuousClock.now
         let socket = try POSIXSocketStream.connect(host: host, port: port,
                                                    connectTimeout: min(timeouts.connect, deadline - start),
-                                                   idleTimeout: timeouts.idle)
+                                                   idleTimeout: timeouts.idle, resolver: resolver)
         opened(socket)
         guard let ssl = context.makeSSL() else {
             socket.close()
@@ -108,6 +109,12 @@ final class TLSStream: HTTP1ByteStream, @unchecked Sendable {
 
     func close() {
         socket.close()
+    }
+
+    /// Whether the server's close_notify arrived (RFC 8446 §6.1); without it, an end of stream
+    /// may be an attacker cutting the connection.
+    var endOfStreamIsAuthenticated: Bool {
+        lock.withLock { _ in session.receivedCloseNotify }
     }
 
     // MARK: - Without waiting (for a connection's event loop; see ``TLSSession``)

@@ -29,10 +29,11 @@ final class PinnedClient: Sendable {
     private let jobIDs = Atomic<UInt64>(0)
 
     init(settings: ConnectionSettings, configuration: PinningTransport.Configuration) {
-        pool = ConnectionPool(settings: settings, maxConnectionsPerHost: configuration.maxConnectionsPerHost,
-                              idleTimeout: configuration.idleConnectionTimeout)
-        http2 = configuration.httpVersion == .http1Only ? nil
+        let http2 = configuration.httpVersion == .http1Only ? nil
             : HTTP2Pool(maxConnectionsPerHost: configuration.maxConnectionsPerHost)
+        pool = ConnectionPool(settings: settings, maxConnectionsPerHost: configuration.maxConnectionsPerHost,
+                              idleTimeout: configuration.idleConnectionTimeout) { [weak http2] in http2?.evictIdle() ?? false }
+        self.http2 = http2
         self.settings = settings
         requestTimeout = configuration.requestTimeout
         timing = HTTP2Multiplexer.Timing(idleTimeout: configuration.idleReadTimeout,
@@ -49,6 +50,9 @@ final class PinnedClient: Sendable {
     func poolCounts(host: String, port: Int) -> (open: Int, waiting: Int) {
         pool.counts(host: host, port: port)
     }
+
+    /// How many hosts the pool has an entry for.
+    var poolHostCount: Int { pool.hostCount }
 
     /// How many HTTP/2 connections to `host:port` exist and how many streams they carry.
     func http2Counts(host: String, port: Int) -> (connections: Int, streams: Int) {

@@ -34,8 +34,9 @@ import Strata
 ///   `-`, `_`, `.`; a malformed IP literal) is refused, pinned or not, before any I/O.
 /// - An `http://` URL for a pinned host is refused (``TransportError/Kind/invalidRequest``):
 ///   traffic for a pinned host never travels in cleartext. Unpinned `http://` goes to `inner`.
-/// - Redirects are followed here, hop by hop, by `RedirectPolicy` (credentials dropped across
-///   origins, 307/308 keep the body, 303 becomes `GET`, at most ``Configuration/maxRedirects``):
+/// - Redirects are followed here, hop by hop, by `RedirectPolicy` (every secret header of
+///   ``Configuration/redirectSafety`` dropped across origins, https never followed to http unless
+///   allowed, 307/308 keep the body, 303 becomes `GET`, at most ``Configuration/maxRedirects``):
 ///   every target is matched against `pinnedDomains` again, so an unpinned host that redirects
 ///   to a pinned one cannot lead the request around the pins. The default `inner` therefore
 ///   follows no redirects itself (`URLSessionTransport` with `maxRedirects: 0`); if you pass your
@@ -64,6 +65,7 @@ public struct PinningTransport: Transport {
     private let inner: any Transport
     private let engine: Result<Engine, PinningConfigurationError>
     private let maxRedirects: Int
+    private let redirectSafety: RedirectSafety
     private let onEvent: (@Sendable (PinningEvent) -> Void)?
 
     /// Creates a transport that pins the hosts matched by `pinnedDomains`.
@@ -100,22 +102,27 @@ public struct PinningTransport: Transport {
         return transport
     }
 
-    /// The designated initializer, with the clock the pool's idle expiry reads (tests inject one).
+    /// The designated initializer, with the clock the pool's idle expiry reads and the
+    /// connection limit the pool counts against (tests inject both).
     init(inner: any Transport, pinnedDomains: [String: any ServerTrustEvaluator], trustRoots: TrustRoots,
          configuration: Configuration, onEvent: (@Sendable (PinningEvent) -> Void)?,
-         now: @escaping @Sendable () -> ContinuousClock.Instant) {
+         now: @escaping @Sendable () -> ContinuousClock.Instant, threads: ConnectionThreadLimit = .processWide) {
         self.inner = inner
         self.maxRedirects = configuration.maxRedirects
+        self.redirectSafety = configuration.redirectSafety
         self.onEvent = onEvent
         engine = Result { () throws(PinningConfigurationError) -> Engine in
             let domains = try PinnedDomains(pinnedDomains)
+            try domains.validate(for: trustRoots)
             let context = try TLSClientContext(roots: trustRoots, protocols: configuration.httpVersion.alpnProtocols)
             let settings = ConnectionSettings(
                 context: context,
                 timeouts: TLSStream.Timeouts(connect: configuration.connectTimeout,
                                              handshake: configuration.handshakeTimeout,
                                              idle: configuration.idleReadTimeout),
-                limits: configuration.limits, onEvent: onEvent, now: now)
+                limits: configuration.limits,
+                acceptsBodyEndWithoutCloseNotify: configuration.acceptsBodyEndWithoutCloseNotify, threads: threads,
+                onEvent: onEvent, now: now)
             return Engine(domains: domains, client: PinnedClient(settings: settings, configuration: configuration))
         }
     }
@@ -131,6 +138,12 @@ public struct PinningTransport: Transport {
     func poolCounts(host: String, port: Int) -> (open: Int, waiting: Int) {
         guard case let .success(engine) = engine else { return (0, 0) }
         return engine.client.poolCounts(host: host, port: port)
+    }
+
+    /// How many hosts the pool keeps an entry for (zero when unusable); for tests and diagnostics.
+    var pooledHostCount: Int {
+        guard case let .success(engine) = engine else { return 0 }
+        return engine.client.poolHostCount
     }
 
     /// How many HTTP/2 connections to `host:port` exist and how many streams they carry; for
@@ -155,8 +168,10 @@ public struct PinningTransport: Transport {
         var redirects = 0
         while true {
             let response = try await sendOneHop(current, engine: engine)
-            guard let url = current.url, let location = RedirectPolicy.target(of: response, for: current),
-                  let next = RedirectPolicy.followUp(to: current, status: response.statusCode, location: location)
+            guard let url = current.url, let location = RedirectPolicy.target(of: response, for: current) else { return response }
+            try RedirectPolicy.check(location, from: current, safety: redirectSafety)
+            guard let next = RedirectPolicy.followUp(to: current, status: response.statusCode, location: location,
+                                                     secrets: redirectSafety.secrets)
             else { return response }
             redirects += 1
             guard redirects <= maxRedirects else {

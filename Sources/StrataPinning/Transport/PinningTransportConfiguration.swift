@@ -1,12 +1,14 @@
+import Strata
+
 extension PinningTransport {
     /// Timeouts, pool size and limits for the connections ``PinningTransport`` opens to pinned
     /// hosts. Every value has a default that suits an ordinary JSON API.
     public struct Configuration: Sendable {
-        /// How long opening the TCP connection may take (after name resolution). Default 10 s.
+        /// How long resolving the host name and opening the TCP connection may take together.
+        /// Default 10 s.
         ///
-        /// Name resolution (`getaddrinfo`) has no timeout here: it blocks the connection's
-        /// thread until the system resolver answers (its own timeouts, from `/etc/resolv.conf`,
-        /// bound it), and neither this nor ``requestTimeout`` can interrupt it.
+        /// Resolution runs on a helper thread and is abandoned at this timeout (or the request
+        /// deadline, if sooner); the system resolver finishes in the background.
         public var connectTimeout: Duration
         /// How long the TLS handshake may take. Default 10 s.
         public var handshakeTimeout: Duration
@@ -17,7 +19,6 @@ extension PinningTransport {
         /// connection (at ``maxConnectionsPerHost``), connect, handshake, any retry on a fresh
         /// connection and the whole response included; past it the request throws
         /// `TransportError` of kind `timedOut`. Each redirect hop gets its own. Default 60 s.
-        /// Name resolution is not interrupted (see ``connectTimeout``).
         public var requestTimeout: Duration
         /// The most connections open at once to one host and port; further requests wait, first
         /// come first served. Default 8.
@@ -31,6 +32,15 @@ extension PinningTransport {
         public var limits: HTTP1Limits
         /// The most redirects followed for one request. Default 10.
         public var maxRedirects: Int
+        /// Which headers a redirect to another origin drops (every secret header of its
+        /// `Redaction`) and whether https may redirect to http (no, by default). An `http://`
+        /// target on a pinned host is refused whatever this says.
+        public var redirectSafety: RedirectSafety
+        /// Accept a response body that ends only at the connection's close when the server
+        /// closes without a TLS close_notify. Default `false`: such an end cannot be told from an
+        /// attacker cutting the body, so it fails with `connectionLost`. Set it only for a server
+        /// known to close this way; bodies framed by `Content-Length` or chunks are never affected.
+        public var acceptsBodyEndWithoutCloseNotify: Bool
         /// Which HTTP versions are offered to pinned servers. Default ``HTTPVersionPolicy/preferHTTP2``.
         ///
         /// Over HTTP/2, one connection per host carries concurrent requests as streams (more open,
@@ -49,6 +59,7 @@ extension PinningTransport {
                     idleReadTimeout: Duration = .seconds(30), requestTimeout: Duration = .seconds(60),
                     maxConnectionsPerHost: Int = 8, idleConnectionTimeout: Duration = .seconds(30),
                     limits: HTTP1Limits = .default, maxRedirects: Int = 10,
+                    redirectSafety: RedirectSafety = RedirectSafety(), acceptsBodyEndWithoutCloseNotify: Bool = false,
                     httpVersion: HTTPVersionPolicy = .preferHTTP2, http2PingInterval: Duration = .seconds(10)) {
             self.connectTimeout = connectTimeout
             self.handshakeTimeout = handshakeTimeout
@@ -58,6 +69,8 @@ extension PinningTransport {
             self.idleConnectionTimeout = idleConnectionTimeout
             self.limits = limits
             self.maxRedirects = maxRedirects
+            self.redirectSafety = redirectSafety
+            self.acceptsBodyEndWithoutCloseNotify = acceptsBodyEndWithoutCloseNotify
             self.httpVersion = httpVersion
             self.http2PingInterval = http2PingInterval
         }

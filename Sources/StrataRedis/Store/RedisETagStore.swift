@@ -41,6 +41,10 @@ public final class RedisETagStore: ETagStoreProtocol {
 
     private let client: RedisClient
     private let keyspace: RedisKeyspace
+    /// The entry format's authentication key: empty, so a value's tag is an integrity check
+    /// only. Whoever may write to this Redis keyspace is trusted (its ACL is the boundary); a
+    /// shared secret across the fleet would be needed to authenticate values too.
+    private static let integrityOnlyKey: [UInt8] = []
     private let timeToLive: Duration?
     private let maxEntryBytes: Int
     private let availability: LockedValue<RedisAvailability>
@@ -124,7 +128,7 @@ public final class RedisETagStore: ETagStoreProtocol {
             return nil
         case .bulkString(let value?):
             do throws(ETagEntryFileError) {
-                let decoded = try ETagEntryFileFormat.decode(Data(value))
+                let decoded = try ETagEntryFileFormat.decode(Data(value), authenticationKey: Self.integrityOnlyKey)
                 guard decoded.key == key else { throw .keyMismatch }
                 return decoded.entry
             } catch {
@@ -152,7 +156,7 @@ public final class RedisETagStore: ETagStoreProtocol {
         let redisKey = keyspace.redisKey(for: key)
         let value: Data
         do {
-            value = try ETagEntryFileFormat.encode(key: key, entry: entry)
+            value = try ETagEntryFileFormat.encode(key: key, entry: entry, authenticationKey: Self.integrityOnlyKey)
         } catch {
             report(.failed(.store, reason: "the entry cannot be encoded: \(error)"))
             return await remove(for: key)

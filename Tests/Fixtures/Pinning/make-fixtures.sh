@@ -14,6 +14,10 @@
 #   self-signed   same names as leaf-ec, signs itself
 #   attacker-ca   an unrelated CA; attacker-leaf (localhost) is issued by it. A "forged chain"
 #                 is attacker-leaf.pem followed by the genuine ca.pem (CVE-2016-2402 shape).
+#   san-less      CN=localhost and no subjectAltName at all, issued by ca (a client must not fall
+#                 back to the subject CN: RFC 6125 §6.4.4).
+# `./make-fixtures.sh san-less` makes only san-less (with the existing ca), leaving every other
+# key and pin as it is.
 # Private keys are committed on purpose: they are test-only and the TLS test server needs them.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -42,6 +46,12 @@ extendedKeyUsage = serverAuth
 subjectAltName = DNS:wrong.example.net
 X
 
+cat > "$work/san-less.ext" <<'X'
+basicConstraints = critical, CA:FALSE
+keyUsage = critical, digitalSignature, keyEncipherment
+extendedKeyUsage = serverAuth
+X
+
 csr()       { openssl req -new -key "$1.key" -subj "$2" -out "$work/$1.csr"; }
 self_sign() { openssl x509 -req -in "$work/$1.csr" -signkey "$1.key" -days 36500 -extfile "$work/$2" -set_serial "0x$(openssl rand -hex 8)" -out "$1.pem" 2>/dev/null; }
 issue()     { openssl x509 -req -in "$work/$1.csr" -CA "$2.pem" -CAkey "$2.key" -days 36500 -extfile "$work/$3" -set_serial "0x$(openssl rand -hex 8)" -out "$1.pem" 2>/dev/null; }
@@ -65,6 +75,15 @@ X
 dated() { openssl ca -batch -notext -config "$work/ca.cnf" -cert ca.pem -keyfile ca.key -in "$work/$1.csr" \
             -startdate "$2" -enddate "$3" -extfile "$work/leaf.ext" -out "$1.pem" 2>/dev/null; }
 
+san_less() { ec_key san-less; csr san-less "/O=Strata Tests/CN=localhost"; issue san-less ca san-less.ext; }
+if [ "${1:-}" = san-less ]; then
+    san_less
+    grep -v '^san-less ' pins.txt > "$work/pins" || true
+    pin=$(openssl x509 -in san-less.pem -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64)
+    { cat "$work/pins"; echo "san-less sha256/$pin"; } > pins.txt
+    exit 0
+fi
+
 ec_key ca;           csr ca "/O=Strata Tests/CN=Strata Test Root CA";      self_sign ca ca.ext
 ec_key intermediate; csr intermediate "/O=Strata Tests/CN=Strata Test Intermediate CA"; issue intermediate ca ca.ext
 ec_key leaf-ec;      csr leaf-ec "/O=Strata Tests/CN=localhost";           issue leaf-ec ca leaf.ext
@@ -77,6 +96,7 @@ ec_key wrong-host;   csr wrong-host "/O=Strata Tests/CN=wrong.example.net"; issu
 ec_key self-signed;  csr self-signed "/O=Strata Tests/CN=self-signed localhost"; self_sign self-signed leaf.ext
 ec_key attacker-ca;  csr attacker-ca "/O=Mallory/CN=Attacker Root CA";     self_sign attacker-ca ca.ext
 ec_key attacker-leaf; csr attacker-leaf "/O=Mallory/CN=localhost";         issue attacker-leaf attacker-ca leaf.ext
+san_less
 
 openssl x509 -in leaf-ec.pem -outform der -out leaf-ec.der
 cat leaf-via-intermediate.pem intermediate.pem > leaf-via-intermediate-chain.pem
@@ -84,7 +104,7 @@ cat attacker-leaf.pem ca.pem > forged-chain.pem
 
 # Known answers: the pin pipeline from SECURITY.md, run on every certificate.
 : > pins.txt
-for cert in ca intermediate leaf-ec leaf-rsa leaf-via-intermediate expired not-yet-valid wrong-host self-signed attacker-ca attacker-leaf; do
+for cert in ca intermediate leaf-ec leaf-rsa leaf-via-intermediate expired not-yet-valid wrong-host self-signed attacker-ca attacker-leaf san-less; do
     pin=$(openssl x509 -in "$cert.pem" -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64)
     echo "$cert sha256/$pin" >> pins.txt
 done

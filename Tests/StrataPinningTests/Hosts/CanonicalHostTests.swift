@@ -15,7 +15,7 @@ struct CanonicalHostTests {
               ("0:0:0:0:0:0:0:1", "::1", true),
               ("[::1]", "::1", true),
               ("[0:0::1]", "::1", true),
-              ("::FFFF:7F00:1", "::ffff:127.0.0.1", true),
+              ("::FFFF:7F00:1", "127.0.0.1", true),
           ])
     func canonicalForms(host: String, expected: String, isIP: Bool) throws {
         let canonical = try CanonicalHost(host)

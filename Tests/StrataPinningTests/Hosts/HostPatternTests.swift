@@ -57,7 +57,7 @@ struct HostPatternTests {
         (".example.com", "empty label"),
         ("*..example.com", "empty label"),
         ("api example.com", "not allowed"),
-        ("api.example.com/path", "not allowed"),
+        ("api.example.com/path", "write 'api.example.com'"),
         ("bücher.example", "xn--"),
         (String(repeating: "a", count: 64) + ".com", "longer than 63"),
         (String(repeating: "a.", count: 127) + "com", "longer than 253"),

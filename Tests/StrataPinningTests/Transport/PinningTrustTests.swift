@@ -97,12 +97,16 @@ struct PinningTrustTests {
         var testDescription: String { name }
     }
 
-    @Test("expired, wrong-host, self-signed and untrusted chains fail with distinct trust errors and send nothing",
+    @Test("expired, wrong-host, SAN-less, self-signed and untrusted chains fail with distinct trust errors and send nothing",
           arguments: [
               RefusedCase(name: "expired", identity: .expired, systemRoots: false) {
                   if case .certificateExpired = $0 { true } else { false }
               },
               RefusedCase(name: "wrong host", identity: .wrongHost, systemRoots: false) {
+                  if case .hostnameMismatch = $0 { true } else { false }
+              },
+              // RFC 6125 §6.4.4: with no subjectAltName, the subject CN names no host.
+              RefusedCase(name: "no subjectAltName, CN=localhost", identity: .sanLess, systemRoots: false) {
                   if case .hostnameMismatch = $0 { true } else { false }
               },
               RefusedCase(name: "self-signed", identity: .selfSigned, systemRoots: false) {

@@ -97,7 +97,7 @@ struct StackCompositionTests {
         }
         let auth = InMemoryAuthService(accessToken: "old")
         let stack = ReauthTransport(
-            inner: RetryTransport(inner: ETagTransport(inner: URLSessionTransport(requestTimeout: 5)), environment: noWait),
+            inner: RetryTransport(inner: ETagTransport(inner: URLSessionTransport(requestTimeout: 30)), environment: noWait),
             authService: auth) { await auth.setAccessToken("new") }
         let service = HTTPNetworkService(transport: stack, authService: auth)
         let environment = DefaultAPIEnvironment(baseURL: server.baseURL)

@@ -10,56 +10,71 @@ struct ETagEntryFileFormatTests {
                                body: Data((0..<200).map { UInt8($0) }), url: URL(string: "https://example.com/a")),
         varyingRequestHeaders: ["accept-language": "en"])
 
+    static let key = [UInt8](repeating: 7, count: 32)
+
+    @Test("an entry made under another key is refused: the tag is an HMAC, not a checksum anyone can compute")
+    func otherKeyRefused() throws {
+        let file = try ETagEntryFileFormat.encode(key: "key", entry: entry, authenticationKey: [UInt8](repeating: 8, count: 32))
+        #expect(throws: ETagEntryFileError.checksumMismatch) { try ETagEntryFileFormat.decode(file, authenticationKey: Self.key) }
+    }
+
+    @Test("HMAC-SHA256 matches RFC 4231 test case 2")
+    func hmacKnownAnswer() {
+        let code = HMACSHA256.authenticationCode(for: Array("what do ya want for nothing?".utf8), key: Array("Jefe".utf8))
+        #expect(code.map { String(format: "%02x", $0) }.joined()
+            == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
+    }
+
     @Test("an encoded entry decodes to the same key and entry")
     func roundTrip() throws {
-        let file = try ETagEntryFileFormat.encode(key: "key", entry: entry)
-        let decoded = try ETagEntryFileFormat.decode(file)
+        let file = try ETagEntryFileFormat.encode(key: "key", entry: entry, authenticationKey: Self.key)
+        let decoded = try ETagEntryFileFormat.decode(file, authenticationKey: Self.key)
         #expect(decoded.key == "key" && decoded.entry == entry)
         #expect(file.prefix(8) == Data("STRATAET".utf8))
     }
 
     @Test("every truncation of a valid file is rejected")
     func truncations() throws {
-        let file = try ETagEntryFileFormat.encode(key: "key", entry: entry)
+        let file = try ETagEntryFileFormat.encode(key: "key", entry: entry, authenticationKey: Self.key)
         for length in 0..<file.count {
-            #expect(throws: ETagEntryFileError.self) { try ETagEntryFileFormat.decode(file.prefix(length)) }
+            #expect(throws: ETagEntryFileError.self) { try ETagEntryFileFormat.decode(file.prefix(length), authenticationKey: Self.key) }
         }
     }
 
     @Test("flipping any single byte is detected")
     func bitFlips() throws {
-        let file = try ETagEntryFileFormat.encode(key: "key", entry: entry)
+        let file = try ETagEntryFileFormat.encode(key: "key", entry: entry, authenticationKey: Self.key)
         for offset in 0..<file.count {
             var damaged = file
             damaged[offset] ^= 0x01
-            #expect(throws: ETagEntryFileError.self) { try ETagEntryFileFormat.decode(damaged) }
+            #expect(throws: ETagEntryFileError.self) { try ETagEntryFileFormat.decode(damaged, authenticationKey: Self.key) }
         }
     }
 
     @Test("a future format version and a foreign file are refused with reasons a person can read")
     func foreignFiles() throws {
-        var file = try ETagEntryFileFormat.encode(key: "key", entry: entry)
-        file[11] = 2
-        #expect(throws: ETagEntryFileError.unsupportedVersion(2)) { try ETagEntryFileFormat.decode(file) }
+        var file = try ETagEntryFileFormat.encode(key: "key", entry: entry, authenticationKey: Self.key)
+        file[11] = 3
+        #expect(throws: ETagEntryFileError.unsupportedVersion(3)) { try ETagEntryFileFormat.decode(file, authenticationKey: Self.key) }
         #expect(throws: ETagEntryFileError.notAnEntryFile) {
-            try ETagEntryFileFormat.decode(Data(String(repeating: "garbage ", count: 20).utf8))
+            try ETagEntryFileFormat.decode(Data(String(repeating: "garbage ", count: 20).utf8), authenticationKey: Self.key)
         }
-        #expect(ETagEntryFileError.unsupportedVersion(2).description.contains("version 2"))
+        #expect(ETagEntryFileError.unsupportedVersion(3).description.contains("version 3"))
     }
 
     @Test("a header declaring absurd lengths is rejected without allocating them")
     func absurdLengths() throws {
-        var file = try ETagEntryFileFormat.encode(key: "key", entry: entry)
+        var file = try ETagEntryFileFormat.encode(key: "key", entry: entry, authenticationKey: Self.key)
         for offset in 16..<24 { file[offset] = 0xFF }
-        #expect(throws: ETagEntryFileError.self) { try ETagEntryFileFormat.decode(file) }
+        #expect(throws: ETagEntryFileError.self) { try ETagEntryFileFormat.decode(file, authenticationKey: Self.key) }
         for offset in 12..<16 { file[offset] = 0xFF }
-        #expect(throws: ETagEntryFileError.self) { try ETagEntryFileFormat.decode(file) }
+        #expect(throws: ETagEntryFileError.self) { try ETagEntryFileFormat.decode(file, authenticationKey: Self.key) }
     }
 
     @Test("seeded random mutations of a valid file never crash the decoder and are never accepted")
     func seededMutations() throws {
         var random = SeededGenerator(seed: 0x5EED)
-        let file = try ETagEntryFileFormat.encode(key: "key", entry: entry)
+        let file = try ETagEntryFileFormat.encode(key: "key", entry: entry, authenticationKey: Self.key)
         for _ in 0..<300 {
             var damaged = file
             for _ in 0..<(1 + Int(random.next() % 4)) {
@@ -72,7 +87,7 @@ struct ETagEntryFileFormatTests {
                 if damaged.isEmpty { damaged = Data([0]) }
             }
             guard damaged != file else { continue }
-            #expect(throws: ETagEntryFileError.self) { try ETagEntryFileFormat.decode(damaged) }
+            #expect(throws: ETagEntryFileError.self) { try ETagEntryFileFormat.decode(damaged, authenticationKey: Self.key) }
         }
     }
 }

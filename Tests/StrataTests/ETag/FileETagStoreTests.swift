@@ -22,8 +22,10 @@ struct FileETagStoreTests {
         return info.st_mode & 0o777
     }
 
+    /// The directory's files, less the store's key file.
     func directoryNames(_ directory: TemporaryDirectory) -> [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: directory.storeURL.path)) ?? []).sorted()
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory.storeURL.path)) ?? [])
+            .filter { $0 != FileETagStore.keyFileName }.sorted()
     }
 
     @Test("an entry written by one instance is read by a second instance on the same directory")
@@ -48,6 +50,7 @@ struct FileETagStoreTests {
                                                                           headers: ["Authorization": "Bearer secret"]))
         await store.store(entry("x"), for: try #require(key))
         #expect(mode(of: directory.storeURL.path) == 0o700)
+        #expect(FileManager.default.fileExists(atPath: directory.storeURL.appendingPathComponent(FileETagStore.keyFileName).path))
         let names = directoryNames(directory)
         #expect(names.count == 1)
         #expect(names.allSatisfy { FileETagStore.isEntryFileName($0) })
@@ -125,7 +128,7 @@ struct FileETagStoreTests {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         let body = String(repeating: "x", count: 1_000)
-        let fileSize = try ETagEntryFileFormat.encode(key: "k0", entry: entry(body)).count
+        let fileSize = try ETagEntryFileFormat.encode(key: "k0", entry: entry(body), authenticationKey: []).count
         let events = EventLog<ETagStoreEvent>()
         let store = try FileETagStore(directory: directory.storeURL, maxTotalBytes: fileSize * 3 + 100,
                                       onEvent: events.hook)
@@ -145,7 +148,7 @@ struct FileETagStoreTests {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         let body = String(repeating: "x", count: 1_000)
-        let fileSize = try ETagEntryFileFormat.encode(key: "k0", entry: entry(body)).count
+        let fileSize = try ETagEntryFileFormat.encode(key: "k0", entry: entry(body), authenticationKey: []).count
         let first = try FileETagStore(directory: directory.storeURL)
         for index in 0..<3 { await first.store(entry(body), for: "k\(index)") }
         // Make k0 the oldest by its modification time, as a restart would find it.
@@ -201,7 +204,7 @@ struct FileETagStoreTests {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         let body = String(repeating: "y", count: 2_000)
-        let fileSize = try ETagEntryFileFormat.encode(key: "shared-0", entry: entry(body + "0", etag: "\"0\"")).count
+        let fileSize = try ETagEntryFileFormat.encode(key: "shared-0", entry: entry(body + "0", etag: "\"0\""), authenticationKey: []).count
         let events = EventLog<ETagStoreEvent>()
         let first = try FileETagStore(directory: directory.storeURL, maxTotalBytes: fileSize * 6, onEvent: events.hook)
         let second = try FileETagStore(directory: directory.storeURL, maxTotalBytes: fileSize * 6, onEvent: events.hook)

@@ -57,7 +57,7 @@ struct LoggingTransportTests {
         for secret in Self.secrets { #expect(!logger.text.contains(secret), "\(secret) leaked") }
         #expect(logger.text.contains("Bearer <redacted>"))
         #expect(logger.text.contains("access_token=<redacted>&page=2"))
-        #expect(logger.text.contains("Set-Cookie: <redacted>"))
+        #expect(logger.text.contains("Set-Cookie: id=<redacted>; HttpOnly"))
         #expect(logger.entries[1].metadata["error_kind"] == "connection lost")
     }
 

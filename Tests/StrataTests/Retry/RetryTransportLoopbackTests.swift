@@ -13,7 +13,7 @@ struct RetryTransportLoopbackTests {
     init() throws { server = try LoopbackHTTPServer() }
 
     private func retrying(maxRetries: Int = 3, events: RetryFixtures.EventLog) -> RetryTransport {
-        RetryTransport(inner: URLSessionTransport(requestTimeout: 5),
+        RetryTransport(inner: URLSessionTransport(requestTimeout: 30),
                        policy: RetryPolicy(maxRetries: maxRetries, jitter: .none, budget: nil),
                        environment: RetryFixtures.environment(), onRetry: { events.record($0) })
     }

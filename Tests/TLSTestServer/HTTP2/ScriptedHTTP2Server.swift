@@ -36,8 +36,8 @@ public final class ScriptedHTTP2Server: Sendable {
     /// The port the server listens on.
     public var port: Int { tls.port }
 
-    /// `https://localhost:<port><path>`.
-    public func url(_ path: String) -> URL { tls.url(path) }
+    /// `https://<host>:<port><path>`; the fixture leaves name `localhost` and `127.0.0.1`.
+    public func url(_ path: String, host: String = "localhost") -> URL { tls.url(path, host: host) }
 
     /// How many connections were accepted (handshake or not).
     public var connectionCount: Int { tls.http.connectionCount }
@@ -82,7 +82,7 @@ public final class HTTP2ScriptConnection {
 
     /// Sends raw bytes.
     public func write(bytes: [UInt8]) {
-        bytes.withUnsafeBytes { channel.send($0) }
+        _ = bytes.withUnsafeBytes { channel.send($0) }
     }
 
     /// The opening a well-behaved server makes: sends its SETTINGS (with `settings`) and

@@ -68,10 +68,21 @@ public struct ConditionalRequestPolicy: Sendable, Hashable {
     // MARK: Keys
 
     /// The primary key for `request`'s URL and identity, or `nil` when it has no URL.
+    ///
+    /// A URL's `user:password@` is a credential: it is left out of the key (keys are written to
+    /// disk and reported) and counted in the identity digest instead, like `Authorization`.
     func primaryKey(for request: URLRequest) -> String? {
         guard let url = request.url else { return nil }
-        return "etag-v1 " + Self.normalized(url) + " id=" + identityPartition(of: HTTPHeaders(request))
+        var identity = HTTPHeaders(request)
+        if url.user != nil || url.password != nil {
+            identity.add(name: Self.userinfoField, value: "\(url.user ?? ""):\(url.password ?? "")")
+        }
+        let digest = Self.identityDigest(of: identity, names: identityHeaderNames + [Self.userinfoField]) ?? "-"
+        return "etag-v1 " + Self.normalized(url) + " id=" + digest
     }
+
+    /// The identity field standing for URL userinfo; not a token, so no real header has this name.
+    private static let userinfoField = ":userinfo"
 
     /// The key of the variant of `primaryKey` that `request` selects, given the `Vary` names.
     func variantKey(primaryKey: String, varyNames: [String], request: URLRequest) -> String {
@@ -137,12 +148,17 @@ public struct ConditionalRequestPolicy: Sendable, Hashable {
         return selected
     }
 
-    /// The URL without fragment, scheme and host lower-cased: the resource, not the method.
+    /// The URL without fragment and userinfo, scheme and host lower-cased: the resource, not the
+    /// method or who asks.
     static func normalized(_ url: URL) -> String {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return url.absoluteString }
+        // A URL URLComponents cannot take apart is keyed by its digest: its text may hold userinfo.
+        let opaque = "sha256:" + SHA256.hexDigest(Array(url.absoluteString.utf8))
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return opaque }
         components.fragment = nil
+        components.user = nil
+        components.password = nil
         components.scheme = components.scheme?.lowercased()
         components.host = components.host?.lowercased()
-        return components.string ?? url.absoluteString
+        return components.string ?? opaque
     }
 }

@@ -33,26 +33,23 @@ struct EntryDirectory: Sendable {
         var description: String { "\(operation) \(path): \(reason)" }
     }
 
+    /// The resolved path: no symbolic link in its last component.
     let path: String
 
-    /// Creates the directory and any missing parents with mode 0700 (minus the umask); an
-    /// existing directory is used as it is.
+    /// Creates the directory and any missing parents with mode 0700 (minus the umask), or takes
+    /// an existing one after checking that nobody else can write to it (see ``SafeDirectory``).
     ///
-    /// - Throws: ``Failure`` when the path cannot be created or is not a directory.
-    static func create(at url: URL) throws(Failure) -> EntryDirectory {
-        let path = url.standardizedFileURL.path
+    /// - Throws: ``Failure`` when the path cannot be created or is not a directory, or
+    ///   ``SafeDirectory/Refusal`` when someone else could plant files in it.
+    static func create(at url: URL) throws -> EntryDirectory {
+        let requested = url.standardizedFileURL.path
         do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true,
+            try FileManager.default.createDirectory(atPath: requested, withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
         } catch {
-            throw Failure(operation: "create directory", path: path, reason: error.localizedDescription)
+            throw Failure(operation: "create directory", path: requested, reason: error.localizedDescription)
         }
-        var info = stat()
-        guard stat(path, &info) == 0 else { throw failure("stat", path) }
-        guard info.st_mode & S_IFMT == S_IFDIR else {
-            throw Failure(operation: "use directory", path: path, reason: "it exists and is not a directory")
-        }
-        return EntryDirectory(path: path)
+        return EntryDirectory(path: try SafeDirectory.check(requested))
     }
 
     /// Writes `data` to `name` atomically: a temporary file in the same directory, created

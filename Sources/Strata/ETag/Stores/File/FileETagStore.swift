@@ -8,7 +8,15 @@ import Foundation
 ///
 /// - **Layout.** One file per entry, named by the SHA-256 of its key plus `.etag`, in a
 ///   directory created with mode 0700; files are created 0600. The format (see
-///   ``ETagEntryFileFormat``) is versioned and carries its lengths and a SHA-256 checksum.
+///   ``ETagEntryFileFormat``) is versioned and carries its lengths and an HMAC-SHA256 tag under
+///   the directory's secret key (`.strata-etag-key`, 32 random bytes, 0600), so a file the store
+///   did not write is a miss, never a response.
+/// - **Only the owner writes.** A directory owned by another user, or a shared sticky one such
+///   as `/tmp`, is refused (``FileETagStoreError/unsafeDirectory(path:reason:fix:)``); one that
+///   group or others may write is tightened (`chmod go-w`). A symbolic link is resolved once, at
+///   creation, and the real directory checked and used.
+/// - **No URL credentials on disk.** A `user:password@` in a key or a stored response's URL is
+///   removed before anything is written.
 /// - **Atomic writes.** A temporary file in the same directory is written, `fsync`ed and renamed
 ///   over the entry, so a crash or a concurrent reader in another process never sees a torn
 ///   entry.
@@ -51,6 +59,7 @@ public actor FileETagStore: ETagStoreProtocol {
     private static let fileSuffix = ".etag"
 
     private let directory: EntryDirectory
+    private let authenticationKey: [UInt8]
     private let maxTotalBytes: Int
     private let maxEntryBytes: Int
     private let onEvent: (@Sendable (ETagStoreEvent) -> Void)?
@@ -69,16 +78,22 @@ public actor FileETagStore: ETagStoreProtocol {
     ///   - maxTotalBytes: The most bytes of entry files kept. Default: 64 MiB.
     ///   - maxEntryBytes: The largest entry file written or read. Default: 8 MiB.
     ///   - onEvent: Called for evictions, removed unreadable files and failed file operations.
-    /// - Throws: ``FileETagStoreError`` when the directory cannot be created or is a file.
+    /// - Throws: ``FileETagStoreError`` when the directory cannot be created or is a file, or
+    ///   someone other than this process's user could write to it.
     ///
-    /// An existing directory keeps its permissions. The initializer makes two quick file system
-    /// calls on the calling thread (create and check the directory); the directory is listed on
-    /// first use, on the store's own queue.
+    /// An existing directory keeps its permissions, less any write permission for group and
+    /// others. The initializer makes a few quick file system calls on the calling thread (create
+    /// and check the directory, read or create its key); the directory is listed on first use,
+    /// on the store's own queue.
     public init(directory: URL, maxTotalBytes: Int = 64 << 20, maxEntryBytes: Int = 8 << 20,
                 onEvent: (@Sendable (ETagStoreEvent) -> Void)? = nil) throws {
         do {
-            self.directory = try EntryDirectory.create(at: directory)
-        } catch {
+            let entries = try EntryDirectory.create(at: directory)
+            self.directory = entries
+            authenticationKey = try StoreKeyFile.loadOrCreate(in: entries.path)
+        } catch let refusal as SafeDirectory.Refusal {
+            throw FileETagStoreError.unsafeDirectory(path: refusal.path, reason: refusal.reason, fix: refusal.fix)
+        } catch let error as EntryDirectory.Failure {
             throw FileETagStoreError.cannotUseDirectory(path: error.path, reason: error.reason)
         }
         self.maxTotalBytes = max(0, maxTotalBytes)
@@ -91,6 +106,7 @@ public actor FileETagStore: ETagStoreProtocol {
     /// unreadable file is removed).
     public func cachedResponse(for key: String) -> ETagCacheEntry? {
         loadIndexIfNeeded()
+        let key = Self.withoutUserinfo(key)
         let name = Self.fileName(for: key)
         let file: EntryDirectory.ReadFile
         do {
@@ -110,7 +126,7 @@ public actor FileETagStore: ETagStoreProtocol {
             return nil
         }
         do throws(ETagEntryFileError) {
-            let decoded = try ETagEntryFileFormat.decode(file.contents)
+            let decoded = try ETagEntryFileFormat.decode(file.contents, authenticationKey: authenticationKey)
             guard decoded.key == key else { throw ETagEntryFileError.keyMismatch }
             index.record(name, size: file.contents.count)
             return decoded.entry
@@ -132,10 +148,13 @@ public actor FileETagStore: ETagStoreProtocol {
     /// directory is within `maxTotalBytes`. Failures are reported and leave no entry behind.
     public func store(_ entry: ETagCacheEntry, for key: String) {
         loadIndexIfNeeded()
+        let key = Self.withoutUserinfo(key)
         let name = Self.fileName(for: key)
+        var entry = entry
+        entry.url = entry.url.map(Self.withoutUserinfo)
         let contents: Data
         do {
-            contents = try ETagEntryFileFormat.encode(key: key, entry: entry)
+            contents = try ETagEntryFileFormat.encode(key: key, entry: entry, authenticationKey: authenticationKey)
         } catch {
             onEvent?(.fileOperationFailed(operation: "encode", path: name, reason: String(describing: error)))
             return remove(name)
@@ -182,7 +201,24 @@ public actor FileETagStore: ETagStoreProtocol {
     /// The file name for `key`: its SHA-256 in hex plus `.etag`, so keys never appear on disk
     /// as names and every name has the same safe shape.
     static func fileName(for key: String) -> String {
-        ETagStoreEvent.keyDigest(of: key) + fileSuffix
+        ETagStoreEvent.keyDigest(of: withoutUserinfo(key)) + fileSuffix
+    }
+
+    /// The name of the directory's key file.
+    static var keyFileName: String { StoreKeyFile.fileName }
+
+    /// `key` with every `scheme://user:password@` authority's userinfo removed.
+    static func withoutUserinfo(_ key: String) -> String {
+        key.replacingOccurrences(of: "(://)[^/?#@\\s]*@", with: "$1", options: .regularExpression)
+    }
+
+    /// `url` without its user and password.
+    static func withoutUserinfo(_ url: URL) -> URL {
+        guard url.user != nil || url.password != nil,
+              var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return url }
+        components.user = nil
+        components.password = nil
+        return components.url ?? url
     }
 
     static func isEntryFileName(_ name: String) -> Bool {
@@ -227,12 +263,17 @@ public actor FileETagStore: ETagStoreProtocol {
 public enum FileETagStoreError: Error, Hashable, CustomStringConvertible {
     /// The directory could not be created, or the path exists and is not a directory.
     case cannotUseDirectory(path: String, reason: String)
+    /// Someone other than this process's user could write to the directory (another owner, a
+    /// shared sticky directory), and so plant entries; `fix` says what to do.
+    case unsafeDirectory(path: String, reason: String, fix: String)
 
     /// What went wrong and what to check.
     public var description: String {
         switch self {
         case .cannotUseDirectory(let path, let reason):
             "FileETagStore cannot use \(path): \(reason). Pass a writable directory that is not a file."
+        case .unsafeDirectory(_, let reason, let fix):
+            "FileETagStore refuses to keep entries where other users could write them: \(reason). To fix it, \(fix)."
         }
     }
 }

@@ -1,0 +1,33 @@
+import Dispatch
+import Foundation
+import Strata
+
+/// Runs a blocking ``HostNameResolver`` on a thread of its own and waits for it only until a
+/// deadline, so name resolution counts against the connect timeout.
+///
+/// `getaddrinfo` cannot be interrupted; at the deadline the caller gets `timedOut` and the
+/// helper thread finishes in the background when the resolver finally answers (the system
+/// resolver's own timeouts bound that), dropping the result.
+enum BoundedResolution {
+    /// The addresses of `host:port`, or `timedOut` when `deadline` comes first.
+    static func resolve(_ host: String, port: Int, with resolver: any HostNameResolver,
+                        deadline: ContinuousClock.Instant) throws(TransportError) -> [SocketAddress] {
+        let outcome = LockedValue<Result<[SocketAddress], TransportError>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            let result = Result { () throws(TransportError) in try resolver.resolve(host, port: port) }
+            outcome.withLock { $0 = result }
+            done.signal()
+        }
+        thread.name = "strata-resolve \(host)"
+        thread.start()
+        let wait = deadline - ContinuousClock.now
+        let nanoseconds = max(0, wait.saturatingNanoseconds)
+        guard done.wait(timeout: .now() + .nanoseconds(Int(clamping: nanoseconds))) == .success,
+              let result = outcome.withLock({ $0 }) else {
+            throw TransportError(.timedOut, message: "resolving \(host) took longer than the connect timeout "
+                + "(PinningTransport.Configuration.connectTimeout, which covers name resolution)")
+        }
+        return try result.get()
+    }
+}

@@ -1,0 +1,23 @@
+extension PinnedDomains {
+    /// Refuses evaluators that would check nothing: an empty group anywhere inside one, and,
+    /// with ``TrustRoots/pinnedKeysOnly`` (no chain validation), any evaluator that does not
+    /// require a pinned key.
+    ///
+    /// - Throws: ``PinningConfigurationError/emptyEvaluator(hostPattern:)`` or
+    ///   ``PinningConfigurationError/pinnedKeysOnlyWithoutPins(hostPattern:)`` for the first
+    ///   offending pattern in sorted order.
+    func validate(for roots: TrustRoots) throws(PinningConfigurationError) {
+        for entry in entries {
+            let pattern = entry.pattern.description
+            if Self.containsEmptyGroup(entry.evaluator) { throw .emptyEvaluator(hostPattern: pattern) }
+            if !roots.verifiesChain, !entry.evaluator.requiresPinnedKey {
+                throw .pinnedKeysOnlyWithoutPins(hostPattern: pattern)
+            }
+        }
+    }
+
+    private static func containsEmptyGroup(_ evaluator: any ServerTrustEvaluator) -> Bool {
+        guard let group = evaluator as? any EvaluatorGroup else { return false }
+        return group.members.isEmpty || group.members.contains(where: containsEmptyGroup)
+    }
+}

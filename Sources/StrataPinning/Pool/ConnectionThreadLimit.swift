@@ -1,0 +1,74 @@
+import Strata
+
+/// How many pooled connections (each with its own thread) may exist at once: one count shared
+/// by every `PinningTransport` of the process (``processWide``), so a client that talks to many
+/// hosts stays bounded whatever its per-host limit.
+///
+/// A pool takes one unit before it creates a connection slot and gives it back when the slot
+/// leaves the pool (its thread ends right after); an HTTP/2 connection holds one for as long as
+/// its thread runs.
+final class ConnectionThreadLimit: Sendable {
+    /// The default process-wide maximum: far above what one app's pinned hosts need, far below
+    /// what makes a process struggle.
+    static let defaultMaximum = 256
+
+    /// The count every transport uses unless a test passes its own.
+    static let processWide = ConnectionThreadLimit(maximum: defaultMaximum)
+
+    private struct State {
+        var maximum: Int
+        var inUse = 0
+    }
+
+    private let state: LockedValue<State>
+
+    /// Creates a limit of `maximum` (at least 1).
+    init(maximum: Int) {
+        state = LockedValue(State(maximum: max(1, maximum)))
+    }
+
+    /// The most slots allowed at once.
+    var maximum: Int { state.withLock { $0.maximum } }
+
+    /// Changes the maximum (at least 1); slots above a lowered maximum stay until they retire.
+    func setMaximum(_ maximum: Int) {
+        state.withLock { $0.maximum = max(1, maximum) }
+    }
+
+    /// How many slots exist now.
+    var inUse: Int { state.withLock { $0.inUse } }
+
+    /// Takes one unit; false at the maximum.
+    func tryAcquire() -> Bool {
+        state.withLock { state in
+            guard state.inUse < state.maximum else { return false }
+            state.inUse += 1
+            return true
+        }
+    }
+
+    /// Gives one unit back.
+    func release() {
+        state.withLock { $0.inUse = max(0, $0.inUse - 1) }
+    }
+
+    /// The failure of a connection to `host:port` that cannot be opened: every unit is in use.
+    func exhausted(host: String, port: Int) -> TransportError {
+        TransportError(.cannotConnect, message: "no connection to \(host):\(port) can be opened: all \(maximum) "
+            + "connections the process allows are in use (PinningTransport.maxConnectionThreads)")
+    }
+}
+
+extension PinningTransport {
+    /// The most connections all `PinningTransport`s of this process keep open at once (each has
+    /// a dedicated thread). Default 256; values below 1 count as 1.
+    ///
+    /// At the limit, a request that needs a new connection first closes an idle connection of
+    /// its own transport (to any host); if there is none, it fails at once with
+    /// `TransportError` of kind `cannotConnect` naming this setting, rather than waiting on
+    /// connections of other hosts. Set it at startup, before requests are sent.
+    public static var maxConnectionThreads: Int {
+        get { ConnectionThreadLimit.processWide.maximum }
+        set { ConnectionThreadLimit.processWide.setMaximum(newValue) }
+    }
+}
