@@ -129,6 +129,21 @@ struct HTTP2ScriptedServerTests {
         #expect(events.retries.count == 2)
     }
 
+    @Test("a server that sends GOAWAY after its response closes the connection; the next request opens a new one")
+    func goAwayWhileIdle() async throws {
+        let server = try ScriptedHTTP2Server { connection in
+            connection.handshake()
+            guard let stream = connection.awaitRequests(1).first else { return }
+            connection.respond(stream: stream, body: "connection \(connection.index)")
+            if connection.index == 0 { connection.write(.goAway(lastStream: stream, code: 0)) }
+            connection.drain()
+        }
+        let transport = try Self.transport()
+        #expect(try await transport.send(Pinning.get(server.url("/"))).text == "connection 0")
+        #expect(try await transport.send(Pinning.get(server.url("/"))).text == "connection 1")
+        #expect(server.connectionCount == 2)
+    }
+
     @Test("a silent server is detected by PING: requests fail with connectionLost, not at the request deadline")
     func silentServer() async throws {
         let server = try ScriptedHTTP2Server { connection in
