@@ -48,8 +48,8 @@ let package = Package(
         // Depends on the executable so `swift test` builds the binary its subprocess tests run.
         .testTarget(name: "StrataDemoTests", dependencies: ["StrataDemoKit", "StrataSandbox", "Strata", "StrataPinning", "strata-demo"]),
         // Needs redis-server (Debian: apt install redis-server); skipped with a message without it.
-        .testTarget(name: "StrataRedisTests", dependencies: ["StrataRedis", "Strata", "TestServer", "RedisTestServer",
-                                                             "redis-store-writer"]),
+        .testTarget(name: "StrataRedisTests", dependencies: ["StrataRedis", "Strata", "StrataTesting", "TestServer",
+                                                             "RedisTestServer", "redis-store-writer"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -19,17 +19,8 @@ enum HTTP2Benchmark {
         var name: String
         var transport: any Transport
         var url: URL
-        /// Connections the client opened since it was created (nil: not observable).
-        var opened: Counter?
-    }
-
-    /// Counts `connectionOpened` events.
-    final class Counter: Sendable {
-        private let count = LockedValue(0)
-        var value: Int { count.withLock { $0 } }
-        var hook: @Sendable (PinningEvent) -> Void {
-            { [self] event in if case .connectionOpened = event { count.withLock { $0 += 1 } } }
-        }
+        /// The nginx instance only this client talks to, which logs each request's connection.
+        var server: NginxServer
     }
 
     private struct Run {
@@ -47,28 +38,30 @@ enum HTTP2Benchmark {
         let rounds = arguments.dropFirst().first.flatMap(Int.init) ?? 5
         let body = #"{"id":42,"name":"Ada Lovelace","email":"ada@example.com","active":true}"#
         // keepalive_requests: nginx's default (1000) would end connections mid-run with GOAWAY.
+        // Each client has an nginx of its own, so the connections it used can be counted there.
         let directives = """
             keepalive_requests 10000000;
+            access_log $root/connections.log strata_connection;
             location /small { default_type application/json; return 200 '\(body)'; }
             """
-        let tls = try await NginxServer.start(directives: directives)
-        let plain = try await NginxServer.start(tls: false, directives: directives)
         let ca = try Certificate(pem: String(contentsOf: TLSLoopbackServer.fixtures.appendingPathComponent("ca.pem"), encoding: .utf8))
         let pin = try Certificate(pem: String(contentsOf: TLSLoopbackServer.fixtures.appendingPathComponent("leaf-ec.pem"),
                                               encoding: .utf8)).spkiPin
-        func pinned(_ version: HTTPVersionPolicy, _ counter: Counter) throws -> PinningTransport {
+        func pinned(_ version: HTTPVersionPolicy) throws -> PinningTransport {
             PinningTransport(pinnedDomains: ["localhost": try PublicKeyPinningEvaluator(pins: [pin])],
                              trustRoots: .certificates([ca]),
-                             configuration: .init(maxConnectionsPerHost: 8, httpVersion: version), onEvent: counter.hook)
+                             configuration: .init(maxConnectionsPerHost: 8, httpVersion: version))
         }
-        let http2Count = Counter()
-        let http1Count = Counter()
+        let http2Server = try await NginxServer.start(directives: directives)
+        let http1Server = try await NginxServer.start(directives: directives)
+        let plainServer = try await NginxServer.start(tls: false, directives: directives)
         let clients = [
-            Client(name: "PinningTransport HTTP/2", transport: try pinned(.preferHTTP2, http2Count), url: tls.url("/small"),
-                   opened: http2Count),
-            Client(name: "PinningTransport HTTP/1.1 pool", transport: try pinned(.http1Only, http1Count), url: tls.url("/small"),
-                   opened: http1Count),
-            Client(name: "URLSessionTransport http (no TLS)", transport: URLSessionTransport(), url: plain.url("/small"), opened: nil),
+            Client(name: "PinningTransport HTTP/2", transport: try pinned(.preferHTTP2), url: http2Server.url("/small"),
+                   server: http2Server),
+            Client(name: "PinningTransport HTTP/1.1 pool", transport: try pinned(.http1Only), url: http1Server.url("/small"),
+                   server: http1Server),
+            Client(name: "URLSessionTransport http (no TLS)", transport: URLSessionTransport(), url: plainServer.url("/small"),
+                   server: plainServer),
         ]
         // Warm-up: every client has its connections and the server its workers' caches.
         for client in clients {
@@ -76,24 +69,27 @@ enum HTTP2Benchmark {
         }
         print("nginx \(nginxVersion()) on loopback, \(body.utf8.count)-byte JSON, \(total) requests per run, "
               + "median of \(rounds) interleaved rounds, maxConnectionsPerHost 8")
-        print("client".padding(toLength: 36, withPad: " ", startingAt: 0) + "  c    req/s   p50 ms   p99 ms  TLS connections opened so far")
+        print("client".padding(toLength: 36, withPad: " ", startingAt: 0)
+              + "  c    req/s   p50 ms   p99 ms  connections used (most in a round)")
         for concurrency in [1, 16, 64] {
             var runs = Array(repeating: [Run](), count: clients.count)
+            var connections = Array(repeating: 0, count: clients.count)
             for _ in 0..<rounds {
                 for (index, client) in clients.enumerated() {
+                    let logged = client.server.lines(of: "connections.log").count
                     runs[index].append(try await measure(client, total: total, concurrency: concurrency))
+                    let used = Set(client.server.lines(of: "connections.log").dropFirst(logged)).count
+                    connections[index] = max(connections[index], used)
                 }
             }
             for (index, client) in clients.enumerated() {
                 let median = { (values: [Double]) in values.sorted()[values.count / 2] }
                 print(client.name.padding(toLength: 36, withPad: " ", startingAt: 0)
-                      + String(format: "%3d %8.0f %8.3f %8.3f  ", concurrency, median(runs[index].map(\.requestsPerSecond)),
-                               median(runs[index].map(\.p50)), median(runs[index].map(\.p99)))
-                      + (client.opened.map { "\($0.value)" } ?? "n/a"))
+                      + String(format: "%3d %8.0f %8.3f %8.3f  %d", concurrency, median(runs[index].map(\.requestsPerSecond)),
+                               median(runs[index].map(\.p50)), median(runs[index].map(\.p99)), connections[index]))
             }
         }
-        tls.stop()
-        plain.stop()
+        for server in [http2Server, http1Server, plainServer] { server.stop() }
     }
 
     private static func measure(_ client: Client, total: Int, concurrency: Int) async throws -> Run {

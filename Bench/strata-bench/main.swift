@@ -3,6 +3,7 @@
 //
 //   swift build -c release --product strata-bench && .build/release/strata-bench [requests] [maxConnectionsPerHost]
 //   .build/release/strata-bench stores     (ETag stores: Redis vs file vs memory)
+//   .build/release/strata-bench events     (the event channel's cost per request)
 //   .build/release/strata-bench http2 [requests] [rounds]   (pinned HTTP/2 vs HTTP/1.1 vs URLSession, nginx)
 //
 // Both transports talk to the test suite's loopback server (one thread per connection). On Linux
@@ -22,6 +23,11 @@ import TLSTestServer
 // `strata-bench stores`: the ETag stores side by side (StoreBenchmark.swift).
 if CommandLine.arguments.dropFirst().first == "stores" {
     try await StoreBenchmark.run()
+    exit(0)
+}
+// `strata-bench events`: what observing and logging cost per request (EventBenchmark.swift).
+if CommandLine.arguments.dropFirst().first == "events" {
+    try await EventBenchmark.run()
     exit(0)
 }
 

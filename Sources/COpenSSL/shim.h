@@ -31,7 +31,7 @@ static inline unsigned long strata_XN_FLAG_RFC2253_UTF8(void) {
     return (XN_FLAG_RFC2253 & ~ASN1_STRFLGS_ESC_MSB) | ASN1_STRFLGS_UTF8_CONVERT;
 }
 
-// SSL_CTX / SSL controls used by the TLS client (pinning part 2).
+// SSL_CTX / SSL controls used by StrataPinning's TLS client (TLSClientContext, TLSSession).
 static inline int strata_SSL_CTX_set_min_proto_version(SSL_CTX *context, int version) { return (int)SSL_CTX_set_min_proto_version(context, version); }
 static inline int strata_SSL_CTX_set_max_proto_version(SSL_CTX *context, int version) { return (int)SSL_CTX_set_max_proto_version(context, version); }
 static inline long strata_SSL_CTX_set_mode(SSL_CTX *context, long mode) { return SSL_CTX_set_mode(context, mode); }

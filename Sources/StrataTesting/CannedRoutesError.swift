@@ -19,3 +19,9 @@ public enum CannedRoutesError: Error, CustomStringConvertible {
         }
     }
 }
+
+extension CannedRoutesError: LocalizedError {
+    /// The same text as `description`, so `localizedDescription` says what happened and what
+    /// to do instead of "The operation could not be completed".
+    public var errorDescription: String? { description }
+}

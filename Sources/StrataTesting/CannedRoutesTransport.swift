@@ -29,10 +29,34 @@ public final class CannedRoutesTransport: Transport {
 
     private let routes: [CannedRoute]
     private let state = LockedValue(State())
+    /// The first invalid pattern among the routes: every request then fails with it.
+    private let invalidPattern: CannedRoutesError?
 
     /// Creates a transport with routes, matched in order.
+    ///
+    /// Every route's pattern is checked now: if one has an invalid regular expression, every
+    /// request fails with that ``CannedRoutesError/invalidPattern(_:reason:)``, whichever route
+    /// it would match, so a typo cannot hide behind an earlier route. Use
+    /// ``validated(routes:)`` to get the error here instead.
     public init(routes: [CannedRoute]) {
         self.routes = routes
+        invalidPattern = Self.firstInvalidPattern(in: routes)
+    }
+
+    /// Creates a transport like ``init(routes:)``, but throws for an invalid pattern now.
+    ///
+    /// - Throws: ``CannedRoutesError/invalidPattern(_:reason:)`` for the first invalid pattern.
+    public static func validated(routes: [CannedRoute]) throws(CannedRoutesError) -> CannedRoutesTransport {
+        let transport = CannedRoutesTransport(routes: routes)
+        if let invalid = transport.invalidPattern { throw invalid }
+        return transport
+    }
+
+    private static func firstInvalidPattern(in routes: [CannedRoute]) -> CannedRoutesError? {
+        for route in routes {
+            do { try route.pattern.validate() } catch { return error }
+        }
+        return nil
     }
 
     /// Every request sent so far, in order, including unmatched ones.
@@ -47,6 +71,7 @@ public final class CannedRoutesTransport: Transport {
     public func send(_ request: URLRequest) async throws -> HTTPResponse {
         try Task.checkCancellation()
         state.withLock { $0.recorded.append(request) }
+        if let invalidPattern { throw invalidPattern }
         var matched: Int?
         for (index, route) in routes.enumerated() where try route.pattern.matches(request) {
             matched = index

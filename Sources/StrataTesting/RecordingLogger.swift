@@ -33,8 +33,12 @@ public final class RecordingLogger: StrataLogger {
     /// Every message recorded so far, in order.
     public var entries: [Entry] { recorded.withLock { $0 } }
 
-    /// The messages' names in order, such as `["request.start", "request.response"]`.
+    /// The messages in order, such as `["GET https://api.example.com/todos", …]`.
     public var messages: [String] { entries.map(\.message) }
+
+    /// The names of the events logged by a `LoggingTransport`, in order (their `event`
+    /// metadata), such as `["request.start", "retry.scheduled", "request.response"]`.
+    public var eventNames: [String] { entries.compactMap { $0.metadata["event"] } }
 
     /// Everything recorded, one line per message with all metadata: search it for a secret.
     public var text: String {

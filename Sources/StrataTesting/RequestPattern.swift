@@ -24,9 +24,13 @@ public struct RequestPattern: Sendable, Hashable, CustomStringConvertible {
         rule = .exact(path)
     }
 
-    /// Matches requests whose whole path matches the regular expression `pathRegex`, such as
-    /// `/users/[0-9]+`. An invalid expression makes matching throw
-    /// ``CannedRoutesError/invalidPattern(_:reason:)``; call ``validate()`` to check it early.
+    /// Matches requests whose whole path matches the regular expression `pathRegex` (Swift
+    /// `Regex` syntax), such as `/users/[0-9]+`.
+    ///
+    /// The expression is checked here: an invalid one makes the ``CannedRoutesTransport`` that
+    /// holds it refuse every request with ``CannedRoutesError/invalidPattern(_:reason:)`` and a
+    /// plain reason such as `expected ']'` (``CannedRoutesTransport/validated(routes:)`` throws it
+    /// at once); ``validate()`` checks one pattern.
     public init(method: HTTPMethod? = nil, pathRegex: String) {
         self.method = method
         rule = .regex(pathRegex)
@@ -34,8 +38,9 @@ public struct RequestPattern: Sendable, Hashable, CustomStringConvertible {
 
     /// Checks that the pattern's regular expression compiles.
     ///
-    /// - Throws: ``CannedRoutesError/invalidPattern(_:reason:)``.
-    public func validate() throws {
+    /// - Throws: ``CannedRoutesError/invalidPattern(_:reason:)`` with the reason, such as
+    ///   `expected ']'`.
+    public func validate() throws(CannedRoutesError) {
         if case .regex(let pattern) = rule { _ = try Self.compile(pattern) }
     }
 
@@ -49,8 +54,7 @@ public struct RequestPattern: Sendable, Hashable, CustomStringConvertible {
         case .exact(let expected):
             return path == expected
         case .regex(let pattern):
-            let regex = try Self.compile(pattern)
-            return regex.firstMatch(in: path, range: NSRange(path.startIndex..., in: path)) != nil
+            return try path.wholeMatch(of: Self.compile(pattern)) != nil
         }
     }
 
@@ -63,12 +67,13 @@ public struct RequestPattern: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    private static func compile(_ pattern: String) throws -> NSRegularExpression {
+    /// Swift's `Regex`, whose parse errors say what is wrong (`expected ']'`), where
+    /// `NSRegularExpression` only says "The value is invalid."
+    private static func compile(_ pattern: String) throws(CannedRoutesError) -> Regex<AnyRegexOutput> {
         do {
-            // Anchored around a group, so alternations and lazy quantifiers must cover the whole path.
-            return try NSRegularExpression(pattern: "^(?:\(pattern))\\z")
+            return try Regex(pattern)
         } catch {
-            throw CannedRoutesError.invalidPattern(pattern, reason: "\(error)")
+            throw .invalidPattern(pattern, reason: String(describing: error))
         }
     }
 }

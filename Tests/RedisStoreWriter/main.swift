@@ -24,19 +24,23 @@ final class Tally: Sendable {
 }
 
 let tally = Tally()
-let store = try RedisETagStore(url: url, namespace: arguments[2], onEvent: { event in
+let store = try RedisETagStore(url: url, namespace: arguments[2])
+// The store reports to the observers of the task that calls it, as it would under a LoggingTransport.
+await TransportEvents.observing({ observed in
+    guard let event = observed.event as? RedisETagStoreEvent else { return }
     switch event {
     case .unreadableEntry: tally.add("unreadable")
     default: tally.add("failed")
     }
-})
-for round in 0..<rounds {
-    for index in 0..<keyCount {
-        let body = Data(repeating: letter, count: 8 << 10) + Data("-\(round)".utf8)
-        let response = HTTPResponse(statusCode: 200, headers: ["ETag": "\"\(arguments[3])\(round)\""], body: body)
-        await store.store(ETagCacheEntry(response: response), for: "concurrent-key-\(index)")
-        tally.add("writes")
-        if await store.cachedResponse(for: "concurrent-key-\((index + 1) % keyCount)") != nil { tally.add("reads") }
+}) { _ in
+    for round in 0..<rounds {
+        for index in 0..<keyCount {
+            let body = Data(repeating: letter, count: 8 << 10) + Data("-\(round)".utf8)
+            let response = HTTPResponse(statusCode: 200, headers: ["ETag": "\"\(arguments[3])\(round)\""], body: body)
+            await store.store(ETagCacheEntry(response: response), for: "concurrent-key-\(index)")
+            tally.add("writes")
+            if await store.cachedResponse(for: "concurrent-key-\((index + 1) % keyCount)") != nil { tally.add("reads") }
+        }
     }
 }
 print("writes=\(tally["writes"]) reads=\(tally["reads"]) unreadable=\(tally["unreadable"]) failed=\(tally["failed"])")

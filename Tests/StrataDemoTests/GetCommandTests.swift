@@ -66,8 +66,8 @@ struct GetCommandTests {
             try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
         }
         let names = events.compactMap { $0["event"] as? String }
-        #expect(names.contains("connection.opened"))
-        #expect(names.contains("pinning.check"))
+        #expect(names.contains("pinning.connection-opened"))
+        #expect(names.contains("pinning.trust-evaluated"))
         #expect(names.contains("retry.scheduled"), "the sandbox's health check answers 503 once")
         #expect(events.allSatisfy { $0["request"] is String && $0["attempt"] is Int })
         #expect(!run.standardError.contains(server.sandbox.validToken))
@@ -81,7 +81,7 @@ struct GetCommandTests {
         #expect(run.standardError.contains("> GET \(server.url("/v1/todos/2"))\n"))
         #expect(run.standardError.contains("> Authorization: Bearer <redacted>\n"))
         #expect(run.standardError.contains("> X-Trace: 7\n"))
-        #expect(run.standardError.contains("* new verified TLS connection to localhost:"))
+        #expect(run.standardError.contains("* opened a TLSv1.3 connection to localhost:"))
         #expect(run.standardError.contains("< HTTP 200 OK\n< Content-Type: application/json\n"))
         #expect(run.standardOutput.hasPrefix("HTTP 200 OK\nContent-Type: application/json\n"))
         #expect(run.standardOutput.hasSuffix("\n\n" + #"{"id":2,"title":"Write the tour"}"#))

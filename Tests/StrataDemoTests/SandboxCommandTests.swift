@@ -46,7 +46,7 @@ struct SandboxCommandTests {
         let example = try await DemoProcess.run(Array(banner.firstExample.dropFirst()), directory: try DemoProcess.temporaryDirectory())
         #expect(example.status == 0, "stderr: \(example.standardError)")
         #expect(example.standardOutput.hasPrefix(#"[{"id":1,"title":"Buy milk"}"#))
-        #expect(example.standardError.contains("* localhost: the verified chain passed (matched \(banner.leafPin))"))
+        #expect(example.standardError.contains("* pin check for localhost passed, matched \(banner.leafPin)"))
 
         sandbox.send(SIGTERM)
         let result = await sandbox.finished()

@@ -126,6 +126,72 @@ struct CannedRoutesTransportTests {
         }
     }
 
+    @Test("an invalid regex is found when the transport is created, with a plain reason, even behind a matching route")
+    func invalidRegexAtCreation() async throws {
+        let routes = [
+            CannedRoute(pattern: RequestPattern(path: "/a"), response: .status(200)),
+            CannedRoute(pattern: RequestPattern(pathRegex: "/users/[0-9+"), response: .status(200)),
+        ]
+        #expect {
+            _ = try CannedRoutesTransport.validated(routes: routes)
+        } throws: { error in
+            guard case CannedRoutesError.invalidPattern("/users/[0-9+", let reason) = error else { return false }
+            return reason == "expected ']'" && !"\(error)".contains("NSCocoaErrorDomain")
+        }
+        // Created without validation, it refuses even the request the first route would answer.
+        await #expect(throws: CannedRoutesError.self) {
+            try await CannedRoutesTransport(routes: routes).send(request(.get, "/a"))
+        }
+        #expect(try CannedRoutesTransport.validated(routes: Array(routes.prefix(1))) is CannedRoutesTransport)
+    }
+
+    @Test("ClosureTransport: .succeeding, .failing and .sequence answer in order, the last repeating, and record requests")
+    func closureTransport() async throws {
+        let always = ClosureTransport.succeeding(CannedResponse(string: "ok", statusCode: 201))
+        #expect(try await always.send(request(.get, "/x")).statusCode == 201)
+        await #expect(throws: TransportError.self) {
+            try await ClosureTransport.failing(TransportError(.timedOut)).send(request(.get, "/x"))
+        }
+        let script = ClosureTransport.sequence([.failing(TransportError(.connectionLost)), .succeeding(.status(503)),
+                                                .succeeding(CannedResponse(string: "done"))])
+        await #expect(throws: TransportError.self) { try await script.send(request(.get, "/1")) }
+        #expect(try await script.send(request(.get, "/2")).statusCode == 503)
+        #expect(try await script.send(request(.get, "/3")).text == "done")
+        #expect(try await script.send(request(.get, "/4")).text == "done")
+        #expect(await script.recordedRequests.map { $0.url?.path } == ["/1", "/2", "/3", "/4"])
+        let handled = ClosureTransport { request in
+            await Task.yield()   // the handler may suspend
+            return HTTPResponse(statusCode: 200, body: Data((request.url?.path ?? "").utf8))
+        }
+        let answer = try await handled.send(request(.get, "/echo"))
+        #expect(answer.text == "/echo" && answer.url == URL(string: "https://api.example.com/echo"))
+    }
+
+    @Test("TestClock: sleeps return at once, move time to the deadline and are recorded; cancellation throws")
+    func testClock() async throws {
+        let clock = TestClock()
+        let start = clock.now
+        try await clock.sleep(for: .seconds(2))
+        clock.advance(by: .milliseconds(500))
+        try await clock.sleep(until: start.advanced(by: .seconds(1)), tolerance: nil)   // already past
+        #expect(start.duration(to: clock.now) == .milliseconds(2_500))
+        #expect(clock.sleeps == [.seconds(2), .zero])
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            try await clock.sleep(for: .seconds(1))
+        }
+        await #expect(throws: CancellationError.self) { try await task.value }
+    }
+
+    @Test("RecordingObserver keeps every event with its request identifier, by type and by name")
+    func recordingObserver() async throws {
+        let recorder = RecordingObserver()
+        _ = try await recorder.observing(CannedResponseTransport(string: "")).send(request(.get, "/a"))
+        #expect(recorder.names == ["request.start", "request.response"])
+        #expect(recorder.events(RequestEvent.self).count == 2)
+        #expect(Set(recorder.all.map(\.requestID)).count == 1)
+    }
+
     @Test("every request is recorded in order, matched or not")
     func recording() async throws {
         let transport = CannedRoutesTransport(routes: [CannedRoute(pattern: RequestPattern(path: "/a"), response: .status(200))])

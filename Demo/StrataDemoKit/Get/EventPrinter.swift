@@ -4,10 +4,11 @@ import Strata
 /// Prints what the layers report while `get` runs, as it happens, on standard error: one JSON
 /// object per line for `--json-events`, or `* ` lines for `-v`.
 ///
-/// This file is the only place `get` touches the event API: it observes the one channel the
-/// layers report to (`TransportEvents`), the same one `LoggingTransport` observes. URLs are
-/// redacted and the request's own secrets scrubbed, as `LoggingTransport` does.
-final class EventPrinter: TransportEventObserver {
+/// This file is the only place `get` touches the event API: it observes the one channel every
+/// layer reports to, through an `ObservingTransport`, as `LoggingTransport` does. It knows no
+/// layer's event cases: each event supplies its name, its one-line message and its details,
+/// redacted with the `Redaction` given; the request's own secret header values are scrubbed too.
+struct EventPrinter: Sendable {
     /// How events are written.
     enum Format: Sendable {
         /// One JSON object per line, keys sorted: `{"attempt":1,"event":"retry.scheduled",…}`.
@@ -33,14 +34,14 @@ final class EventPrinter: TransportEventObserver {
         self.secretsFrom = secretsFrom
     }
 
-    /// Runs `body` with this printer observing every event the layers below report.
-    func observing<T>(_ body: () async throws -> T) async rethrows -> T {
-        try await TransportEvents.observing(self, body)
+    /// `transport` observed by this printer: every event of the layers inside it is written.
+    func observing(_ transport: any Transport) -> ObservingTransport {
+        ObservingTransport(inner: transport) { observed in write(observed) }
     }
 
-    /// Writes one event; called on whichever thread the reporting layer runs.
-    func observe(_ event: TransportEvent) {
-        let record = EventRecord(event, redaction: redaction, secretsFrom: secretsFrom)
+    /// Writes one event; called on whichever task the reporting layer runs.
+    private func write(_ observed: ObservedEvent) {
+        let record = EventRecord(observed, redaction: redaction, secretsFrom: secretsFrom)
         switch format {
         case .jsonLines:
             let encoder = JSONEncoder()
@@ -53,79 +54,41 @@ final class EventPrinter: TransportEventObserver {
     }
 }
 
-/// One event as `--json-events` writes it: a name, the request it belongs to, and the
-/// event's own fields (absent ones are omitted).
+/// One event as `--json-events` writes it: its name, the request it belongs to and the attempt,
+/// its one-line message, and its details (the event's own log metadata) as further keys.
 struct EventRecord: Encodable {
     var event: String
     var request: String
     var attempt: Int
     var summary: String
-    var host: String?
-    var port: Int?
-    var url: String?
-    var reused: Bool?
-    var matchedPin: String?
-    var failure: String?
-    var retry: Int?
-    var delaySeconds: Double?
-    var reason: String?
-    var status: Int?
+    var details: [String: String]
 
-    /// Reads `event`, redacting URLs and scrubbing `secretsFrom`'s secret values from every text.
-    init(_ event: TransportEvent, redaction: Redaction, secretsFrom headers: HTTPHeaders) {
-        defer {
-            summary = redaction.scrub(summary, secretsFrom: headers)
-            failure = failure.map { redaction.scrub($0, secretsFrom: headers) }
-            reason = reason.map { redaction.scrub($0, secretsFrom: headers) }
+    /// Reads `observed`, redacting with `redaction` and scrubbing `secretsFrom`'s secret values.
+    init(_ observed: ObservedEvent, redaction: Redaction, secretsFrom headers: HTTPHeaders) {
+        let scrub = { (text: String) in redaction.scrub(text, secretsFrom: headers) }
+        event = observed.event.name
+        request = observed.requestID
+        attempt = observed.attempt
+        summary = scrub(observed.event.message(redactedBy: redaction))
+        details = observed.event.logMetadata(redactedBy: redaction).mapValues(scrub)
+    }
+
+    private struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    /// One flat object: the fixed keys, then each detail under its own name.
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        for (name, value) in details where !["event", "request", "attempt", "summary"].contains(name) {
+            try container.encode(value, forKey: Key(stringValue: name))
         }
-        request = event.requestID
-        attempt = event.attempt
-        switch event.kind {
-        case .requestStarted(let method, let url, _, _):
-            self.event = "request.started"
-            self.url = redaction.redact(url)
-            summary = "\(method) \(self.url ?? "")"
-        case .responseReceived(let statusCode, _, _, _, let source):
-            self.event = "response.received"
-            status = statusCode
-            summary = "response \(statusCode) (source: \(source.rawValue))"
-        case .requestFailed(let error, _):
-            self.event = "request.failed"
-            failure = "\(error)"
-            summary = "failed: \(error)"
-        case .retryScheduled(let retry, let delay, let reason):
-            self.event = "retry.scheduled"
-            self.retry = retry
-            delaySeconds = delay
-            self.reason = reason
-            summary = "retry \(retry) in \(String(format: "%.1f", delay)) s: \(reason)"
-        case .authRefresh(let phase, let waiters):
-            self.event = "auth.refresh"
-            summary = "token refresh \(phase), \(waiters) waiting"
-        case .authResend(let refreshed):
-            self.event = "auth.resend"
-            summary = refreshed ? "resent with the refreshed token" : "resent with the current token"
-        case .cache(let action, let url):
-            self.event = "etag.\(action)"
-            self.url = redaction.redact(url)
-            summary = "ETag store: \(action) \(self.url ?? "")"
-        case .pinCheck(let host, let matchedPin, let failure):
-            self.event = "pinning.check"
-            self.host = host
-            self.matchedPin = matchedPin
-            self.failure = failure
-            if let failure {
-                summary = "\(host): the verified chain was refused: " + (failure.split(separator: "\n").first.map(String.init) ?? "")
-            } else {
-                summary = "\(host): the verified chain passed" + (matchedPin.map { " (matched \($0))" } ?? "")
-            }
-        case .connection(let host, let port, let reused):
-            self.event = reused ? "connection.reused" : "connection.opened"
-            self.host = host
-            self.port = port
-            self.reused = reused
-            summary = reused ? "reusing the verified connection to \(host):\(port)"
-                             : "new verified TLS connection to \(host):\(port)"
-        }
+        try container.encode(event, forKey: Key(stringValue: "event"))
+        try container.encode(request, forKey: Key(stringValue: "request"))
+        try container.encode(attempt, forKey: Key(stringValue: "attempt"))
+        try container.encode(summary, forKey: Key(stringValue: "summary"))
     }
 }

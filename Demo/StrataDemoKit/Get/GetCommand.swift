@@ -120,10 +120,8 @@ struct GetCommand {
         let printer = options.jsonEvents || options.verbose
             ? EventPrinter(format: options.jsonEvents ? .jsonLines : .text, output: output, secretsFrom: options.requestHeaders)
             : nil
-        let send: @Sendable () async throws -> HTTPResponse = {
-            guard let printer else { return try await transport.send(request) }
-            return try await printer.observing { try await transport.send(request) }
-        }
+        let observed = printer?.observing(transport) ?? transport
+        let send: @Sendable () async throws -> HTTPResponse = { try await observed.send(request) }
         let progress = options.outputFile != nil && output.terminal.errorIsTerminal
             ? Task { await ProgressLine(label: "\(options.method) \(Redaction().redact(options.url))", output: output).run() }
             : nil

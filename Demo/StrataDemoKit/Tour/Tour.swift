@@ -67,8 +67,10 @@ struct Tour {
         let seen = sandbox.seen
         say("   The sandbox answered \(seen.unauthorized) × 401; ReauthTransport called the refresh closure "
             + "\(seen.tokenGrants == 1 ? "once" : "\(seen.tokenGrants) times") (POST /v1/token):")
-        for event in stack.refreshes.all { say("     \(Self.describe(event))") }
-        if stack.refreshes.all.contains(where: { if case .resentWithCurrentToken = $0 { true } else { false } }) {
+        for event in stack.events.all(ReauthEvent.self) where event.name.hasPrefix("reauth.refresh.") {
+            say("     \(event)")
+        }
+        if stack.events.all(ReauthEvent.self).contains(where: { if case .resentWithCurrentToken = $0 { true } else { false } }) {
             say("   (A 401 that arrived after the refresh finished answered the replaced token: no second refresh.)")
         }
         say("   Each request was resent once with the new token → 200: " + todos.map { "\"\($0.title)\"" }.joined(separator: ", "))
@@ -80,7 +82,7 @@ struct Tour {
         heading(2, "A flaky endpoint: 503, then 200 (RetryTransport)")
         say("   GET /v1/health answers 503 Service Unavailable with Retry-After: 0 the first time.")
         let response = try await stack.service.response(to: SandboxAPI.health, via: stack.environment)
-        let retries = stack.retries.all
+        let retries = stack.events.all(RetryEvent.self)
         for event in retries { say("   \(event)") }
         say("   → \(response.statusCode) \(response.text ?? "") after \(sandbox.seen.healthCalls) sends.")
         guard retries.count == 1 else { throw TourFailure("expected 1 retry, RetryTransport made \(retries.count)") }
@@ -96,7 +98,7 @@ struct Tour {
         let second = try await stack.service.response(to: SandboxAPI.todos, via: stack.environment)
         say("   Second GET /v1/todos carried If-None-Match; the sandbox answered 304 Not Modified "
             + "(\(sandbox.seen.notModified) so far).")
-        let saved = stack.cacheEvents.all.compactMap { event -> Int? in
+        let saved = stack.events.all(ETagEvent.self).compactMap { event -> Int? in
             guard case .revalidated(_, let bytes) = event else { return nil }
             return bytes
         }.reduce(0, +)
@@ -111,11 +113,11 @@ struct Tour {
     /// Every request above passed the pin check; a transport pinned to the wrong key refuses.
     private func pinningStep(_ stack: TourStack, _ sandbox: Sandbox) async throws -> String {
         heading(4, "Certificate pinning (PinningTransport)")
-        let checks = stack.pinEvents.all.compactMap { event -> String? in
+        let checks = stack.events.all(PinningEvent.self).compactMap { event -> String? in
             guard case .trustEvaluated(_, let matched, nil) = event else { return nil }
             return matched
         }
-        let connections = stack.pinEvents.all.filter {
+        let connections = stack.events.all(PinningEvent.self).filter {
             if case .connectionOpened = $0 { true } else { false }
         }.count
         say("   localhost is pinned to \(stack.pin) (the key of the sandbox's certificate, made at startup).")
@@ -137,12 +139,11 @@ struct Tour {
         if let leak = lines.first(where: { line in secrets.contains { line.contains($0) } }) {
             throw TourFailure("a log line contains a token: \(leak.prefix(40))…")
         }
-        let wanted = ["request.start", "auth.refresh", "retry.scheduled", "cache.revalidated", "request.response"]
-        let quoted = wanted.compactMap { message in
+        let wanted = ["request.start", "reauth.refresh.succeeded", "retry.scheduled", "etag.revalidated", "request.response"]
+        let quoted = wanted.compactMap { name in
             lines.first { line in
-                line.contains(" \(message) ") && (message != "request.start" || line.contains("Authorization: Bearer"))
-                    && (message != "auth.refresh" || line.contains("phase=succeeded"))
-                    && (message != "request.response" || line.contains("source=revalidated"))
+                line.contains(" event=\(name) ") && (name != "request.start" || line.contains("Authorization: Bearer"))
+                    && (name != "request.response" || line.contains("source=revalidated"))
             }
         }
         say("   \(lines.count) lines were logged (\(verbose ? "all shown on standard error" : "use --verbose to see them all")); a few:")
@@ -162,14 +163,6 @@ struct Tour {
     }
 
     private func say(_ line: String) { output.line(line) }
-
-    /// The event's own description, with the duration in milliseconds rather than attosecond digits.
-    static func describe(_ event: RefreshEvent) -> String {
-        guard case .succeeded(let waiters, let duration) = event else { return event.description }
-        let (seconds, attoseconds) = duration.components
-        let milliseconds = String(format: "%.1f", Double(seconds) * 1_000 + Double(attoseconds) / 1e15)
-        return "token refresh succeeded in \(milliseconds) ms; \(waiters) request\(waiters == 1 ? "" : "s") waited"
-    }
 
     static func milliseconds(_ duration: Duration) -> Int {
         let (seconds, attoseconds) = duration.components

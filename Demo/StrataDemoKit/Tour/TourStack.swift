@@ -6,20 +6,18 @@ import Strata
 import StrataPinning
 import StrataSandbox
 
-/// The README's recommended stack, assembled against the sandbox, with every layer's event hook
+/// The README's recommended stack, assembled against the sandbox, with every layer's events
 /// recorded for the narration.
 struct TourStack: Sendable {
     /// The retry policy of the tour: short delays, so the demo never waits needlessly.
-    static let retryPolicy = RetryPolicy(maxRetries: 2, baseDelay: 0.05, maxDelay: 0.2, maxRetryAfter: 1)
+    static let retryPolicy = RetryPolicy(maxRetries: 2, baseDelay: .milliseconds(50), maxDelay: .milliseconds(200),
+                                         maxRetryAfter: .seconds(1))
 
     let service: HTTPNetworkService
     let environment: DefaultAPIEnvironment
     /// The pin of the sandbox leaf's key.
     let pin: String
-    let refreshes = EventRecorder<RefreshEvent>()
-    let retries = EventRecorder<RetryEvent>()
-    let cacheEvents = EventRecorder<ETagEvent>()
-    let pinEvents = EventRecorder<PinningEvent>()
+    let events = EventRecorder()
     let logs: LogCollector
     private let auth: InMemoryAuthService
     private let trustRoots: TrustRoots
@@ -38,23 +36,23 @@ struct TourStack: Sendable {
         self.auth = auth
         let pinned = try PinningTransport.validated(
             pinnedDomains: ["localhost": try PublicKeyPinningEvaluator(pins: [pin])],
-            trustRoots: trustRoots, onEvent: pinEvents.record)
+            trustRoots: trustRoots)
         // The refresh goes straight to the pinned transport: it must not be retried, re-authenticated or logged.
         let tokenService = HTTPNetworkService(transport: pinned)
         let environment = environment
         let refreshToken = sandbox.refreshToken
-        let stack = LoggingTransport(
+        let stack = ObservingTransport(inner: LoggingTransport(
             inner: ReauthTransport(
                 inner: RetryTransport(
-                    inner: ETagTransport(inner: pinned, store: InMemoryETagStore(), onEvent: cacheEvents.record),
-                    policy: Self.retryPolicy, onRetry: retries.record),
-                authService: auth, onRefresh: refreshes.record,
+                    inner: ETagTransport(inner: pinned, store: InMemoryETagStore()),
+                    policy: Self.retryPolicy),
+                authService: auth,
                 refreshToken: {
                     let grant: TokenGrant = try await tokenService.request(
                         to: SandboxAPI.refresh(refreshToken: refreshToken), via: environment)
                     await auth.setAccessToken(grant.accessToken)
                 }),
-            logger: logs.logger)
+            logger: logs.logger), observer: events.record)
         service = HTTPNetworkService(transport: stack, authService: auth)
     }
 
@@ -66,9 +64,10 @@ struct TourStack: Sendable {
     func sendWithWrongPin() async throws -> ServerTrustError {
         let wronglyPinned = try PinningTransport.validated(
             pinnedDomains: ["localhost": try PublicKeyPinningEvaluator(pins: [Tour.wrongPin])], trustRoots: trustRoots)
-        let retried = EventRecorder<RetryEvent>()
+        let retried = EventRecorder()
         let service = HTTPNetworkService(
-            transport: RetryTransport(inner: wronglyPinned, policy: Self.retryPolicy, onRetry: retried.record),
+            transport: ObservingTransport(inner: RetryTransport(inner: wronglyPinned, policy: Self.retryPolicy),
+                                          observer: retried.record),
             authService: auth)
         do {
             let _: Todo = try await service.request(to: SandboxAPI.todo(id: 1), via: environment)
@@ -76,7 +75,7 @@ struct TourStack: Sendable {
             guard let trust = error.serverTrustError, case .pinMismatch = trust else {
                 throw TourFailure("expected a pin mismatch, got: \(error)")
             }
-            guard retried.all.isEmpty else { throw TourFailure("RetryTransport retried a pin mismatch") }
+            guard retried.all(RetryEvent.self).isEmpty else { throw TourFailure("RetryTransport retried a pin mismatch") }
             return trust
         }
         throw TourFailure("the transport pinned to a wrong key accepted the sandbox")

@@ -10,15 +10,15 @@ import Foundation
 /// as `Set-Cookie`, and the subscript for the first value.
 ///
 /// `HTTPHeaders` stores what it is given. Before anything goes on the wire, Strata checks every
-/// field with ``validate(name:value:)``, so a name or value that contains CR, LF or NUL (a header
-/// injection) is refused with ``HTTPHeaderError`` and never sent.
+/// field, so a name or value that contains CR, LF or NUL (a header injection) is refused with
+/// ``HTTPHeaderError`` and never sent.
 public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral {
     /// One header field.
-    public struct Field: Sendable, Hashable {
+    struct Field: Sendable, Hashable {
         /// The field name as given.
-        public var name: String
+        var name: String
         /// The field value.
-        public var value: String
+        var value: String
     }
 
     private var fields: [Field]
@@ -116,7 +116,7 @@ extension HTTPHeaders {
     /// than horizontal tab, so the field cannot inject headers or split a request.
     ///
     /// - Throws: ``HTTPHeaderError`` naming the offending field.
-    public static func validate(name: String, value: String) throws(HTTPHeaderError) {
+    package static func validate(name: String, value: String) throws(HTTPHeaderError) {
         guard !name.isEmpty else { throw .invalidName(name) }
         for byte in name.utf8 where !isTokenCharacter(byte) {
             throw .invalidName(name)
@@ -129,7 +129,7 @@ extension HTTPHeaders {
     /// Checks every field with ``validate(name:value:)``.
     ///
     /// - Throws: ``HTTPHeaderError`` for the first offending field.
-    public func validate() throws(HTTPHeaderError) {
+    package func validate() throws(HTTPHeaderError) {
         for field in fields { try Self.validate(name: field.name, value: field.value) }
     }
 
@@ -141,27 +141,6 @@ extension HTTPHeaders {
             return true
         default:
             return "!#$%&'*+-.^_`|~".utf8.contains(byte)
-        }
-    }
-}
-
-/// A header field that must not be sent because it could inject or split HTTP messages.
-public enum HTTPHeaderError: Error, Hashable, CustomStringConvertible {
-    /// The name is empty or contains a character that is not allowed in a header name.
-    case invalidName(String)
-    /// The value of the named header contains a control character such as CR, LF or NUL.
-    case invalidValue(name: String, byte: UInt8)
-
-    /// What is wrong and how to fix it.
-    public var description: String {
-        switch self {
-        case .invalidName(let name):
-            "Invalid header name \(name.debugDescription): names must be non-empty RFC 9110 tokens "
-                + "(letters, digits and !#$%&'*+-.^_`|~). The request was not sent."
-        case .invalidValue(let name, let byte):
-            "The value of header \(name.debugDescription) contains control byte 0x"
-                + String(byte, radix: 16, uppercase: true)
-                + " (CR, LF and NUL would let a value inject headers). Remove it; the request was not sent."
         }
     }
 }

@@ -24,6 +24,9 @@ public struct HTTPResponse: Sendable, Hashable {
     /// Where the body came from; ``Source/network`` unless a layer such as `ETagTransport`
     /// answered it from a store.
     public var source: Source
+    /// How many times a ``RetryTransport`` sent the request, and for how long, when it sent it
+    /// more than once; `nil` otherwise.
+    public var retrySummary: RetrySummary?
 
     /// Creates a response.
     public init(statusCode: Int, headers: HTTPHeaders = [:], body: Data = Data(), url: URL? = nil) {
@@ -51,5 +54,6 @@ extension HTTPResponse: CustomStringConvertible {
     /// Never includes the body itself.
     public var description: String {
         "HTTP \(statusCode) from \(url.map { Redaction().redact($0) } ?? "<unknown URL>") (\(body.count) bytes)"
+            + (retrySummary.map { " \($0)" } ?? "")
     }
 }

@@ -25,6 +25,30 @@ import Foundation
 /// - Failures to obtain a response throw: ``TransportError`` for network failures, another typed
 ///   error for a layer's own failure, and `CancellationError` when the calling task is cancelled.
 /// - Implementations are `Sendable` and may be called from many tasks at once.
+/// - A decorator keeps its inner transport in `public let inner`, so a stack can be inspected.
+///
+/// ## Writing a layer
+/// - **Events.** Report what your layer does with ``TransportEvents/emit(_:)``, with a
+///   ``TransportEvent`` enum of your own (the core's types, such as ``RetryEvent``, are the
+///   model). Emit in the task that called `send`: observers are task-local, so a thread of your
+///   own cannot reach them; collect events there (only when ``TransportEvents/isObserved``) and
+///   emit them when the work comes back. `emit` takes an autoclosure: with no observer above,
+///   nothing is built. Every ``ObservingTransport`` and ``LoggingTransport`` above sees your
+///   events, with no registration.
+/// - **Request identifiers.** Every event of one logical request carries the same identifier.
+///   If your layer may send a request more than once, wrap your whole `send` in
+///   ``TransportEvents/withinRequest(_:)`` so the sends below share one identifier even when
+///   nothing above observes.
+/// - **Attempt numbers.** Wrap each *resend* (not the first send) in
+///   ``TransportEvents/withNextAttempt(_:)``: attempt numbers then rise by one per send across
+///   every layer of the stack, and a logger below your layer logs each send as its own attempt.
+/// - **Your own requests.** Work your layer does on its own behalf, such as fetching a token,
+///   runs in ``TransportEvents/detached(_:)`` so it is not reported as part of the request that
+///   triggered it.
+/// - **Time.** Take `clock: some Clock<Duration> = ContinuousClock()` for anything you wait for
+///   or measure, so tests pass `TestClock` (StrataTesting) and never wait for real.
+///
+/// The full guide, with a complete layer and its test, is `docs/writing-a-layer.md`.
 ///
 /// ## Example
 /// A decorator that adds a header to every request:

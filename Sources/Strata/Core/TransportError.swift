@@ -36,6 +36,9 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
     public var message: String
     /// The error reported by the layer below (for example an `NSError` from URLSession).
     public var underlying: (any Error)?
+    /// How many times a ``RetryTransport`` sent the request, and for how long, before this
+    /// error ended it; `nil` when the request was sent once.
+    public var retrySummary: RetrySummary?
 
     /// Creates a transport error.
     public init(_ kind: Kind, method: HTTPMethod? = nil, url: URL? = nil, message: String = "",
@@ -67,11 +70,13 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
         if let url { text += redaction.redact(url) }
         text += text.isEmpty ? kind.rawValue : ": \(kind.rawValue)"
         if !message.isEmpty { text += " (\(redaction.scrub(message)))" }
+        if let retrySummary { text += " \(retrySummary)" }
         return text
     }
 }
 
 extension TransportError: LocalizedError {
-    /// The redacted ``description``, so `localizedDescription` is as safe to log.
+    /// The redacted ``description``, so `localizedDescription` says what happened and what to
+    /// do instead of "The operation could not be completed", and is as safe to log.
     public var errorDescription: String? { description }
 }

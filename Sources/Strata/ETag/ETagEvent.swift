@@ -1,10 +1,10 @@
 import Foundation
 
-/// What ``ETagTransport`` did with one request, reported to its `onEvent` hook so a logging
-/// layer can subscribe.
+/// What ``ETagTransport`` did with one request, reported through ``TransportEvents`` to every
+/// observer above it (``LoggingTransport``, ``ObservingTransport``).
 ///
 /// Store failures are not among these: the store protocol cannot fail, so each store reports
-/// its own trouble (see ``ETagStoreEvent``), and the request goes on as a plain one.
+/// its own trouble as ``ETagStoreEvent``s, and the request goes on as a plain one.
 public enum ETagEvent: Sendable, Hashable {
     /// Why a request went to the inner transport without the layer touching it.
     public enum PassThroughReason: String, Sendable, Hashable {
@@ -56,27 +56,57 @@ public enum ETagEvent: Sendable, Hashable {
     case invalidated(URL)
 }
 
-extension ETagEvent {
-    /// A short name for logs, such as `revalidated` or `not-stored`.
-    public var action: String {
+extension ETagEvent: TransportEvent {
+    /// `etag.` plus what happened: `etag.revalidated`, `etag.stored`, `etag.miss`, ...
+    public var name: String {
         switch self {
-        case .passedThrough: "pass-through"
-        case .miss: "miss"
-        case .validating: "validating"
-        case .revalidated: "revalidated"
-        case .validatorMismatch: "validator-mismatch"
-        case .stored: "stored"
-        case .notStored: "not-stored"
-        case .invalidated: "invalidated"
+        case .passedThrough: "etag.pass-through"
+        case .miss: "etag.miss"
+        case .validating: "etag.validating"
+        case .revalidated: "etag.revalidated"
+        case .validatorMismatch: "etag.validator-mismatch"
+        case .stored: "etag.stored"
+        case .notStored: "etag.not-stored"
+        case .invalidated: "etag.invalidated"
         }
     }
 
-    /// The URL the event concerns, when known.
-    public var url: URL? {
+    /// `notice` for a validator mismatch (the server's 304 did not match what was stored),
+    /// `debug` otherwise.
+    public var logLevel: LogLevel {
+        if case .validatorMismatch = self { return .notice }
+        return .debug
+    }
+
+    /// For example `304 for https://api.example.com/me: 1024 bytes answered from the store`.
+    public func message(redactedBy redaction: Redaction) -> String {
         switch self {
-        case .passedThrough(let url, _): url
-        case .miss(let url), .validating(let url, _, _), .revalidated(let url, _), .validatorMismatch(let url),
-             .stored(let url, _), .notStored(let url, _), .invalidated(let url): url
+        case .passedThrough(let url, let reason):
+            "passed \(redaction.redact(url)) through untouched: \(reason.rawValue)"
+        case .miss(let url):
+            "nothing stored for \(redaction.redact(url)); sent unconditionally"
+        case .validating(let url, let etag, let lastModified):
+            "revalidating \(redaction.redact(url)) with "
+                + [etag.map { "If-None-Match: \($0)" }, lastModified.map { "If-Modified-Since: \($0)" }]
+                    .compactMap { $0 }.joined(separator: " and ")
+        case .revalidated(let url, let bytes):
+            "304 for \(redaction.redact(url)): \(bytes) bytes answered from the store"
+        case .validatorMismatch(let url):
+            "a 304 for \(redaction.redact(url)) did not match the stored validators; sending it again unconditionally"
+        case .stored(let url, let bytes):
+            "stored \(bytes) bytes for \(redaction.redact(url))"
+        case .notStored(let url, let reason):
+            "did not store \(redaction.redact(url)): \(reason.rawValue)"
+        case .invalidated(let url):
+            "removed what was stored for \(redaction.redact(url))"
+        }
+    }
+
+    /// `body_bytes` when a body was stored or answered from the store (the URL is in the message).
+    public func logMetadata(redactedBy redaction: Redaction) -> LogMetadata {
+        switch self {
+        case .revalidated(_, let bytes), .stored(_, let bytes): ["body_bytes": String(bytes)]
+        case .passedThrough, .miss, .validating, .validatorMismatch, .notStored, .invalidated: [:]
         }
     }
 }

@@ -6,8 +6,9 @@
 /// no credential; they may contain a URL, so stores report a digest of a key, never the key.
 /// A store may forget any entry at any time (eviction, a corrupt file): a missing entry only
 /// costs a full download. Its methods cannot fail, so a store that hits trouble (disk full, an
-/// unreadable file) answers as if the entry were absent and reports the trouble through its own
-/// hook; the request always goes on. Implementations must be safe to call from many tasks.
+/// unreadable file) answers as if the entry were absent and reports the trouble as an
+/// ``ETagStoreEvent`` (or an event type of its own) through ``TransportEvents``; the request
+/// always goes on. Implementations must be safe to call from many tasks.
 ///
 /// Strata provides ``InMemoryETagStore`` and ``FileETagStore``.
 public protocol ETagStoreProtocol: Sendable {

@@ -38,10 +38,10 @@ import Foundation
 ///
 /// The rules live in ``ConditionalRequestPolicy``, a pure value; this type only does the I/O.
 public struct ETagTransport: Transport {
-    private let inner: any Transport
+    /// The transport that sends requests.
+    public let inner: any Transport
     private let store: any ETagStoreProtocol
     private let policy: ConditionalRequestPolicy
-    private let onEvent: (@Sendable (ETagEvent) -> Void)?
 
     /// Creates the decorator.
     ///
@@ -49,20 +49,16 @@ public struct ETagTransport: Transport {
     ///   - inner: The transport that sends requests.
     ///   - store: Where responses are kept. Default: an ``InMemoryETagStore``.
     ///   - policy: Keying rules, such as which request fields identify a user.
-    ///   - onEvent: Called with what the layer did for each request (see ``ETagEvent``).
     public init(inner: any Transport, store: any ETagStoreProtocol = InMemoryETagStore(),
-                policy: ConditionalRequestPolicy = ConditionalRequestPolicy(),
-                onEvent: (@Sendable (ETagEvent) -> Void)? = nil) {
+                policy: ConditionalRequestPolicy = ConditionalRequestPolicy()) {
         self.inner = inner
         self.store = store
         self.policy = policy
-        self.onEvent = onEvent
     }
 
-    /// Tells `onEvent` and the ``TransportEvents`` observer (a ``LoggingTransport`` above).
-    private func report(_ event: ETagEvent) {
-        onEvent?(event)
-        TransportEvents.emit(.cache(action: event.action, url: event.url))
+    /// Reports what the layer did to the observers above (see ``ETagEvent``).
+    private func report(_ event: @autoclosure () -> ETagEvent) {
+        TransportEvents.emit(event())
     }
 
     /// Sends `request`, conditionally when a usable entry is stored.
@@ -191,5 +187,13 @@ public struct ETagTransport: Transport {
         }
         await store.remove(for: primaryKey)
         report(.invalidated(url))
+    }
+}
+
+extension TransportLayer {
+    /// An ``ETagTransport`` layer, for a ``TransportStack``.
+    public static func etag(store: any ETagStoreProtocol = InMemoryETagStore(),
+                            policy: ConditionalRequestPolicy = ConditionalRequestPolicy()) -> TransportLayer {
+        TransportLayer { ETagTransport(inner: $0, store: store, policy: policy) }
     }
 }

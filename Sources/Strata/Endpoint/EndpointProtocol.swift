@@ -1,7 +1,15 @@
 import Foundation
 
-/// A description of one API operation: path, method, query, headers, body and whether it needs
-/// the user's access token.
+/// A description of one API operation: path, method, query, headers, body, whether it needs
+/// the user's access token, how long it may take and which statuses it accepts.
+///
+/// > Important: Only `path` and `method` are required; every other member has a default. A
+/// > member whose type differs from the requirement's, even slightly, is **not** the requirement:
+/// > it is a new property the protocol never reads, and the default silently wins. The compiler
+/// > does not warn. Spell the types exactly as below (`var query: [URLQueryItem]?` with the `?`,
+/// > `var headers: [String: String]`, `var body: RequestBody?`, `var timeout: Duration?`,
+/// > `var acceptedStatusCodes: Set<Int>`), or let the compiler check them by asking for the
+/// > requirement through the protocol in a test: `#expect((MyAPI.list as any EndpointProtocol).query != nil)`.
 ///
 /// Write an API as an enum, one case per operation, with associated values for its parameters:
 /// ```swift
@@ -21,6 +29,8 @@ import Foundation
 ///     }
 ///     var body: RequestBody? { if case .create(let todo) = self { .json(todo) } else { nil } }
 ///     var requiresAuth: Bool { true }
+///     var timeout: Duration? { .seconds(10) }                          // the whole request
+///     var acceptedStatusCodes: Set<Int> { Set(200..<300).union([404]) }  // 404: no such todo
 /// }
 /// ```
 ///
@@ -45,6 +55,16 @@ public protocol EndpointProtocol: Sendable {
     /// Whether the request carries `Authorization: Bearer <token>` from the service's
     /// ``AuthServiceProtocol``. Default: `false`.
     var requiresAuth: Bool { get }
+    /// The longest the whole request may take, every layer included (retries and their waits,
+    /// a token refresh's resend, redirects); past it the request fails with
+    /// ``TransportError/Kind/timedOut``. `nil` (the default) leaves only the transports' own
+    /// timeouts. See ``RequestDeadline``.
+    var timeout: Duration? { get }
+    /// The statuses ``HTTPNetworkService`` returns or decodes instead of throwing
+    /// ``NetworkError/httpStatus(_:)``. Default: `200..<300`. Add a status that is an answer
+    /// for this endpoint, such as a `404` that means "absent": asked for an optional model, the
+    /// service then returns `nil` for it.
+    var acceptedStatusCodes: Set<Int> { get }
 }
 
 extension EndpointProtocol {
@@ -56,4 +76,14 @@ extension EndpointProtocol {
     public var body: RequestBody? { nil }
     /// No authentication.
     public var requiresAuth: Bool { false }
+    /// No whole-request timeout beyond the transports' own.
+    public var timeout: Duration? { nil }
+    /// The 2xx statuses.
+    public var acceptedStatusCodes: Set<Int> { EndpointDefaults.successStatusCodes }
+}
+
+/// Values the endpoint defaults share, built once.
+enum EndpointDefaults {
+    /// `200..<300`.
+    static let successStatusCodes = Set(200..<300)
 }

@@ -124,7 +124,7 @@ public struct Redaction: Sendable, Hashable {
 
     /// The secret substrings of a header value: the whole value and, for `Scheme credentials`
     /// and cookie lists, each credential part (short parts are skipped to avoid scrubbing noise).
-    private func secretParts(of value: String) -> [String] {
+    func secretParts(of value: String) -> [String] {
         var parts = [value]
         if let space = value.firstIndex(of: " ") { parts.append(String(value[value.index(after: space)...])) }
         for cookie in value.split(separator: ";") {

@@ -1,6 +1,3 @@
-/// Structured metadata attached to a log message, such as `["status": "200"]`.
-public typealias LogMetadata = [String: String]
-
 /// A destination for Strata's structured log messages.
 ///
 /// Implement it to send Strata's logs wherever your application's go. ``LoggingTransport``

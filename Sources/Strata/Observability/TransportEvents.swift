@@ -1,54 +1,61 @@
-/// The channel through which layers report ``TransportEvent``s, scoped to the current task.
+import Synchronization
+
+/// The one channel through which every layer reports its ``TransportEvent``s, scoped to the
+/// current task: observers installed above (``ObservingTransport``, ``LoggingTransport``)
+/// receive what layers below them emit.
 ///
-/// ``LoggingTransport`` installs an observer for everything it sends; the layers below report
-/// with ``emit(_:)``. Without an observer, `emit` costs one task-local read and builds nothing.
-/// Write your own layers the same way:
-/// ```swift
-/// TransportEvents.emit(.cache(action: "stored", url: request.url))
-/// ```
+/// A layer reports with ``emit(_:)``. Without an observer, `emit` costs one task-local read and
+/// builds nothing: its argument is an autoclosure that is never evaluated.
 ///
-/// A *logical request* (one call at the outermost layer that opens a context) keeps one request
-/// identifier and one attempt counter, whichever layers send it again: a layer that resends
-/// (retry, reauth) wraps the resend in ``withNextAttempt(_:)``, so attempt numbers rise by one
-/// per send across all layers, and a ``LoggingTransport`` anywhere below logs them under the same
-/// identifier.
+/// ## Logical requests, identifiers and attempts
+/// A *logical request* is one call at the outermost layer that opens one: it has a request
+/// identifier (eight hex digits, random, carrying nothing about the request) and an attempt
+/// counter shared by every layer. Observers receive each event with both (``ObservedEvent``).
+/// - A layer that may send a request more than once (a retry, a resend after a token refresh)
+///   wraps its whole `send` in ``withinRequest(_:)``, so that every send below shares one
+///   identifier even when nothing above observes, and wraps each *resend* in
+///   ``withNextAttempt(_:)``, so that attempt numbers rise by one per send across all layers.
+/// - Work a layer does on its own behalf (a token refresh, which sends requests of its own)
+///   runs in ``detached(_:)`` and is not reported as part of the request that triggered it.
+///
+/// See ``Transport`` for the whole contract of a layer.
 public enum TransportEvents {
+    /// Receives one event; called synchronously by the emitting layer.
+    package typealias Observer = @Sendable (ObservedEvent) -> Void
+
     /// The logical request being sent in the current task.
-    public struct Context: Sendable {
+    package struct Context: Sendable {
         /// The request identifier, stable across retries and resends.
-        public var requestID: String
+        var requestID: String
         /// The attempt the current send belongs to, starting at 1.
-        public var attempt: Int
-        /// Who receives events, or `nil` when nothing above observes them.
-        public var observer: (any TransportEventObserver)?
+        var attempt: Int
+        /// Everyone above who observes, outermost first.
+        var observers: [Observer]
         /// The attempts used so far by this logical request, shared by every layer.
-        fileprivate let attempts: AttemptCounter
+        let attempts: AttemptCounter
     }
 
     /// The highest attempt number handed out for one logical request.
-    fileprivate final class AttemptCounter: Sendable {
-        private let highest = LockedValue(1)
-        func next() -> Int { highest.withLock { $0 += 1; return $0 } }
+    final class AttemptCounter: Sendable {
+        private let highest = Atomic(1)
+        func next() -> Int { highest.add(1, ordering: .relaxed).newValue }
     }
 
-    @TaskLocal private static var context: Context?
+    @TaskLocal static var context: Context?
 
-    /// The current task's context, or `nil` outside any logical request.
-    public static var current: Context? { context }
+    /// Whether anything above the current task's layer observes events. Check it before
+    /// collecting events somewhere `emit` cannot reach (another thread), to report them later
+    /// in the calling task.
+    public static var isObserved: Bool { context?.observers.isEmpty == false }
 
-    /// Reports an event to the current observer. `kind` is evaluated only if there is one.
-    public static func emit(_ kind: @autoclosure () -> TransportEvent.Kind) {
-        guard let context, let observer = context.observer else { return }
-        observer.observe(TransportEvent(requestID: context.requestID, attempt: context.attempt, kind: kind()))
-    }
-
-    /// Runs `body` with events going to `observer`. The request identifier and attempt numbers
-    /// of an enclosing logical request are kept; without one, a new logical request begins.
-    public static func observing<T>(_ observer: any TransportEventObserver,
-                                    _ body: () async throws -> T) async rethrows -> T {
-        var updated = context ?? newContext()
-        updated.observer = observer
-        return try await $context.withValue(updated, operation: body)
+    /// Reports `event` to every observer above. `event` is evaluated only if there is one.
+    ///
+    /// Call it in the task that runs the request (task-local observers are invisible on other
+    /// threads); keep the event small, as it is built on the request's path.
+    public static func emit(_ event: @autoclosure () -> any TransportEvent) {
+        guard let context, !context.observers.isEmpty else { return }
+        let observed = ObservedEvent(event: event(), requestID: context.requestID, attempt: context.attempt)
+        for observer in context.observers { observer(observed) }
     }
 
     /// Runs `body` inside the current logical request, beginning one (new identifier, attempt 1,
@@ -58,8 +65,8 @@ public enum TransportEvents {
         return try await $context.withValue(newContext(), operation: body)
     }
 
-    /// Runs `body` as the next attempt of the current logical request; layers that send a
-    /// request again (a retry, a resend after a token refresh) wrap the resend in it.
+    /// Runs `body` as the next attempt of the current logical request; a layer that sends a
+    /// request again (a retry, a resend after a token refresh) wraps the resend in it.
     public static func withNextAttempt<T>(_ body: () async throws -> T) async rethrows -> T {
         var updated = context ?? newContext()
         updated.attempt = updated.attempts.next()
@@ -67,14 +74,24 @@ public enum TransportEvents {
     }
 
     /// Runs `body` outside any logical request: work a layer does on its own behalf (such as a
-    /// token refresh, which may send requests of its own) is not logged as part of the request
-    /// that happened to trigger it.
+    /// token refresh, which may send requests of its own) is not reported as part of the request
+    /// that happened to trigger it, and is not bound by that request's ``RequestDeadline``.
     public static func detached<T>(_ body: () async throws -> T) async rethrows -> T {
-        try await $context.withValue(nil, operation: body)
+        try await $context.withValue(nil) { try await RequestDeadline.withoutDeadline(body) }
+    }
+
+    /// Runs `body` with `observer` added below the observers already installed. The request
+    /// identifier and attempt numbers of an enclosing logical request are kept; without one, a
+    /// new logical request begins. `body` receives the context it runs in.
+    package static func observing<T>(_ observer: @escaping Observer,
+                             _ body: (Context) async throws -> T) async rethrows -> T {
+        var updated = context ?? newContext()
+        updated.observers.append(observer)
+        return try await $context.withValue(updated) { try await body(updated) }
     }
 
     private static func newContext() -> Context {
-        Context(requestID: makeRequestID(), attempt: 1, observer: nil, attempts: AttemptCounter())
+        Context(requestID: makeRequestID(), attempt: 1, observers: [], attempts: AttemptCounter())
     }
 
     /// Eight hex digits from the system's random source: unique enough to follow one request

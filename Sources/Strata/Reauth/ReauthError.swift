@@ -1,3 +1,5 @@
+import Foundation
+
 /// A failure of ``ReauthTransport``'s own work: refreshing the access token, not the request.
 ///
 /// Every request that was waiting for the same refresh receives the same `ReauthError`. Through
@@ -39,4 +41,10 @@ public enum ReauthError: Error, CustomStringConvertible {
             "The access token cannot be sent as a header, so the request was not resent: \(error)"
         }
     }
+}
+
+extension ReauthError: LocalizedError {
+    /// The same text as `description`, so `localizedDescription` says what happened and what
+    /// to do instead of "The operation could not be completed".
+    public var errorDescription: String? { description }
 }

@@ -50,9 +50,9 @@ import Foundation
 /// A request whose body is a stream (`httpBodyStream`) cannot be sent twice; its 401 is
 /// returned as is. Copies of a `ReauthTransport` share one refresh and one loop guard.
 public struct ReauthTransport: Transport {
-    private let inner: any Transport
+    /// The transport that sends the requests and their resends.
+    public let inner: any Transport
     private let authService: any AuthServiceProtocol
-    private let onRefresh: @Sendable (RefreshEvent) -> Void
     private let sharedRefresh: SingleFlightRefresh
 
     /// Creates the transport.
@@ -63,26 +63,17 @@ public struct ReauthTransport: Transport {
     ///   - loopGuard: How many refreshes are allowed within how much time. Default: 5 in 30 s.
     ///   - clock: The clock the loop guard's window and the events' durations are measured
     ///     with. Default: `ContinuousClock()`; tests pass a manual clock.
-    ///   - onRefresh: Called with each ``RefreshEvent``. Default: `nil`.
     ///   - refreshToken: Obtains a new access token and saves it through `authService`
     ///     (`setAccessToken`). Called by at most one task at a time, never cancelled. Throw to
     ///     report that the token cannot be renewed (the user must sign in again).
     public init(inner: any Transport, authService: any AuthServiceProtocol,
                 loopGuard: RefreshLoopGuard = RefreshLoopGuard(),
                 clock: some Clock<Duration> = ContinuousClock(),
-                onRefresh: (@Sendable (RefreshEvent) -> Void)? = nil,
                 refreshToken: @escaping @Sendable () async throws -> Void) {
         self.inner = inner
         self.authService = authService
-        // Every event also goes to TransportEvents, for a LoggingTransport above this layer.
-        let report: @Sendable (RefreshEvent) -> Void = { event in
-            onRefresh?(event)
-            TransportEvents.emit(event.transportEvent)
-        }
-        self.onRefresh = report
         sharedRefresh = SingleFlightRefresh(authService: authService, refreshToken: refreshToken,
-                                            loopGuard: loopGuard, elapsed: Self.elapsedTime(on: clock),
-                                            onRefresh: report)
+                                            loopGuard: loopGuard, elapsed: ErasedClock(clock).elapsed)
     }
 
     /// Sends `request`; if it carried our bearer token and got 401, refreshes the token (or
@@ -123,8 +114,8 @@ public struct ReauthTransport: Transport {
         }
         switch try await sharedRefresh.token(replacing: sentToken) {
         case .refreshed(let token):
-            let resend = try BearerCredential.authorizing(request, with: token)
-            TransportEvents.emit(.authResend(refreshed: true))
+            let resend = try Self.authorizing(request, with: token)
+            TransportEvents.emit(ReauthEvent.resentWithNewToken(url: request.url))
             return try await sendAgain(resend)
         case .alreadyReplaced:
             guard let newer = await currentToken(), newer != sentToken else { return unauthorized }
@@ -134,14 +125,21 @@ public struct ReauthTransport: Transport {
 
     /// Resends a request whose token had been replaced before its 401 arrived.
     private func resendLate(_ request: URLRequest, with token: String) async throws -> HTTPResponse {
-        let resend = try BearerCredential.authorizing(request, with: token)
-        onRefresh(.resentWithCurrentToken(url: request.url))
+        let resend = try Self.authorizing(request, with: token)
+        TransportEvents.emit(ReauthEvent.resentWithCurrentToken(url: request.url))
         return try await sendAgain(resend)
     }
 
     /// Sends a resend as the next attempt, so events below it carry the right attempt number.
     private func sendAgain(_ request: URLRequest) async throws -> HTTPResponse {
         try await TransportEvents.withNextAttempt { try await inner.send(request) }
+    }
+
+    /// `request` with `token` as its bearer credential.
+    ///
+    /// - Throws: ``ReauthError/invalidToken(_:)`` when the token cannot go in a header.
+    private static func authorizing(_ request: URLRequest, with token: String) throws(ReauthError) -> URLRequest {
+        do { return try BearerCredential.authorizing(request, with: token) } catch { throw .invalidToken(error) }
     }
 
     private func currentToken() async -> String? {
@@ -151,9 +149,16 @@ public struct ReauthTransport: Transport {
 
     /// The number of requests currently waiting for a refresh; lets tests line up races.
     var waitingRequestCount: Int { sharedRefresh.waitingCount }
+}
 
-    private static func elapsedTime<C: Clock<Duration>>(on clock: C) -> @Sendable () -> Duration {
-        let origin = clock.now
-        return { origin.duration(to: clock.now) }
+extension TransportLayer {
+    /// A ``ReauthTransport`` layer, for a ``TransportStack``.
+    public static func reauth(authService: any AuthServiceProtocol, loopGuard: RefreshLoopGuard = RefreshLoopGuard(),
+                              clock: some Clock<Duration> = ContinuousClock(),
+                              refreshToken: @escaping @Sendable () async throws -> Void) -> TransportLayer {
+        TransportLayer {
+            ReauthTransport(inner: $0, authService: authService, loopGuard: loopGuard, clock: clock,
+                            refreshToken: refreshToken)
+        }
     }
 }

@@ -38,18 +38,15 @@ final class SingleFlightRefresh: Sendable {
     private let refreshToken: @Sendable () async throws -> Void
     private let loopGuard: RefreshLoopGuard
     private let elapsed: @Sendable () -> Duration
-    private let onRefresh: (@Sendable (RefreshEvent) -> Void)?
     private let state: LockedValue<State>
 
     /// - Parameter elapsed: The time since a fixed origin, read from the transport's clock.
     init(authService: any AuthServiceProtocol, refreshToken: @escaping @Sendable () async throws -> Void,
-         loopGuard: RefreshLoopGuard, elapsed: @escaping @Sendable () -> Duration,
-         onRefresh: (@Sendable (RefreshEvent) -> Void)?) {
+         loopGuard: RefreshLoopGuard, elapsed: @escaping @Sendable () -> Duration) {
         self.authService = authService
         self.refreshToken = refreshToken
         self.loopGuard = loopGuard
         self.elapsed = elapsed
-        self.onRefresh = onRefresh
         state = LockedValue(State(history: RefreshHistory(loopGuard: loopGuard)))
     }
 
@@ -117,7 +114,7 @@ final class SingleFlightRefresh: Sendable {
         case .alreadyReplaced:
             continuation.resume(returning: .alreadyReplaced)
         case .refused(let refreshes):
-            onRefresh?(.refusedByLoopGuard(refreshes: refreshes, window: loopGuard.window))
+            TransportEvents.emit(ReauthEvent.refusedByLoopGuard(refreshes: refreshes, window: loopGuard.window))
             continuation.resume(throwing: ReauthError.refreshLoopDetected(refreshes: refreshes, window: loopGuard.window))
         case .started:
             // Unstructured on purpose: the refresh must outlive the caller that started it.
@@ -126,7 +123,7 @@ final class SingleFlightRefresh: Sendable {
     }
 
     private func runFlight(replacing rejected: String, startedAt: Duration) async {
-        onRefresh?(.started)
+        TransportEvents.emit(ReauthEvent.started)
         // The refresh is the transport's own work: requests it sends are not part of the
         // request whose 401 happened to start it.
         let result = await TransportEvents.detached { await refresh() }
@@ -140,10 +137,10 @@ final class SingleFlightRefresh: Sendable {
         let duration = elapsed() - startedAt
         switch result {
         case .success(let token):
-            onRefresh?(.succeeded(waiters: joined, duration: duration))
+            TransportEvents.emit(ReauthEvent.succeeded(waiters: joined, duration: duration))
             for waiter in waiters { waiter.resume(returning: .refreshed(token)) }
         case .failure(let error):
-            onRefresh?(.failed(error, waiters: joined, duration: duration))
+            TransportEvents.emit(ReauthEvent.failed(error, waiters: joined, duration: duration))
             for waiter in waiters { waiter.resume(throwing: error) }
         }
     }
@@ -158,7 +155,7 @@ final class SingleFlightRefresh: Sendable {
             return .failure(.noTokenAfterRefresh)
         }
         do {
-            try HTTPHeaders.validate(name: BearerCredential.headerName, value: BearerCredential.authorization(for: token))
+            _ = try BearerCredential.authorization(for: token)
         } catch {
             return .failure(.invalidToken(error))
         }

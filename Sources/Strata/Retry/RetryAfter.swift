@@ -3,10 +3,10 @@ import Foundation
 /// The `Retry-After` response header (RFC 9110 §10.2.3) as a number of seconds to wait.
 ///
 /// A pure parser over the header's text, so it can be tested and fuzzed without a clock.
-public enum RetryAfter {
+package enum RetryAfter {
     /// The longest header value read, in bytes. The longest valid form (an RFC 850 date with
     /// "Wednesday") is 37 bytes; anything much longer is not a `Retry-After`.
-    public static let maxLength = 64
+    package static let maxLength = 64
 
     /// The number of seconds `value` asks the client to wait, or `nil` when it is malformed.
     ///
@@ -20,7 +20,7 @@ public enum RetryAfter {
     ///   - now: The current time, for HTTP-dates.
     /// - Returns: Seconds, at least 0, or `nil` for a malformed value (the caller then uses its
     ///   own backoff).
-    public static func seconds(from value: String, now: Date) -> Double? {
+    package static func seconds(from value: String, now: Date) -> Double? {
         guard value.utf8.count <= maxLength else { return nil }
         let trimmed = value.trimmingCharacters(in: CharacterSet(charactersIn: " \t"))
         guard !trimmed.isEmpty else { return nil }

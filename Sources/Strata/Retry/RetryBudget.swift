@@ -17,13 +17,13 @@
 /// refill the bucket.
 public struct RetryBudget: Sendable, Hashable {
     /// The bucket's capacity and starting level.
-    public let maxTokens: Int
+    public var maxTokens: Int
     /// Tokens one retry after a retryable status or a lost/refused connection costs.
-    public let retryCost: Int
+    public var retryCost: Int
     /// Tokens one retry after a timeout costs.
-    public let timeoutRetryCost: Int
+    public var timeoutRetryCost: Int
     /// Tokens a non-retried success deposits.
-    public let successReward: Int
+    public var successReward: Int
 
     /// Creates a budget. Negative values count as zero; a zero cost makes that kind of retry free.
     ///
@@ -40,7 +40,7 @@ public struct RetryBudget: Sendable, Hashable {
     }
 
     /// The cost of a retry for `reason`.
-    public func cost(of reason: RetryReason) -> Int {
+    func cost(of reason: RetryReason) -> Int {
         reason == .transportError(.timedOut) ? timeoutRetryCost : retryCost
     }
 }
@@ -52,8 +52,10 @@ struct RetryTokenBucket: Sendable, Hashable {
     private(set) var tokens: Int
 
     init(budget: RetryBudget) {
-        self.budget = budget
-        tokens = budget.maxTokens
+        // Re-clamped: the properties are settable after the budget's own clamping.
+        self.budget = RetryBudget(maxTokens: budget.maxTokens, retryCost: budget.retryCost,
+                                  timeoutRetryCost: budget.timeoutRetryCost, successReward: budget.successReward)
+        tokens = self.budget.maxTokens
     }
 
     /// Withdraws the cost of a retry for `reason` if the bucket holds enough.

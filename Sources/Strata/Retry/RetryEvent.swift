@@ -1,40 +1,54 @@
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Foundation
 
-/// A report from ``RetryTransport`` that it is about to wait and send a request again, for
-/// logging and metrics.
-public struct RetryEvent: Sendable, Hashable {
-    /// The retry about to be made: 1 for the first retry (the second send).
-    public var attempt: Int
-    /// Seconds the transport waits before it.
-    public var delay: Double
-    /// What failed: a retryable status or a transient network error.
-    public var reason: RetryReason
-    /// Whether ``delay`` is the server's `Retry-After` or computed backoff.
-    public var delaySource: RetryPlan.DelaySource
-    /// The request's method.
-    public var method: HTTPMethod
-    /// The request's URL.
-    public var url: URL?
-
-    /// Creates an event.
-    public init(attempt: Int, delay: Double, reason: RetryReason, delaySource: RetryPlan.DelaySource,
-                method: HTTPMethod, url: URL?) {
-        self.attempt = attempt
-        self.delay = delay
-        self.reason = reason
-        self.delaySource = delaySource
-        self.method = method
-        self.url = url
+/// What ``RetryTransport`` did, reported through ``TransportEvents`` to every observer above it
+/// (``LoggingTransport``, ``ObservingTransport``).
+public enum RetryEvent: TransportEvent, Hashable {
+    /// Where a retry's delay came from.
+    public enum DelaySource: Sendable, Hashable {
+        /// Exponential backoff with the policy's jitter.
+        case backoff
+        /// The response's `Retry-After` header, used as given (never jittered downward).
+        case retryAfter
     }
-}
 
-extension RetryEvent: CustomStringConvertible {
+    /// The transport waits `delay` and then sends the request again: `retry` is 1 for the first
+    /// retry (the second send).
+    case scheduled(retry: Int, delay: Duration, reason: RetryReason, delaySource: DelaySource,
+                   method: HTTPMethod, url: URL?)
+
+    /// `retry.scheduled`.
+    public var name: String {
+        switch self {
+        case .scheduled: "retry.scheduled"
+        }
+    }
+
+    /// `notice`: a retry is expected, but worth seeing.
+    public var logLevel: LogLevel { .notice }
+
     /// For example `retry 1 of GET https://api.example.com/todos in 0.371 s (status 503)`, the
-    /// delay rounded to milliseconds and secrets in the URL redacted (``Redaction``), so it is
-    /// safe to log.
-    public var description: String {
-        let after = delaySource == .retryAfter ? " as Retry-After asked" : ""
-        let seconds = (delay * 1_000).rounded() / 1_000
-        return "retry \(attempt) of \(method) \(Redaction().redact(url)) in \(seconds) s\(after) (\(reason))"
+    /// delay rounded to milliseconds.
+    public func message(redactedBy redaction: Redaction) -> String {
+        switch self {
+        case .scheduled(let retry, let delay, let reason, let source, let method, let url):
+            let after = source == .retryAfter ? " as Retry-After asked" : ""
+            return "retry \(retry) of \(method) \(redaction.redact(url)) in \(Self.seconds(delay)) s\(after) (\(reason))"
+        }
+    }
+
+    /// `retry` (the retry's number), `delay_s` and `reason`.
+    public func logMetadata(redactedBy redaction: Redaction) -> LogMetadata {
+        switch self {
+        case .scheduled(let retry, let delay, let reason, _, _, _):
+            ["retry": String(retry), "delay_s": Double.fixed(delay.inSeconds, places: 3), "reason": "\(reason)"]
+        }
+    }
+
+    /// Seconds rounded to milliseconds, such as `0.371`.
+    static func seconds(_ duration: Duration) -> Double {
+        (duration.inSeconds * 1_000).rounded() / 1_000
     }
 }

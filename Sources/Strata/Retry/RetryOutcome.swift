@@ -1,5 +1,5 @@
 /// What one attempt produced, as ``RetryPolicy`` sees it: a response of any status, or an error.
-public enum RetryOutcome: Sendable {
+package enum RetryOutcome: Sendable {
     /// The inner transport returned a response (any status, including 4xx and 5xx).
     case response(HTTPResponse)
     /// The inner transport threw.
@@ -8,7 +8,7 @@ public enum RetryOutcome: Sendable {
 
 extension RetryOutcome {
     /// The response, or the error thrown.
-    func get() throws -> HTTPResponse {
+    package func get() throws -> HTTPResponse {
         switch self {
         case .response(let response): response
         case .failure(let error): throw error

@@ -6,7 +6,7 @@ import Foundation
 extension RetryPolicy {
     /// The statuses whose `Retry-After` is honoured: RFC 9110 §10.2.3 and RFC 6585 §4 give it a
     /// meaning for 503 and 429. On other statuses the header is ignored and backoff applies.
-    public static let retryAfterStatusCodes: Set<Int> = [429, 503]
+    static let retryAfterStatusCodes: Set<Int> = [429, 503]
 
     /// Decides what to do after one attempt. Pure: the same inputs give the same decision.
     ///
@@ -20,6 +20,8 @@ extension RetryPolicy {
     ///    otherwise retry after exactly that long.
     /// 6. Otherwise retry after the jittered exponential backoff (a malformed `Retry-After`
     ///    lands here too).
+    /// 7. A retry whose wait would not end before the request's deadline → stop
+    ///    (``RetryStopReason/timeoutWouldPass``).
     ///
     /// The shared budget is not consulted here; ``RetryTransport`` applies it to a `.retry`.
     ///
@@ -31,10 +33,21 @@ extension RetryPolicy {
     ///     ``Jitter/decorrelated``; `nil` before the first retry.
     ///   - now: The current time, for `Retry-After` HTTP-dates.
     ///   - random: A source of numbers in `0..<1`, called at most once, only when jitter needs it.
+    ///   - timeLeft: The time left before the request's ``RequestDeadline``, or `nil` for none.
     /// - Returns: ``RetryDecision/retry(_:)`` with the delay, or ``RetryDecision/stop(_:)``.
-    public func decision(for outcome: RetryOutcome, request: URLRequest, retriesSoFar: Int,
-                         previousBackoff: Double? = nil, now: Date,
-                         random: () -> Double) -> RetryDecision {
+    package func decision(for outcome: RetryOutcome, request: URLRequest, retriesSoFar: Int,
+                          previousBackoff: Duration? = nil, now: Date,
+                          random: () -> Double, timeLeft: Duration? = nil) -> RetryDecision {
+        let decision = decisionIgnoringDeadline(for: outcome, request: request, retriesSoFar: retriesSoFar,
+                                                previousBackoff: previousBackoff, now: now, random: random)
+        // The wait and at least a moment for the next send must fit before the deadline.
+        if case .retry(let plan) = decision, let timeLeft, plan.delay >= timeLeft { return .stop(.timeoutWouldPass) }
+        return decision
+    }
+
+    private func decisionIgnoringDeadline(for outcome: RetryOutcome, request: URLRequest, retriesSoFar: Int,
+                                          previousBackoff: Duration?, now: Date,
+                                          random: () -> Double) -> RetryDecision {
         let reason: RetryReason
         var response: HTTPResponse?
         switch outcome {
@@ -62,21 +75,25 @@ extension RetryPolicy {
         if let response, Self.retryAfterStatusCodes.contains(response.statusCode),
            let header = response.headers["Retry-After"],
            let seconds = RetryAfter.seconds(from: header, now: now) {
-            guard seconds <= maxRetryAfter else { return .stop(.retryAfterTooLong(seconds)) }
-            return .retry(RetryPlan(delay: seconds, reason: reason, delaySource: .retryAfter))
+            let asked = Self.clamped(seconds: seconds)
+            guard seconds <= Self.clamped(maxRetryAfter).inSeconds else { return .stop(.retryAfterTooLong(asked)) }
+            return .retry(RetryPlan(delay: asked, reason: reason, delaySource: .retryAfter))
         }
         let delay = backoff(retry: retriesSoFar, previous: previousBackoff, random: random)
         return .retry(RetryPlan(delay: delay, reason: reason, delaySource: .backoff))
     }
 
-    /// The jittered exponential delay, in seconds, before retry number `retry + 1`.
+    /// The jittered exponential delay before retry number `retry + 1`.
     ///
     /// - Parameters:
     ///   - retry: Retries already made (0 for the first retry's delay).
     ///   - previous: The previous computed delay, for ``Jitter/decorrelated``.
     ///   - random: A source of numbers in `0..<1`; values outside are clamped.
-    public func backoff(retry: Int, previous: Double?, random: () -> Double) -> Double {
-        // 2^62 keeps baseDelay × 2ⁿ finite for any clamped baseDelay; the cap applies anyway.
+    package func backoff(retry: Int, previous: Duration?, random: () -> Double) -> Duration {
+        // Computed in seconds: 2^62 keeps baseDelay × 2ⁿ finite for any clamped baseDelay, and
+        // the cap applies anyway.
+        let baseDelay = Self.clamped(baseDelay).inSeconds
+        let maxDelay = Self.clamped(maxDelay).inSeconds
         let exponent = Double(min(max(retry, 0), 62))
         let capped = min(maxDelay, baseDelay * pow(2, exponent))
         let delay: Double
@@ -89,10 +106,10 @@ extension RetryPolicy {
             delay = capped / 2 + capped / 2 * Self.unit(random())
         case .decorrelated:
             let low = baseDelay
-            let high = Self.clamped(previous ?? baseDelay) * 3
+            let high = Self.clamped(previous ?? .seconds(baseDelay)).inSeconds * 3
             delay = min(maxDelay, low + (high - low) * Self.unit(random()))
         }
-        return Self.clamped(delay)
+        return Self.clamped(seconds: delay)
     }
 
     /// `value` within `0...1`, so a faulty random source cannot produce a negative or huge delay.

@@ -7,12 +7,12 @@
 /// up to 60 s; and, across all requests, no more retries than the ``RetryBudget`` allows.
 ///
 /// ```swift
-/// let policy = RetryPolicy(maxRetries: 5, baseDelay: 0.2, jitter: .equal)
+/// let policy = RetryPolicy(maxRetries: 5, baseDelay: .milliseconds(200), jitter: .equal)
 /// let transport = RetryTransport(inner: URLSessionTransport(), policy: policy)
 /// ```
 ///
-/// Every decision the policy makes is a pure function, ``decision(for:request:retriesSoFar:previousBackoff:now:random:)``,
-/// so it can be tested and fuzzed without a network or a clock. Times are in seconds.
+/// Every decision the policy makes is a pure function of the attempt's outcome, the request, the
+/// time and a random draw, tested without a network or a clock.
 ///
 /// Values that make no sense are clamped rather than rejected: a negative count or delay counts
 /// as zero, and no delay exceeds ``longestDelay``.
@@ -35,50 +35,48 @@ public struct RetryPolicy: Sendable, Hashable {
         case decorrelated
     }
 
-    /// The longest delay the policy ever asks for, in seconds (one day). It keeps every delay a
-    /// finite `Duration`, whatever `maxDelay` or `Retry-After` says; no caller waits that long
-    /// inside one request.
-    public static let longestDelay: Double = 86_400
+    /// The longest delay the policy ever asks for: one day. It keeps every delay finite,
+    /// whatever `maxDelay` or `Retry-After` says; no caller waits that long inside one request.
+    public static let longestDelay: Duration = .seconds(86_400)
 
     /// How many times a request is re-sent after its first attempt: `3` means at most 4 sends.
-    public let maxRetries: Int
-    /// The delay before the first retry, in seconds, before jitter; doubled for each further one.
-    public let baseDelay: Double
-    /// The cap on a computed delay, in seconds. A `Retry-After` is capped by ``maxRetryAfter``
-    /// instead.
-    public let maxDelay: Double
+    public var maxRetries: Int
+    /// The delay before the first retry, before jitter; doubled for each further one.
+    public var baseDelay: Duration
+    /// The cap on a computed delay. A `Retry-After` is capped by ``maxRetryAfter`` instead.
+    public var maxDelay: Duration
     /// How the computed delay is randomized.
-    public let jitter: Jitter
+    public var jitter: Jitter
     /// Response statuses worth retrying. A 401 or 403 never belongs here: re-sending the same
     /// credentials cannot help, and a `ReauthTransport` outside this one handles 401.
-    public let retryableStatusCodes: Set<Int>
+    public var retryableStatusCodes: Set<Int>
     /// Methods retried without asking. A request with another method (POST, PATCH) is retried
     /// only if it carries an `Idempotency-Key` header.
-    public let retryableMethods: Set<HTTPMethod>
-    /// The longest `Retry-After` the caller accepts, in seconds. A 429 or 503 asking for more is
-    /// returned at once instead of being retried sooner than the server allows.
-    public let maxRetryAfter: Double
+    public var retryableMethods: Set<HTTPMethod>
+    /// The longest `Retry-After` the caller accepts. A 429 or 503 asking for more is returned at
+    /// once instead of being retried sooner than the server allows.
+    public var maxRetryAfter: Duration
     /// The retry budget shared by every request through one ``RetryTransport``, or `nil` for no
     /// budget (every request may use all of its ``maxRetries``).
-    public let budget: RetryBudget?
+    public var budget: RetryBudget?
 
     /// Creates a policy.
     ///
     /// - Parameters:
     ///   - maxRetries: Re-sends after the first attempt; `3` means at most 4 sends.
-    ///   - baseDelay: Seconds before the first retry, before jitter.
-    ///   - maxDelay: Cap in seconds on a computed (not `Retry-After`) delay.
+    ///   - baseDelay: The delay before the first retry, before jitter.
+    ///   - maxDelay: The cap on a computed (not `Retry-After`) delay.
     ///   - jitter: How the computed delay is randomized.
     ///   - retryableStatusCodes: Statuses worth retrying.
     ///   - retryableMethods: Methods retried without an `Idempotency-Key`. The default is the
     ///     idempotent methods of RFC 9110 §9.2.2.
-    ///   - maxRetryAfter: The longest `Retry-After`, in seconds, that is waited for.
+    ///   - maxRetryAfter: The longest `Retry-After` that is waited for.
     ///   - budget: The shared retry budget; `nil` disables it.
-    public init(maxRetries: Int = 3, baseDelay: Double = 0.5, maxDelay: Double = 30,
+    public init(maxRetries: Int = 3, baseDelay: Duration = .milliseconds(500), maxDelay: Duration = .seconds(30),
                 jitter: Jitter = .full,
                 retryableStatusCodes: Set<Int> = [408, 429, 500, 502, 503, 504],
                 retryableMethods: Set<HTTPMethod> = [.get, .head, .options, .trace, .put, .delete],
-                maxRetryAfter: Double = 60,
+                maxRetryAfter: Duration = .seconds(60),
                 budget: RetryBudget? = RetryBudget()) {
         self.maxRetries = max(0, maxRetries)
         self.baseDelay = Self.clamped(baseDelay)
@@ -90,9 +88,27 @@ public struct RetryPolicy: Sendable, Hashable {
         self.budget = budget
     }
 
-    /// `seconds` within `0...longestDelay`; NaN counts as zero.
-    static func clamped(_ seconds: Double) -> Double {
-        guard !seconds.isNaN else { return 0 }
-        return min(max(seconds, 0), longestDelay)
+    /// Creates a policy with times in seconds, as earlier versions spelled it.
+    @available(*, deprecated, message: "Pass Durations: baseDelay: .milliseconds(500), maxDelay: .seconds(30), maxRetryAfter: .seconds(60)")
+    @_disfavoredOverload
+    public init(maxRetries: Int = 3, baseDelay: Double = 0.5, maxDelay: Double = 30,
+                jitter: Jitter = .full,
+                retryableStatusCodes: Set<Int> = [408, 429, 500, 502, 503, 504],
+                retryableMethods: Set<HTTPMethod> = [.get, .head, .options, .trace, .put, .delete],
+                maxRetryAfter: Double = 60,
+                budget: RetryBudget? = RetryBudget()) {
+        self.init(maxRetries: maxRetries, baseDelay: Self.clamped(seconds: baseDelay),
+                  maxDelay: Self.clamped(seconds: maxDelay), jitter: jitter, retryableStatusCodes: retryableStatusCodes,
+                  retryableMethods: retryableMethods, maxRetryAfter: Self.clamped(seconds: maxRetryAfter), budget: budget)
+    }
+
+    /// `duration` within `0...longestDelay`.
+    static func clamped(_ duration: Duration) -> Duration {
+        min(max(duration, .zero), longestDelay)
+    }
+
+    /// `seconds` as a duration within `0...longestDelay`; NaN counts as zero.
+    static func clamped(seconds: Double) -> Duration {
+        .clampedSeconds(seconds, limit: longestDelay)
     }
 }

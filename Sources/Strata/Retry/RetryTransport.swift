@@ -10,34 +10,35 @@ import Foundation
 /// Use it around the transport that talks to the network, inside a `ReauthTransport`:
 /// ```swift
 /// let retrying = RetryTransport(inner: URLSessionTransport(),
-///                               policy: RetryPolicy(maxRetries: 3, baseDelay: 0.5)) { event in
-///     logger.info("\(event)")   // retry 1 of GET https://… in 0.371 s (status 503)
-/// }
+///                               policy: RetryPolicy(maxRetries: 3, baseDelay: .milliseconds(500)))
 /// let service = HTTPNetworkService(transport: retrying)
 /// ```
 ///
 /// ## Contract
-/// - What is retried is decided by ``RetryPolicy/decision(for:request:retriesSoFar:previousBackoff:now:random:)``:
+/// - What is retried is decided by ``RetryPolicy``, a pure function of each attempt's outcome:
 ///   idempotent methods (or any request with an `Idempotency-Key`) that got a retryable status or
 ///   a transient ``TransportError``. A 401, 403 or other unlisted status, a TLS or pinning
 ///   failure, an invalid request and `CancellationError` are never retried, so a
 ///   `ReauthTransport` outside this one sees each 401 exactly once.
-/// - When the transport stops, it returns the last response as is (the service then maps a 503
-///   to an error) or throws the last error.
+/// - When the transport stops, it returns the last response (the service then maps a 503 to an
+///   error) or throws the last error; after at least one retry, either carries a
+///   ``RetrySummary`` (attempts, time taken, why it stopped) that their descriptions include.
 /// - Cancelling the calling task, during a send or during the wait, ends with
 ///   `CancellationError` at once.
+/// - A ``RequestDeadline`` (an endpoint's `timeout`) is the budget for all attempts: a wait that
+///   would not end before it is not started, and the last outcome is handed back instead.
 /// - All requests through one instance, and its copies, share one ``RetryBudget`` bucket.
-/// - Each retry is reported to `onRetry` and to ``TransportEvents`` (for ``LoggingTransport``),
-///   and every retry runs as the next ``TransportEvents`` attempt of the logical request.
+/// - Each retry is reported as ``RetryEvent/scheduled(retry:delay:reason:delaySource:method:url:)``
+///   through ``TransportEvents``, and runs as the next attempt of the logical request.
 public struct RetryTransport: Transport {
     /// The transport each attempt is sent through.
     public let inner: any Transport
     /// The rules for what is retried and how long to wait.
     public let policy: RetryPolicy
-    /// The clock, sleep and randomness used.
-    public let environment: RetryEnvironment
-    /// Called before each wait with what is retried, when and why.
-    public let onRetry: (@Sendable (RetryEvent) -> Void)?
+    private let clock: ErasedClock
+    /// The wall-clock time when `clock` was handed over, for `Retry-After` HTTP-dates.
+    private let wallClockOrigin: Date
+    private let random: @Sendable () -> Double
     private let budget: SharedRetryBudget?
 
     /// Creates a retrying transport.
@@ -45,15 +46,18 @@ public struct RetryTransport: Transport {
     /// - Parameters:
     ///   - inner: The transport each attempt is sent through.
     ///   - policy: What is retried and how long to wait.
-    ///   - environment: The clock, sleep and randomness; tests inject their own.
-    ///   - onRetry: Called before each wait, for logging; it must return quickly.
+    ///   - clock: The clock the waits happen on (and `Retry-After` dates are read against).
+    ///     Default: `ContinuousClock()`; tests pass a `TestClock` so that nothing waits for real.
+    ///   - random: Uniform numbers in `0..<1` for jitter; values outside are clamped. Default:
+    ///     the system random generator.
     public init(inner: any Transport, policy: RetryPolicy = RetryPolicy(),
-                environment: RetryEnvironment = .live,
-                onRetry: (@Sendable (RetryEvent) -> Void)? = nil) {
+                clock: some Clock<Duration> = ContinuousClock(),
+                random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) {
         self.inner = inner
         self.policy = policy
-        self.environment = environment
-        self.onRetry = onRetry
+        self.clock = ErasedClock(clock)
+        wallClockOrigin = Date()
+        self.random = random
         budget = policy.budget.map(SharedRetryBudget.init)
     }
 
@@ -73,8 +77,11 @@ public struct RetryTransport: Transport {
 
     private func sendRetrying(_ request: URLRequest) async throws -> HTTPResponse {
         var retries = 0
-        var previousBackoff: Double?
+        var previousBackoff: Duration?
         var lastRetryCost: Int?
+        // The request's deadline is the budget for all attempts, measured on this layer's clock.
+        let started = clock.elapsed()
+        let timeBudget = RequestDeadline.remaining
         while true {
             try Task.checkCancellation()
             let outcome: RetryOutcome
@@ -86,27 +93,57 @@ public struct RetryTransport: Transport {
                 outcome = .failure(error)
             }
             let decision = policy.decision(for: outcome, request: request, retriesSoFar: retries,
-                                           previousBackoff: previousBackoff, now: environment.now(),
-                                           random: environment.random)
+                                           previousBackoff: previousBackoff,
+                                           now: wallClockOrigin.addingTimeInterval(clock.elapsed().inSeconds),
+                                           random: random, timeLeft: timeBudget.map { $0 - (clock.elapsed() - started) })
             guard case .retry(let plan) = decision else {
                 if case .stop(.notRetryable) = decision, case .response = outcome {
                     budget?.recordSuccess(lastRetryCost: lastRetryCost)
                 }
-                return try outcome.get()
+                guard case .stop(let reason) = decision else { return try outcome.get() }
+                return try finish(outcome, retries: retries, since: started, stopReason: reason)
             }
             if let budget {
                 // The dependency is failing too often for retries to help: hand back what we have.
-                guard let cost = budget.withdraw(for: plan.reason) else { return try outcome.get() }
+                guard let cost = budget.withdraw(for: plan.reason) else {
+                    return try finish(outcome, retries: retries, since: started, stopReason: .budgetExhausted)
+                }
                 lastRetryCost = cost
             }
             retries += 1
             if plan.delaySource == .backoff { previousBackoff = plan.delay }
-            onRetry?(RetryEvent(attempt: retries, delay: plan.delay, reason: plan.reason,
-                                delaySource: plan.delaySource, method: HTTPMethod(request), url: request.url))
-            TransportEvents.emit(.retryScheduled(attempt: retries, delay: plan.delay, reason: "\(plan.reason)"))
-            // A custom sleep may return normally although the task was cancelled meanwhile; the
-            // check at the top of the loop then stops before another send.
-            try await environment.sleep(.seconds(plan.delay))
+            TransportEvents.emit(RetryEvent.scheduled(retry: retries, delay: plan.delay, reason: plan.reason,
+                                                      delaySource: plan.delaySource, method: HTTPMethod(request),
+                                                      url: request.url))
+            // A clock may return from a sleep normally although the task was cancelled meanwhile;
+            // the check at the top of the loop then stops before another send.
+            try await clock.sleep(for: plan.delay)
         }
+    }
+
+    /// The outcome handed to the caller; after at least one retry, it says how many sends were
+    /// made, how long they took and why retrying stopped.
+    private func finish(_ outcome: RetryOutcome, retries: Int, since started: Duration,
+                        stopReason: RetryStopReason) throws -> HTTPResponse {
+        guard retries > 0 else { return try outcome.get() }
+        let summary = RetrySummary(attempts: retries + 1, elapsed: clock.elapsed() - started, stopReason: stopReason)
+        switch outcome {
+        case .response(var response):
+            response.retrySummary = summary
+            return response
+        case .failure(var error as TransportError):
+            error.retrySummary = summary
+            throw error
+        case .failure(let error):
+            throw error
+        }
+    }
+}
+
+extension TransportLayer {
+    /// A ``RetryTransport`` layer, for a ``TransportStack``.
+    public static func retry(policy: RetryPolicy = RetryPolicy(), clock: some Clock<Duration> = ContinuousClock(),
+                             random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) -> TransportLayer {
+        TransportLayer { RetryTransport(inner: $0, policy: policy, clock: clock, random: random) }
     }
 }

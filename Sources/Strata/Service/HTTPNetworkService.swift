@@ -50,37 +50,60 @@ public struct HTTPNetworkService: Sendable {
         self.decoder = decoder
     }
 
-    /// Sends the endpoint's request and decodes a 2xx body as `T`.
+    /// Sends the endpoint's request and decodes the body of an accepted response as `T`.
     ///
     /// Use ``EmptyResponse`` as `T` for endpoints whose body you do not need (such as a 204).
-    /// - Throws: ``NetworkError`` (``NetworkError/httpStatus(_:)`` for a non-2xx status,
-    ///   ``NetworkError/decoding(_:body:)`` when the body does not decode), or `CancellationError`.
+    /// When the endpoint accepts a status outside 2xx (``EndpointProtocol/acceptedStatusCodes``)
+    /// and `T` is optional, that status yields `nil`: `let todo: Todo? = …` for a `404` that means
+    /// "absent".
+    /// - Throws: ``NetworkError`` (``NetworkError/httpStatus(_:)`` for a status the endpoint does
+    ///   not accept, ``NetworkError/decoding(_:body:)`` when the body does not decode), or
+    ///   `CancellationError`.
     public func request<T: Decodable>(to endpoint: some EndpointProtocol,
                                       via environment: some APIEnvironmentProtocol) async throws -> T {
-        let response = try await response(to: endpoint, via: environment)
-        if let empty = EmptyResponse() as? T { return empty }
-        return try decode(T.self, from: response.body)
+        try await response(to: endpoint, via: environment, decoding: T.self).model
     }
 
-    /// Sends the endpoint's request and decodes a 2xx body as a JSON array of `T`.
+    /// Sends the endpoint's request and decodes an accepted body as a JSON array of `T`.
     ///
     /// - Throws: The same errors as ``request(to:via:)``.
     public func requestModels<T: Decodable>(to endpoint: some EndpointProtocol,
                                             via environment: some APIEnvironmentProtocol) async throws -> [T] {
-        let response = try await response(to: endpoint, via: environment)
-        return try decode([T].self, from: response.body)
+        try await response(to: endpoint, via: environment, decoding: [T].self).model
     }
 
-    /// Sends the endpoint's request and returns the raw response, validated as 2xx.
+    /// Sends the endpoint's request and returns the decoded model together with the response it
+    /// came from: status, headers and ``HTTPResponse/source`` (whether an ETag store answered).
     ///
-    /// - Throws: ``NetworkError/httpStatus(_:)`` for a status outside 2xx, another
-    ///   ``NetworkError`` when the request cannot be built or sent, or `CancellationError`.
+    /// ```swift
+    /// let result = try await service.response(to: TodoAPI.todo(id: 7), via: production, decoding: Todo.self)
+    /// print(result.model.title, result.statusCode, result.headers["ETag"] ?? "", result.source)
+    /// ```
+    /// Decoding follows ``request(to:via:)``.
+    /// - Throws: The same errors as ``request(to:via:)``.
+    public func response<T: Decodable>(to endpoint: some EndpointProtocol,
+                                       via environment: some APIEnvironmentProtocol,
+                                       decoding type: T.Type) async throws -> DecodedResponse<T> {
+        let response = try await response(to: endpoint, via: environment)
+        return DecodedResponse(model: try decodeModel(T.self, from: response), response: response)
+    }
+
+    /// Sends the endpoint's request and returns the raw response, checked against the
+    /// endpoint's ``EndpointProtocol/acceptedStatusCodes`` (2xx by default), within its
+    /// ``EndpointProtocol/timeout``.
+    ///
+    /// - Throws: ``NetworkError/httpStatus(_:)`` for a status the endpoint does not accept,
+    ///   another ``NetworkError`` when the request cannot be built or sent, or `CancellationError`.
     public func response(to endpoint: some EndpointProtocol,
                          via environment: some APIEnvironmentProtocol) async throws -> HTTPResponse {
         let request = try await makeRequest(for: endpoint, via: environment)
         let response: HTTPResponse
         do {
-            response = try await transport.send(request)
+            if let timeout = endpoint.timeout {
+                response = try await RequestDeadline.withTimeout(timeout) { try await transport.send(request) }
+            } else {
+                response = try await transport.send(request)
+            }
         } catch let error as CancellationError {
             throw error
         } catch let error as NetworkError {
@@ -88,7 +111,7 @@ public struct HTTPNetworkService: Sendable {
         } catch {
             throw NetworkError.transport(error)
         }
-        guard response.isSuccess else { throw NetworkError.httpStatus(response) }
+        guard endpoint.acceptedStatusCodes.contains(response.statusCode) else { throw NetworkError.httpStatus(response) }
         return response
     }
 
@@ -99,16 +122,21 @@ public struct HTTPNetworkService: Sendable {
     ///   ``NetworkError/encoding(_:)`` or ``NetworkError/missingAccessToken``.
     public func makeRequest(for endpoint: some EndpointProtocol,
                             via environment: some APIEnvironmentProtocol) async throws(NetworkError) -> URLRequest {
-        var request = try RequestFactory(encoder: encoder).makeRequest(for: endpoint, via: environment)
-        if endpoint.requiresAuth {
-            guard let token = await authService?.accessToken(), !token.isEmpty else {
-                throw .missingAccessToken
-            }
-            let value = "Bearer \(token)"
-            do { try HTTPHeaders.validate(name: "Authorization", value: value) } catch { throw .invalidHeader(error) }
-            request.setValue(value, forHTTPHeaderField: "Authorization")
+        let request = try RequestFactory(encoder: encoder).makeRequest(for: endpoint, via: environment)
+        guard endpoint.requiresAuth else { return request }
+        guard let token = await authService?.accessToken(), !token.isEmpty else { throw .missingAccessToken }
+        do { return try BearerCredential.authorizing(request, with: token) } catch { throw .invalidHeader(error) }
+    }
+
+    /// The model of an accepted response: nothing for ``EmptyResponse``, `nil` for an optional
+    /// model of a status outside 2xx, the decoded body otherwise.
+    private func decodeModel<T: Decodable>(_ type: T.Type, from response: HTTPResponse) throws(NetworkError) -> T {
+        if let empty = EmptyResponse() as? T { return empty }
+        if !response.isSuccess, let optional = T.self as? any ExpressibleByNilLiteral.Type,
+           let none = optional.init(nilLiteral: ()) as? T {
+            return none
         }
-        return request
+        return try decode(T.self, from: response.body)
     }
 
     private func decode<T: Decodable>(_ type: T.Type, from body: Data) throws(NetworkError) -> T {

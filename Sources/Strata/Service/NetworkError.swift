@@ -3,7 +3,8 @@ import Foundation
 /// A failure reported by ``HTTPNetworkService``: the request could not be built, no response
 /// arrived, the status was not 2xx, or the body could not be decoded.
 public enum NetworkError: Error, CustomStringConvertible {
-    /// The final response, after every transport layer, had a status outside 2xx.
+    /// The final response, after every transport layer, had a status the endpoint does not
+    /// accept (``EndpointProtocol/acceptedStatusCodes``, 2xx by default).
     case httpStatus(HTTPResponse)
     /// A 2xx body could not be decoded as the requested type. Carries the body for diagnosis.
     case decoding(any Error, body: Data)
@@ -27,7 +28,8 @@ public enum NetworkError: Error, CustomStringConvertible {
     private var unredactedDescription: String {
         switch self {
         case .httpStatus(let response):
-            return "The server answered \(response.statusCode) for \(response.url.map { Redaction().redact($0) } ?? "the request")."
+            return "The server answered \(response.statusCode) for \(response.url.map { Redaction().redact($0) } ?? "the request")"
+                + (response.retrySummary.map { " \($0)" } ?? "") + "."
         case .decoding(let error, let body):
             return "The response body (\(body.count) bytes) could not be decoded: \(error). "
                 + "Check that the model matches the server's JSON."
@@ -47,6 +49,7 @@ public enum NetworkError: Error, CustomStringConvertible {
 }
 
 extension NetworkError: LocalizedError {
-    /// The redacted ``description``, so `localizedDescription` is as safe to log.
+    /// The redacted ``description``, so `localizedDescription` says what happened and what to
+    /// do instead of "The operation could not be completed", and is as safe to log.
     public var errorDescription: String? { description }
 }

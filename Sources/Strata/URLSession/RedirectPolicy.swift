@@ -28,12 +28,12 @@ import Foundation
 ///     }
 /// }
 /// ```
-public enum RedirectPolicy {
+package enum RedirectPolicy {
     /// Refuses a redirect that would downgrade an `https` request to `http`, unless allowed.
     ///
     /// - Throws: ``TransportError`` of kind ``TransportError/Kind/invalidRequest`` saying why and
     ///   naming ``RedirectSafety/allowsHTTPSToHTTP``.
-    public static func check(_ location: URL, from request: URLRequest, safety: RedirectSafety) throws(TransportError) {
+    package static func check(_ location: URL, from request: URLRequest, safety: RedirectSafety) throws(TransportError) {
         guard !safety.allowsHTTPSToHTTP, request.url?.scheme?.lowercased() == "https",
               location.scheme?.lowercased() == "http" else { return }
         let redaction = safety.secrets
@@ -48,8 +48,8 @@ public enum RedirectPolicy {
     ///
     /// - Parameter secrets: The headers dropped when `location` is another origin: every name
     ///   this redaction treats as secret.
-    public static func followUp(to previous: URLRequest, status: Int, location: URL,
-                                secrets: Redaction = Redaction()) -> URLRequest? {
+    package static func followUp(to previous: URLRequest, status: Int, location: URL,
+                                 secrets: Redaction = Redaction()) -> URLRequest? {
         guard let scheme = location.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return nil }
         var next = previous
         next.url = location
@@ -73,7 +73,7 @@ public enum RedirectPolicy {
     /// The absolute target of a followable redirect: a 301, 302, 303, 307 or 308 with a
     /// non-empty `Location`, resolved against the response's URL (or the request's). `nil` for
     /// any other response, which is then final.
-    public static func target(of response: HTTPResponse, for request: URLRequest) -> URL? {
+    package static func target(of response: HTTPResponse, for request: URLRequest) -> URL? {
         guard [301, 302, 303, 307, 308].contains(response.statusCode),
               let location = response.headers["Location"], !location.isEmpty else { return nil }
         return URL(string: location, relativeTo: response.url ?? request.url)?.absoluteURL
@@ -81,13 +81,13 @@ public enum RedirectPolicy {
 
     /// Whether `response` came from the origin `request` was sent to: no redirect, or only
     /// same-origin ones (a response without a URL is taken to be the request's).
-    public static func answersOrigin(of request: URLRequest, _ response: HTTPResponse) -> Bool {
+    package static func answersOrigin(of request: URLRequest, _ response: HTTPResponse) -> Bool {
         guard let sent = request.url, let answered = response.url else { return true }
         return isSameOrigin(sent, answered)
     }
 
     /// Whether two URLs share scheme, host and port (RFC 6454), default ports made explicit.
-    public static func isSameOrigin(_ a: URL, _ b: URL) -> Bool {
+    package static func isSameOrigin(_ a: URL, _ b: URL) -> Bool {
         a.scheme?.lowercased() == b.scheme?.lowercased()
             && a.host?.lowercased() == b.host?.lowercased()
             && effectivePort(a) == effectivePort(b)

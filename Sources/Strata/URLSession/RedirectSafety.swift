@@ -5,7 +5,7 @@
 /// give ``LoggingTransport``, so a header you hide from logs also stays with its origin:
 /// ```swift
 /// let secrets = Redaction(extraHeaders: ["X-Tenant-Key"])
-/// let transport = URLSessionTransport(requestTimeout: 30, redirectSafety: RedirectSafety(secrets: secrets))
+/// let transport = URLSessionTransport(requestTimeout: .seconds(30), redirectSafety: RedirectSafety(secrets: secrets))
 /// ```
 public struct RedirectSafety: Sendable, Hashable {
     /// Every header this redaction treats as secret (its defaults, `Authorization`, `Cookie`,

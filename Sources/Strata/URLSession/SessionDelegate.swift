@@ -15,7 +15,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         var body = Data()
         /// The 401 arrived in full and the task was cancelled only to stop the challenge hang.
         var answeredByChallenge = false
-        /// A failure decided here (limit exceeded); wins over the cancellation it causes.
+        /// A failure decided here (a limit, the deadline); wins over the cancellation it causes.
         var failure: TransportError?
     }
 
@@ -42,15 +42,35 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         return registered
     }
 
-    /// Ends `task` with a `TransportError` decided here (a limit, the whole-request deadline),
-    /// which wins over the cancellation it causes. Does nothing once the task completed.
-    func fail(_ task: URLSessionTask, _ kind: TransportError.Kind, _ message: String) {
-        pending.withLock { tasks in
-            guard let request = tasks[task.taskIdentifier]?.request else { return }
-            tasks[task.taskIdentifier]?.failure = TransportError(
-                kind, method: HTTPMethod(request), url: request.url, message: message)
+    /// Fails `task` with `error` at `deadline` unless the returned timer is cancelled first
+    /// (when the task completed): FoundationNetworking has no whole-request timeout per task,
+    /// only the idle timeout between packets. The timer runs on a Dispatch queue, never on
+    /// Swift's cooperative pool.
+    func fail(_ task: URLSessionTask, at deadline: ContinuousClock.Instant, with error: TransportError) -> DispatchWorkItem {
+        let delay = ContinuousClock.now.duration(to: deadline)
+        let (seconds, attoseconds) = delay.components
+        // RequestDeadline keeps deadlines within a year, so the nanoseconds fit an Int.
+        let nanoseconds = max(0, Int(clamping: seconds) &* 1_000_000_000 &+ Int(attoseconds / 1_000_000_000))
+        let timer = DispatchWorkItem { [weak self] in self?.fail(task, error) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds), execute: timer)
+        return timer
+    }
+
+    /// Ends `task` with a `TransportError` decided here (a limit), which wins over the
+    /// cancellation it causes.
+    private func fail(_ task: URLSessionTask, _ kind: TransportError.Kind, _ message: String) {
+        guard let request = pending.withLock({ $0[task.taskIdentifier]?.request }) else { return }
+        fail(task, TransportError(kind, method: HTTPMethod(request), url: request.url, message: message))
+    }
+
+    /// Fails `task` with `error` if it is still pending; does nothing once it completed.
+    private func fail(_ task: URLSessionTask, _ error: TransportError) {
+        let pending = pending.withLock { tasks in
+            guard tasks[task.taskIdentifier] != nil else { return false }
+            tasks[task.taskIdentifier]?.failure = error
+            return true
         }
-        task.cancel()
+        if pending { task.cancel() }
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,

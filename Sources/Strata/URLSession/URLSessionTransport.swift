@@ -10,12 +10,14 @@ import Foundation
 /// (``ETagTransport`` does conditional requests), `.reloadIgnoringLocalCacheData`, and no cookie
 /// storage unless you pass a configuration that has one. On top of URLSession it:
 /// - returns a 401 carrying `WWW-Authenticate: Basic` promptly (URLSession on Linux hangs);
-/// - follows redirects by ``RedirectPolicy``'s rules: secret headers (``RedirectSafety``) never
-///   cross origins, `https` is never followed to `http` unless allowed, 307/308 keep method and
-///   body, 303 becomes `GET`;
-/// - bounds the whole request, redirects included, by the request timeout (FoundationNetworking's
-///   own `timeoutIntervalForRequest` only bounds each wait for data, so a server trickling one
-///   byte at a time could hold a request for days);
+/// - follows redirects itself (RFC 9110): secret headers (``RedirectSafety``) never cross
+///   origins, `https` is never followed to `http` unless allowed, 307/308 keep method and body,
+///   303 becomes `GET`;
+/// - bounds the whole request, redirects included, by one deadline: the request timeout or the
+///   current ``RequestDeadline`` (an endpoint's `timeout`), whichever ends first, failing with
+///   ``TransportError/Kind/timedOut`` (FoundationNetworking's own `timeoutIntervalForRequest`
+///   only bounds each wait for data, so a server trickling one byte at a time could hold a
+///   request for days);
 /// - limits the size of a response body (``Limits``);
 /// - throws ``TransportError`` with a ``TransportError/Kind`` retry logic can classify, and
 ///   `CancellationError` when the calling task is cancelled (the URLSession task is cancelled too).
@@ -55,28 +57,33 @@ public struct URLSessionTransport: Transport {
     /// The longest one `send` may take, redirects included.
     private let wholeRequestTimeout: Duration
 
-    /// Creates a transport with an ephemeral session: no URL cache, no cookies, a 60-second
-    /// request timeout.
-    public init() {
-        self.init(requestTimeout: 60)
-    }
-
     /// Creates a transport with an ephemeral session: no URL cache, no cookies.
     ///
     /// - Parameters:
-    ///   - requestTimeout: Seconds one request may take in all, redirects included, before it
-    ///     fails with ``TransportError/Kind/timedOut`` (also the longest wait for more data).
+    ///   - requestTimeout: How long one request may take in all, redirects included, before it
+    ///     fails with ``TransportError/Kind/timedOut`` (also the longest wait for more data). An
+    ///     earlier ``RequestDeadline`` (an endpoint's `timeout`) wins. Default: 60 seconds.
     ///   - limits: Size and redirect limits.
     ///   - redirectSafety: Which headers stay with their origin, and whether https may redirect
     ///     to http. Default: every default secret header stays, no downgrade.
-    public init(requestTimeout: TimeInterval, limits: Limits = Limits(), redirectSafety: RedirectSafety = RedirectSafety()) {
+    public init(requestTimeout: Duration = .seconds(60), limits: Limits = Limits(),
+                redirectSafety: RedirectSafety = RedirectSafety()) {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.httpCookieStorage = nil
         configuration.httpShouldSetCookies = false
         configuration.httpCookieAcceptPolicy = .never
-        configuration.timeoutIntervalForRequest = requestTimeout
+        // Whole seconds and more are what libcurl honours; a huge Duration must not trap.
+        configuration.timeoutIntervalForRequest = Duration.clampedSeconds(requestTimeout.inSeconds,
+                                                                          limit: .seconds(Int64(Int32.max))).inSeconds
         self.init(configuration: configuration, limits: limits, redirectSafety: redirectSafety,
                   wholeRequestTimeout: requestTimeout)
+    }
+
+    /// Creates a transport with the request timeout in seconds, as earlier versions spelled it.
+    @available(*, deprecated, message: "Pass a Duration: requestTimeout: .seconds(10)")
+    public init(requestTimeout: TimeInterval, limits: Limits = Limits(), redirectSafety: RedirectSafety = RedirectSafety()) {
+        self.init(requestTimeout: Duration.clampedSeconds(requestTimeout, limit: .seconds(Int64(Int32.max))),
+                  limits: limits, redirectSafety: redirectSafety)
     }
 
     /// Creates a transport from your own configuration (proxies, timeouts, cookie storage).
@@ -91,35 +98,45 @@ public struct URLSessionTransport: Transport {
     /// Creates a transport from your own configuration, with limits.
     ///
     /// The configuration's `timeoutIntervalForResource` bounds each whole request, redirects
-    /// included (enforced here: FoundationNetworking does not).
+    /// included (enforced here: FoundationNetworking does not); an earlier ``RequestDeadline``
+    /// wins.
     public init(configuration: URLSessionConfiguration, limits: Limits, redirectSafety: RedirectSafety = RedirectSafety()) {
         self.init(configuration: configuration, limits: limits, redirectSafety: redirectSafety,
-                  wholeRequestTimeout: configuration.timeoutIntervalForResource)
+                  wholeRequestTimeout: .clampedSeconds(configuration.timeoutIntervalForResource,
+                                                       limit: .seconds(86_400 * 365)))
     }
 
     private init(configuration: URLSessionConfiguration, limits: Limits, redirectSafety: RedirectSafety,
-                 wholeRequestTimeout: TimeInterval) {
+                 wholeRequestTimeout: Duration) {
         let configuration = configuration.copy() as? URLSessionConfiguration ?? configuration
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         owner = Session(configuration: configuration, delegate: SessionDelegate(limits: limits))
         self.limits = limits
         self.redirectSafety = redirectSafety
-        // A NaN, infinite or absurd interval means "no limit in practice", never a trap.
-        self.wholeRequestTimeout = wholeRequestTimeout.isFinite && wholeRequestTimeout < 1e12
-            ? .seconds(max(0, wholeRequestTimeout)) : .seconds(1_000_000_000_000)
+        self.wholeRequestTimeout = wholeRequestTimeout
     }
 
     /// Sends the request and returns the final response after redirects.
     ///
-    /// - Throws: ``TransportError`` (``TransportError/Kind/invalidRequest`` for a non-HTTP URL or
-    ///   a header that could inject others, without sending anything), or `CancellationError`.
+    /// - Throws: ``TransportError`` (``TransportError/Kind/invalidRequest`` for a non-HTTP URL,
+    ///   a header that could inject others or a refused redirect, without sending anything;
+    ///   ``TransportError/Kind/timedOut`` when the request timeout or ``RequestDeadline``
+    ///   passes), or `CancellationError`.
     public func send(_ request: URLRequest) async throws -> HTTPResponse {
+        // One deadline for the whole request, redirects included: the configured timeout or an
+        // enclosing RequestDeadline, whichever ends first.
+        try await RequestDeadline.withTimeout(wholeRequestTimeout, setBy: "URLSessionTransport's requestTimeout, "
+                                              + "or the configuration's timeoutIntervalForResource") {
+            try await sendFollowingRedirects(request)
+        }
+    }
+
+    private func sendFollowingRedirects(_ request: URLRequest) async throws -> HTTPResponse {
         var current = request
         var redirects = 0
-        let timer = WholeRequestTimer(timeout: wholeRequestTimeout)
         while true {
-            let response = try await sendOnce(current, timer: timer)
+            let response = try await sendOnce(current)
             guard limits.maxRedirects > 0, let location = RedirectPolicy.target(of: response, for: current) else {
                 return response
             }
@@ -136,19 +153,19 @@ public struct URLSessionTransport: Transport {
         }
     }
 
-    private func sendOnce(_ request: URLRequest, timer: WholeRequestTimer) async throws -> HTTPResponse {
+    private func sendOnce(_ request: URLRequest) async throws -> HTTPResponse {
         try Task.checkCancellation()
         try Self.validate(request)
+        let timedOut = RequestDeadline.timedOut(method: HTTPMethod(request), url: request.url)
+        guard let deadline = RequestDeadline.current, deadline > .now else { throw timedOut }
         let task = owner.session.dataTask(with: request)
         let delegate = owner.delegate
-        let expiry = timer.schedule { [wholeRequestTimeout] in
-            delegate.fail(task, .timedOut, "the whole request took longer than its \(wholeRequestTimeout) timeout "
-                + "(URLSessionTransport's requestTimeout, or the configuration's timeoutIntervalForResource)")
-        }
-        defer { expiry.cancel() }
+        let timer = delegate.fail(task, at: deadline, with: timedOut)
+        defer { timer.cancel() }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                if delegate.register(task, request: request, continuation: continuation) { task.resume() }
+                guard delegate.register(task, request: request, continuation: continuation) else { return }
+                task.resume()
             }
         } onCancel: {
             task.cancel()

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Why bytes or text could not be read as a ``Certificate``.
 public indirect enum CertificateError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The input was empty.
@@ -46,4 +48,10 @@ public indirect enum CertificateError: Error, Sendable, Equatable, CustomStringC
             "Certificate \(index) of the bundle: \(error.description)"
         }
     }
+}
+
+extension CertificateError: LocalizedError {
+    /// The same text as `description`, so `localizedDescription` says what happened and what
+    /// to do instead of "The operation could not be completed".
+    public var errorDescription: String? { description }
 }

@@ -1,4 +1,4 @@
-/// Evaluators that can say which pin let a chain through, for the `pinCheck` event.
+/// Evaluators that can say which pin let a chain through, for the `PinningEvent.trustEvaluated` event.
 protocol MatchedPinReporting {
     /// The first configured pin found in `chain`, or nil.
     func matchedPin(in chain: [Certificate]) -> String?

@@ -1,7 +1,7 @@
 /// The limits the HTTP/1.1 client applies to everything a server sends, so a hostile or broken
 /// server gets a typed error instead of unbounded memory or a hang.
 ///
-/// The defaults fit ordinary JSON APIs; raise ``maxBodyBytes`` for downloads. Every limit is
+/// The defaults fit ordinary JSON APIs; raise ``maxResponseBodyBytes`` for downloads. Every limit is
 /// checked as bytes arrive, before anything is allocated for them.
 public struct HTTP1Limits: Sendable, Hashable {
     /// The most bytes a response head (status line, header lines and the blank line) may take,
@@ -11,7 +11,7 @@ public struct HTTP1Limits: Sendable, Hashable {
     /// The most header fields one response head (or trailer section) may carry. Default 100.
     public var maxHeaderCount: Int
     /// The most body bytes one response may carry, however it is framed. Default 64 MiB.
-    public var maxBodyBytes: Int
+    public var maxResponseBodyBytes: Int
     /// The longest chunk-size line (size, extensions and CRLF) a chunked body may use.
     /// Default 4 KiB: sizes are at most 16 hex digits, extensions are rare and short.
     public var maxChunkSizeLineBytes: Int
@@ -21,11 +21,11 @@ public struct HTTP1Limits: Sendable, Hashable {
 
     /// Creates limits; every parameter defaults to the documented default.
     public init(maxHeaderBlockBytes: Int = 64 * 1024, maxHeaderCount: Int = 100,
-                maxBodyBytes: Int = 64 * 1024 * 1024, maxChunkSizeLineBytes: Int = 4 * 1024,
+                maxResponseBodyBytes: Int = 64 * 1024 * 1024, maxChunkSizeLineBytes: Int = 4 * 1024,
                 maxInterimResponses: Int = 16) {
         self.maxHeaderBlockBytes = maxHeaderBlockBytes
         self.maxHeaderCount = maxHeaderCount
-        self.maxBodyBytes = maxBodyBytes
+        self.maxResponseBodyBytes = maxResponseBodyBytes
         self.maxChunkSizeLineBytes = maxChunkSizeLineBytes
         self.maxInterimResponses = maxInterimResponses
     }

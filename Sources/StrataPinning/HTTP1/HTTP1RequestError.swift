@@ -3,7 +3,7 @@ import Strata
 /// A request the HTTP/1.1 client refused to send because it cannot be written unambiguously.
 ///
 /// Nothing was written to the network when this is thrown. Each case says what to change.
-public enum HTTP1RequestError: Error, Sendable, Hashable, CustomStringConvertible {
+enum HTTP1RequestError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The request has no URL, or its URL has no host.
     case missingHost
     /// The URL's scheme is not `http` or `https`.
@@ -20,7 +20,7 @@ public enum HTTP1RequestError: Error, Sendable, Hashable, CustomStringConvertibl
     case bodyStreamUnsupported
 
     /// What is wrong with the request and how to fix it.
-    public var description: String {
+    var description: String {
         switch self {
         case .missingHost:
             "The request has no absolute URL with a host; nothing was sent."

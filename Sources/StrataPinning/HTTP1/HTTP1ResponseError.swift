@@ -4,7 +4,7 @@
 /// Each case names one problem and carries what a person needs to recognise it (an excerpt of
 /// the offending bytes with control characters escaped, the limit, the byte counts). The
 /// connection that produced it is never reused.
-public enum HTTP1ResponseError: Error, Sendable, Hashable, CustomStringConvertible {
+enum HTTP1ResponseError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The status line is not `HTTP/1.x NNN [reason]` (RFC 9112 §4).
     case invalidStatusLine(excerpt: String)
     /// The server answered with an HTTP version other than 1.x.
@@ -36,7 +36,7 @@ public enum HTTP1ResponseError: Error, Sendable, Hashable, CustomStringConvertib
     case chunkSizeLineTooLong(limit: Int)
     /// Chunk data was not followed by CRLF.
     case invalidChunkTerminator
-    /// The body exceeded ``HTTP1Limits/maxBodyBytes`` (or `Content-Length` announced more).
+    /// The body exceeded ``HTTP1Limits/maxResponseBodyBytes`` (or `Content-Length` announced more).
     case bodyTooLarge(limit: Int)
     /// The connection closed before any byte of a response arrived. On a reused connection
     /// this is how a server that closed an idle connection shows up.
@@ -50,7 +50,7 @@ public enum HTTP1ResponseError: Error, Sendable, Hashable, CustomStringConvertib
 
     /// Whether the failure is the connection ending early rather than bytes that broke the
     /// protocol or a limit.
-    public var isTruncation: Bool {
+    var isTruncation: Bool {
         switch self {
         case .closedBeforeResponse, .truncatedHead, .truncatedBody, .truncatedChunkedBody: true
         default: false
@@ -58,7 +58,7 @@ public enum HTTP1ResponseError: Error, Sendable, Hashable, CustomStringConvertib
     }
 
     /// What was wrong with the response, for the person reading the log.
-    public var description: String {
+    var description: String {
         switch self {
         case .invalidStatusLine(let excerpt):
             "The response's status line \(excerpt) is not \"HTTP/1.1 <3-digit status> [reason]\"."
@@ -89,7 +89,7 @@ public enum HTTP1ResponseError: Error, Sendable, Hashable, CustomStringConvertib
         case .invalidChunkTerminator:
             "Chunk data in a chunked body was not followed by CRLF (RFC 9112 §7.1)."
         case .bodyTooLarge(let limit):
-            "The response body is larger than \(limit) bytes (HTTP1Limits.maxBodyBytes)."
+            "The response body is larger than \(limit) bytes (HTTP1Limits.maxResponseBodyBytes)."
         case .closedBeforeResponse:
             "The server closed the connection before sending any response byte."
         case .truncatedHead(let received):

@@ -193,7 +193,7 @@ struct HTTP1ResponseParser: Sendable {
                     head.sectionFields = 0
                     state = .trailers
                 } else {
-                    guard size <= limits.maxBodyBytes - body.count else { throw .bodyTooLarge(limit: limits.maxBodyBytes) }
+                    guard size <= limits.maxResponseBodyBytes - body.count else { throw .bodyTooLarge(limit: limits.maxResponseBodyBytes) }
                     state = .chunkData(remaining: size)
                 }
             case .chunkData(let remaining):
@@ -222,7 +222,7 @@ struct HTTP1ResponseParser: Sendable {
                 head.trailers.add(name: field.name, value: field.value)
             case .bodyUntilClose:
                 guard !buffer.isEmpty else { return nil }
-                guard buffer.count <= limits.maxBodyBytes - body.count else { throw .bodyTooLarge(limit: limits.maxBodyBytes) }
+                guard buffer.count <= limits.maxResponseBodyBytes - body.count else { throw .bodyTooLarge(limit: limits.maxResponseBodyBytes) }
                 takeBody(upTo: buffer.count)
             }
         }
@@ -250,7 +250,7 @@ struct HTTP1ResponseParser: Sendable {
         case .none, .contentLength(0):
             return complete()
         case .contentLength(let length):
-            // Announced lengths are bounded by maxBodyBytes already; reserve no more than 1 MiB
+            // Announced lengths are bounded by maxResponseBodyBytes already; reserve no more than 1 MiB
             // up front so a lying header cannot make us allocate what never arrives.
             body.reserveCapacity(min(length, 1 << 20))
             state = .fixedBody(remaining: length)
@@ -276,7 +276,7 @@ struct HTTP1ResponseParser: Sendable {
             return (.chunked, head.contentLength == nil && head.version == .http1_1)
         }
         if let length = head.contentLength {
-            guard length <= limits.maxBodyBytes else { throw .bodyTooLarge(limit: limits.maxBodyBytes) }
+            guard length <= limits.maxResponseBodyBytes else { throw .bodyTooLarge(limit: limits.maxResponseBodyBytes) }
             return (.contentLength(length), true)
         }
         return (.untilClose, false)

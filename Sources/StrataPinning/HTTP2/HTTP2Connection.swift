@@ -14,7 +14,8 @@ import Strata
 /// - The connection closes itself after `idleTimeout` without streams, when the server ends it,
 ///   or after ``shutDown()`` once its streams finished; it then tells `onClosed`.
 final class HTTP2Connection: Sendable {
-    typealias Completion = @Sendable (Result<HTTP2Response, HTTP2StreamFailure>) -> Void
+    /// Told how the exchange ended, and what happened to it (empty unless it collected events).
+    typealias Completion = @Sendable (Result<HTTP2Response, HTTP2StreamFailure>, [PinningEvent]) -> Void
 
     enum Command: Sendable {
         case open(HTTP2Multiplexer.Exchange, Completion)
@@ -100,24 +101,27 @@ final class HTTP2Connection: Sendable {
         shared.withLock { ($0.reserved, $0.maxConcurrentStreams, $0.accepting && !$0.closed) }
     }
 
-    /// Queues `request` on a stream claimed with ``reserve(beyondLimit:)``.
+    /// Queues `request` on a stream claimed with ``reserve(beyondLimit:)``; `collectsEvents`
+    /// when the caller observes events.
     ///
     /// - Returns: The exchange's identifier, for ``cancel(_:)``.
-    func send(_ request: HTTP2Request, deadline: ContinuousClock.Instant, completion: @escaping Completion) -> UInt64 {
+    func send(_ request: HTTP2Request, deadline: ContinuousClock.Instant, collectsEvents: Bool,
+              completion: @escaping Completion) -> UInt64 {
         let (id, queued) = shared.withLock { shared -> (UInt64, Bool) in
             shared.nextID += 1
             guard !shared.closed else {
                 shared.reserved -= 1
                 return (shared.nextID, false)
             }
-            shared.commands.append(.open(.init(id: shared.nextID, request: request, deadline: deadline), completion))
+            shared.commands.append(.open(.init(id: shared.nextID, request: request, deadline: deadline,
+                                               collectsEvents: collectsEvents), completion))
             return (shared.nextID, true)
         }
         guard queued else {
             completion(.failure(HTTP2StreamFailure(
                 error: TransportError(.connectionLost, method: request.method, url: request.url,
                                       message: "the HTTP/2 connection to \(host):\(port) closed before the request was sent"),
-                unprocessed: true)))
+                unprocessed: true)), [])
             return id
         }
         wake.signal()

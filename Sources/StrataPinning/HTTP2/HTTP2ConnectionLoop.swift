@@ -51,12 +51,9 @@ final class HTTP2ConnectionLoop {
     /// queued too late as unprocessed (the caller sends it elsewhere).
     static func run(connection: HTTP2Connection, stream: TLSStream, wake: WakeSignal, settings: ConnectionSettings,
                     timing: HTTP2Multiplexer.Timing, idleTimeout: Duration) {
-        let host = connection.host
-        let onEvent = settings.onEvent
         let multiplexer: HTTP2Multiplexer
-        do {
-            multiplexer = try HTTP2Multiplexer(limits: settings.limits, timing: timing, now: .now,
-                                               onEvent: onEvent.map { hook in { hook(.http2(host: host, $0)) } })
+        do throws(TransportError) {
+            multiplexer = try HTTP2Multiplexer(limits: settings.limits, timing: timing, now: .now)
         } catch {
             stream.close()
             failLate(connection.markClosed(), connection: connection, reason: error.message)
@@ -70,7 +67,7 @@ final class HTTP2ConnectionLoop {
         // Anything still waiting (nothing should be) must hear back.
         for (_, completion) in loop.completions {
             completion(.failure(HTTP2StreamFailure(error: TransportError(.connectionLost, message: "the connection closed"),
-                                                   connectionFailed: true)))
+                                                   connectionFailed: true)), [])
         }
     }
 
@@ -80,7 +77,7 @@ final class HTTP2ConnectionLoop {
             completion(.failure(HTTP2StreamFailure(
                 error: TransportError(.connectionLost, method: exchange.request.method, url: exchange.request.url,
                                       message: "not sent: \(reason)"),
-                unprocessed: true)))
+                unprocessed: true)), [])
         }
     }
 
@@ -189,7 +186,8 @@ final class HTTP2ConnectionLoop {
         for finished in multiplexer.takeFinished() {
             guard let completion = completions.removeValue(forKey: finished.id) else { continue }
             connection.release()
-            completion(finished.result)
+            let host = connection.host
+            completion(finished.result, finished.events.map { PinningEvent($0, host: host) })
         }
     }
 

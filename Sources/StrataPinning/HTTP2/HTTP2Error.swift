@@ -1,3 +1,5 @@
+import Foundation
+
 /// Why the HTTP/2 client could not deliver a response: the server reset the stream or ended the
 /// connection, broke the protocol, went silent, or sent more than the configured ``HTTP1Limits``.
 ///
@@ -26,7 +28,7 @@ public enum HTTP2Error: Error, Sendable, Hashable, CustomStringConvertible {
     case tooManyHeaders(limit: Int)
     /// More interim `1xx` responses arrived than ``HTTP1Limits/maxInterimResponses``.
     case tooManyInterimResponses(limit: Int)
-    /// The body exceeded ``HTTP1Limits/maxBodyBytes`` (or `content-length` announced more).
+    /// The body exceeded ``HTTP1Limits/maxResponseBodyBytes`` (or `content-length` announced more).
     case bodyTooLarge(limit: Int)
     /// The connection received nothing, not even the answer to a PING, for `silence`
     /// (twice ``PinningTransport/Configuration/http2PingInterval``): it is considered dead.
@@ -54,10 +56,16 @@ public enum HTTP2Error: Error, Sendable, Hashable, CustomStringConvertible {
         case let .tooManyInterimResponses(limit):
             "more than \(limit) interim 1xx responses (HTTP1Limits.maxInterimResponses)"
         case let .bodyTooLarge(limit):
-            "the response body exceeded \(limit) bytes (HTTP1Limits.maxBodyBytes; raise it for large downloads)"
+            "the response body exceeded \(limit) bytes (HTTP1Limits.maxResponseBodyBytes; raise it for large downloads)"
         case let .pingUnanswered(silence):
             "the HTTP/2 connection received nothing for \(silence), not even a PING answer, and was closed "
                 + "(PinningTransport.Configuration.http2PingInterval)"
         }
     }
+}
+
+extension HTTP2Error: LocalizedError {
+    /// The same text as `description`, so `localizedDescription` says what happened and what
+    /// to look at instead of "The operation could not be completed".
+    public var errorDescription: String? { description }
 }

@@ -13,7 +13,7 @@ import Strata
 /// - A stream completes on END_STREAM; interim `1xx` header blocks are skipped (at most
 ///   ``HTTP1Limits/maxInterimResponses``); a later header block is the trailer section.
 /// - Limits are enforced as bytes arrive: header lists in nghttp2's callbacks, bodies here (a
-///   `content-length` above ``HTTP1Limits/maxBodyBytes`` fails at the head). A stream that breaks
+///   `content-length` above ``HTTP1Limits/maxResponseBodyBytes`` fails at the head). A stream that breaks
 ///   one is cancelled (RST_STREAM CANCEL); the other streams carry on.
 /// - A stream the server resets fails with ``HTTP2Error/streamReset(_:)``; REFUSED_STREAM, a
 ///   stream above a GOAWAY's last stream identifier, and a request never sent are
@@ -41,6 +41,8 @@ final class HTTP2Multiplexer {
         var request: HTTP2Request
         /// When the whole request must be over.
         var deadline: ContinuousClock.Instant
+        /// Whether the caller observes events, so the exchange's are worth collecting.
+        var collectsEvents = false
     }
 
     /// How one exchange ended.
@@ -48,6 +50,8 @@ final class HTTP2Multiplexer {
         var id: UInt64
         var streamID: Int32
         var result: Result<HTTP2Response, HTTP2StreamFailure>
+        /// What happened to the exchange (connection-wide events included), when it collected them.
+        var events: [HTTP2Event]
     }
 
     private struct Stream {
@@ -68,7 +72,8 @@ final class HTTP2Multiplexer {
     private let session: NGHTTP2Session
     private let limits: HTTP1Limits
     private let timing: Timing
-    private let onEvent: ((HTTP2Event) -> Void)?
+    /// Events of the exchanges that collect them, by exchange.
+    private var eventLogs: [UInt64: [HTTP2Event]] = [:]
     private var streams: [Int32: Stream] = [:]
     private var streamIDs: [UInt64: Int32] = [:]
     private var finished: [Finished] = []
@@ -84,8 +89,7 @@ final class HTTP2Multiplexer {
     /// Creates the mapping for a new connection; the client preface is the first output.
     ///
     /// - Throws: `TransportError` when nghttp2 cannot set up a session.
-    init(limits: HTTP1Limits, timing: Timing, now: ContinuousClock.Instant,
-         onEvent: ((HTTP2Event) -> Void)? = nil) throws(TransportError) {
+    init(limits: HTTP1Limits, timing: Timing, now: ContinuousClock.Instant) throws(TransportError) {
         do {
             session = try NGHTTP2Session(settings: NGHTTP2Session.Settings(
                 streamWindowBytes: Self.streamWindowBytes, connectionWindowBytes: Self.connectionWindowBytes,
@@ -96,7 +100,6 @@ final class HTTP2Multiplexer {
         }
         self.limits = limits
         self.timing = timing
-        self.onEvent = onEvent
         lastReceived = now
     }
 
@@ -149,6 +152,7 @@ final class HTTP2Multiplexer {
     /// Starts `exchange` as a new stream; one that cannot start finishes at once.
     func open(_ exchange: Exchange, now: ContinuousClock.Instant) {
         let request = exchange.request
+        if exchange.collectsEvents { eventLogs[exchange.id] = [] }
         guard acceptsStreams else {
             let reason = connectionFailure?.error.message ?? "the connection is closing"
             return finish(exchange.id, streamID: 0, .failure(HTTP2StreamFailure(
@@ -165,7 +169,7 @@ final class HTTP2Multiplexer {
         streams[streamID] = Stream(id: exchange.id, method: request.method, url: request.url,
                                    deadline: exchange.deadline, lastProgress: now)
         streamIDs[exchange.id] = streamID
-        onEvent?(.requestSent(streamID: streamID, method: request.method, bodyBytes: request.body.count))
+        record(.requestSent(streamID: streamID, method: request.method, bodyBytes: request.body.count), on: streamID)
     }
 
     /// Sends GOAWAY: no new stream starts; the connection is finished once the open ones are.
@@ -180,6 +184,7 @@ final class HTTP2Multiplexer {
     func cancel(_ id: UInt64) {
         guard let streamID = streamIDs.removeValue(forKey: id) else { return }
         streams[streamID] = nil
+        eventLogs[id] = nil
         session.reset(streamID: streamID, code: .cancel)
     }
 
@@ -229,7 +234,7 @@ final class HTTP2Multiplexer {
         } else if now - lastReceived >= timing.pingInterval {
             pingSentAt = now
             session.ping()
-            onEvent?(.pingSent)
+            recordForAll(.pingSent)
         }
         for (streamID, stream) in streams {
             if now >= stream.deadline {
@@ -271,8 +276,8 @@ final class HTTP2Multiplexer {
             headers(fields, on: streamID, endStream: endStream, now: now)
         case let .data(streamID, bytes):
             guard let received = streams[streamID]?.body.count else { return }
-            guard received + bytes.count <= limits.maxBodyBytes else {
-                return abandon(streamID, .invalidResponse, HTTP2Error.bodyTooLarge(limit: limits.maxBodyBytes))
+            guard received + bytes.count <= limits.maxResponseBodyBytes else {
+                return abandon(streamID, .invalidResponse, HTTP2Error.bodyTooLarge(limit: limits.maxResponseBodyBytes))
             }
             // In place: a copy of the stream taken out of the dictionary would copy the whole
             // body on every append (quadratic in the body's size).
@@ -321,7 +326,7 @@ final class HTTP2Multiplexer {
             streams[streamID] = stream
         case let .goAway(lastStreamID, code, debug):
             goAway = (lastStreamID, code, debug)
-            onEvent?(.goAwayReceived(lastStreamID: lastStreamID, code: code))
+            recordForAll(.goAwayReceived(lastStreamID: lastStreamID, code: code))
             // §6.8: streams above the last identifier were not processed and never will be.
             for streamID in streams.keys.sorted() where streamID > lastStreamID {
                 guard let stream = streams[streamID] else { continue }
@@ -329,7 +334,7 @@ final class HTTP2Multiplexer {
                                                   unprocessed: true))
             }
         case let .settings(maxConcurrentStreams):
-            onEvent?(.settingsReceived(maxConcurrentStreams: maxConcurrentStreams))
+            recordForAll(.settingsReceived(maxConcurrentStreams: maxConcurrentStreams))
         case .pingAcknowledged:
             pingSentAt = nil
         case let .connectionError(code, reason):
@@ -354,8 +359,8 @@ final class HTTP2Multiplexer {
                 }
                 return
             }
-            if let length = regular["content-length"].flatMap(Int.init), length > limits.maxBodyBytes {
-                return abandon(streamID, .invalidResponse, HTTP2Error.bodyTooLarge(limit: limits.maxBodyBytes))
+            if let length = regular["content-length"].flatMap(Int.init), length > limits.maxResponseBodyBytes {
+                return abandon(streamID, .invalidResponse, HTTP2Error.bodyTooLarge(limit: limits.maxResponseBodyBytes))
             }
             stream.statusCode = status
             stream.headers = regular
@@ -377,7 +382,7 @@ final class HTTP2Multiplexer {
         }
         let response = HTTP2Response(statusCode: statusCode, headers: stream.headers, body: stream.body,
                                      trailers: stream.trailers, interimStatusCodes: stream.interimStatusCodes)
-        onEvent?(.responseReceived(streamID: streamID, statusCode: statusCode, bodyBytes: stream.body.count))
+        record(.responseReceived(streamID: streamID, statusCode: statusCode, bodyBytes: stream.body.count), on: streamID)
         finish(stream.id, streamID: streamID, .success(response))
     }
 
@@ -395,14 +400,25 @@ final class HTTP2Multiplexer {
 
     private func fail(_ streamID: Int32, _ failure: HTTP2StreamFailure) {
         guard let stream = streams[streamID] else { return }
-        onEvent?(.failed(streamID: streamID, kind: failure.error.kind, message: failure.error.message))
+        record(.failed(streamID: streamID, kind: failure.error.kind, message: failure.error.message), on: streamID)
         finish(stream.id, streamID: streamID, .failure(failure))
     }
 
     private func finish(_ id: UInt64, streamID: Int32, _ result: Result<HTTP2Response, HTTP2StreamFailure>) {
         if streamID != 0 { streams[streamID] = nil }
         streamIDs[id] = nil
-        finished.append(Finished(id: id, streamID: streamID, result: result))
+        finished.append(Finished(id: id, streamID: streamID, result: result, events: eventLogs.removeValue(forKey: id) ?? []))
+    }
+
+    /// Records `event` for the exchange on `streamID`, if it collects events.
+    private func record(_ event: @autoclosure () -> HTTP2Event, on streamID: Int32) {
+        guard let id = streams[streamID]?.id, eventLogs[id] != nil else { return }
+        eventLogs[id]?.append(event())
+    }
+
+    /// Records a connection-wide `event` for every open exchange that collects events.
+    private func recordForAll(_ event: HTTP2Event) {
+        for id in eventLogs.keys { eventLogs[id]?.append(event) }
     }
 
     /// Ends the connection over `reason`: every open stream fails with it.

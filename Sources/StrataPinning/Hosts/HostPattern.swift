@@ -13,7 +13,7 @@
 /// path, a user, URL brackets (`[::1]`), or a `:` outside a valid IPv6 literal. Such a pattern
 /// would match no request, and the host it meant would travel unpinned; the error names the
 /// spelling to use instead (pins apply to a host on every port).
-public struct HostPattern: Sendable, Hashable, CustomStringConvertible {
+struct HostPattern: Sendable, Hashable, CustomStringConvertible {
     /// How the pattern's leftmost label matches.
     enum Kind: Hashable {
         case exact
@@ -32,7 +32,7 @@ public struct HostPattern: Sendable, Hashable, CustomStringConvertible {
     /// Parses a host pattern.
     ///
     /// - Throws: ``PinningConfigurationError/malformedHostPattern(_:reason:)`` saying what is wrong.
-    public init(_ pattern: String) throws(PinningConfigurationError) {
+    init(_ pattern: String) throws(PinningConfigurationError) {
         func reject(_ reason: String) -> PinningConfigurationError { .malformedHostPattern(pattern, reason: reason) }
         if let problem = HostPatternSpelling.problem(in: pattern) { throw reject(problem) }
         let normalized = Self.normalize(pattern)
@@ -75,7 +75,7 @@ public struct HostPattern: Sendable, Hashable, CustomStringConvertible {
     /// Whether `host` (as in `URL.host`) is covered by this pattern: the host is first put in
     /// ``CanonicalHost`` form, so a host that has no such form (a NUL or any other byte that
     /// cannot appear in a host name) matches nothing, and `127.1` matches `127.0.0.1`.
-    public func matches(_ host: String) -> Bool {
+    func matches(_ host: String) -> Bool {
         guard let canonical = try? CanonicalHost(host) else { return false }
         return matches(canonical)
     }
@@ -97,7 +97,7 @@ public struct HostPattern: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The pattern in normalized form, for example `*.example.com`.
-    public var description: String {
+    var description: String {
         switch kind {
         case .exact: base
         case .oneLabel: "*." + base

@@ -4,7 +4,7 @@
 /// this host pinned at all (nil means no: send it unpinned), and if so, what must its verified
 /// chain satisfy. When several patterns match a host, passing any one of their evaluators is
 /// enough, so pins from all matching patterns count (OkHttp's rule).
-public struct PinnedDomains: Sendable {
+struct PinnedDomains: Sendable {
     /// One pattern and its evaluator.
     struct Entry: Sendable {
         let pattern: HostPattern
@@ -17,7 +17,7 @@ public struct PinnedDomains: Sendable {
     ///
     /// - Throws: ``PinningConfigurationError/malformedHostPattern(_:reason:)`` for the first bad
     ///   key in sorted order.
-    public init(_ domains: [String: any ServerTrustEvaluator]) throws(PinningConfigurationError) {
+    init(_ domains: [String: any ServerTrustEvaluator]) throws(PinningConfigurationError) {
         var entries: [Entry] = []
         // Sorted so errors and failure messages do not depend on dictionary order.
         for (key, evaluator) in domains.sorted(by: { $0.key < $1.key }) {
@@ -27,7 +27,7 @@ public struct PinnedDomains: Sendable {
     }
 
     /// The patterns, sorted.
-    public var patterns: [HostPattern] { entries.map(\.pattern) }
+    var patterns: [HostPattern] { entries.map(\.pattern) }
 
     /// The evaluator for `host`, or nil when no pattern matches (the host is not pinned).
     ///
@@ -36,7 +36,7 @@ public struct PinnedDomains: Sendable {
     /// ``ServerTrustError/pinMismatch(host:chain:pins:)`` lists every configured pin.
     /// A host with no ``CanonicalHost`` form (such as one containing a NUL) is never pinned here;
     /// ``PinningTransport`` refuses such requests outright.
-    public func evaluator(forHost host: String) -> (any ServerTrustEvaluator)? {
+    func evaluator(forHost host: String) -> (any ServerTrustEvaluator)? {
         guard let canonical = try? CanonicalHost(host) else { return nil }
         return evaluator(for: canonical)
     }

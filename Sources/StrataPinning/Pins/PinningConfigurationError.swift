@@ -1,3 +1,5 @@
+import Foundation
+
 /// A pinning configuration that cannot be used: thrown when pins, host patterns or evaluators
 /// are created, so a mistake fails at startup rather than as a pinning failure in production.
 public enum PinningConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -51,4 +53,10 @@ public enum PinningConfigurationError: Error, Sendable, Equatable, CustomStringC
     private static func shortened(_ text: String) -> String {
         text.count <= 100 ? text : text.prefix(100) + "…"
     }
+}
+
+extension PinningConfigurationError: LocalizedError {
+    /// The same text as `description`, so `localizedDescription` says what happened and what
+    /// to do instead of "The operation could not be completed".
+    public var errorDescription: String? { description }
 }

@@ -36,7 +36,7 @@ final class ConnectionPool: Sendable {
 
     private struct Idle {
         let connection: PooledConnection
-        let since: ContinuousClock.Instant
+        let since: Duration
     }
 
     private struct Waiter {
@@ -136,7 +136,7 @@ final class ConnectionPool: Sendable {
     /// Returns a slot after its job: to the next waiter, to the idle list (`keepAlive`), or closed.
     func release(_ connection: PooledConnection, keepAlive: Bool) {
         let key = Key(host: connection.host, port: connection.port)
-        let now = settings.now()
+        let now = settings.clock.elapsed()
         let (waiter, retire) = state.withLock { state -> (Waiter?, Bool) in
             guard var slots = state.hosts[key] else { return (nil, true) }
             defer {
@@ -223,7 +223,7 @@ final class ConnectionPool: Sendable {
         guard slots.waiters.isEmpty else { return .wait }
         if let idle = slots.idle.popLast() {
             state.hosts[key] = slots
-            return .lease(Lease(connection: idle.connection, idleExpired: settings.now() - idle.since >= idleTimeout),
+            return .lease(Lease(connection: idle.connection, idleExpired: settings.clock.elapsed() - idle.since >= idleTimeout),
                           evicting: nil)
         }
         guard slots.open < maxConnectionsPerHost else { return .wait }

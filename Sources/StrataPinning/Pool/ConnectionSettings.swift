@@ -1,7 +1,7 @@
 import Strata
 
 /// What every pooled connection of one transport shares: the TLS context (one per trust
-/// configuration), timeouts, response limits and the event hook.
+/// configuration), timeouts and response limits.
 struct ConnectionSettings: Sendable {
     let context: TLSClientContext
     let timeouts: TLSStream.Timeouts
@@ -12,10 +12,9 @@ struct ConnectionSettings: Sendable {
     var threads = ConnectionThreadLimit.processWide
     /// Resolves host names, on a helper thread, within the connect timeout (tests inject one).
     var resolver: any HostNameResolver = SystemHostNameResolver()
-    let onEvent: (@Sendable (PinningEvent) -> Void)?
     /// The clock the pool's idle expiry reads (injectable for tests); deadlines and timeouts
     /// always use the real `ContinuousClock`, since the sockets wait in real time.
-    let now: @Sendable () -> ContinuousClock.Instant
+    let clock: ErasedClock
 
     var roots: TrustRoots { context.roots }
 }

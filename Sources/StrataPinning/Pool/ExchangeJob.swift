@@ -12,7 +12,7 @@ struct ExchangeJob: Sendable {
     /// The pool found the kept connection idle past its expiry: open a new one.
     let idleExpired: Bool
     /// Whether the caller's task has a `TransportEvents` observer, so events are worth collecting.
-    let collectsTransportEvents: Bool
+    let collectsEvents: Bool
     /// Told, on the slot's thread, the ALPN protocol a new connection's server selected (nil for
     /// none), once its trust check passed and before anything is written: requests waiting to
     /// learn the host's protocol need not wait for this request's response.
@@ -28,27 +28,13 @@ enum ExchangeOutcome: Sendable {
     case http2(TLSStream)
 }
 
-/// What a job did: the response or failure, whether the connection stays open, and the
-/// `TransportEvent`s to report in the caller's task (task-local observers are not visible on
-/// the connection's thread).
+/// What a job did: the response or failure, whether the connection stays open, and the events
+/// to report in the caller's task (task-local observers are not visible on the connection's
+/// thread).
 struct ExchangeReport: Sendable {
     var result: Result<ExchangeOutcome, any Error> = .failure(CancellationError())
     /// The connection is open and may carry another request.
     var keepAlive = false
-    private(set) var events: [TransportEvent.Kind] = []
-    private let collectsTransportEvents: Bool
-
-    init(collectsTransportEvents: Bool) {
-        self.collectsTransportEvents = collectsTransportEvents
-    }
-
-    mutating func connection(host: String, port: Int, reused: Bool) {
-        guard collectsTransportEvents else { return }
-        events.append(.connection(host: host, port: port, reused: reused))
-    }
-
-    mutating func trust(host: String, matchedPin: String?, failure: String?) {
-        guard collectsTransportEvents else { return }
-        events.append(.pinCheck(host: host, matchedPin: matchedPin, failure: failure))
-    }
+    /// What happened, in order; empty when nothing observes the caller.
+    var events: [PinningEvent] = []
 }

@@ -14,6 +14,8 @@ final class PooledConnection: Sendable {
     let port: Int
     private let settings: ConnectionSettings
     private let thread = ConnectionThread()
+    /// The running job's events (on the slot's thread), for the caller's observers.
+    private let events = JobEvents()
 
     /// The kept connection: touched only by the slot's own thread, one job at a time; the
     /// mutex makes that checked and is never contended.
@@ -78,7 +80,8 @@ final class PooledConnection: Sendable {
     // MARK: - On the slot's thread
 
     private func run(_ job: ExchangeJob) -> ExchangeReport {
-        var report = ExchangeReport(collectsTransportEvents: job.collectsTransportEvents)
+        var report = ExchangeReport()
+        events.begin(collecting: job.collectsEvents)
         do {
             guard !isAborted else { throw CancellationError() }
             report.result = .success(try exchange(job, report: &report))
@@ -86,6 +89,7 @@ final class PooledConnection: Sendable {
             if isAborted { closeKeptConnection(reason: "the request was cancelled") }
             report.result = .failure(isAborted ? CancellationError() : error)
         }
+        report.events = events.finish()
         return report
     }
 
@@ -96,11 +100,10 @@ final class PooledConnection: Sendable {
         let reused = takeKeptConnection(idleExpired: job.idleExpired)
         var connection: HTTP1Connection<TLSStream>
         if let reused {
-            report.connection(host: host, port: port, reused: true)
-            settings.onEvent?(.connectionReused(host: host, port: port))
+            events.record(.connectionReused(host: host, port: port))
             connection = reused
         } else {
-            connection = try establish(job, report: &report)
+            connection = try establish(job)
             if connection.stream.selectedProtocol == "h2" { return .http2(connection.stream) }
         }
         let response: HTTP1Response
@@ -112,8 +115,8 @@ final class PooledConnection: Sendable {
             guard reused != nil, !error.receivedResponseBytes, job.request.method.isIdempotent, !isAborted else {
                 throw error.error
             }
-            settings.onEvent?(.retryingOnFreshConnection(host: host, port: port, reason: error.error.message))
-            connection = try establish(job, report: &report)
+            events.record(.retryingOnFreshConnection(host: host, port: port, reason: error.error.message))
+            connection = try establish(job)
             if connection.stream.selectedProtocol == "h2" { return .http2(connection.stream) }
             do throws(HTTP1ExchangeError) {
                 response = try connection.send(job.request, deadline: job.deadline)
@@ -148,12 +151,12 @@ final class PooledConnection: Sendable {
             return connection
         }
         connection.close()
-        settings.onEvent?(.connectionDiscarded(host: host, port: port, reason: reason))
+        events.record(.connectionDiscarded(host: host, port: port, reason: reason))
         return nil
     }
 
     /// Connects, handshakes and checks trust; nothing is written before the check passed.
-    private func establish(_ job: ExchangeJob, report: inout ExchangeReport) throws -> HTTP1Connection<TLSStream> {
+    private func establish(_ job: ExchangeJob) throws -> HTTP1Connection<TLSStream> {
         let start = ContinuousClock.now
         let stream: TLSStream
         do {
@@ -168,25 +171,19 @@ final class PooledConnection: Sendable {
         } catch {
             // OpenSSL refused the certificate during the handshake: a trust check that failed.
             if let trust = error as? ServerTrustError {
-                report.trust(host: host, matchedPin: nil, failure: trust.description)
-                settings.onEvent?(.trustEvaluated(host: host, matchedPin: nil, failure: trust.description))
+                events.record(.trustEvaluated(host: host, matchedPin: nil, failure: trust.description))
             }
             throw PinningFailure.transportError(for: error, request: job.request)
         }
-        settings.onEvent?(.connectionOpened(host: host, port: port, tlsVersion: stream.protocolVersion,
-                                            duration: ContinuousClock.now - start))
-        report.connection(host: host, port: port, reused: false)
+        events.record(.connectionOpened(host: host, port: port, tlsVersion: stream.protocolVersion,
+                                        duration: ContinuousClock.now - start))
         do {
             let chain = try stream.chainToEvaluate(roots: settings.roots)
             try job.evaluator.evaluate(chain, forHost: host)
-            let matched = MatchedPin.of(job.evaluator, chain: chain)
-            report.trust(host: host, matchedPin: matched, failure: nil)
-            settings.onEvent?(.trustEvaluated(host: host, matchedPin: matched, failure: nil))
+            events.record(.trustEvaluated(host: host, matchedPin: MatchedPin.of(job.evaluator, chain: chain), failure: nil))
         } catch {
             stream.close()
-            let text = String(describing: error)
-            report.trust(host: host, matchedPin: nil, failure: text)
-            settings.onEvent?(.trustEvaluated(host: host, matchedPin: nil, failure: text))
+            events.record(.trustEvaluated(host: host, matchedPin: nil, failure: String(describing: error)))
             throw PinningFailure.transportError(for: error, request: job.request)
         }
         // Offered only h2 and the server selected nothing: it does not speak HTTP/2.
@@ -196,10 +193,12 @@ final class PooledConnection: Sendable {
                 + "only HTTP/2 is allowed (PinningTransport.Configuration.httpVersion is .http2Only)"), request: job.request)
         }
         job.onEstablished?(stream.selectedProtocol)
+        // The connection outlives this job: its hook writes to the slot's collector, whichever
+        // job is running (captured directly, not through self, which keeps the connection).
         let host = host
-        let onEvent = settings.onEvent
+        let events = events
         return HTTP1Connection(stream: stream, limits: settings.limits,
-                               onEvent: onEvent.map { hook in { @Sendable event in hook(.http(host: host, event)) } },
+                               onEvent: { event in events.record(PinningEvent(event, host: host)) },
                                acceptsUnauthenticatedEnd: settings.acceptsBodyEndWithoutCloseNotify)
     }
 
@@ -207,6 +206,6 @@ final class PooledConnection: Sendable {
     private func closeKeptConnection(reason: String) {
         guard var connection = kept.withLock({ $0.take() }) else { return }
         connection.close()
-        settings.onEvent?(.connectionDiscarded(host: host, port: port, reason: reason))
+        events.record(.connectionDiscarded(host: host, port: port, reason: reason))
     }
 }

@@ -69,8 +69,15 @@ final class PinnedClient: Sendable {
     func send(_ request: URLRequest, host: CanonicalHost, port: Int,
               evaluator: any ServerTrustEvaluator) async throws -> HTTPResponse {
         try Task.checkCancellation()
-        // The whole-request timeout starts now, so waiting for a free connection counts too.
-        let deadline = ContinuousClock.now + requestTimeout
+        // The whole-request timeout starts now, so waiting for a free connection counts too; the
+        // caller's RequestDeadline (an endpoint's timeout), when earlier, wins.
+        var deadline = ContinuousClock.now + requestTimeout
+        if let requestDeadline = RequestDeadline.current {
+            guard requestDeadline > .now else {
+                throw RequestDeadline.timedOut(method: HTTPMethod(request), url: request.url)
+            }
+            deadline = min(deadline, requestDeadline)
+        }
         let encoded: HTTP1Request
         do {
             encoded = try HTTP1RequestEncoder.encode(request)
@@ -89,7 +96,6 @@ final class PinnedClient: Sendable {
             let reused: Bool
             switch try await http2.route(host: key.host, port: key.port, deadline: deadline) {
             case let .stream(connection):
-                TransportEvents.emit(.connection(host: key.host, port: key.port, reused: true))
                 outcome = .http2(connection)
                 reused = true
             case let .connect(counted):
@@ -104,7 +110,8 @@ final class PinnedClient: Sendable {
                     throw failure.error
                 }
                 retries += 1
-                settings.onEvent?(.retryingOnFreshConnection(host: key.host, port: key.port, reason: failure.error.message))
+                TransportEvents.emit(PinningEvent.retryingOnFreshConnection(host: key.host, port: key.port,
+                                                                            reason: failure.error.message))
             }
         }
     }
@@ -142,16 +149,18 @@ final class PinnedClient: Sendable {
     /// Runs `request` as a stream on `connection`, whose stream the caller has claimed.
     private func exchange(_ request: HTTP2Request, on connection: HTTP2Connection,
                           deadline: ContinuousClock.Instant) async throws -> HTTP2Response {
-        let completion = ExchangeCompletion<HTTP2Response>()
-        let id = connection.send(request, deadline: deadline) { result in
-            completion.finish(result.mapError { $0 })
+        let completion = ExchangeCompletion<(Result<HTTP2Response, HTTP2StreamFailure>, [PinningEvent])>()
+        let id = connection.send(request, deadline: deadline, collectsEvents: TransportEvents.isObserved) { result, events in
+            completion.finish(.success((result, events)))
         }
-        return try await withTaskCancellationHandler {
+        let (result, events) = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { completion.install($0) }
         } onCancel: {
             completion.finish(.failure(CancellationError()))
             connection.cancel(id)
         }
+        for event in events { TransportEvents.emit(event) }
+        return try result.get()
     }
 
     /// Runs `encoded` on a slot of the HTTP/1.1 pool: on its kept connection, or on a new one,
@@ -173,7 +182,7 @@ final class PinnedClient: Sendable {
         let jobID = jobIDs.wrappingAdd(1, ordering: .relaxed).newValue
         connection.begin(jobID: jobID)
         var job = ExchangeJob(request: encoded, evaluator: evaluator, deadline: deadline, idleExpired: lease.idleExpired,
-                              collectsTransportEvents: TransportEvents.current != nil)
+                              collectsEvents: TransportEvents.isObserved)
         // What this attempt taught the HTTP/2 pool is reported once: at the handshake when the
         // server chose HTTP/1.1 (so waiting requests go on before this response), else at the end.
         let reported = Atomic(false)
@@ -184,7 +193,8 @@ final class PinnedClient: Sendable {
                 http2.learnedHTTP1(for: key, counted: counted)
             }
         }
-        let completion = ExchangeCompletion<(SlotOutcome, [TransportEvent.Kind])>()
+        // The job's events travel beside its outcome, failure included (a refused pin is an event).
+        let completion = ExchangeCompletion<(Result<SlotOutcome, any Error>, [PinningEvent])>()
         connection.submit(job) { [pool, settings, timing, idleConnectionTimeout] report in
             pool.release(connection, keepAlive: report.keepAlive)
             let firstReport = counted != nil && !reported.exchange(true, ordering: .relaxed)
@@ -211,7 +221,7 @@ final class PinnedClient: Sendable {
             }
             if case .failure = outcome, firstReport, counted == true { http2?.attemptFailed(for: key) }
             // A caller that was cancelled meanwhile will not use the stream claimed for it.
-            if !completion.finish(outcome.map { ($0, report.events) }), case let .success(.http2(connection)) = outcome {
+            if !completion.finish(.success((outcome, report.events))), case let .success(.http2(connection)) = outcome {
                 connection.release()
             }
         }
@@ -222,6 +232,6 @@ final class PinnedClient: Sendable {
             connection.abort(jobID: jobID)
         }
         for event in events { TransportEvents.emit(event) }
-        return outcome
+        return try outcome.get()
     }
 }

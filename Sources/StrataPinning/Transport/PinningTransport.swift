@@ -24,12 +24,12 @@ import Strata
 /// concurrent-stream limit. An idempotent request that fails on a reused connection before any
 /// response byte (the server had closed it) is sent once more on a fresh connection, and so is
 /// any request an HTTP/2 server provably did not process (GOAWAY, REFUSED_STREAM). Blocking
-/// socket and TLS work runs on one dedicated thread per connection, never on Swift's cooperative
-/// pool; writes never raise SIGPIPE and the process's signal handlers are left alone.
+/// socket and TLS work never runs on Swift's cooperative pool; writes never raise SIGPIPE and
+/// the process's signal handlers are left alone.
 ///
 /// Rules:
-/// - Every hop's host is canonicalized once (lowercase, no trailing dot, IP literals as
-///   `inet_ntop` prints them) and that one value is matched, pooled, sent as SNI, verified and
+/// - Every hop's host is canonicalized once (lowercase, no trailing dot, IP literals in their
+///   one standard form) and that one value is matched, pooled, sent as SNI, verified and
 ///   resolved. A host that has no canonical form (a `%00` or any byte outside letters, digits,
 ///   `-`, `_`, `.`; a malformed IP literal) is refused, pinned or not, before any I/O.
 /// - An `http://` URL for a pinned host is refused (``TransportError/Kind/invalidRequest``):
@@ -47,7 +47,11 @@ import Strata
 ///   transient: `RetryTransport` never retries it.
 /// - A malformed `pinnedDomains` key or unusable `trustRoots` makes every `send` throw the
 ///   ``PinningConfigurationError`` (fail closed, nothing is sent anywhere); use
-///   ``validated(inner:pinnedDomains:trustRoots:configuration:onEvent:)`` to get it at startup.
+///   ``validated(inner:pinnedDomains:trustRoots:configuration:)`` to get it at startup.
+/// - A request's `RequestDeadline` (an endpoint's `timeout`), when earlier than
+///   ``Configuration/requestTimeout``, bounds it, redirects included.
+/// - What it does (connections opened and reused, trust checks, redirects) is reported as
+///   ``PinningEvent``s through `TransportEvents` to the observers above it.
 ///
 /// ```swift
 /// let transport = PinningTransport(
@@ -62,11 +66,11 @@ public struct PinningTransport: Transport {
         let client: PinnedClient
     }
 
-    private let inner: any Transport
+    /// Carries the requests for hosts that are not pinned.
+    public let inner: any Transport
     private let engine: Result<Engine, PinningConfigurationError>
     private let maxRedirects: Int
     private let redirectSafety: RedirectSafety
-    private let onEvent: (@Sendable (PinningEvent) -> Void)?
 
     /// Creates a transport that pins the hosts matched by `pinnedDomains`.
     ///
@@ -78,39 +82,35 @@ public struct PinningTransport: Transport {
     ///     verified chain must pass.
     ///   - trustRoots: The trust anchors OpenSSL verifies chains against. Default: the system bundle.
     ///   - configuration: Timeouts, pool size and response limits.
-    ///   - onEvent: Told what the transport did (connections, trust checks, retries, redirects).
     /// Never throws: a configuration error is reported by every ``send(_:)`` instead (fail closed).
     public init(inner: any Transport = PinningTransport.defaultInner(), pinnedDomains: [String: any ServerTrustEvaluator],
-                trustRoots: TrustRoots = .system, configuration: Configuration = Configuration(),
-                onEvent: (@Sendable (PinningEvent) -> Void)? = nil) {
+                trustRoots: TrustRoots = .system, configuration: Configuration = Configuration()) {
         self.init(inner: inner, pinnedDomains: pinnedDomains, trustRoots: trustRoots, configuration: configuration,
-                  onEvent: onEvent, now: { ContinuousClock.now })
+                  clock: ContinuousClock())
     }
 
-    /// Creates a transport like ``init(inner:pinnedDomains:trustRoots:configuration:onEvent:)``,
+    /// Creates a transport like ``init(inner:pinnedDomains:trustRoots:configuration:)``,
     /// but reports a malformed host pattern or unusable trust roots now.
     ///
     /// - Throws: ``PinningConfigurationError``.
     public static func validated(inner: any Transport = PinningTransport.defaultInner(),
                                  pinnedDomains: [String: any ServerTrustEvaluator],
-                                 trustRoots: TrustRoots = .system, configuration: Configuration = Configuration(),
-                                 onEvent: (@Sendable (PinningEvent) -> Void)? = nil)
+                                 trustRoots: TrustRoots = .system, configuration: Configuration = Configuration())
         throws(PinningConfigurationError) -> PinningTransport {
         let transport = PinningTransport(inner: inner, pinnedDomains: pinnedDomains, trustRoots: trustRoots,
-                                         configuration: configuration, onEvent: onEvent)
+                                         configuration: configuration)
         if let error = transport.configurationError { throw error }
         return transport
     }
 
-    /// The designated initializer, with the clock the pool's idle expiry reads and the
-    /// connection limit the pool counts against (tests inject both).
+    /// The designated initializer, with the clock the pool's idle expiry is measured on (tests
+    /// pass a `TestClock`) and the connection limit the pool counts against (tests inject
+    /// their own). Deadlines and socket timeouts always run in real time.
     init(inner: any Transport, pinnedDomains: [String: any ServerTrustEvaluator], trustRoots: TrustRoots,
-         configuration: Configuration, onEvent: (@Sendable (PinningEvent) -> Void)?,
-         now: @escaping @Sendable () -> ContinuousClock.Instant, threads: ConnectionThreadLimit = .processWide) {
+         configuration: Configuration, clock: some Clock<Duration>, threads: ConnectionThreadLimit = .processWide) {
         self.inner = inner
         self.maxRedirects = configuration.maxRedirects
         self.redirectSafety = configuration.redirectSafety
-        self.onEvent = onEvent
         engine = Result { () throws(PinningConfigurationError) -> Engine in
             let domains = try PinnedDomains(pinnedDomains)
             try domains.validate(for: trustRoots)
@@ -122,7 +122,7 @@ public struct PinningTransport: Transport {
                                              idle: configuration.idleReadTimeout),
                 limits: configuration.limits,
                 acceptsBodyEndWithoutCloseNotify: configuration.acceptsBodyEndWithoutCloseNotify, threads: threads,
-                onEvent: onEvent, now: now)
+                clock: ErasedClock(clock))
             return Engine(domains: domains, client: PinnedClient(settings: settings, configuration: configuration))
         }
     }
@@ -178,7 +178,7 @@ public struct PinningTransport: Transport {
                 throw TransportError(.tooManyRedirects, method: HTTPMethod(current), url: request.url,
                                      message: "more than \(maxRedirects) redirects (PinningTransport.Configuration.maxRedirects)")
             }
-            onEvent?(.redirected(from: url, to: location, statusCode: response.statusCode))
+            TransportEvents.emit(PinningEvent.redirected(from: url, to: location, statusCode: response.statusCode))
             current = next
         }
     }
@@ -186,7 +186,7 @@ public struct PinningTransport: Transport {
     /// A `URLSessionTransport` that returns redirects instead of following them, so that every
     /// hop comes back here to be matched against `pinnedDomains`.
     public static func defaultInner() -> URLSessionTransport {
-        URLSessionTransport(requestTimeout: 60, limits: URLSessionTransport.Limits(maxRedirects: 0))
+        URLSessionTransport(requestTimeout: .seconds(60), limits: URLSessionTransport.Limits(maxRedirects: 0))
     }
 
     /// Sends one request without following redirects: over a verified pooled connection when
@@ -199,7 +199,7 @@ public struct PinningTransport: Transport {
     /// could read it as a pinned host that this transport did not recognize.
     private func sendOneHop(_ request: URLRequest, engine: Engine) async throws -> HTTPResponse {
         guard let url = request.url, let rawHost = url.host else {
-            onEvent?(.sentToInner(url: request.url))
+            TransportEvents.emit(PinningEvent.sentToInner(url: request.url))
             return try await inner.send(request)
         }
         let host: CanonicalHost
@@ -210,7 +210,7 @@ public struct PinningTransport: Transport {
                                  message: "refusing the request: \(error.description)", underlying: error)
         }
         guard let evaluator = engine.domains.evaluator(for: host) else {
-            onEvent?(.sentToInner(url: request.url))
+            TransportEvents.emit(PinningEvent.sentToInner(url: request.url))
             return try await inner.send(request)
         }
         let port = try Self.httpsPort(of: url, request: request)

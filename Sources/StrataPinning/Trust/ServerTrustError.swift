@@ -1,3 +1,5 @@
+import Foundation
+
 /// Why a server was not trusted. Every case means the connection was closed before any request
 /// byte was sent; none is worth retrying without a configuration or server change.
 ///
@@ -61,4 +63,10 @@ public enum ServerTrustError: Error, Sendable, Equatable, CustomStringConvertibl
             return "The TLS connection to \(host) has no verified certificate chain to check."
         }
     }
+}
+
+extension ServerTrustError: LocalizedError {
+    /// The same text as `description`, so `localizedDescription` says what happened and what
+    /// to do instead of "The operation could not be completed".
+    public var errorDescription: String? { description }
 }

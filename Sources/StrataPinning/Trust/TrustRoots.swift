@@ -20,7 +20,7 @@ public enum TrustRoots: Sendable, Hashable {
     case pinnedKeysOnly
 
     /// Whether OpenSSL's chain and host-name verification runs (false only for ``pinnedKeysOnly``).
-    public var verifiesChain: Bool {
+    var verifiesChain: Bool {
         self != .pinnedKeysOnly
     }
 }

@@ -1,6 +1,7 @@
-/// Whether ``RedisETagStore`` asks Redis now, as a pure state machine over instants (a
-/// circuit breaker): after a failure Redis is left alone for a delay that doubles on each
-/// further failure up to a maximum, then one operation probes it; success closes the circuit.
+/// Whether ``RedisETagStore`` asks Redis now, as a pure state machine over times (durations
+/// since an origin of the store's clock): a circuit breaker. After a failure Redis is left alone
+/// for a delay that doubles on each further failure up to a maximum, then one operation probes
+/// it; success closes the circuit.
 ///
 /// While Redis is down every lookup would otherwise wait for a connect attempt, adding the
 /// connect timeout to every request of the fleet; while it is left alone they are misses at
@@ -18,7 +19,7 @@ struct RedisAvailability: Sendable {
     let initialDelay: Duration
     /// The longest delay.
     let maxDelay: Duration
-    private var retryAt: ContinuousClock.Instant?
+    private var retryAt: Duration?
     private var delay: Duration
     private var isProbing = false
     private var lastFailure = ""
@@ -33,7 +34,7 @@ struct RedisAvailability: Sendable {
 
     /// Whether the operation starting at `now` may ask Redis. Only one operation probes at a
     /// time once the delay has passed; the others stay misses until it reports back.
-    mutating func admit(at now: ContinuousClock.Instant) -> Admission {
+    mutating func admit(at now: Duration) -> Admission {
         guard let retryAt else { return .attempt }
         if now >= retryAt, !isProbing {
             isProbing = true
@@ -45,7 +46,7 @@ struct RedisAvailability: Sendable {
 
     /// Records that Redis failed at `now`. Failures of operations that were already in flight
     /// when the circuit opened do not lengthen the delay; a failed probe doubles it.
-    mutating func recordFailure(at now: ContinuousClock.Instant, reason: String) {
+    mutating func recordFailure(at now: Duration, reason: String) {
         lastFailure = reason
         missedOperations += 1
         if retryAt != nil, !isProbing { return }

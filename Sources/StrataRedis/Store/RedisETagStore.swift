@@ -48,8 +48,7 @@ public final class RedisETagStore: ETagStoreProtocol {
     private let timeToLive: Duration?
     private let maxEntryBytes: Int
     private let availability: LockedValue<RedisAvailability>
-    private let now: @Sendable () -> ContinuousClock.Instant
-    private let onEvent: (@Sendable (RedisETagStoreEvent) -> Void)?
+    private let clock: ErasedClock
 
     /// The `SCAN` batch size of ``removeAll()``; Redis's own default is 10.
     private static let scanCount = 512
@@ -74,22 +73,22 @@ public final class RedisETagStore: ETagStoreProtocol {
     ///   - connectTimeout: How long resolving the host and connecting may take. Default: 1 s.
     ///   - commandTimeout: How long one exchange with Redis may take, and the longest wait for a
     ///     free connection. Default: 500 ms.
-    ///   - onEvent: Called with each failure absorbed, refusal and recovery.
+    /// Each failure absorbed, refusal and recovery is reported as a ``RedisETagStoreEvent`` to
+    /// the observers of the request that caused it.
     /// - Throws: ``RedisETagStoreError`` for a URL, namespace or parameter that cannot work.
     public convenience init(url: URL, namespace: String = RedisETagStore.defaultNamespace,
                             timeToLive: Duration? = nil, maxEntryBytes: Int = 8 << 20, maxConnections: Int = 4,
-                            connectTimeout: Duration = .seconds(1), commandTimeout: Duration = .milliseconds(500),
-                            onEvent: (@Sendable (RedisETagStoreEvent) -> Void)? = nil) throws(RedisETagStoreError) {
+                            connectTimeout: Duration = .seconds(1), commandTimeout: Duration = .milliseconds(500))
+        throws(RedisETagStoreError) {
         try self.init(url: url, namespace: namespace, timeToLive: timeToLive, maxEntryBytes: maxEntryBytes,
                       maxConnections: maxConnections, connectTimeout: connectTimeout, commandTimeout: commandTimeout,
-                      retryDelays: (.milliseconds(100), .seconds(5)), now: { .now }, onEvent: onEvent)
+                      retryDelays: (.milliseconds(100), .seconds(5)), clock: ContinuousClock())
     }
 
     /// Creates a store with the circuit breaker's delays and clock given, for tests.
     init(url: URL, namespace: String, timeToLive: Duration?, maxEntryBytes: Int, maxConnections: Int,
          connectTimeout: Duration, commandTimeout: Duration,
-         retryDelays: (initial: Duration, max: Duration), now: @escaping @Sendable () -> ContinuousClock.Instant,
-         onEvent: (@Sendable (RedisETagStoreEvent) -> Void)?) throws(RedisETagStoreError) {
+         retryDelays: (initial: Duration, max: Duration), clock: some Clock<Duration>) throws(RedisETagStoreError) {
         let endpoint = try RedisEndpoint(url: url)
         keyspace = try RedisKeyspace(namespace: namespace)
         if let timeToLive, timeToLive < .milliseconds(1) {
@@ -110,8 +109,7 @@ public final class RedisETagStore: ETagStoreProtocol {
         self.timeToLive = timeToLive
         self.maxEntryBytes = maxEntryBytes
         availability = LockedValue(RedisAvailability(initialDelay: retryDelays.initial, maxDelay: retryDelays.max))
-        self.now = now
-        self.onEvent = onEvent
+        self.clock = ErasedClock(clock)
     }
 
     /// Returns the entry stored under `key`, or `nil` when there is none, it is unreadable, or
@@ -203,7 +201,7 @@ public final class RedisETagStore: ETagStoreProtocol {
     /// Sends `commands` unless the circuit is open, and returns their replies when Redis
     /// answered every one without an error; otherwise reports why and returns `nil`.
     private func send(_ commands: [RedisCommand], for operation: RedisETagStoreEvent.Operation) async -> [RESPValue]? {
-        if case .skip(let retryAfter, _) = availability.withLock({ $0.admit(at: now()) }) {
+        if case .skip(let retryAfter, _) = availability.withLock({ $0.admit(at: clock.elapsed()) }) {
             report(.skipped(operation, retryAfter: retryAfter))
             return nil
         }
@@ -213,7 +211,7 @@ public final class RedisETagStore: ETagStoreProtocol {
         } catch {
             availability.withLock { state in
                 if error.marksServerUnavailable {
-                    state.recordFailure(at: now(), reason: error.description)
+                    state.recordFailure(at: clock.elapsed(), reason: error.description)
                 } else {
                     state.recordInconclusive()
                 }
@@ -231,8 +229,7 @@ public final class RedisETagStore: ETagStoreProtocol {
 
     /// The store's one way of reporting: builds the event only when someone observes.
     private func report(_ event: @autoclosure () -> RedisETagStoreEvent) {
-        guard let onEvent else { return }
-        onEvent(event())
+        TransportEvents.emit(event())
     }
 
     /// A reason for a reply the store cannot use. An error reply's text is cut short: it names

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A ``RedisETagStore`` that cannot be created: its configuration is wrong. (Once created, the
 /// store never throws: an unreachable Redis is reported through ``RedisETagStoreEvent``.)
 public enum RedisETagStoreError: Error, Hashable, CustomStringConvertible {
@@ -20,4 +22,10 @@ public enum RedisETagStoreError: Error, Hashable, CustomStringConvertible {
             "RedisETagStore cannot use \(parameter): \(reason)"
         }
     }
+}
+
+extension RedisETagStoreError: LocalizedError {
+    /// The same text as `description`, so `localizedDescription` says what happened and what
+    /// to do instead of "The operation could not be completed".
+    public var errorDescription: String? { description }
 }

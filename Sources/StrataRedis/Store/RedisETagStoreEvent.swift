@@ -1,10 +1,13 @@
-/// What a ``RedisETagStore`` did on its own initiative, reported to its `onEvent` hook: the
+import Strata
+
+/// What a ``RedisETagStore`` did on its own initiative, reported through `TransportEvents` to
+/// the observers of the request that caused it (`LoggingTransport`, `ObservingTransport`): the
 /// trouble it absorbed so that no request fails because of Redis.
 ///
 /// Entries are named by `keyDigest`, the hex SHA-256 of the store key, which is also the last
 /// part of the entry's Redis key (`<namespace>:<keyDigest>`), never by the key itself (it holds
 /// a URL). Reasons never contain the Redis password.
-public enum RedisETagStoreEvent: Sendable, Hashable, CustomStringConvertible {
+public enum RedisETagStoreEvent: TransportEvent, Hashable {
     /// The store operation an event concerns.
     public enum Operation: String, Sendable, Hashable {
         /// ``RedisETagStore/cachedResponse(for:)``: a failure makes it a miss.
@@ -37,17 +40,39 @@ public enum RedisETagStoreEvent: Sendable, Hashable, CustomStringConvertible {
     /// entry under its key was removed.
     case rejectedTooLarge(keyDigest: String, bytes: Int, limit: Int)
 
-    /// One line for a log.
-    public var description: String {
+    /// `redis-etag-store.` plus what happened: `failed`, `skipped`, `recovered`,
+    /// `unreadable-entry`, `rejected-too-large`.
+    public var name: String {
+        switch self {
+        case .failed: "redis-etag-store.failed"
+        case .skipped: "redis-etag-store.skipped"
+        case .recovered: "redis-etag-store.recovered"
+        case .unreadableEntry: "redis-etag-store.unreadable-entry"
+        case .rejectedTooLarge: "redis-etag-store.rejected-too-large"
+        }
+    }
+
+    /// `warning` when Redis failed or held an unreadable entry, `notice` when it recovered,
+    /// `debug` for a skipped operation or a refused entry.
+    public var logLevel: LogLevel {
+        switch self {
+        case .failed, .unreadableEntry: .warning
+        case .recovered: .notice
+        case .skipped, .rejectedTooLarge: .debug
+        }
+    }
+
+    /// One line for a log, such as `redis-etag-store lookup failed, answered without Redis: …`.
+    public func message(redactedBy redaction: Redaction) -> String {
         switch self {
         case .failed(let operation, let reason):
-            "redis-etag-store \(operation.rawValue) failed, answered without Redis: \(reason)"
+            "redis-etag-store \(operation.rawValue) failed, answered without Redis: \(redaction.scrub(reason))"
         case .skipped(let operation, let retryAfter):
-            "redis-etag-store \(operation.rawValue) skipped: Redis failed recently, asked again in \(retryAfter)"
+            "redis-etag-store \(operation.rawValue) skipped: Redis failed recently, asked again in \(retryAfter.readable)"
         case .recovered(let missed):
             "redis-etag-store recovered: Redis answers again after \(missed) operations without it"
         case .unreadableEntry(let keyDigest, let reason):
-            "redis-etag-store entry \(keyDigest) unreadable, treated as a miss: \(reason)"
+            "redis-etag-store entry \(keyDigest) unreadable, treated as a miss: \(redaction.scrub(reason))"
         case .rejectedTooLarge(let keyDigest, let bytes, let limit):
             "redis-etag-store entry \(keyDigest) not stored: \(bytes) bytes exceeds maxEntryBytes \(limit)"
         }

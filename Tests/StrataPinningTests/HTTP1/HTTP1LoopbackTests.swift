@@ -193,7 +193,7 @@ struct HTTP1LoopbackTests {
     @Test("a body over the configured limit is refused while it streams in")
     func bodyLimit() async throws {
         server.route("/big", response: .init(body: Data(count: 100_000)))
-        let error = try await Self.exchangeError(server, "/big", limits: HTTP1Limits(maxBodyBytes: 10_000))
+        let error = try await Self.exchangeError(server, "/big", limits: HTTP1Limits(maxResponseBodyBytes: 10_000))
         #expect(error?.error.underlying as? HTTP1ResponseError == .bodyTooLarge(limit: 10_000))
     }
 

@@ -99,7 +99,7 @@ struct HTTP1ResponseParserErrorTests {
 
     @Test("a body over the limit is bodyTooLarge for every framing")
     func bodyOverLimit() {
-        let limits = HTTP1Limits(maxBodyBytes: 4)
+        let limits = HTTP1Limits(maxResponseBodyBytes: 4)
         // Announced too large: refused at the head, before any body byte is read.
         #expect(error("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n", limits: limits) == .bodyTooLarge(limit: 4))
         #expect(error("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n", limits: limits)

@@ -23,7 +23,7 @@ struct HTTP1ResponseParserFuzzTests {
             let input = Self.mutator.mutate(base, using: &random)
             let limits = HTTP1Limits(maxHeaderBlockBytes: Int.random(in: 16...256, using: &random),
                                      maxHeaderCount: Int.random(in: 1...8, using: &random),
-                                     maxBodyBytes: Int.random(in: 0...64, using: &random),
+                                     maxResponseBodyBytes: Int.random(in: 0...64, using: &random),
                                      maxChunkSizeLineBytes: Int.random(in: 2...32, using: &random),
                                      maxInterimResponses: Int.random(in: 0...2, using: &random))
             var parser = HTTP1ResponseParser(limits: limits)
@@ -64,7 +64,7 @@ struct HTTP1ResponseParserFuzzTests {
             input += (0..<length).map { _ in
                 Self.interestingBytes.randomElement(using: &random) ?? 0
             }
-            var parser = HTTP1ResponseParser(limits: HTTP1Limits(maxHeaderBlockBytes: 128, maxBodyBytes: 64))
+            var parser = HTTP1ResponseParser(limits: HTTP1Limits(maxHeaderBlockBytes: 128, maxResponseBodyBytes: 64))
             parser.expectResponse(to: .get)
             _ = try? parser.feed(input)
             _ = try? parser.finish()
@@ -72,7 +72,7 @@ struct HTTP1ResponseParserFuzzTests {
     }
 
     private func check(_ response: HTTP1Response, _ limits: HTTP1Limits) {
-        #expect(response.body.count <= limits.maxBodyBytes)
+        #expect(response.body.count <= limits.maxResponseBodyBytes)
         #expect(response.headers.count <= limits.maxHeaderCount)
         #expect(response.trailers.count <= limits.maxHeaderCount)
         #expect((100...599).contains(response.statusCode))

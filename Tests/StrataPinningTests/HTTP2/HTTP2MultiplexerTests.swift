@@ -54,9 +54,9 @@ struct HTTP2MultiplexerTests {
         #expect(failure.error.underlying as? HTTP2Error == .tooManyInterimResponses(limit: 1))
     }
 
-    @Test("a body past maxBodyBytes fails that stream and cancels it; a content-length past it fails at the head")
+    @Test("a body past maxResponseBodyBytes fails that stream and cancels it; a content-length past it fails at the head")
     func bodyLimit() throws {
-        let harness = try Harness(limits: HTTP1Limits(maxBodyBytes: 8))
+        let harness = try Harness(limits: HTTP1Limits(maxResponseBodyBytes: 8))
         try harness.open(1, Harness.get("/streamed"))
         try harness.open(2, Harness.get("/announced"))
         harness.clientFrames()

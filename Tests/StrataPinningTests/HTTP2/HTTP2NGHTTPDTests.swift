@@ -14,7 +14,7 @@ struct HTTP2NGHTTPDTests {
     func loweredMaxConcurrentStreams() async throws {
         let server = try await NGHTTPDServer.start(options: ["--max-concurrent-streams=2"], files: ["page": Data("page".utf8)])
         let events = PinningEventLog()
-        let transport = try Pinning.transport(events: events)
+        let transport = events.observing(try Pinning.transport())
         // Learn the server's SETTINGS first, so that no request is sent beyond its limit.
         #expect(try await transport.send(Pinning.get(server.url("/page"))).text == "page")
         let url = server.url("/page")
@@ -25,7 +25,7 @@ struct HTTP2NGHTTPDTests {
         #expect(bodies == Array(repeating: "page", count: 20))
         #expect(events.openedCount == 1)
         #expect(events.retries.isEmpty)
-        #expect(events.all.contains { if case .http2(_, .settingsReceived(2)) = $0 { true } else { false } })
+        #expect(events.all.contains { if case .http2SettingsReceived(_, 2) = $0 { true } else { false } })
     }
 
     @Test("a 10 MB upload is echoed back intact (request body flow control both ways)")
@@ -42,10 +42,10 @@ struct HTTP2NGHTTPDTests {
     func trailers() async throws {
         let server = try await NGHTTPDServer.start(options: ["--trailer=x-checksum: abc123"], files: ["data": Data("with trailers".utf8)])
         let events = PinningEventLog()
-        let transport = try Pinning.transport(events: events)
+        let transport = events.observing(try Pinning.transport())
         let response = try await transport.send(Pinning.get(server.url("/data")))
         #expect(response.text == "with trailers")
         #expect(response.headers["x-checksum"] == nil)
-        #expect(events.all.contains { if case .http2(_, .responseReceived) = $0 { true } else { false } })
+        #expect(events.http2Responses == 1)
     }
 }

@@ -11,41 +11,34 @@ import TLSTestServer
 @Suite("PinningTransport over HTTP/2 against nginx",
        .enabled(if: NginxServer.isInstalled, Comment(rawValue: NginxServer.missing)))
 struct HTTP2NginxTests {
-    private static func http2Responses(_ events: PinningEventLog) -> Int {
-        events.all.filter { if case .http2(_, .responseReceived) = $0 { true } else { false } }.count
-    }
-
-    private static func http1Responses(_ events: PinningEventLog) -> Int {
-        events.all.filter { if case .http(_, .responseReceived) = $0 { true } else { false } }.count
-    }
-
     @Test("ALPN: nginx selects h2 when both are offered, HTTP/1.1 when only it is offered, and when it has no HTTP/2")
     func alpnBothWays() async throws {
         let server = try await NginxServer.start(directives: #"location / { return 200 "hi"; }"#)
         let plainServer = try await NginxServer.start(http2: false, directives: #"location / { return 200 "hi"; }"#)
         let http2Events = PinningEventLog()
-        let preferring = try Pinning.transport(events: http2Events)
+        let preferring = http2Events.observing(try Pinning.transport())
         #expect(try await preferring.send(Pinning.get(server.url("/"))).text == "hi")
-        #expect(Self.http2Responses(http2Events) == 1)
+        #expect(http2Events.http2Responses == 1)
 
         let http1Events = PinningEventLog()
-        let http1Only = try Pinning.transport(configuration: .init(requestTimeout: .seconds(10), httpVersion: .http1Only),
-                                              events: http1Events)
+        let http1Only = http1Events.observing(try Pinning.transport(
+            configuration: .init(requestTimeout: .seconds(10), httpVersion: .http1Only)))
         #expect(try await http1Only.send(Pinning.get(server.url("/"))).text == "hi")
-        #expect(Self.http1Responses(http1Events) == 1)
-        #expect(Self.http2Responses(http1Events) == 0)
+        #expect(http1Events.http1Responses == 1)
+        #expect(http1Events.http2Responses == 0)
 
         let fallbackEvents = PinningEventLog()
-        let fallback = try Pinning.transport(events: fallbackEvents)
+        let fallback = fallbackEvents.observing(try Pinning.transport())
         #expect(try await fallback.send(Pinning.get(plainServer.url("/"))).text == "hi")
-        #expect(Self.http1Responses(fallbackEvents) == 1)
+        #expect(fallbackEvents.http1Responses == 1)
     }
 
     @Test("100 concurrent requests travel as streams of one connection")
     func hundredStreamsOneConnection() async throws {
         let server = try await NginxServer.start(directives: #"location /n { return 200 "n"; }"#)
         let events = PinningEventLog()
-        let transport = try Pinning.transport(events: events)
+        let pinned = try Pinning.transport()
+        let transport = events.observing(pinned)
         let url = server.url("/n")
         let succeeded = try await withThrowingTaskGroup(of: Int.self) { group in
             for _ in 0..<100 { group.addTask { try await transport.send(Pinning.get(url)).statusCode } }
@@ -53,8 +46,8 @@ struct HTTP2NginxTests {
         }
         #expect(succeeded == 100)
         #expect(events.openedCount == 1)
-        #expect(transport.http2Counts(host: "localhost", port: server.port).connections == 1)
-        #expect(Self.http2Responses(events) == 100)
+        #expect(pinned.http2Counts(host: "localhost", port: server.port).connections == 1)
+        #expect(events.http2Responses == 100)
     }
 
     @Test("a 10 MB download arrives intact over HTTP/2 flow control")
@@ -95,7 +88,7 @@ struct HTTP2NginxTests {
             location /g { return 200 "g"; }
             """)
         let events = PinningEventLog()
-        let transport = try Pinning.transport(events: events)
+        let transport = events.observing(try Pinning.transport())
         let url = server.url("/g")
         let succeeded = try await withThrowingTaskGroup(of: Int.self) { group in
             for _ in 0..<100 { group.addTask { try await transport.send(Pinning.get(url)).statusCode } }
@@ -103,7 +96,7 @@ struct HTTP2NginxTests {
         }
         #expect(succeeded == 100)
         #expect(events.openedCount >= 3)
-        #expect(events.all.contains { if case .http2(_, .goAwayReceived) = $0 { true } else { false } })
+        #expect(events.sawGoAway)
     }
 
     @Test("a stream nginx resets (return 444) fails alone with connectionLost; the others on the connection succeed")
@@ -113,7 +106,7 @@ struct HTTP2NginxTests {
             location /ok { return 200 "ok"; }
             """)
         let events = PinningEventLog()
-        let transport = try Pinning.transport(events: events)
+        let transport = events.observing(try Pinning.transport())
         async let ok1 = transport.send(Pinning.get(server.url("/ok")))
         async let ok2 = transport.send(Pinning.get(server.url("/ok")))
         let error = await Pinning.error { try await transport.send(Pinning.get(server.url("/reset"))) }

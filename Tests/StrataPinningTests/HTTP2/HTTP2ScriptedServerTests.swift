@@ -9,14 +9,13 @@ import TLSTestServer
 /// sequences included. The scripts answer by stream identifier; nothing here decodes HPACK.
 @Suite("PinningTransport over HTTP/2 against a scripted, sometimes hostile, server")
 struct HTTP2ScriptedServerTests {
-    private static func transport(events: PinningEventLog? = nil,
-                                  configuration: PinningTransport.Configuration = .init(requestTimeout: .seconds(10)))
+    private static func transport(configuration: PinningTransport.Configuration = .init(requestTimeout: .seconds(10)))
         throws -> PinningTransport {
-        try Pinning.transport(configuration: configuration, events: events)
+        try Pinning.transport(configuration: configuration)
     }
 
     /// Sends `count` GETs at once; returns each one's outcome, in order.
-    private static func concurrentGets(_ count: Int, transport: PinningTransport,
+    private static func concurrentGets(_ count: Int, transport: any Transport,
                                        url: URL) async -> [Result<HTTPResponse, any Error>] {
         await withTaskGroup(of: (Int, Result<HTTPResponse, any Error>).self) { group in
             for index in 0..<count {
@@ -38,13 +37,14 @@ struct HTTP2ScriptedServerTests {
             connection.drain()
         }
         let events = PinningEventLog()
-        let transport = try Self.transport(events: events)
-        let response = try await transport.send(Pinning.get(server.url("/")))
+        let pinned = try Self.transport()
+        let response = try await events.observing(pinned).send(Pinning.get(server.url("/")))
         #expect(response.statusCode == 200)
         #expect(response.text == "over h2")
-        #expect(events.all.contains { if case .http2(_, .responseReceived(_, 200, 7)) = $0 { true } else { false } })
-        #expect(!events.all.contains { if case .http = $0 { true } else { false } })
-        #expect(transport.http2Counts(host: "localhost", port: server.port).connections == 1)
+        #expect(events.all.contains { if case .streamOpened(_, 1, .get, 0) = $0 { true } else { false } })
+        #expect(events.all.contains { if case .streamResponseRead(_, 1, 200, 7) = $0 { true } else { false } })
+        #expect(events.http1Responses == 0)
+        #expect(pinned.http2Counts(host: "localhost", port: server.port).connections == 1)
     }
 
     @Test("a malformed frame sequence fails every stream on the connection with a typed error and closes it; the next request reconnects")
@@ -92,8 +92,10 @@ struct HTTP2ScriptedServerTests {
             }
             connection.drain()
         }
-        let transport = try Self.transport()
-        let results = await Self.concurrentGets(3, transport: transport, url: server.url("/"))
+        let events = PinningEventLog()
+        let results = await Self.concurrentGets(3, transport: events.observing(try Self.transport()), url: server.url("/"))
+        #expect(events.all.filter { if case .streamFailed(_, _, .connectionLost, _) = $0 { true } else { false } }.count == 1)
+        #expect(events.http2Responses == 2)
         let failures = results.compactMap { result -> TransportError? in
             if case let .failure(error) = result { error as? TransportError } else { nil }
         }
@@ -118,7 +120,7 @@ struct HTTP2ScriptedServerTests {
             connection.drain()
         }
         let events = PinningEventLog()
-        let transport = try Self.transport(events: events)
+        let transport = events.observing(try Self.transport())
         let url = server.url("/")
         async let a = transport.send(Pinning.post(url, body: Data("1".utf8)))
         async let b = transport.send(Pinning.post(url, body: Data("2".utf8)))
@@ -221,10 +223,10 @@ struct HTTP2ScriptedServerTests {
         let server = try TLSLoopbackServer(identity: .leafOnly)
         server.http.route("/", response: .init(text: "http/1.1"))
         let events = PinningEventLog()
-        let transport = try Pinning.transport(events: events)
-        #expect(try await transport.send(Pinning.get(server.url("/"))).text == "http/1.1")
-        #expect(events.all.contains { if case .http(_, .responseReceived) = $0 { true } else { false } })
-        #expect(transport.http2Counts(host: "localhost", port: server.port).connections == 0)
+        let pinned = try Pinning.transport()
+        #expect(try await events.observing(pinned).send(Pinning.get(server.url("/"))).text == "http/1.1")
+        #expect(events.http1Responses == 1)
+        #expect(pinned.http2Counts(host: "localhost", port: server.port).connections == 0)
     }
 
     @Test("a burst of requests to a new host opens one connection while its protocol is unknown")

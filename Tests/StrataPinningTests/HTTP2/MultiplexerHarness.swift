@@ -13,21 +13,20 @@ final class MultiplexerHarness {
     private(set) var now = ContinuousClock.now
     private var reader = HTTP2FrameReader(expectingClientMagic: true)
     private(set) var results: [UInt64: Result<HTTP2Response, HTTP2StreamFailure>] = [:]
+    /// The events of every finished exchange, in the order the exchanges finished.
     private(set) var events: [HTTP2Event] = []
     /// Exchanges reported finished more than once (a bug the tests look for).
     private(set) var finishedTwice: [UInt64] = []
-    private let recorded = EventBox()
 
     init(limits: HTTP1Limits = .default, idleTimeout: Duration = .seconds(30), pingInterval: Duration = .seconds(10)) throws {
-        let box = recorded
         multiplexer = try HTTP2Multiplexer(limits: limits, timing: .init(idleTimeout: idleTimeout, pingInterval: pingInterval),
-                                           now: now, onEvent: { box.events.append($0) })
+                                           now: now)
     }
 
     /// Starts `request` as exchange `id`, with a deadline `timeout` from now.
     func open(_ id: UInt64, _ request: URLRequest, timeout: Duration = .seconds(60)) throws {
         let encoded = try HTTP1RequestEncoder.encode(request)
-        multiplexer.open(.init(id: id, request: HTTP2Request(encoded), deadline: now + timeout), now: now)
+        multiplexer.open(.init(id: id, request: HTTP2Request(encoded), deadline: now + timeout, collectsEvents: true), now: now)
         collect()
     }
 
@@ -84,12 +83,8 @@ final class MultiplexerHarness {
         for finished in multiplexer.takeFinished() {
             if results[finished.id] != nil { finishedTwice.append(finished.id) }
             results[finished.id] = finished.result
+            events += finished.events
         }
-        events = recorded.events
-    }
-
-    private final class EventBox {
-        var events: [HTTP2Event] = []
     }
 
     static func get(_ path: String) -> URLRequest {

@@ -14,7 +14,7 @@ struct ConnectionThreadLimitTests {
         let pins = try Pinning.pins(Fixtures.Pin.leafEC)
         return PinningTransport(inner: CannedRoutesTransport(routes: []), pinnedDomains: ["localhost": pins, "127.0.0.1": pins],
                                 trustRoots: try Pinning.privateCA(), configuration: .init(requestTimeout: .seconds(10)),
-                                onEvent: nil, now: { ContinuousClock.now }, threads: threads)
+                                clock: ContinuousClock(), threads: threads)
     }
 
     @Test("at the limit, an idle connection to another host is closed to make room")
@@ -94,7 +94,7 @@ struct HTTP2ConnectionThreadLimitTests {
         let pins = try Pinning.pins(Fixtures.Pin.leafEC)
         return PinningTransport(inner: CannedRoutesTransport(routes: []), pinnedDomains: ["localhost": pins, "127.0.0.1": pins],
                                 trustRoots: try Pinning.privateCA(), configuration: .init(requestTimeout: .seconds(10)),
-                                onEvent: nil, now: { ContinuousClock.now }, threads: threads)
+                                clock: ContinuousClock(), threads: threads)
     }
 
     /// Yields until `condition` holds (bounded; the connection's thread ends on its own).

@@ -9,7 +9,7 @@ struct PoolDeadlineTests {
         let settings = ConnectionSettings(
             context: try TLSClientContext(roots: .pinnedKeysOnly),
             timeouts: .init(connect: .seconds(1), handshake: .seconds(1), idle: .seconds(1)),
-            limits: .default, onEvent: nil, now: { ContinuousClock.now })
+            limits: .default, clock: ErasedClock(ContinuousClock()))
         return ConnectionPool(settings: settings, maxConnectionsPerHost: 1, idleTimeout: .seconds(30))
     }
 

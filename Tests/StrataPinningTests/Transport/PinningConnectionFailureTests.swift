@@ -17,7 +17,7 @@ struct PinningConnectionFailureTests {
         let server = try TLSLoopbackServer(identity: .leafOnly, maxProtocolVersion: TLS1_2_VERSION)
         server.http.route("/a", response: .init(text: "a"))
         let events = PinningEventLog()
-        let transport = try Pinning.transport(events: events)
+        let transport = events.observing(try Pinning.transport())
         #expect(try await transport.send(Pinning.get(server.url("/a"))).text == "a")
         let versions = events.all.compactMap { if case let .connectionOpened(_, _, version, _) = $0 { version } else { nil } }
         #expect(versions == ["TLSv1.2"])

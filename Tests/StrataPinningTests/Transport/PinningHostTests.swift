@@ -83,10 +83,10 @@ struct PinningHostTests {
     func noResumption() async throws {
         let server = try TLSLoopbackServer(identity: .leafOnly, ticketAfterEachWrite: true)
         server.http.route("/", response: .init(status: 200, text: "ok"))
-        let clock = ManualClock()
+        let clock = TestClock()
         let transport = try Pinning.transport(configuration: .init(requestTimeout: .seconds(10),
                                                                    idleConnectionTimeout: .seconds(30)),
-                                              now: clock.now)
+                                              clock: clock)
         #expect(try await transport.send(Pinning.get(server.url("/"))).text == "ok")
         clock.advance(by: .seconds(31))
         #expect(try await transport.send(Pinning.get(server.url("/"))).text == "ok")

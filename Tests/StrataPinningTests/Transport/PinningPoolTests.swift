@@ -16,7 +16,7 @@ struct PinningPoolTests {
         let server = try TLSLoopbackServer(identity: .leafOnly)
         server.http.route("/echo") { request in .init(text: request.query ?? "") }
         let events = PinningEventLog()
-        let transport = try Pinning.transport(events: events)
+        let transport = events.observing(try Pinning.transport())
         var mismatches = 0
         for index in 0..<500 {
             let response = try await transport.send(Pinning.get(server.url("/echo?\(index)")))
@@ -98,7 +98,7 @@ struct PinningPoolTests {
         let server = try TLSLoopbackServer(identity: .leafOnly)
         server.http.route("/a", response: .init(text: "a"))
         let events = PinningEventLog()
-        let transport = try Pinning.transport(events: events)
+        let transport = events.observing(try Pinning.transport())
         _ = try await transport.send(Pinning.get(server.url("/a")))
         server.http.dropConnections()
         let response = try await transport.send(Pinning.get(server.url("/a")))
@@ -117,7 +117,7 @@ struct PinningPoolTests {
         let server = try TLSLoopbackServer(identity: .leafOnly, ticketAfterEachWrite: true)
         server.http.route("/a", response: .init(text: "a"))
         let events = PinningEventLog()
-        let transport = try Pinning.transport(events: events)
+        let transport = events.observing(try Pinning.transport())
         for _ in 0..<20 {
             #expect(try await transport.send(Pinning.get(server.url("/a"))).text == "a")
         }
@@ -135,7 +135,7 @@ struct PinningPoolTests {
             calls.withLock { $0 += 1; return $0 } == 1 ? .raw(Data()) : .init(text: "second try")
         }
         let events = PinningEventLog()
-        let transport = try Pinning.transport(events: events)
+        let transport = events.observing(try Pinning.transport())
         _ = try await transport.send(Pinning.get(server.url("/a")))
         let response = try await transport.send(Pinning.get(server.url("/flaky")))
         #expect(response.text == "second try")
@@ -159,10 +159,10 @@ struct PinningPoolTests {
     func idleExpiry() async throws {
         let server = try TLSLoopbackServer(identity: .leafOnly)
         server.http.route("/a", response: .init(text: "a"))
-        let clock = ManualClock()
+        let clock = TestClock()
         let events = PinningEventLog()
-        let transport = try Pinning.transport(configuration: .init(requestTimeout: .seconds(10), idleConnectionTimeout: .seconds(30)),
-                                              events: events, now: clock.now)
+        let transport = events.observing(try Pinning.transport(
+            configuration: .init(requestTimeout: .seconds(10), idleConnectionTimeout: .seconds(30)), clock: clock))
         _ = try await transport.send(Pinning.get(server.url("/a")))
         clock.advance(by: .seconds(29))
         _ = try await transport.send(Pinning.get(server.url("/a")))
@@ -249,24 +249,41 @@ struct PinningPoolTests {
         server.http.stop()
     }
 
-    @Test("connections and trust checks are reported to an enclosing TransportEvents observer")
+    @Test("connections and trust checks are reported once, in the caller's task, to every observer above")
     func transportEvents() async throws {
         let server = try TLSLoopbackServer(identity: .leafOnly)
         server.http.route("/a", response: .init(text: "a"))
-        let transport = try Pinning.transport()
-        let recorder = TransportEventRecorder()
-        try await TransportEvents.observing(recorder) {
-            _ = try await transport.send(Pinning.get(server.url("/a")))
-            _ = try await transport.send(Pinning.get(server.url("/a")))
-        }
-        let described = recorder.all.map { kind -> String in
-            switch kind {
-            case let .connection(host, _, reused): "connection \(host) reused=\(reused)"
-            case let .pinCheck(host, pin, failure): "pin \(host) \(pin ?? "-") \(failure ?? "ok")"
-            default: "other"
+        let recorder = RecordingObserver()
+        let logger = RecordingLogger()
+        let transport = recorder.observing(LoggingTransport(inner: try Pinning.transport(), logger: logger))
+        _ = try await transport.send(Pinning.get(server.url("/a")))
+        _ = try await transport.send(Pinning.get(server.url("/a")))
+        let described = recorder.events(PinningEvent.self).compactMap { event -> String? in
+            switch event {
+            case let .connectionOpened(host, _, _, _): "opened \(host)"
+            case let .connectionReused(host, _): "reused \(host)"
+            case let .trustEvaluated(host, pin, failure): "pin \(host) \(pin ?? "-") \(failure ?? "ok")"
+            case let .responseRead(host, status, _, keepAlive): "read \(host) \(status) keepAlive=\(keepAlive)"
+            default: nil
             }
         }
-        #expect(described == ["connection localhost reused=false", "pin localhost \(Fixtures.Pin.leafEC) ok",
-                              "connection localhost reused=true"])
+        #expect(described == ["opened localhost", "pin localhost \(Fixtures.Pin.leafEC) ok", "read localhost 200 keepAlive=true",
+                              "reused localhost", "read localhost 200 keepAlive=true"])
+        // The logger saw the same events, each once.
+        #expect(logger.eventNames.filter { $0.hasPrefix("pinning.") } == recorder.names.filter { $0.hasPrefix("pinning.") })
+    }
+
+    @Test("without an observer, the connection's thread collects no events")
+    func noObserverNoEvents() async throws {
+        let server = try TLSLoopbackServer(identity: .leafOnly)
+        server.http.route("/a", response: .init(text: "a"))
+        let transport = try Pinning.transport()
+        _ = try await transport.send(Pinning.get(server.url("/a")))
+        let events = JobEvents()
+        events.begin(collecting: false)
+        let built = LockedValue(false)
+        events.record({ built.withLock { $0 = true }; return .connectionReused(host: "h", port: 1) }())
+        #expect(events.finish().isEmpty)
+        #expect(!built.withLock { $0 })
     }
 }

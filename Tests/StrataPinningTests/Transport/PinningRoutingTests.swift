@@ -16,7 +16,7 @@ struct PinningRoutingTests {
         let inner = CannedRoutesTransport(routes: [CannedRoute(pattern: RequestPattern(path: "/users"),
                                                                response: CannedResponse(string: "from inner"))])
         let events = PinningEventLog()
-        let transport = try Pinning.transport(inner: inner, events: events)
+        let transport = events.observing(try Pinning.transport(inner: inner))
         var request = Pinning.get(URL(string: "https://unpinned.example.com/users?q=1")!, headers: ["Authorization": "Bearer t"])
         request.timeoutInterval = 12
         let response = try await transport.send(request)
@@ -88,7 +88,7 @@ struct PinningRoutingTests {
         server.http.route("/old", response: .init(status: 302, headers: [("Location", "/new")]))
         server.http.route("/new") { request in .init(text: request.header("Authorization") ?? "none") }
         let events = PinningEventLog()
-        let transport = try Pinning.transport(events: events)
+        let transport = events.observing(try Pinning.transport())
         let response = try await transport.send(Pinning.get(server.url("/old"), headers: ["Authorization": "Bearer t"]))
         #expect(response.text == "Bearer t")
         #expect(response.url == server.url("/new"))

@@ -8,12 +8,13 @@ import StrataTesting
 import TestServer
 import TLSTestServer
 
-/// Collects what a transport reports through its `onEvent` hook.
+/// The `PinningEvent`s a transport reports to an observer above it, with shorthands.
 final class PinningEventLog: Sendable {
-    private let events = LockedValue<[PinningEvent]>([])
+    private let recorder = RecordingObserver()
 
-    var hook: @Sendable (PinningEvent) -> Void { { [self] event in events.withLock { $0.append(event) } } }
-    var all: [PinningEvent] { events.withLock { $0 } }
+    /// `transport` under an observer recording into this log.
+    func observing(_ transport: any Transport) -> any Transport { recorder.observing(transport) }
+    var all: [PinningEvent] { recorder.events(PinningEvent.self) }
 
     var reusedCount: Int { all.filter { if case .connectionReused = $0 { true } else { false } }.count }
     var openedCount: Int { all.filter { if case .connectionOpened = $0 { true } else { false } }.count }
@@ -26,22 +27,6 @@ final class PinningEventLog: Sendable {
     var trust: [(matchedPin: String?, failure: String?)] {
         all.compactMap { if case let .trustEvaluated(_, pin, failure) = $0 { (pin, failure) } else { nil } }
     }
-}
-
-/// A clock tests move by hand, for the pool's idle expiry.
-final class ManualClock: Sendable {
-    private let offset = LockedValue<Duration>(.zero)
-    private let start = ContinuousClock.now
-
-    var now: @Sendable () -> ContinuousClock.Instant { { [self] in start + offset.withLock { $0 } } }
-    func advance(by duration: Duration) { offset.withLock { $0 += duration } }
-}
-
-/// Receives `TransportEvent`s, as a LoggingTransport would.
-final class TransportEventRecorder: TransportEventObserver {
-    private let events = LockedValue<[TransportEvent.Kind]>([])
-    func observe(_ event: TransportEvent) { events.withLock { $0.append(event.kind) } }
-    var all: [TransportEvent.Kind] { events.withLock { $0 } }
 }
 
 enum Pinning {
@@ -57,13 +42,12 @@ enum Pinning {
     static func transport(pins: [String] = [Fixtures.Pin.leafEC], extra: [String: any ServerTrustEvaluator] = [:],
                           roots: TrustRoots? = nil, inner: any Transport = CannedRoutesTransport(routes: []),
                           configuration: PinningTransport.Configuration = .init(requestTimeout: .seconds(10)),
-                          events: PinningEventLog? = nil,
-                          now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now })
+                          clock: some Clock<Duration> = ContinuousClock())
         throws -> PinningTransport {
         var domains = extra
         domains["localhost"] = try PublicKeyPinningEvaluator(pins: pins)
         return PinningTransport(inner: inner, pinnedDomains: domains, trustRoots: try roots ?? privateCA(),
-                                configuration: configuration, onEvent: events?.hook, now: now)
+                                configuration: configuration, clock: clock)
     }
 
     static func get(_ url: URL, headers: [String: String] = [:]) -> URLRequest {

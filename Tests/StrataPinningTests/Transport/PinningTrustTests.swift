@@ -15,7 +15,7 @@ struct PinningTrustTests {
         let server = try TLSLoopbackServer(identity: .leafOnly)
         server.http.route("/hello", response: .init(text: "hi"))
         let events = PinningEventLog()
-        let transport = try Pinning.transport(pins: [Fixtures.Pin.leafEC], events: events)
+        let transport = events.observing(try Pinning.transport(pins: [Fixtures.Pin.leafEC]))
         let response = try await transport.send(Pinning.get(server.url("/hello")))
         #expect(response.statusCode == 200)
         #expect(response.text == "hi")
@@ -29,7 +29,7 @@ struct PinningTrustTests {
         let server = try TLSLoopbackServer(identity: .leafOnly)
         server.http.route("/hello", response: .init(text: "hi"))
         let events = PinningEventLog()
-        let transport = try Pinning.transport(pins: [Fixtures.Pin.ca], events: events)
+        let transport = events.observing(try Pinning.transport(pins: [Fixtures.Pin.ca]))
         let response = try await transport.send(Pinning.get(server.url("/hello")))
         #expect(response.text == "hi")
         #expect(events.trust.first?.matchedPin == Fixtures.Pin.ca)
@@ -48,7 +48,7 @@ struct PinningTrustTests {
         let server = try TLSLoopbackServer(identity: .leafOnly)
         server.http.route("/secret", response: .init(text: "secret"))
         let events = PinningEventLog()
-        let transport = try Pinning.transport(pins: [Fixtures.Pin.attackerLeaf], events: events)
+        let transport = events.observing(try Pinning.transport(pins: [Fixtures.Pin.attackerLeaf]))
         let error = await Pinning.error { try await transport.send(Pinning.get(server.url("/secret"), headers: ["Authorization": "Bearer t"])) }
         let failure = try #require(error as? TransportError)
         #expect(failure.kind == .tls)
@@ -70,7 +70,7 @@ struct PinningTrustTests {
         #expect(server.http.requestCount == 0)
         #expect(events.trust.first?.failure?.contains("Certificate pinning failure for localhost!") == true)
         // The client side agrees: the HTTP/1.1 layer never wrote a request.
-        #expect(!events.all.contains { if case .http = $0 { true } else { false } })
+        #expect(!events.all.contains { if case .requestWritten = $0 { true } else { false } })
     }
 
     @Test("a forged chain (attacker leaf with the genuine pinned CA appended) is refused before any request byte")

@@ -11,7 +11,7 @@ import Testing
 struct RedisFleetTests {
     /// One service instance: its own transport and its own store object, on the shared Redis.
     private func instance(_ store: any ETagStoreProtocol) -> ETagTransport {
-        ETagTransport(inner: URLSessionTransport(requestTimeout: 10), store: store)
+        ETagTransport(inner: URLSessionTransport(requestTimeout: .seconds(10)), store: store)
     }
 
     @Test("two instances share one store: the second one's first GET is a 304 served from Redis")

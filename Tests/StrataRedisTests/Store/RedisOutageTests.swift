@@ -5,6 +5,7 @@ import Foundation
 import RedisTestServer
 import Strata
 @testable import StrataRedis
+import StrataTesting
 import Testing
 import TestServer
 
@@ -16,7 +17,7 @@ struct RedisOutageTests {
         let refusing = try RefusingPort()
         let events = StoreEvents()
         let store = try makeStore(URL(string: "redis://127.0.0.1:\(refusing.port)")!, events: events)
-        let transport = ETagTransport(inner: URLSessionTransport(requestTimeout: 10), store: store)
+        let transport = ETagTransport(inner: URLSessionTransport(requestTimeout: .seconds(10)), store: store)
 
         for _ in 0..<3 {
             let response = try await transport.send(URLRequest(url: upstream.url))
@@ -36,10 +37,10 @@ struct RedisOutageTests {
     func killedAndRestarted() async throws {
         let server = try await RedisServerProcess.start()
         let upstream = try UpstreamResource(bodyBytes: 10_000)
-        let time = ManualTime()
+        let time = TestClock()
         let events = StoreEvents()
         let store = try makeStore(server.url(), time: time, events: events)
-        let transport = ETagTransport(inner: URLSessionTransport(requestTimeout: 10), store: store)
+        let transport = ETagTransport(inner: URLSessionTransport(requestTimeout: .seconds(10)), store: store)
         func get() async throws -> HTTPResponse.Source {
             let response = try await transport.send(URLRequest(url: upstream.url))
             #expect(response.statusCode == 200 && response.body.count == 10_000)

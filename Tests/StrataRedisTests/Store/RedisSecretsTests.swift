@@ -19,7 +19,7 @@ struct RedisSecretsTests {
         let upstream = try UpstreamResource(bodyBytes: 2_000)
         let events = StoreEvents()
         let store = try makeStore(server.url(password: password), events: events)
-        let transport = ETagTransport(inner: URLSessionTransport(requestTimeout: 10), store: store)
+        let transport = ETagTransport(inner: URLSessionTransport(requestTimeout: .seconds(10)), store: store)
 
         var request = URLRequest(url: upstream.url)
         request.setValue(token, forHTTPHeaderField: "Authorization")

@@ -5,6 +5,7 @@ import Foundation
 import RedisTestServer
 import Strata
 @testable import StrataRedis
+import StrataTesting
 import Testing
 import TestServer
 
@@ -17,18 +18,17 @@ extension Trait where Self == ConditionTrait {
     }
 }
 
-/// A time source tests move by hand, for the store's circuit breaker.
-final class ManualTime: Sendable {
-    private let current = LockedValue(ContinuousClock.now)
-    var now: @Sendable () -> ContinuousClock.Instant { { self.current.withLock { $0 } } }
-    func advance(by duration: Duration) { current.withLock { $0 += duration } }
-}
-
 /// Collects a store's events, for assertions.
 final class StoreEvents: Sendable {
     private let events = LockedValue<[RedisETagStoreEvent]>([])
     var all: [RedisETagStoreEvent] { events.withLock { $0 } }
-    var hook: @Sendable (RedisETagStoreEvent) -> Void { { event in self.events.withLock { $0.append(event) } } }
+    /// Records the store's events among those observed.
+    var observer: @Sendable (ObservedEvent) -> Void {
+        { observed in
+            guard let event = observed.event as? RedisETagStoreEvent else { return }
+            self.events.withLock { $0.append(event) }
+        }
+    }
     func removeAll() { events.withLock { $0.removeAll() } }
 
     var failures: [String] {
@@ -39,13 +39,33 @@ final class StoreEvents: Sendable {
 /// `STRATA_TEST_TIME_SCALE` (default 1) applied to a duration: sanitizer builds run slower.
 func scaled(_ duration: Duration) -> Duration { duration * RedisServerProcess.timeScale }
 
-/// A store on `url` with test-friendly timeouts and a hand-moved clock for its circuit breaker.
+/// A store on `url` with test-friendly timeouts and a hand-moved clock for its circuit breaker,
+/// every call observed by `events` (as the observers of the request calling a store would be).
 func makeStore(_ url: URL, namespace: String = "test:etag", timeToLive: Duration? = nil,
                maxEntryBytes: Int = 8 << 20, commandTimeout: Duration = .seconds(5),
-               time: ManualTime = ManualTime(), events: StoreEvents? = nil) throws -> RedisETagStore {
-    try RedisETagStore(url: url, namespace: namespace, timeToLive: timeToLive, maxEntryBytes: maxEntryBytes,
-                       maxConnections: 4, connectTimeout: scaled(.seconds(2)), commandTimeout: scaled(commandTimeout),
-                       retryDelays: (.milliseconds(100), .seconds(5)), now: time.now, onEvent: events?.hook)
+               time: TestClock = TestClock(), events: StoreEvents? = nil) throws -> ObservedStore {
+    ObservedStore(inner: try RedisETagStore(
+        url: url, namespace: namespace, timeToLive: timeToLive, maxEntryBytes: maxEntryBytes, maxConnections: 4,
+        connectTimeout: scaled(.seconds(2)), commandTimeout: scaled(commandTimeout),
+        retryDelays: (.milliseconds(100), .seconds(5)), clock: time), events: events)
+}
+
+/// A ``RedisETagStore`` whose every call runs under an observer, as a store's calls do inside
+/// an observed stack, so a test sees the events the store reports.
+struct ObservedStore: ETagStoreProtocol {
+    let inner: RedisETagStore
+    let events: StoreEvents?
+
+    private func observed<T: Sendable>(_ body: () async -> T) async -> T {
+        guard let events else { return await body() }
+        return await TransportEvents.observing(events.observer) { _ in await body() }
+    }
+
+    func cachedResponse(for key: String) async -> ETagCacheEntry? { await observed { await inner.cachedResponse(for: key) } }
+    func store(_ entry: ETagCacheEntry, for key: String) async { await observed { await inner.store(entry, for: key) } }
+    func remove(for key: String) async { await observed { await inner.remove(for: key) } }
+    func removeAll() async { await observed { await inner.removeAll() } }
+    func containsEntry(for key: String) async -> Bool { await observed { await inner.containsEntry(for: key) } }
 }
 
 /// An entry with a body and an ETag.

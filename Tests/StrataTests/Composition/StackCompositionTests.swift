@@ -11,7 +11,10 @@ import TestServer
 struct StackCompositionTests {
     let environment = DefaultAPIEnvironment(baseURL: URL(string: "https://api.example.com")!)
     let me = TestEndpoint(path: "/me", requiresAuth: true)
-    let noWait = RetryEnvironment(sleep: { _ in }, random: { 0.5 })
+    /// A retry layer that never waits for real.
+    func retrying(_ inner: any Transport) -> RetryTransport {
+        RetryTransport(inner: inner, clock: TestClock(), random: { 0.5 })
+    }
 
     /// Answers 401 to the old token; for the new token, walks `fresh` in order (the last repeats).
     func tokenServer(fresh: [CannedResponse]) -> CannedRoutesTransport {
@@ -29,17 +32,16 @@ struct StackCompositionTests {
     func reauthOutsideRetry() async throws {
         let origin = tokenServer(fresh: [CannedResponse(string: "{}")])
         let auth = InMemoryAuthService(accessToken: "old")
-        let refreshes = LockedValue(0), retries = LockedValue(0)
-        let stack = ReauthTransport(
-            inner: RetryTransport(inner: origin, environment: noWait, onRetry: { _ in retries.withLock { $0 += 1 } }),
-            authService: auth) {
+        let refreshes = LockedValue(0)
+        let events = RecordingObserver()
+        let stack = ReauthTransport(inner: events.observing(retrying(origin)), authService: auth) {
             refreshes.withLock { $0 += 1 }
             await auth.setAccessToken("new")
         }
         let service = HTTPNetworkService(transport: stack, authService: auth)
         _ = try await service.response(to: me, via: environment)
         #expect(refreshes.withLock { $0 } == 1)
-        #expect(retries.withLock { $0 } == 0)
+        #expect(events.events(RetryEvent.self).isEmpty)
         #expect(await origin.recordedRequests.map { $0.value(forHTTPHeaderField: "Authorization") } == ["Bearer old", "Bearer new"])
     }
 
@@ -48,7 +50,7 @@ struct StackCompositionTests {
         let origin = tokenServer(fresh: [.status(503), CannedResponse(string: "{}")])
         let auth = InMemoryAuthService(accessToken: "old")
         let refreshes = LockedValue(0)
-        let stack = ReauthTransport(inner: RetryTransport(inner: origin, environment: noWait), authService: auth) {
+        let stack = ReauthTransport(inner: retrying(origin), authService: auth) {
             refreshes.withLock { $0 += 1 }
             await auth.setAccessToken("new")
         }
@@ -69,14 +71,14 @@ struct StackCompositionTests {
         _ = try await HTTPNetworkService(transport: stack, authService: auth).response(to: me, via: environment)
 
         let summary = logger.entries.map { entry in
-            [entry.message, entry.metadata["attempt"], entry.metadata["status"], entry.metadata["phase"], entry.metadata["waiters"]]
+            [entry.metadata["event"], entry.metadata["attempt"], entry.metadata["status"], entry.metadata["waiters"]]
                 .compactMap { $0 }.joined(separator: " ")
         }
         #expect(summary == [
             "request.start 1",
             "request.start 1", "request.response 1 401",
-            "auth.refresh 1 started 0", "auth.refresh 1 succeeded 1",
-            "auth.resend 1",
+            "reauth.refresh.started 1", "reauth.refresh.succeeded 1 1",
+            "reauth.resend.new-token 1",
             "request.start 2", "request.response 2 200",
             "request.response 1 200",
         ])
@@ -97,7 +99,7 @@ struct StackCompositionTests {
         }
         let auth = InMemoryAuthService(accessToken: "old")
         let stack = ReauthTransport(
-            inner: RetryTransport(inner: ETagTransport(inner: URLSessionTransport(requestTimeout: 30)), environment: noWait),
+            inner: retrying(ETagTransport(inner: URLSessionTransport(requestTimeout: .seconds(30)))),
             authService: auth) { await auth.setAccessToken("new") }
         let service = HTTPNetworkService(transport: stack, authService: auth)
         let environment = DefaultAPIEnvironment(baseURL: server.baseURL)

@@ -3,6 +3,7 @@ import FoundationNetworking
 #endif
 import Foundation
 @testable import Strata
+import StrataTesting
 import Testing
 
 /// Issue 6: "the raw credential is never written anywhere", including when a response's `Vary`
@@ -19,8 +20,8 @@ struct ETagCredentialTests {
     }
 
     /// An origin that answers every GET with an ETag'd 200 varying on both credentials.
-    func varyingOrigin() -> ScriptedTransport {
-        ScriptedTransport { _ in
+    func varyingOrigin() -> ClosureTransport {
+        ClosureTransport { _ in
             makeResponse("profile", headers: ["ETag": "\"p1\"", "Vary": "Authorization, Cookie"])
         }
     }
@@ -82,7 +83,7 @@ struct ETagCredentialTests {
     @Test("Vary: Authorization still partitions: A's entry is never served to B, and A revalidates with 304")
     func varyAuthorizationPartitions() async throws {
         let resource = VersionedResource(extraHeaders: ["Vary": "Authorization"])
-        let origin = ScriptedTransport { resource.respond($0) }
+        let origin = ClosureTransport { resource.respond($0) }
         let shared = ETagTransport(inner: origin, store: InMemoryETagStore())
         let alice = makeRequest(url, headers: ["Authorization": "Bearer alice"])
         let bob = makeRequest(url, headers: ["Authorization": "Bearer bob"])
@@ -93,9 +94,9 @@ struct ETagCredentialTests {
 
         #expect(aliceFirst.text == "body v1 for Bearer alice in any")
         #expect(bobFirst.text == "body v1 for Bearer bob in any" && bobFirst.source == .network)
-        #expect(origin.requests[1].value(forHTTPHeaderField: "If-None-Match") == nil)
+        #expect(await origin.recordedRequests[1].value(forHTTPHeaderField: "If-None-Match") == nil)
         #expect(aliceAgain.text == aliceFirst.text && aliceAgain.source == .revalidated)
-        #expect(origin.requests[2].value(forHTTPHeaderField: "If-None-Match") == resource.etag(for: alice))
+        #expect(await origin.recordedRequests[2].value(forHTTPHeaderField: "If-None-Match") == resource.etag(for: alice))
     }
 
     @Test("under one primary key, the stored digest of a varying credential selects its owner only")
@@ -117,19 +118,20 @@ struct ETagCredentialTests {
 
     @Test("eviction and refusal events carry a digest of the key, never a credential or URL")
     func storeEventsHoldNoCredential() async throws {
-        let memoryEvents = EventLog<ETagStoreEvent>()
-        let memory = InMemoryETagStore(maxEntries: 1, onEvent: memoryEvents.hook)
-        _ = try await ETagTransport(inner: varyingOrigin(), store: memory).send(credentialedRequest)
+        let memoryEvents = RecordingObserver()
+        let memory = InMemoryETagStore(maxEntries: 1)
+        _ = try await memoryEvents.observing(ETagTransport(inner: varyingOrigin(), store: memory)).send(credentialedRequest)
 
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
-        let fileEvents = EventLog<ETagStoreEvent>()
-        let file = try FileETagStore(directory: directory.storeURL, maxTotalBytes: 1, onEvent: fileEvents.hook)
-        _ = try await ETagTransport(inner: varyingOrigin(), store: file).send(credentialedRequest)
+        let fileEvents = RecordingObserver()
+        let file = try FileETagStore(directory: directory.storeURL, maxTotalBytes: 1)
+        _ = try await fileEvents.observing(ETagTransport(inner: varyingOrigin(), store: file)).send(credentialedRequest)
 
-        #expect(memoryEvents.all.contains { if case .evicted = $0 { true } else { false } })
-        #expect(fileEvents.all.contains { if case .rejectedTooLarge = $0 { true } else { false } })
-        for event in memoryEvents.all + fileEvents.all {
+        let storeEvents = memoryEvents.events(ETagStoreEvent.self) + fileEvents.events(ETagStoreEvent.self)
+        #expect(memoryEvents.events(ETagStoreEvent.self).contains { if case .evicted = $0 { true } else { false } })
+        #expect(fileEvents.events(ETagStoreEvent.self).contains { if case .rejectedTooLarge = $0 { true } else { false } })
+        for event in storeEvents {
             let text = String(describing: event)
             #expect(!containsSecret(text) && !text.contains("api.example.com"), "\(text)")
         }

@@ -27,7 +27,7 @@ struct ETagLoopbackTests {
 
     @Test("the second GET of an unchanged resource is answered 304 and the caller still gets the full body")
     func secondGetTransfersNoBody() async throws {
-        let transport = ETagTransport(inner: URLSessionTransport(requestTimeout: 30))
+        let transport = ETagTransport(inner: URLSessionTransport(requestTimeout: .seconds(30)))
         let first = try await transport.send(URLRequest(url: server.url("/document")))
         let second = try await transport.send(URLRequest(url: server.url("/document")))
 
@@ -42,11 +42,11 @@ struct ETagLoopbackTests {
     func fileStoreAcrossRestart() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
-        let before = ETagTransport(inner: URLSessionTransport(requestTimeout: 30),
+        let before = ETagTransport(inner: URLSessionTransport(requestTimeout: .seconds(30)),
                                    store: try FileETagStore(directory: directory.storeURL))
         _ = try await before.send(URLRequest(url: server.url("/document")))
 
-        let after = ETagTransport(inner: URLSessionTransport(requestTimeout: 30),
+        let after = ETagTransport(inner: URLSessionTransport(requestTimeout: .seconds(30)),
                                   store: try FileETagStore(directory: directory.storeURL))
         let response = try await after.send(URLRequest(url: server.url("/document")))
         #expect(response.source == .revalidated && response.text == body)

@@ -3,6 +3,7 @@ import FoundationNetworking
 #endif
 import Foundation
 @testable import Strata
+import StrataTesting
 
 /// A request for `url` with a method and header fields.
 func makeRequest(_ url: String, method: String = "GET", headers: [String: String] = [:]) -> URLRequest {
@@ -17,11 +18,10 @@ func makeResponse(_ body: String, status: Int = 200, headers: HTTPHeaders = [:])
     HTTPResponse(statusCode: status, headers: headers, body: Data(body.utf8))
 }
 
-/// Collects events from a hook, for assertions.
-final class EventLog<Event: Sendable>: Sendable {
-    private let events = LockedValue<[Event]>([])
-    var all: [Event] { events.withLock { $0 } }
-    var hook: @Sendable (Event) -> Void { { event in self.events.withLock { $0.append(event) } } }
+/// Runs `body` with `recorder` observing the events reported inside it (a store's evictions and
+/// failures, which happen outside any transport in these tests).
+func observingEvents<T>(_ recorder: RecordingObserver, _ body: () async throws -> T) async rethrows -> T {
+    try await TransportEvents.observing(recorder.record) { _ in try await body() }
 }
 
 /// A fresh directory under the system temporary directory, removed by `cleanUp()`.
@@ -33,25 +33,6 @@ struct TemporaryDirectory {
     /// A path inside it that does not exist yet: stores create their own directory.
     var storeURL: URL { url.appendingPathComponent("store") }
     func cleanUp() { try? FileManager.default.removeItem(at: url) }
-}
-
-/// A transport answered by an async closure, recording every request it is sent.
-final class ScriptedTransport: Transport {
-    private let recorded = LockedValue<[URLRequest]>([])
-    private let respond: @Sendable (URLRequest) async throws -> HTTPResponse
-
-    init(_ respond: @escaping @Sendable (URLRequest) async throws -> HTTPResponse) {
-        self.respond = respond
-    }
-
-    var requests: [URLRequest] { recorded.withLock { $0 } }
-
-    func send(_ request: URLRequest) async throws -> HTTPResponse {
-        recorded.withLock { $0.append(request) }
-        var response = try await respond(request)
-        response.url = response.url ?? request.url
-        return response
-    }
 }
 
 /// A resource on a pretend origin: answers GET with its representation and a 304 when the

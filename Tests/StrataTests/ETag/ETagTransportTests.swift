@@ -3,6 +3,7 @@ import FoundationNetworking
 #endif
 import Foundation
 @testable import Strata
+import StrataTesting
 import Testing
 
 @Suite("ETagTransport over a scripted origin")
@@ -12,19 +13,19 @@ struct ETagTransportTests {
     @Test("the second GET is conditional and a 304 yields the stored body as a revalidated 200")
     func revalidates() async throws {
         let resource = VersionedResource()
-        let origin = ScriptedTransport { resource.respond($0) }
-        let events = EventLog<ETagEvent>()
-        let transport = ETagTransport(inner: origin, onEvent: events.hook)
+        let origin = ClosureTransport { resource.respond($0) }
+        let events = RecordingObserver()
+        let transport = events.observing(ETagTransport(inner: origin))
 
         let first = try await transport.send(makeRequest(url))
         let second = try await transport.send(makeRequest(url))
 
         #expect(first.source == .network && first.text == "body v1 for anonymous in any")
         #expect(second.statusCode == 200 && second.source == .revalidated && second.body == first.body)
-        #expect(origin.requests[0].value(forHTTPHeaderField: "If-None-Match") == nil)
-        #expect(origin.requests[1].value(forHTTPHeaderField: "If-None-Match") == resource.etag(for: makeRequest(url)))
+        #expect(await origin.recordedRequests[0].value(forHTTPHeaderField: "If-None-Match") == nil)
+        #expect(await origin.recordedRequests[1].value(forHTTPHeaderField: "If-None-Match") == resource.etag(for: makeRequest(url)))
         let target = try #require(URL(string: url))
-        #expect(events.all == [
+        #expect(events.events(ETagEvent.self) == [
             .miss(target), .stored(target, bodyBytes: first.body.count),
             .validating(target, etag: resource.etag(for: makeRequest(url)), lastModified: nil),
             .revalidated(target, bodyBytes: first.body.count),
@@ -34,7 +35,7 @@ struct ETagTransportTests {
     @Test("a changed resource's 200 replaces the entry and the next GET validates the new ETag")
     func changedResourceReplacesEntry() async throws {
         let resource = VersionedResource()
-        let origin = ScriptedTransport { resource.respond($0) }
+        let origin = ClosureTransport { resource.respond($0) }
         let transport = ETagTransport(inner: origin)
         _ = try await transport.send(makeRequest(url))
         resource.change()
@@ -42,14 +43,14 @@ struct ETagTransportTests {
         let again = try await transport.send(makeRequest(url))
         #expect(changed.source == .network && changed.text == "body v2 for anonymous in any")
         #expect(again.source == .revalidated && again.text == "body v2 for anonymous in any")
-        #expect(origin.requests[2].value(forHTTPHeaderField: "If-None-Match") == resource.etag(for: makeRequest(url)))
+        #expect(await origin.recordedRequests[2].value(forHTTPHeaderField: "If-None-Match") == resource.etag(for: makeRequest(url)))
     }
 
     @Test("two users never see each other's body: the second user's GET is not even conditional")
     func twoUserPartition() async throws {
         // A careless origin that answers 304 to any matching ETag, whoever asks, would expose a
         // shared cache; with partitioned keys Bob never sends Alice's validator.
-        let origin = ScriptedTransport { request in
+        let origin = ClosureTransport { request in
             if request.value(forHTTPHeaderField: "If-None-Match") == "\"shared\"" {
                 return HTTPResponse(statusCode: 304, headers: ["ETag": "\"shared\""])
             }
@@ -63,7 +64,7 @@ struct ETagTransportTests {
 
         #expect(alice.text == "private data of Bearer alice")
         #expect(bob.text == "private data of Bearer bob" && bob.source == .network)
-        #expect(origin.requests[1].value(forHTTPHeaderField: "If-None-Match") == nil)
+        #expect(await origin.recordedRequests[1].value(forHTTPHeaderField: "If-None-Match") == nil)
         #expect(aliceAgain.text == "private data of Bearer alice" && aliceAgain.source == .revalidated)
     }
 
@@ -71,14 +72,14 @@ struct ETagTransportTests {
     func evictedBeforeNotModified() async throws {
         let store = InMemoryETagStore()
         let resource = VersionedResource()
-        let origin = ScriptedTransport { request in
+        let origin = ClosureTransport { request in
             if request.value(forHTTPHeaderField: "If-None-Match") != nil { await store.removeAll() }
             return resource.respond(request)
         }
         let transport = ETagTransport(inner: origin, store: store)
         let first = try await transport.send(makeRequest(url))
         let second = try await transport.send(makeRequest(url))
-        #expect(origin.requests.count == 2)
+        #expect(await origin.recordedRequests.count == 2)
         #expect(second.source == .revalidated && second.body == first.body)
         #expect(await store.count == 1)
     }
@@ -86,7 +87,7 @@ struct ETagTransportTests {
     @Test("a 304 that does not match the entry is re-sent once without conditional headers")
     func mismatchedNotModifiedResends() async throws {
         let calls = LockedValue(0)
-        let origin = ScriptedTransport { request in
+        let origin = ClosureTransport { request in
             let call = calls.withLock { count -> Int in
                 count += 1
                 return count
@@ -97,19 +98,19 @@ struct ETagTransportTests {
             default: return makeResponse("new", headers: ["ETag": "\"2\""])
             }
         }
-        let events = EventLog<ETagEvent>()
-        let transport = ETagTransport(inner: origin, onEvent: events.hook)
+        let events = RecordingObserver()
+        let transport = events.observing(ETagTransport(inner: origin))
         _ = try await transport.send(makeRequest(url))
         let response = try await transport.send(makeRequest(url))
         #expect(response.statusCode == 200 && response.text == "new" && response.source == .network)
-        #expect(origin.requests.count == 3)
-        #expect(origin.requests[2].value(forHTTPHeaderField: "If-None-Match") == nil)
-        #expect(events.all.contains(.validatorMismatch(try #require(URL(string: url)))))
+        #expect(await origin.recordedRequests.count == 3)
+        #expect(await origin.recordedRequests[2].value(forHTTPHeaderField: "If-None-Match") == nil)
+        #expect(events.events(ETagEvent.self).contains(.validatorMismatch(try #require(URL(string: url)))))
     }
 
     @Test("a 304 to a request that carried no validator is an error, never handed to the caller")
     func unaskedNotModifiedThrows() async throws {
-        let origin = ScriptedTransport { _ in HTTPResponse(statusCode: 304) }
+        let origin = ClosureTransport { _ in HTTPResponse(statusCode: 304) }
         let transport = ETagTransport(inner: origin)
         await #expect {
             _ = try await transport.send(makeRequest(url))
@@ -121,20 +122,20 @@ struct ETagTransportTests {
     @Test("the caller's own If-None-Match passes through untouched and gets the bare 304")
     func callerConditionalPassesThrough() async throws {
         let resource = VersionedResource()
-        let origin = ScriptedTransport { resource.respond($0) }
+        let origin = ClosureTransport { resource.respond($0) }
         let store = InMemoryETagStore()
         let transport = ETagTransport(inner: origin, store: store)
         let etag = resource.etag(for: makeRequest(url))
         let response = try await transport.send(makeRequest(url, headers: ["If-None-Match": etag]))
         #expect(response.statusCode == 304 && response.body.isEmpty)
-        #expect(origin.requests.first?.value(forHTTPHeaderField: "If-None-Match") == etag)
+        #expect(await origin.recordedRequests.first?.value(forHTTPHeaderField: "If-None-Match") == etag)
         #expect(await store.count == 0)
     }
 
     @Test("a 304 freshens the stored headers the caller receives, keeping the body's Content-Length")
     func headerFreshening() async throws {
         let calls = LockedValue(0)
-        let origin = ScriptedTransport { _ in
+        let origin = ClosureTransport { _ in
             let call = calls.withLock { count -> Int in
                 count += 1
                 return count
@@ -161,7 +162,7 @@ struct ETagTransportTests {
     @Test("Vary: each Accept-Language keeps its own variant and validator")
     func varyVariants() async throws {
         let resource = VersionedResource(extraHeaders: ["Vary": "Accept-Language"])
-        let origin = ScriptedTransport { resource.respond($0) }
+        let origin = ClosureTransport { resource.respond($0) }
         let transport = ETagTransport(inner: origin)
         let english = makeRequest(url, headers: ["Accept-Language": "en"])
         let french = makeRequest(url, headers: ["Accept-Language": "fr"])
@@ -171,9 +172,9 @@ struct ETagTransportTests {
         let englishAgain = try await transport.send(english)
         let frenchAgain = try await transport.send(french)
 
-        #expect(origin.requests[1].value(forHTTPHeaderField: "If-None-Match") == nil)
-        #expect(origin.requests[2].value(forHTTPHeaderField: "If-None-Match") == resource.etag(for: english))
-        #expect(origin.requests[3].value(forHTTPHeaderField: "If-None-Match") == resource.etag(for: french))
+        #expect(await origin.recordedRequests[1].value(forHTTPHeaderField: "If-None-Match") == nil)
+        #expect(await origin.recordedRequests[2].value(forHTTPHeaderField: "If-None-Match") == resource.etag(for: english))
+        #expect(await origin.recordedRequests[3].value(forHTTPHeaderField: "If-None-Match") == resource.etag(for: french))
         #expect(englishAgain.text == "body v1 for anonymous in en" && englishAgain.source == .revalidated)
         #expect(frenchAgain.text == "body v1 for anonymous in fr" && frenchAgain.source == .revalidated)
     }
@@ -186,13 +187,13 @@ struct ETagTransportTests {
             ([:], ["Cache-Control": "no-store"]),
         ] {
             let resource = VersionedResource(extraHeaders: responseHeaders)
-            let origin = ScriptedTransport { resource.respond($0) }
+            let origin = ClosureTransport { resource.respond($0) }
             let store = InMemoryETagStore()
             let transport = ETagTransport(inner: origin, store: store)
             _ = try await transport.send(makeRequest(url, headers: requestHeaders))
             let second = try await transport.send(makeRequest(url, headers: requestHeaders))
             #expect(second.source == .network)
-            #expect(origin.requests[1].value(forHTTPHeaderField: "If-None-Match") == nil)
+            #expect(await origin.recordedRequests[1].value(forHTTPHeaderField: "If-None-Match") == nil)
             #expect(await store.count == 0)
         }
     }
@@ -201,7 +202,7 @@ struct ETagTransportTests {
     func invalidationByPost() async throws {
         let postStatus = LockedValue(500)
         let resource = VersionedResource()
-        let origin = ScriptedTransport { request in
+        let origin = ClosureTransport { request in
             if request.httpMethod == "POST" { return HTTPResponse(statusCode: postStatus.withLock { $0 }) }
             return resource.respond(request)
         }
@@ -214,13 +215,13 @@ struct ETagTransportTests {
         _ = try await transport.send(makeRequest(url, method: "POST"))
         #expect(await store.count == 0)
         _ = try await transport.send(makeRequest(url))
-        #expect(origin.requests.last?.value(forHTTPHeaderField: "If-None-Match") == nil)
+        #expect(await origin.recordedRequests.last?.value(forHTTPHeaderField: "If-None-Match") == nil)
     }
 
     @Test("a successful DELETE also removes the variant the deleting request selects")
     func invalidationRemovesVariant() async throws {
         let resource = VersionedResource(extraHeaders: ["Vary": "Accept-Language"])
-        let origin = ScriptedTransport { request in
+        let origin = ClosureTransport { request in
             request.httpMethod == "DELETE" ? HTTPResponse(statusCode: 204) : resource.respond(request)
         }
         let store = InMemoryETagStore()
@@ -234,14 +235,14 @@ struct ETagTransportTests {
     @Test("HEAD uses the stored validators but never stores a body")
     func headUsesValidators() async throws {
         let resource = VersionedResource()
-        let origin = ScriptedTransport { resource.respond($0) }
+        let origin = ClosureTransport { resource.respond($0) }
         let store = InMemoryETagStore()
         let transport = ETagTransport(inner: origin, store: store)
         _ = try await transport.send(makeRequest(url, method: "HEAD"))
         #expect(await store.count == 0)
         _ = try await transport.send(makeRequest(url))
         let head = try await transport.send(makeRequest(url, method: "HEAD"))
-        #expect(origin.requests[2].value(forHTTPHeaderField: "If-None-Match") == resource.etag(for: makeRequest(url)))
+        #expect(await origin.recordedRequests[2].value(forHTTPHeaderField: "If-None-Match") == resource.etag(for: makeRequest(url)))
         #expect(head.statusCode == 200 && head.body.isEmpty && head.source == .revalidated)
         let key = try #require(ConditionalRequestPolicy().primaryKey(for: makeRequest(url)))
         #expect(await store.cachedResponse(for: key)?.body.isEmpty == false)
@@ -250,7 +251,7 @@ struct ETagTransportTests {
     @Test("a HEAD that shows a new ETag removes the outdated entry")
     func headInvalidatesOutdatedEntry() async throws {
         let resource = VersionedResource()
-        let origin = ScriptedTransport { resource.respond($0) }
+        let origin = ClosureTransport { resource.respond($0) }
         let store = InMemoryETagStore()
         let transport = ETagTransport(inner: origin, store: store)
         _ = try await transport.send(makeRequest(url))
@@ -263,15 +264,15 @@ struct ETagTransportTests {
     func failingStoreIsHarmless() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
-        let storeEvents = EventLog<ETagStoreEvent>()
-        let store = try FileETagStore(directory: directory.storeURL, onEvent: storeEvents.hook)
+        let storeEvents = RecordingObserver()
+        let store = try FileETagStore(directory: directory.storeURL)
         try FileManager.default.removeItem(at: directory.storeURL)
         let resource = VersionedResource()
-        let transport = ETagTransport(inner: ScriptedTransport { resource.respond($0) }, store: store)
+        let transport = storeEvents.observing(ETagTransport(inner: ClosureTransport { resource.respond($0) }, store: store))
         let first = try await transport.send(makeRequest(url))
         let second = try await transport.send(makeRequest(url))
         #expect(first.statusCode == 200 && second.statusCode == 200 && second.text == first.text)
-        #expect(storeEvents.all.contains { if case .fileOperationFailed = $0 { true } else { false } })
+        #expect(storeEvents.events(ETagStoreEvent.self).contains { if case .fileOperationFailed = $0 { true } else { false } })
     }
 }
 
@@ -282,7 +283,7 @@ struct ETagTransportEdgeCaseTests {
     @Test("a mismatched 304 followed by another 304 to the unconditional resend throws, after one resend")
     func resendsOnlyOnce() async throws {
         let calls = Counter()
-        let origin = ScriptedTransport { _ in
+        let origin = ClosureTransport { _ in
             calls.increment()
             return calls.value == 1 ? makeResponse("old", headers: ["ETag": "\"1\""])
                 : HTTPResponse(statusCode: 304, headers: ["ETag": "\"2\""])
@@ -290,13 +291,13 @@ struct ETagTransportEdgeCaseTests {
         let transport = ETagTransport(inner: origin)
         _ = try await transport.send(makeRequest(url))
         await #expect(throws: TransportError.self) { _ = try await transport.send(makeRequest(url)) }
-        #expect(origin.requests.count == 3)
+        #expect(await origin.recordedRequests.count == 3)
     }
 
     @Test("a 200 that may no longer be stored removes the entry it outdates")
     func unstorableReplacementDropsEntry() async throws {
         let calls = Counter()
-        let origin = ScriptedTransport { _ in
+        let origin = ClosureTransport { _ in
             calls.increment()
             return calls.value == 1 ? makeResponse("old", headers: ["ETag": "\"1\""])
                 : makeResponse("new", headers: ["ETag": "\"2\"", "Cache-Control": "no-store"])
@@ -312,7 +313,7 @@ struct ETagTransportEdgeCaseTests {
     @Test("only Last-Modified known: the next GET sends If-Modified-Since and a 304 is served")
     func lastModifiedOnly() async throws {
         let date = "Sun, 06 Nov 1994 08:49:37 GMT"
-        let origin = ScriptedTransport { request in
+        let origin = ClosureTransport { request in
             request.value(forHTTPHeaderField: "If-Modified-Since") == date
                 ? HTTPResponse(statusCode: 304)
                 : makeResponse("dated", headers: ["Last-Modified": date])
@@ -321,17 +322,17 @@ struct ETagTransportEdgeCaseTests {
         _ = try await transport.send(makeRequest(url))
         let second = try await transport.send(makeRequest(url))
         #expect(second.text == "dated" && second.source == .revalidated)
-        #expect(origin.requests[1].value(forHTTPHeaderField: "If-None-Match") == nil)
+        #expect(await origin.recordedRequests[1].value(forHTTPHeaderField: "If-None-Match") == nil)
     }
 
     @Test("requests that bypass the store are reported with their reason")
     func passThroughEvents() async throws {
-        let events = EventLog<ETagEvent>()
-        let transport = ETagTransport(inner: ScriptedTransport { _ in makeResponse("x") }, onEvent: events.hook)
+        let events = RecordingObserver()
+        let transport = events.observing(ETagTransport(inner: ClosureTransport { _ in makeResponse("x") }))
         _ = try await transport.send(makeRequest(url, method: "OPTIONS"))
         _ = try await transport.send(makeRequest(url, headers: ["Range": "bytes=0-0"]))
         let target = URL(string: url)
-        #expect(events.all == [.passedThrough(target, reason: .method), .passedThrough(target, reason: .range)])
+        #expect(events.events(ETagEvent.self) == [.passedThrough(target, reason: .method), .passedThrough(target, reason: .range)])
     }
 }
 
@@ -342,7 +343,7 @@ struct ETagWriteBackTests {
     @Test("a 304 that only refreshes Date is served with the new Date but not written back")
     func timestampOnlyNotModified() async throws {
         let calls = Counter()
-        let origin = ScriptedTransport { _ in
+        let origin = ClosureTransport { _ in
             calls.increment()
             let date = "day \(calls.value)"
             return calls.value == 1 ? makeResponse("x", headers: ["ETag": "\"1\"", "Date": date])
@@ -360,7 +361,7 @@ struct ETagWriteBackTests {
     func evictedEntryIsRestored() async throws {
         let store = CountingStore()
         let resource = VersionedResource()
-        let origin = ScriptedTransport { request in
+        let origin = ClosureTransport { request in
             if request.value(forHTTPHeaderField: "If-None-Match") != nil { await store.removeAll() }
             return resource.respond(request)
         }

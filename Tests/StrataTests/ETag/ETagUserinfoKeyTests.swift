@@ -3,6 +3,7 @@ import FoundationNetworking
 #endif
 import Foundation
 @testable import Strata
+import StrataTesting
 import Testing
 
 @Suite("ETag keys never hold URL userinfo, and userinfo still separates identities")
@@ -25,7 +26,7 @@ struct ETagUserinfoKeyTests {
         defer { directory.cleanUp() }
         let store = try FileETagStore(directory: directory.storeURL)
         let url = URL(string: "https://alice:pa55w0rd@api.example.com/r")!
-        let inner = ScriptedTransport { _ in HTTPResponse(statusCode: 200, headers: ["ETag": "\"1\""], body: Data("b".utf8), url: url) }
+        let inner = ClosureTransport { _ in HTTPResponse(statusCode: 200, headers: ["ETag": "\"1\""], body: Data("b".utf8), url: url) }
         _ = try await ETagTransport(inner: inner, store: store).send(URLRequest(url: url))
         await store.store(ETagCacheEntry(response: HTTPResponse(statusCode: 200, headers: ["ETag": "\"1\""], url: url)),
                           for: "etag-v1 https://alice:pa55w0rd@api.example.com/other id=-")

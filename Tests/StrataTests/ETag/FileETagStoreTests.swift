@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 @testable import Strata
+import StrataTesting
 import Testing
 
 @Suite("FileETagStore on a temporary directory")
@@ -63,16 +64,16 @@ struct FileETagStoreTests {
     func truncatedFile() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
-        let events = EventLog<ETagStoreEvent>()
-        let store = try FileETagStore(directory: directory.storeURL, onEvent: events.hook)
+        let events = RecordingObserver()
+        let store = try FileETagStore(directory: directory.storeURL)
         await store.store(entry("a body long enough to cut"), for: "key")
         let path = entryPath(directory, key: "key")
         let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
         #expect(truncate(path, off_t(size - 5)) == 0)
 
-        #expect(await store.cachedResponse(for: "key") == nil)
+        #expect(await observingEvents(events) { await store.cachedResponse(for: "key") } == nil)
         #expect(!FileManager.default.fileExists(atPath: path))
-        #expect(events.all.contains { if case .removedUnreadableFile = $0 { true } else { false } })
+        #expect(events.events(ETagStoreEvent.self).contains { if case .removedUnreadableFile = $0 { true } else { false } })
     }
 
     @Test("garbage under an entry's name is a miss and removed; unrelated files are left alone")
@@ -129,18 +130,19 @@ struct FileETagStoreTests {
         defer { directory.cleanUp() }
         let body = String(repeating: "x", count: 1_000)
         let fileSize = try ETagEntryFileFormat.encode(key: "k0", entry: entry(body), authenticationKey: []).count
-        let events = EventLog<ETagStoreEvent>()
-        let store = try FileETagStore(directory: directory.storeURL, maxTotalBytes: fileSize * 3 + 100,
-                                      onEvent: events.hook)
-        for index in 0..<3 { await store.store(entry(body), for: "k\(index)") }
-        _ = await store.cachedResponse(for: "k0")
-        await store.store(entry(body), for: "k3")
+        let events = RecordingObserver()
+        let store = try FileETagStore(directory: directory.storeURL, maxTotalBytes: fileSize * 3 + 100)
+        await observingEvents(events) {
+            for index in 0..<3 { await store.store(entry(body), for: "k\(index)") }
+            _ = await store.cachedResponse(for: "k0")
+            await store.store(entry(body), for: "k3")
+        }
 
         #expect(await store.cachedResponse(for: "k1") == nil)
         for key in ["k0", "k2", "k3"] { #expect(await store.cachedResponse(for: key) != nil, "\(key)") }
         #expect(directoryNames(directory).count == 3)
         #expect(await store.byteCount <= fileSize * 3 + 100)
-        #expect(events.all.contains(.evicted(keyDigest: ETagStoreEvent.keyDigest(of: "k1"), bytes: fileSize)))
+        #expect(events.events(ETagStoreEvent.self).contains(.evicted(keyDigest: ETagStoreEvent.keyDigest(of: "k1"), bytes: fileSize)))
     }
 
     @Test("a new instance rebuilds the bound from the directory, oldest files first")
@@ -205,13 +207,13 @@ struct FileETagStoreTests {
         defer { directory.cleanUp() }
         let body = String(repeating: "y", count: 2_000)
         let fileSize = try ETagEntryFileFormat.encode(key: "shared-0", entry: entry(body + "0", etag: "\"0\""), authenticationKey: []).count
-        let events = EventLog<ETagStoreEvent>()
-        let first = try FileETagStore(directory: directory.storeURL, maxTotalBytes: fileSize * 6, onEvent: events.hook)
-        let second = try FileETagStore(directory: directory.storeURL, maxTotalBytes: fileSize * 6, onEvent: events.hook)
+        let events = RecordingObserver()
+        let first = try FileETagStore(directory: directory.storeURL, maxTotalBytes: fileSize * 6)
+        let second = try FileETagStore(directory: directory.storeURL, maxTotalBytes: fileSize * 6)
         let expected = Set((0..<10).map { entry(body + "\($0)", etag: "\"\($0)\"") })
         for key in 0..<3 { await first.store(entry(body + "0", etag: "\"0\""), for: "shared-\(key)") }
 
-        let reads = await withTaskGroup(of: [ETagCacheEntry?].self) { group in
+        let reads = await observingEvents(events) { await withTaskGroup(of: [ETagCacheEntry?].self) { group in
             for task in 0..<8 {
                 let store = task.isMultiple(of: 2) ? first : second
                 group.addTask {
@@ -227,7 +229,7 @@ struct FileETagStoreTests {
             var all: [ETagCacheEntry?] = []
             for await seen in group { all += seen }
             return all
-        }
+        } }
         // Every key always exists, so a read that found nothing saw a torn or missing file.
         #expect(reads.count == 200)
         #expect(reads.allSatisfy { $0.map(expected.contains) == true })

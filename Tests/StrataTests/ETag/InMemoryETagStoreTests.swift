@@ -1,5 +1,6 @@
 import Foundation
 @testable import Strata
+import StrataTesting
 import Testing
 
 @Suite("InMemoryETagStore bounds")
@@ -10,16 +11,18 @@ struct InMemoryETagStoreTests {
 
     @Test("beyond maxEntries the least recently used entry goes, and reading counts as using")
     func entryBound() async {
-        let events = EventLog<ETagStoreEvent>()
-        let store = InMemoryETagStore(maxEntries: 2, onEvent: events.hook)
-        await store.store(entry("a"), for: "a")
-        await store.store(entry("b"), for: "b")
-        _ = await store.cachedResponse(for: "a")
-        await store.store(entry("c"), for: "c")
+        let events = RecordingObserver()
+        let store = InMemoryETagStore(maxEntries: 2)
+        await observingEvents(events) {
+            await store.store(entry("a"), for: "a")
+            await store.store(entry("b"), for: "b")
+            _ = await store.cachedResponse(for: "a")
+            await store.store(entry("c"), for: "c")
+        }
         #expect(await store.cachedResponse(for: "a") != nil)
         #expect(await store.cachedResponse(for: "b") == nil)
         #expect(await store.cachedResponse(for: "c") != nil)
-        #expect(events.all == [
+        #expect(events.events(ETagStoreEvent.self) == [
             .evicted(keyDigest: ETagStoreEvent.keyDigest(of: "b"), bytes: entry("b").approximateByteCount),
         ])
     }
@@ -28,8 +31,8 @@ struct InMemoryETagStoreTests {
     func byteBound() async {
         let big = entry(String(repeating: "x", count: 400))
         let limit = big.approximateByteCount * 2 + 10
-        let events = EventLog<ETagStoreEvent>()
-        let store = InMemoryETagStore(maxEntries: 100, maxTotalBytes: limit, onEvent: events.hook)
+        let events = RecordingObserver()
+        let store = InMemoryETagStore(maxEntries: 100, maxTotalBytes: limit)
         await store.store(big, for: "1")
         await store.store(big, for: "2")
         await store.store(big, for: "3")
@@ -38,9 +41,9 @@ struct InMemoryETagStoreTests {
         #expect(await store.cachedResponse(for: "1") == nil)
 
         let huge = entry(String(repeating: "y", count: limit))
-        await store.store(huge, for: "2")
+        await observingEvents(events) { await store.store(huge, for: "2") }
         #expect(await store.cachedResponse(for: "2") == nil)
-        #expect(events.all.contains(.rejectedTooLarge(keyDigest: ETagStoreEvent.keyDigest(of: "2"),
+        #expect(events.events(ETagStoreEvent.self).contains(.rejectedTooLarge(keyDigest: ETagStoreEvent.keyDigest(of: "2"),
                                                       bytes: huge.approximateByteCount, limit: limit)))
     }
 

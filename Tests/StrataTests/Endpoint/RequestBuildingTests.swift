@@ -3,6 +3,7 @@ import FoundationNetworking
 #endif
 import Foundation
 import Strata
+import StrataTesting
 import Testing
 
 /// An endpoint whose every part is set by the test.
@@ -13,6 +14,8 @@ struct TestEndpoint: EndpointProtocol {
     var headers: [String: String] = [:]
     var body: RequestBody?
     var requiresAuth = false
+    var timeout: Duration?
+    var acceptedStatusCodes = Set(200..<300)
 }
 
 struct Payload: Codable, Hashable, Sendable {
@@ -21,7 +24,7 @@ struct Payload: Codable, Hashable, Sendable {
 
 @Suite("Building requests from endpoints")
 struct RequestBuildingTests {
-    let service = HTTPNetworkService(transport: NeverCalledTransport())
+    let service = HTTPNetworkService(transport: neverCalledTransport())
 
     func request(_ endpoint: TestEndpoint, base: String = "https://api.example.com",
                  headers: [String: String] = [:]) async throws -> URLRequest {
@@ -150,9 +153,9 @@ struct RequestBuildingTests {
     }
 }
 
-/// A transport for tests that must not send anything.
-struct NeverCalledTransport: Transport {
-    func send(_ request: URLRequest) async throws -> HTTPResponse {
+/// A transport for tests that must not send anything: any request it sees is a test failure.
+func neverCalledTransport() -> ClosureTransport {
+    ClosureTransport { request in
         Issue.record("unexpected request \(request)")
         return HTTPResponse(statusCode: 500)
     }

@@ -18,14 +18,13 @@ struct EventSequenceTests {
         ])
         let stack = LoggingTransport(
             inner: RetryTransport(inner: LoggingTransport(inner: flaky, logger: logger),
-                                  policy: RetryPolicy(baseDelay: 0.1, jitter: .none),
-                                  environment: RetryEnvironment(sleep: { _ in }, random: { 0.5 })),
+                                  policy: RetryPolicy(baseDelay: .milliseconds(100), jitter: .none), clock: TestClock()),
             logger: logger)
         let response = try await stack.send(URLRequest(url: url))
         #expect(response.statusCode == 200)
 
         let summary = logger.entries.map { entry in
-            [entry.message, entry.metadata["attempt"], entry.metadata["status"], entry.metadata["retry"]]
+            [entry.metadata["event"], entry.metadata["attempt"], entry.metadata["status"], entry.metadata["retry"]]
                 .compactMap { $0 }.joined(separator: " ")
         }
         #expect(summary == [
@@ -38,7 +37,7 @@ struct EventSequenceTests {
             "request.response 1 200",               // outer: the final outcome
         ])
         #expect(Set(logger.entries.compactMap { $0.metadata["request"] }).count == 1)
-        #expect(logger.entries.filter { $0.message == "retry.scheduled" }.map { $0.metadata["delay_s"] } == ["0.100", "0.200"])
+        #expect(logger.entries.filter { $0.metadata["event"] == "retry.scheduled" }.map { $0.metadata["delay_s"] } == ["0.100", "0.200"])
     }
 
     @Test("two logical requests get different identifiers")
@@ -57,9 +56,9 @@ struct EventSequenceTests {
             CannedRoute(pattern: RequestPattern(path: "/items"), responses: [.status(503), .status(503), CannedResponse(string: "ok")]),
         ])
         let stack = RetryTransport(inner: LoggingTransport(inner: flaky, logger: logger),
-                                   environment: RetryEnvironment(sleep: { _ in }, random: { 0.5 }))
+                                   clock: TestClock())
         _ = try await stack.send(URLRequest(url: url))
-        #expect(logger.entries.filter { $0.message == "request.start" }.map { $0.metadata["attempt"] } == ["1", "2", "3"])
+        #expect(logger.entries.filter { $0.metadata["event"] == "request.start" }.map { $0.metadata["attempt"] } == ["1", "2", "3"])
         #expect(Set(logger.entries.compactMap { $0.metadata["request"] }).count == 1)
     }
 
@@ -72,16 +71,20 @@ struct EventSequenceTests {
                 request.value(forHTTPHeaderField: "Authorization") == "Bearer new" ? CannedResponse(string: "ok") : .status(401)
             },
         ])
-        let flakyOnce = FailOnceTransport(inner: origin)
+        let failedOnce = LockedValue(false)
+        let flakyOnce = ClosureTransport { request in   // 503 once, then the origin answers
+            let first = failedOnce.withLock { done in defer { done = true }; return !done }
+            return first ? HTTPResponse(statusCode: 503) : try await origin.send(request)
+        }
         let stack = ReauthTransport(
             inner: RetryTransport(inner: LoggingTransport(inner: flakyOnce, logger: logger),
-                                  environment: RetryEnvironment(sleep: { _ in }, random: { 0.5 })),
+                                  clock: TestClock()),
             authService: auth) { await auth.setAccessToken("new") }
         var request = URLRequest(url: url)
         request.setValue("Bearer old", forHTTPHeaderField: "Authorization")
         _ = try await stack.send(request)
         // 503 (attempt 1), retried: 401 (attempt 2), refreshed and resent: 200 (attempt 3).
-        let responses = logger.entries.filter { $0.message == "request.response" }
+        let responses = logger.entries.filter { $0.metadata["event"] == "request.response" }
         #expect(responses.map { "\($0.metadata["attempt"] ?? "") \($0.metadata["status"] ?? "")" } == ["1 503", "2 401", "3 200"])
         #expect(Set(logger.entries.compactMap { $0.metadata["request"] }).count == 1)
     }
@@ -106,22 +109,11 @@ struct EventSequenceTests {
         request.setValue("Bearer old", forHTTPHeaderField: "Authorization")
         _ = try await stack.send(request)
         let ids = { (host: String) in
-            Set(logger.entries.filter { $0.message == "request.start" && ($0.metadata["url"] ?? "").contains(host) }
+            Set(logger.entries.filter { $0.metadata["event"] == "request.start" && ($0.metadata["url"] ?? "").contains(host) }
                 .compactMap { $0.metadata["request"] })
         }
         #expect(ids("api.example.com").count == 1)
         #expect(ids("auth.example.com").count == 1)
         #expect(ids("api.example.com").isDisjoint(with: ids("auth.example.com")))
-    }
-}
-
-/// Answers 503 to the first request, then hands everything to `inner`.
-private final class FailOnceTransport: Transport {
-    private let failed = LockedValue(false)
-    let inner: any Transport
-    init(inner: any Transport) { self.inner = inner }
-    func send(_ request: URLRequest) async throws -> HTTPResponse {
-        let first = failed.withLock { done -> Bool in defer { done = true }; return !done }
-        return first ? HTTPResponse(statusCode: 503, url: request.url) : try await inner.send(request)
     }
 }

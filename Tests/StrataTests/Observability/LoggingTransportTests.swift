@@ -27,7 +27,7 @@ struct LoggingTransportTests {
         let logger = RecordingLogger()
         let transport = LoggingTransport(inner: CannedResponseTransport(string: "hello", statusCode: 201), logger: logger)
         _ = try await transport.send(URLRequest(url: URL(string: "https://api.example.com/a")!))
-        #expect(logger.messages == ["request.start", "request.response"])
+        #expect(logger.eventNames == ["request.start", "request.response"])
         let start = logger.entries[0].metadata, response = logger.entries[1].metadata
         #expect(start["method"] == "GET")
         #expect(start["url"] == "https://api.example.com/a")
@@ -53,7 +53,7 @@ struct LoggingTransportTests {
             string: "ok", headers: ["Set-Cookie": "id=set-cookie-value-5; HttpOnly"]))
         _ = try await LoggingTransport(inner: answering, logger: logger).send(secretRequest())
 
-        #expect(logger.messages == ["request.start", "request.failure", "request.start", "request.response"])
+        #expect(logger.eventNames == ["request.start", "request.failure", "request.start", "request.response"])
         for secret in Self.secrets { #expect(!logger.text.contains(secret), "\(secret) leaked") }
         #expect(logger.text.contains("Bearer <redacted>"))
         #expect(logger.text.contains("access_token=<redacted>&page=2"))
@@ -112,8 +112,9 @@ struct LoggingTransportTests {
     @Test("without an observer, emitting an event builds nothing")
     func emitWithoutObserver() {
         let evaluated = LockedValue(false)
-        func kind() -> TransportEvent.Kind { evaluated.withLock { $0 = true }; return .authResend(refreshed: false) }
-        TransportEvents.emit(kind())
+        func event() -> any TransportEvent { evaluated.withLock { $0 = true }; return ReauthEvent.started }
+        TransportEvents.emit(event())
+        #expect(!TransportEvents.isObserved)
         #expect(!evaluated.withLock { $0 })
     }
 
@@ -124,7 +125,8 @@ struct LoggingTransportTests {
             let inner: any Transport
             func send(_ request: URLRequest) async throws -> HTTPResponse {
                 _ = try await inner.send(request)
-                TransportEvents.emit(.retryScheduled(attempt: 1, delay: 0.25, reason: "status 503"))
+                TransportEvents.emit(RetryEvent.scheduled(retry: 1, delay: .milliseconds(250), reason: .status(503),
+                                                          delaySource: .backoff, method: .get, url: request.url))
                 return try await TransportEvents.withNextAttempt { try await inner.send(request) }
             }
         }
@@ -132,11 +134,70 @@ struct LoggingTransportTests {
         let perAttempt = LoggingTransport(inner: CannedResponseTransport(string: "ok"), logger: logger)
         let stack = LoggingTransport(inner: TwiceLayer(inner: perAttempt), logger: logger)
         _ = try await stack.send(URLRequest(url: URL(string: "https://a.example/")!))
-        #expect(logger.messages == ["request.start", "request.start", "request.response", "retry.scheduled",
-                                    "request.start", "request.response", "request.response"])
+        #expect(logger.eventNames == ["request.start", "request.start", "request.response", "retry.scheduled",
+                                      "request.start", "request.response", "request.response"])
         #expect(Set(logger.entries.compactMap { $0.metadata["request"] }).count == 1)
         #expect(logger.entries.map { $0.metadata["attempt"] } == ["1", "1", "1", "1", "2", "2", "1"])
         #expect(logger.entries[3].metadata["delay_s"] == "0.250")
+        #expect(logger.entries[3].level == .notice)
+        #expect(logger.entries[3].message == "retry 1 of GET https://a.example/ in 0.25 s (status 503)")
+    }
+
+    @Test("an event type LoggingTransport has never heard of is logged at its own level, with its own redacted line")
+    func unknownEventsAreLogged() async throws {
+        /// A layer a user wrote, with its own event type.
+        enum QuotaEvent: TransportEvent {
+            case nearlyExhausted(remaining: Int, url: URL?)
+            var name: String { "quota.nearly-exhausted" }
+            var logLevel: LogLevel { .warning }
+            func message(redactedBy redaction: Redaction) -> String {
+                switch self {
+                case .nearlyExhausted(let remaining, let url): "\(remaining) calls left for \(redaction.redact(url))"
+                }
+            }
+            func logMetadata(redactedBy redaction: Redaction) -> LogMetadata {
+                switch self { case .nearlyExhausted(let remaining, _): ["remaining": String(remaining)] }
+            }
+        }
+        struct QuotaLayer: Transport {
+            let inner: any Transport
+            func send(_ request: URLRequest) async throws -> HTTPResponse {
+                let response = try await inner.send(request)
+                TransportEvents.emit(QuotaEvent.nearlyExhausted(remaining: 3, url: request.url))
+                return response
+            }
+        }
+        let logger = RecordingLogger()
+        let stack = LoggingTransport(inner: QuotaLayer(inner: CannedResponseTransport(string: "")), logger: logger,
+                                     redaction: Redaction(extraQueryParameters: ["tenant"]))
+        var request = URLRequest(url: URL(string: "https://a.example/?tenant=ACME-SECRET&access_token=Q-SECRET")!)
+        request.setValue("Bearer HEADER-SECRET-1", forHTTPHeaderField: "Authorization")
+        _ = try await stack.send(request)
+        let quota = try #require(logger.entries.first { $0.metadata["event"] == "quota.nearly-exhausted" })
+        #expect(quota.level == .warning)
+        #expect(quota.message == "3 calls left for https://a.example/?tenant=<redacted>&access_token=<redacted>")
+        #expect(quota.metadata["remaining"] == "3")
+        #expect(!logger.text.contains("SECRET"))
+    }
+
+    @Test("a request's secret header values are scrubbed from every line logged for it, whatever event carries them")
+    func requestSecretsScrubbedFromAnyEvent() async throws {
+        struct EchoingLayer: Transport {
+            let inner: any Transport
+            func send(_ request: URLRequest) async throws -> HTTPResponse {
+                // A careless layer puts a header value in free text.
+                TransportEvents.emit(ETagStoreEvent.fileOperationFailed(
+                    operation: "write", path: "/tmp", reason: "saw \(request.value(forHTTPHeaderField: "X-API-Key") ?? "")"))
+                return try await inner.send(request)
+            }
+        }
+        let logger = RecordingLogger()
+        var request = URLRequest(url: URL(string: "https://a.example/")!)
+        request.setValue("KEY-VALUE-77", forHTTPHeaderField: "X-API-Key")
+        _ = try await LoggingTransport(inner: EchoingLayer(inner: CannedResponseTransport(string: "")), logger: logger)
+            .send(request)
+        #expect(logger.eventNames.contains("etag.store.file-operation-failed"))
+        #expect(!logger.text.contains("KEY-VALUE-77"))
     }
 
     @Test("the console logger writes one key=value line per message at or above its level")
@@ -171,11 +232,12 @@ struct RedactionTests {
         #expect(text.contains("x=1"))
     }
 
-    @Test("retry and refresh descriptions, meant for logs, carry no URL secrets")
+    @Test("event descriptions, meant for logs, carry no URL secrets")
     func hookDescriptions() throws {
         let url = try #require(URL(string: "https://h.example/items?access_token=HOOKSECRET"))
-        let retry = RetryEvent(attempt: 1, delay: 0.5, reason: .status(503), delaySource: .backoff, method: .get, url: url)
+        let retry = RetryEvent.scheduled(retry: 1, delay: .milliseconds(500), reason: .status(503), delaySource: .backoff,
+                                         method: .get, url: url)
         #expect(!"\(retry)".contains("HOOKSECRET"))
-        #expect(!"\(RefreshEvent.resentWithCurrentToken(url: url))".contains("HOOKSECRET"))
+        #expect(!"\(ReauthEvent.resentWithCurrentToken(url: url))".contains("HOOKSECRET"))
     }
 }

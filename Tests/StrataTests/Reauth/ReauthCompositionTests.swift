@@ -22,11 +22,11 @@ private struct ProfileEndpoint: EndpointProtocol {
 struct ReauthCompositionTests {
     let environment = DefaultAPIEnvironment(baseURL: URL(string: "https://api.example.com/v1")!)
     let auth = InMemoryAuthService(accessToken: "old")
-    let refreshes = Doubles.Locked(0)
+    let refreshes = LockedValue(0)
 
     private var refreshToNew: @Sendable () async throws -> Void {
         { [auth, refreshes] in
-            refreshes.update { $0 += 1 }
+            refreshes.withLock { $0 += 1 }
             await auth.setAccessToken("new")
         }
     }
@@ -46,7 +46,7 @@ struct ReauthCompositionTests {
         let profile: Profile = try await service.request(to: ProfileEndpoint(), via: environment)
 
         #expect(profile == Profile(name: "Ada"))
-        #expect(refreshes.value == 1)
+        #expect(refreshes.withLock { $0 } == 1)
         #expect(await server.recordedRequests.map { $0.value(forHTTPHeaderField: "Authorization") }
             == ["Bearer old", "Bearer new"])
     }
@@ -66,7 +66,7 @@ struct ReauthCompositionTests {
             guard case NetworkError.httpStatus(let response) = error else { return false }
             return response.statusCode == 401 && response.text == "expired"
         }
-        #expect(refreshes.value == 1)
+        #expect(refreshes.withLock { $0 } == 1)
         #expect(await server.recordedRequests.count == 2)
     }
 
@@ -82,7 +82,7 @@ struct ReauthCompositionTests {
         await #expect(throws: NetworkError.self) {
             let _: Profile = try await service.request(to: ProfileEndpoint(requiresAuth: false), via: environment)
         }
-        #expect(refreshes.value == 0)
+        #expect(refreshes.withLock { $0 } == 0)
         #expect(await server.recordedRequests.map { $0.value(forHTTPHeaderField: "Authorization") } == [nil])
     }
 
@@ -109,24 +109,24 @@ struct ReauthCompositionTests {
             CannedRoute(pattern: RequestPattern(path: "/v1/me"), respond: Self.newTokenThenFlaky()),
         ])
         let service = HTTPNetworkService(
-            transport: ReauthTransport(inner: RetryTransport(inner: server, environment: RetryEnvironment(sleep: { _ in })),
+            transport: ReauthTransport(inner: RetryTransport(inner: server, clock: TestClock()),
                                        authService: auth, refreshToken: refreshToNew),
             authService: auth)
 
         let profile: Profile = try await service.request(to: ProfileEndpoint(), via: environment)
 
         #expect(profile == Profile(name: "Ada"))
-        #expect(refreshes.value == 1)
+        #expect(refreshes.withLock { $0 } == 1)
         #expect(await server.recordedRequests.map { $0.value(forHTTPHeaderField: "Authorization") }
             == ["Bearer old", "Bearer new", "Bearer new"])
     }
 
     /// 401 for the old token; for the new one, a 503 first and then the profile.
     private static func newTokenThenFlaky() -> @Sendable (URLRequest) throws -> CannedResponse {
-        let newTokenSends = Doubles.Locked(0)
+        let newTokenSends = LockedValue(0)
         return { request in
             guard request.value(forHTTPHeaderField: "Authorization") == "Bearer new" else { return .status(401) }
-            let send = newTokenSends.update { count -> Int in
+            let send = newTokenSends.withLock { count -> Int in
                 count += 1
                 return count
             }

@@ -8,15 +8,6 @@ import Testing
 
 /// Test doubles for the reauth suites, namespaced so they cannot clash with other suites' helpers.
 enum ReauthDoubles {
-    /// A value behind a lock, for counters and logs written from many tasks.
-    final class Locked<Value: Sendable>: Sendable {
-        private let mutex: LockedValue<Value>
-        init(_ value: Value) { mutex = LockedValue(value) }
-        var value: Value { mutex.withLock { $0 } }
-        @discardableResult
-        func update<R: Sendable>(_ body: (inout Value) -> R) -> R { mutex.withLock { body(&$0) } }
-    }
-
     /// A one-way gate: `wait()` suspends until `open()` is called; once open it stays open.
     /// Lets a test hold a refresh or a response at an exact point without sleeping.
     final class Gate: Sendable {
@@ -45,34 +36,6 @@ enum ReauthDoubles {
             }
             for continuation in waiting { continuation.resume() }
         }
-    }
-
-    /// A clock that only moves when the test advances it.
-    final class ManualClock: Clock, Sendable {
-        struct Instant: InstantProtocol {
-            var offset: Duration
-            func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
-            func duration(to other: Instant) -> Duration { other.offset - offset }
-            static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
-        }
-
-        private let offset = LockedValue(Duration.zero)
-        var now: Instant { Instant(offset: offset.withLock { $0 }) }
-        var minimumResolution: Duration { .zero }
-
-        func advance(by duration: Duration) { offset.withLock { $0 += duration } }
-
-        /// ReauthTransport never sleeps; a sleep returning at once keeps the conformance honest
-        /// without ever waiting for real.
-        func sleep(until deadline: Instant, tolerance: Duration?) async throws {
-            try Task.checkCancellation()
-        }
-    }
-
-    /// A transport built from an async closure, for answers that must wait on a gate.
-    struct ClosureTransport: Transport {
-        let handler: @Sendable (URLRequest) async throws -> HTTPResponse
-        func send(_ request: URLRequest) async throws -> HTTPResponse { try await handler(request) }
     }
 
     /// An error a test's refresh closure throws, identifiable so a test can prove every waiter

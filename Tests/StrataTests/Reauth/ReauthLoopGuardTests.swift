@@ -11,18 +11,17 @@ private typealias Doubles = ReauthDoubles
 @Suite("ReauthTransport: the refresh-loop guard", .timeLimit(.minutes(1)))
 struct ReauthLoopGuardTests {
     let auth = InMemoryAuthService(accessToken: "t0")
-    let refreshes = Doubles.Locked(0)
-    let events = Doubles.Locked<[RefreshEvent]>([])
-    private let clock = Doubles.ManualClock()
+    let refreshes = LockedValue(0)
+    let events = RecordingObserver()
+    private let clock = TestClock()
 
     /// A server that rejects every token, even freshly refreshed ones: the loop the guard stops.
     private func makeTransport(loopGuard: RefreshLoopGuard = RefreshLoopGuard()) -> ReauthTransport {
         let server = CannedRoutesTransport(routes: [
             CannedRoute(pattern: RequestPattern(pathRegex: "/.*"), response: .status(401)),
         ])
-        return ReauthTransport(inner: server, authService: auth, loopGuard: loopGuard, clock: clock,
-                               onRefresh: { [events] event in events.update { $0.append(event) } }) { [auth, refreshes] in
-            let count = refreshes.update { count -> Int in
+        return ReauthTransport(inner: server, authService: auth, loopGuard: loopGuard, clock: clock) { [auth, refreshes] in
+            let count = refreshes.withLock { count -> Int in
                 count += 1
                 return count
             }
@@ -33,7 +32,7 @@ struct ReauthLoopGuardTests {
     /// Sends a request with the auth service's current token, as HTTPNetworkService would.
     private func sendWithCurrentToken(_ reauth: ReauthTransport) async throws -> HTTPResponse {
         let token = await auth.accessToken() ?? ""
-        return try await reauth.send(Doubles.request("/me", authorization: "Bearer \(token)"))
+        return try await events.observing(reauth).send(Doubles.request("/me", authorization: "Bearer \(token)"))
     }
 
     @Test("by default a sixth refresh within 30 seconds fails with refreshLoopDetected instead of refreshing")
@@ -42,7 +41,7 @@ struct ReauthLoopGuardTests {
         for _ in 1...5 {
             #expect(try await sendWithCurrentToken(reauth).statusCode == 401)
         }
-        #expect(refreshes.value == 5)
+        #expect(refreshes.withLock { $0 } == 5)
 
         clock.advance(by: .seconds(29))
         await #expect {
@@ -51,8 +50,8 @@ struct ReauthLoopGuardTests {
             guard case ReauthError.refreshLoopDetected(let count, let window) = error else { return false }
             return count == 5 && window == .seconds(30) && "\(error)".contains("5 refreshes within")
         }
-        #expect(refreshes.value == 5)
-        #expect(events.value.contains { event in
+        #expect(refreshes.withLock { $0 } == 5)
+        #expect(events.events(ReauthEvent.self).contains { event in
             if case .refusedByLoopGuard(5, .seconds(30)) = event { return true }
             return false
         })
@@ -66,7 +65,7 @@ struct ReauthLoopGuardTests {
 
         clock.advance(by: .seconds(30))
         #expect(try await sendWithCurrentToken(reauth).statusCode == 401)
-        #expect(refreshes.value == 6)
+        #expect(refreshes.withLock { $0 } == 6)
     }
 
     @Test("a custom guard counts its own limit within its own window")
@@ -80,7 +79,7 @@ struct ReauthLoopGuardTests {
         clock.advance(by: .seconds(4))  // The first refresh is now 10 s old; the second, 4 s.
         _ = try await sendWithCurrentToken(reauth)
         await #expect(throws: ReauthError.self) { try await sendWithCurrentToken(reauth) }
-        #expect(refreshes.value == 3)
+        #expect(refreshes.withLock { $0 } == 3)
     }
 
     @Test("refresh events carry their duration measured on the injected clock")
@@ -88,20 +87,19 @@ struct ReauthLoopGuardTests {
         let server = CannedRoutesTransport(routes: [
             CannedRoute(pattern: RequestPattern(pathRegex: "/.*"), respond: Doubles.acceptingOnly("t1")),
         ])
-        let reauth = ReauthTransport(inner: server, authService: auth, clock: clock,
-                                     onRefresh: { [events] event in events.update { $0.append(event) } }) { [auth, clock] in
+        let reauth = ReauthTransport(inner: server, authService: auth, clock: clock) { [auth, clock] in
             clock.advance(by: .milliseconds(250))
             await auth.setAccessToken("t1")
         }
-        #expect(try await reauth.send(Doubles.request("/me", authorization: "Bearer t0")).statusCode == 200)
+        #expect(try await events.observing(reauth).send(Doubles.request("/me", authorization: "Bearer t0")).statusCode == 200)
 
-        let recorded = events.value
-        #expect(recorded.count == 2)
-        guard case .started? = recorded.first, case .succeeded(1, let duration)? = recorded.last else {
-            Issue.record("expected started then succeeded, got \(recorded)")
+        let recorded = events.events(ReauthEvent.self)
+        #expect(recorded.map(\.name) == ["reauth.refresh.started", "reauth.refresh.succeeded", "reauth.resend.new-token"])
+        guard recorded.count == 3, case .succeeded(1, let duration) = recorded[1] else {
+            Issue.record("expected started, succeeded, resent; got \(recorded)")
             return
         }
         #expect(duration == .milliseconds(250))
-        #expect(recorded.last?.description == "token refresh succeeded in 0.25 seconds; 1 request waited")
+        #expect(recorded[1].description == "token refresh succeeded in 250.00 ms; 1 request waited")
     }
 }

@@ -18,13 +18,13 @@ struct ReauthOriginTests {
     /// returns the response and how many refreshes ran.
     private func send(_ path: String, to server: LoopbackHTTPServer) async throws -> (HTTPResponse, refreshes: Int, token: String?) {
         let auth = InMemoryAuthService(accessToken: "old")
-        let refreshes = ReauthDoubles.Locked(0)
-        let transport = ReauthTransport(inner: URLSessionTransport(requestTimeout: 30), authService: auth) {
-            refreshes.update { $0 += 1 }
+        let refreshes = LockedValue(0)
+        let transport = ReauthTransport(inner: URLSessionTransport(requestTimeout: .seconds(30)), authService: auth) {
+            refreshes.withLock { $0 += 1 }
             await auth.setAccessToken("new")
         }
         let response = try await transport.send(request(server.url(path)))
-        return (response, refreshes.value, await auth.accessToken())
+        return (response, refreshes.withLock { $0 }, await auth.accessToken())
     }
 
     @Test("after a cross-origin redirect, the other origin's 401 is returned without a refresh")

@@ -11,7 +11,7 @@ private typealias Doubles = ReauthDoubles
 @Suite("ReauthTransport: what it leaves alone", .timeLimit(.minutes(1)))
 struct ReauthPassThroughTests {
     let auth = InMemoryAuthService(accessToken: "old")
-    let refreshes = Doubles.Locked(0)
+    let refreshes = LockedValue(0)
 
     /// A server that rejects everything, and a ReauthTransport whose refresh would fix it.
     private func makeStack(status: Int = 401) -> (CannedRoutesTransport, ReauthTransport) {
@@ -19,7 +19,7 @@ struct ReauthPassThroughTests {
             CannedRoute(pattern: RequestPattern(pathRegex: "/.*"), response: .status(status)),
         ])
         let reauth = ReauthTransport(inner: server, authService: auth) { [auth, refreshes] in
-            refreshes.update { $0 += 1 }
+            refreshes.withLock { $0 += 1 }
             await auth.setAccessToken("new")
         }
         return (server, reauth)
@@ -31,7 +31,7 @@ struct ReauthPassThroughTests {
         let response = try await reauth.send(Doubles.request("/public"))
 
         #expect(response.statusCode == 401)
-        #expect(refreshes.value == 0)
+        #expect(refreshes.withLock { $0 } == 0)
         let sent = await server.recordedRequests
         #expect(sent.count == 1)
         #expect(sent.first?.value(forHTTPHeaderField: "Authorization") == nil)
@@ -44,7 +44,7 @@ struct ReauthPassThroughTests {
         let response = try await reauth.send(Doubles.request("/theirs", authorization: authorization))
 
         #expect(response.statusCode == 401)
-        #expect(refreshes.value == 0)
+        #expect(refreshes.withLock { $0 } == 0)
         #expect(await server.recordedRequests.map { $0.value(forHTTPHeaderField: "Authorization") } == [authorization])
     }
 
@@ -54,7 +54,7 @@ struct ReauthPassThroughTests {
         let response = try await reauth.send(Doubles.request("/mine", authorization: "Bearer old"))
 
         #expect(response.statusCode == status)
-        #expect(refreshes.value == 0)
+        #expect(refreshes.withLock { $0 } == 0)
         #expect(await server.recordedRequests.count == 1)
     }
 
@@ -64,21 +64,21 @@ struct ReauthPassThroughTests {
         let response = try await reauth.send(Doubles.request("/mine", authorization: "Bearer old"))
 
         #expect(response.statusCode == 401)
-        #expect(refreshes.value == 1)
+        #expect(refreshes.withLock { $0 } == 1)
         #expect(await server.recordedRequests.map { $0.value(forHTTPHeaderField: "Authorization") }
             == ["Bearer old", "Bearer new"])
     }
 
     @Test("a 401 that arrives after the user signed out is returned as is, without refreshing")
     func signedOutMeanwhile() async throws {
-        let server = Doubles.ClosureTransport { [auth] request in
+        let server = ClosureTransport { [auth] request in
             await auth.setAccessToken(nil)
-            return HTTPResponse(statusCode: 401, url: request.url)
+            return HTTPResponse(statusCode: 401)
         }
-        let reauth = ReauthTransport(inner: server, authService: auth) { [refreshes] in refreshes.update { $0 += 1 } }
+        let reauth = ReauthTransport(inner: server, authService: auth) { [refreshes] in refreshes.withLock { $0 += 1 } }
 
         #expect(try await reauth.send(Doubles.request("/mine", authorization: "Bearer old")).statusCode == 401)
-        #expect(refreshes.value == 0)
+        #expect(refreshes.withLock { $0 } == 0)
     }
 
     @Test("a 401 for a request with a streamed body is returned as is, since the stream cannot be sent again")
@@ -90,7 +90,7 @@ struct ReauthPassThroughTests {
         let response = try await reauth.send(request)
 
         #expect(response.statusCode == 401)
-        #expect(refreshes.value == 0)
+        #expect(refreshes.withLock { $0 } == 0)
         #expect(await server.recordedRequests.count == 1)
     }
 
@@ -99,11 +99,11 @@ struct ReauthPassThroughTests {
         let server = CannedRoutesTransport(routes: [
             CannedRoute(pattern: RequestPattern(pathRegex: "/.*"), response: .status(401)),
         ])
-        let reauth = ReauthTransport(inner: server, authService: auth) { [refreshes] in refreshes.update { $0 += 1 } }
+        let reauth = ReauthTransport(inner: server, authService: auth) { [refreshes] in refreshes.withLock { $0 += 1 } }
 
         #expect(try await reauth.send(Doubles.request("/a", authorization: "Bearer old")).statusCode == 401)
         #expect(try await reauth.send(Doubles.request("/b", authorization: "Bearer old")).statusCode == 401)
-        #expect(refreshes.value == 2)
+        #expect(refreshes.withLock { $0 } == 2)
         #expect(await server.recordedRequests.count == 4)
     }
 

@@ -41,12 +41,14 @@ struct RetryBudgetTests {
 
     // MARK: Through the transport
 
-    private func environment() -> RetryEnvironment { RetryFixtures.environment(random: .init(Array(repeating: 0.5, count: 10_000))) }
+    private func retrying(_ inner: any Transport, policy: RetryPolicy) -> RetryTransport {
+        RetryFixtures.retrying(inner, policy: policy, random: .init(Array(repeating: 0.5, count: 10_000)))
+    }
 
     @Test("under a dependency that always answers 503, sends per request drop to ≤ 1.2 once the bucket drains")
     func drainsUnderSustainedFailure() async throws {
         let inner = CannedRoutesTransport(routes: [CannedRoute(pattern: RequestPattern(path: "/todos"), response: .status(503))])
-        let retrying = RetryTransport(inner: inner, policy: RetryPolicy(maxRetries: 3), environment: environment())
+        let retrying = retrying(inner, policy: RetryPolicy(maxRetries: 3))
         let requests = 1_000
         var sendsPerRequest: [Int] = []
         var drainedAfter: Int?
@@ -74,7 +76,7 @@ struct RetryBudgetTests {
     @Test("without a budget, the same outage gets maxRetries + 1 sends per request")
     func noBudgetMeansFourSends() async throws {
         let inner = CannedRoutesTransport(routes: [CannedRoute(pattern: RequestPattern(path: "/todos"), response: .status(503))])
-        let retrying = RetryTransport(inner: inner, policy: RetryPolicy(maxRetries: 3, budget: nil), environment: environment())
+        let retrying = retrying(inner, policy: RetryPolicy(maxRetries: 3, budget: nil))
         for _ in 0..<100 { _ = try await retrying.send(RetryFixtures.request()) }
         #expect(await inner.recordedRequests.count == 400)
         #expect(retrying.availableRetryTokens == nil)
@@ -87,7 +89,7 @@ struct RetryBudgetTests {
             CannedRoute(pattern: RequestPattern(path: "/up"), response: .status(200)),
         ])
         let budget = RetryBudget(maxTokens: 10, retryCost: 5, successReward: 1)
-        let retrying = RetryTransport(inner: inner, policy: RetryPolicy(maxRetries: 3, budget: budget), environment: environment())
+        let retrying = retrying(inner, policy: RetryPolicy(maxRetries: 3, budget: budget))
         func sends(_ path: String) async throws -> Int {
             let before = await inner.recordedRequests.count
             _ = try await retrying.send(RetryFixtures.request(path: path))
@@ -110,7 +112,7 @@ struct RetryBudgetTests {
         let inner = CannedRoutesTransport(routes: [
             CannedRoute(pattern: RequestPattern(path: "/todos"), responses: [.status(503), .status(200)]),
         ])
-        let retrying = RetryTransport(inner: inner, policy: RetryPolicy(budget: RetryBudget(maxTokens: 100)), environment: environment())
+        let retrying = retrying(inner, policy: RetryPolicy(budget: RetryBudget(maxTokens: 100)))
         _ = try await retrying.send(RetryFixtures.request())
         #expect(retrying.availableRetryTokens == 100)
     }
@@ -121,7 +123,7 @@ struct RetryBudgetTests {
             CannedRoute(pattern: RequestPattern(path: "/slow"), error: TransportError(.timedOut)),
             CannedRoute(pattern: RequestPattern(path: "/tls"), error: TransportError(.tls)),
         ])
-        let retrying = RetryTransport(inner: inner, policy: RetryPolicy(maxRetries: 1), environment: environment())
+        let retrying = retrying(inner, policy: RetryPolicy(maxRetries: 1))
         await #expect(throws: TransportError.self) { try await retrying.send(RetryFixtures.request(path: "/slow")) }
         #expect(retrying.availableRetryTokens == 490)
         await #expect(throws: TransportError.self) { try await retrying.send(RetryFixtures.request(path: "/tls")) }
@@ -132,9 +134,9 @@ struct RetryBudgetTests {
     func sharedBetweenCopies() async throws {
         let inner = CannedRoutesTransport(routes: [CannedRoute(pattern: RequestPattern(path: "/todos"), response: .status(503))])
         let policy = RetryPolicy(maxRetries: 1, budget: RetryBudget(maxTokens: 5))
-        let original = RetryTransport(inner: inner, policy: policy, environment: environment())
+        let original = retrying(inner, policy: policy)
         let copy = original
-        let separate = RetryTransport(inner: inner, policy: policy, environment: environment())
+        let separate = retrying(inner, policy: policy)
         _ = try await copy.send(RetryFixtures.request())
         #expect(original.availableRetryTokens == 0)
         #expect(separate.availableRetryTokens == 5)
@@ -143,8 +145,7 @@ struct RetryBudgetTests {
     @Test("concurrent requests never spend more than the bucket holds")
     func concurrentRequests() async throws {
         let inner = CannedRoutesTransport(routes: [CannedRoute(pattern: RequestPattern(path: "/todos"), response: .status(503))])
-        let retrying = RetryTransport(inner: inner, policy: RetryPolicy(maxRetries: 3, budget: RetryBudget(maxTokens: 50)),
-                                      environment: environment())
+        let retrying = retrying(inner, policy: RetryPolicy(maxRetries: 3, budget: RetryBudget(maxTokens: 50)))
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<200 { group.addTask { _ = try await retrying.send(RetryFixtures.request()) } }
             try await group.waitForAll()

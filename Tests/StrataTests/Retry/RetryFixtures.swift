@@ -3,11 +3,12 @@ import FoundationNetworking
 #endif
 import Foundation
 import Strata
+import StrataTesting
 import Testing
 import TestServer
 
-/// Test doubles for the retry tests: injected sleep, randomness and transports. Nothing here
-/// waits for real time.
+/// Test doubles for the retry tests: injected clocks and randomness. Nothing here waits for real
+/// time.
 enum RetryFixtures {
     static let baseURL = URL(string: "https://api.example.com")!
 
@@ -19,19 +20,20 @@ enum RetryFixtures {
         return request
     }
 
-    /// An environment whose sleep returns at once (after checking cancellation), with a
-    /// scripted random source and a fixed clock.
-    static func environment(random: ScriptedRandom = ScriptedRandom([]),
-                            now: Date = Date(timeIntervalSince1970: 1_800_000_000)) -> RetryEnvironment {
-        RetryEnvironment(now: { now }, sleep: { _ in try Task.checkCancellation() }, random: { random.next() })
+    /// A retrying transport on a test clock (sleeps return at once and are recorded), with a
+    /// scripted random source.
+    static func retrying(_ inner: any Transport, policy: RetryPolicy = RetryPolicy(budget: nil),
+                         clock: TestClock = TestClock(),
+                         random: ScriptedRandom = ScriptedRandom([])) -> RetryTransport {
+        RetryTransport(inner: inner, policy: policy, clock: clock, random: { random.next() })
     }
 
-    /// Collects the events a transport reports.
-    final class EventLog: Sendable {
-        private let events = LockedValue<[RetryEvent]>([])
-        var all: [RetryEvent] { events.withLock { $0 } }
-        var delays: [Double] { all.map(\.delay) }
-        func record(_ event: RetryEvent) { events.withLock { $0.append(event) } }
+    /// The delays of the retries `recorder` saw, in order.
+    static func delays(_ recorder: RecordingObserver) -> [Duration] {
+        recorder.events(RetryEvent.self).map { event in
+            guard case .scheduled(_, let delay, _, _, _, _) = event else { return .zero }
+            return delay
+        }
     }
 
     /// Hands out scripted numbers in order; records an issue if the script runs out.
@@ -54,18 +56,6 @@ enum RetryFixtures {
         private var generator: SeededGenerator
         init(seed: UInt64) { generator = SeededGenerator(seed: seed) }
         mutating func next() -> Double { generator.nextUnitDouble() }
-    }
-
-    /// A transport built from a closure, counting its sends.
-    final class ClosureTransport: Transport {
-        private let sends = LockedValue(0)
-        private let handler: @Sendable (URLRequest) async throws -> HTTPResponse
-        init(_ handler: @escaping @Sendable (URLRequest) async throws -> HTTPResponse) { self.handler = handler }
-        var sendCount: Int { sends.withLock { $0 } }
-        func send(_ request: URLRequest) async throws -> HTTPResponse {
-            sends.withLock { $0 += 1 }
-            return try await handler(request)
-        }
     }
 
     /// Suspends until the calling task is cancelled, like `Task.sleep` with an endless duration,
@@ -109,4 +99,23 @@ enum RetryFixtures {
             }
         }
     }
+}
+
+/// A clock whose sleeps wait until the sleeping task is cancelled, and that tells the test when
+/// a task has started sleeping: for cancellation during a backoff.
+final class SleepsUntilCancelledClock: Clock, Sendable {
+    let sleeper = RetryFixtures.SleepUntilCancelled()
+    var now: ContinuousClock.Instant { .now }
+    var minimumResolution: Duration { .zero }
+    func sleep(until deadline: ContinuousClock.Instant, tolerance: Duration?) async throws {
+        try await sleeper.sleep(deadline - .now)
+    }
+}
+
+/// A clock whose sleeps return at once even when the task was cancelled, as a careless custom
+/// clock might: the transport must still not send again after a cancel.
+struct CancellationIgnoringClock: Clock {
+    var now: ContinuousClock.Instant { .now }
+    var minimumResolution: Duration { .zero }
+    func sleep(until deadline: ContinuousClock.Instant, tolerance: Duration?) async throws {}
 }

@@ -5,6 +5,8 @@ import Foundation
 import Strata
 import Testing
 
+private func s(_ seconds: Double) -> Duration { .seconds(seconds) }
+
 @Suite("RetryPolicy decisions (pure)")
 struct RetryPolicyDecisionTests {
     let now = Date(timeIntervalSince1970: 1_800_000_000)
@@ -123,35 +125,35 @@ struct RetryPolicyDecisionTests {
 
     @Test("no jitter: base × 2ⁿ, capped at maxDelay")
     func noJitter() {
-        let policy = RetryPolicy(baseDelay: 0.5, maxDelay: 3, jitter: .none)
+        let policy = RetryPolicy(baseDelay: s(0.5), maxDelay: s(3), jitter: .none)
         let delays = (0..<5).map { policy.backoff(retry: $0, previous: nil, random: { 0.9 }) }
-        #expect(delays == [0.5, 1, 2, 3, 3])
+        #expect(delays == [0.5, 1, 2, 3, 3].map(s))
     }
 
     @Test("full jitter: U(0, v) is v × random")
     func fullJitter() {
-        let policy = RetryPolicy(baseDelay: 0.5, maxDelay: 30, jitter: .full)
-        #expect(policy.backoff(retry: 0, previous: nil, random: { 0.5 }) == 0.25)
-        #expect(policy.backoff(retry: 2, previous: nil, random: { 0.75 }) == 1.5)
-        #expect(policy.backoff(retry: 1, previous: nil, random: { 0 }) == 0)
-        #expect(policy.backoff(retry: 10, previous: nil, random: { 0.5 }) == 15)
+        let policy = RetryPolicy(baseDelay: s(0.5), maxDelay: s(30), jitter: .full)
+        #expect(policy.backoff(retry: 0, previous: nil, random: { 0.5 }) == s(0.25))
+        #expect(policy.backoff(retry: 2, previous: nil, random: { 0.75 }) == s(1.5))
+        #expect(policy.backoff(retry: 1, previous: nil, random: { 0 }) == s(0))
+        #expect(policy.backoff(retry: 10, previous: nil, random: { 0.5 }) == s(15))
     }
 
     @Test("equal jitter: v/2 + U(0, v/2), never below half of v")
     func equalJitter() {
-        let policy = RetryPolicy(baseDelay: 0.5, maxDelay: 30, jitter: .equal)
-        #expect(policy.backoff(retry: 0, previous: nil, random: { 0 }) == 0.25)
-        #expect(policy.backoff(retry: 2, previous: nil, random: { 0.5 }) == 1.5)
-        #expect(policy.backoff(retry: 3, previous: nil, random: { 0.75 }) == 3.5)
+        let policy = RetryPolicy(baseDelay: s(0.5), maxDelay: s(30), jitter: .equal)
+        #expect(policy.backoff(retry: 0, previous: nil, random: { 0 }) == s(0.25))
+        #expect(policy.backoff(retry: 2, previous: nil, random: { 0.5 }) == s(1.5))
+        #expect(policy.backoff(retry: 3, previous: nil, random: { 0.75 }) == s(3.5))
     }
 
     @Test("decorrelated jitter: min(maxDelay, U(base, previous × 3)), previous starting at base")
     func decorrelatedJitter() {
-        let policy = RetryPolicy(baseDelay: 0.5, maxDelay: 4, jitter: .decorrelated)
-        #expect(policy.backoff(retry: 0, previous: nil, random: { 0.5 }) == 1)          // U(0.5, 1.5)
-        #expect(policy.backoff(retry: 1, previous: 1, random: { 0.25 }) == 1.125)       // U(0.5, 3)
-        #expect(policy.backoff(retry: 2, previous: 2, random: { 0.5 }) == 3.25)         // U(0.5, 6)
-        #expect(policy.backoff(retry: 3, previous: 3.25, random: { 0.75 }) == 4)        // capped
+        let policy = RetryPolicy(baseDelay: s(0.5), maxDelay: s(4), jitter: .decorrelated)
+        #expect(policy.backoff(retry: 0, previous: nil, random: { 0.5 }) == s(1))          // U(0.5, 1.5)
+        #expect(policy.backoff(retry: 1, previous: s(1), random: { 0.25 }) == s(1.125))       // U(0.5, 3)
+        #expect(policy.backoff(retry: 2, previous: s(2), random: { 0.5 }) == s(3.25))         // U(0.5, 6)
+        #expect(policy.backoff(retry: 3, previous: s(3.25), random: { 0.75 }) == s(4))        // capped
     }
 
     @Test("with any seeded random number, each mode stays within its formula's bounds")
@@ -162,33 +164,39 @@ struct RetryPolicyDecisionTests {
             let v = min(cap, base * pow(2, Double(retry)))
             for _ in 0..<50 {
                 let draw = random.next()
-                let full = RetryPolicy(baseDelay: base, maxDelay: cap, jitter: .full)
+                let full = RetryPolicy(baseDelay: s(base), maxDelay: s(cap), jitter: .full)
                     .backoff(retry: retry, previous: nil, random: { draw })
-                let equal = RetryPolicy(baseDelay: base, maxDelay: cap, jitter: .equal)
+                let equal = RetryPolicy(baseDelay: s(base), maxDelay: s(cap), jitter: .equal)
                     .backoff(retry: retry, previous: nil, random: { draw })
-                let decorrelated = RetryPolicy(baseDelay: base, maxDelay: cap, jitter: .decorrelated)
-                    .backoff(retry: retry, previous: v, random: { draw })
-                #expect((0...v).contains(full))
-                #expect((v / 2...v).contains(equal))
-                #expect((base...min(cap, v * 3)).contains(decorrelated))
+                let decorrelated = RetryPolicy(baseDelay: s(base), maxDelay: s(cap), jitter: .decorrelated)
+                    .backoff(retry: retry, previous: s(v), random: { draw })
+                #expect((s(0)...s(v)).contains(full))
+                #expect((s(v / 2)...s(v)).contains(equal))
+                #expect((s(base)...s(min(cap, v * 3))).contains(decorrelated))
             }
         }
     }
 
     @Test("a faulty random source (NaN, negative, above 1) cannot make a delay negative or above the cap")
     func faultyRandom() {
-        let policy = RetryPolicy(baseDelay: 1, maxDelay: 8, jitter: .full)
+        let policy = RetryPolicy(baseDelay: s(1), maxDelay: s(8), jitter: .full)
         for value in [Double.nan, -5, 7, .infinity] {
-            #expect((0...8).contains(policy.backoff(retry: 3, previous: nil, random: { value })))
+            #expect((s(0)...s(8)).contains(policy.backoff(retry: 3, previous: nil, random: { value })))
         }
     }
 
-    @Test("absurd settings are clamped: no negative, NaN or endless delay")
+    @Test("absurd settings are clamped: no negative or endless delay, whatever the Duration or Double")
     func absurdSettings() {
-        let policy = RetryPolicy(maxRetries: 1_000, baseDelay: .infinity, maxDelay: .nan, jitter: .none)
-        #expect(policy.backoff(retry: 999, previous: nil, random: { 0.5 }) == 0)
-        let huge = RetryPolicy(baseDelay: 1e300, maxDelay: .infinity, jitter: .decorrelated)
-        #expect(huge.backoff(retry: 999, previous: .infinity, random: { 1 }) == RetryPolicy.longestDelay)
+        let policy = RetryPolicy(maxRetries: 1_000, baseDelay: .seconds(Int64.max), maxDelay: .seconds(-5), jitter: .none)
+        #expect(policy.backoff(retry: 999, previous: nil, random: { 0.5 }) == .zero)
+        let huge = RetryPolicy(baseDelay: .seconds(Int64.max), maxDelay: .seconds(Int64.max), jitter: .decorrelated)
+        #expect(huge.backoff(retry: 999, previous: .seconds(Int64.max), random: { 1 }) == RetryPolicy.longestDelay)
+        let limit = RetryPolicy.longestDelay
+        #expect(Duration.clampedSeconds(.nan, limit: limit) == .zero)
+        #expect(Duration.clampedSeconds(-1, limit: limit) == .zero)
+        #expect(Duration.clampedSeconds(.infinity, limit: limit) == limit)
+        #expect(Duration.clampedSeconds(1e300, limit: limit) == limit)
+        #expect(Duration.clampedSeconds(2.5, limit: limit) == .milliseconds(2_500))
     }
 
     // MARK: Retry-After
@@ -196,47 +204,65 @@ struct RetryPolicyDecisionTests {
     @Test("a 503 with Retry-After seconds waits exactly that long, not jittered downward")
     func retryAfterSeconds() {
         let decision = decide(status(503, headers: ["Retry-After": "7"]), random: 0)
-        #expect(decision == .retry(RetryPlan(delay: 7, reason: .status(503), delaySource: .retryAfter)))
+        #expect(decision == .retry(RetryPlan(delay: s(7), reason: .status(503), delaySource: .retryAfter)))
     }
 
     @Test("a 429 with an HTTP-date Retry-After waits until that date")
     func retryAfterDate() {
         let date = "Fri, 15 Jan 2027 08:00:12 GMT"   // 1_800_000_012
         let decision = decide(status(429, headers: ["Retry-After": date]))
-        #expect(decision == .retry(RetryPlan(delay: 12, reason: .status(429), delaySource: .retryAfter)))
+        #expect(decision == .retry(RetryPlan(delay: s(12), reason: .status(429), delaySource: .retryAfter)))
     }
 
     @Test("a Retry-After date in the past means retry now")
     func retryAfterPast() {
         let decision = decide(status(503, headers: ["Retry-After": "Sun, 06 Nov 1994 08:49:37 GMT"]))
-        #expect(decision == .retry(RetryPlan(delay: 0, reason: .status(503), delaySource: .retryAfter)))
+        #expect(decision == .retry(RetryPlan(delay: s(0), reason: .status(503), delaySource: .retryAfter)))
     }
 
     @Test("a malformed Retry-After falls back to the computed backoff")
     func retryAfterGarbage() {
-        let policy = RetryPolicy(baseDelay: 0.5, jitter: .full)
+        let policy = RetryPolicy(baseDelay: s(0.5), jitter: .full)
         let decision = decide(status(503, headers: ["Retry-After": "soon, please"]), policy: policy, random: 0.5)
-        #expect(decision == .retry(RetryPlan(delay: 0.25, reason: .status(503), delaySource: .backoff)))
+        #expect(decision == .retry(RetryPlan(delay: s(0.25), reason: .status(503), delaySource: .backoff)))
     }
 
     @Test("a Retry-After longer than maxRetryAfter stops retrying")
     func retryAfterOverCap() {
-        let policy = RetryPolicy(maxRetryAfter: 60)
-        #expect(decide(status(503, headers: ["Retry-After": "61"]), policy: policy) == .stop(.retryAfterTooLong(61)))
+        let policy = RetryPolicy(maxRetryAfter: s(60))
+        #expect(decide(status(503, headers: ["Retry-After": "61"]), policy: policy) == .stop(.retryAfterTooLong(s(61))))
         #expect(decide(status(503, headers: ["Retry-After": "60"]), policy: policy)
-            == .retry(RetryPlan(delay: 60, reason: .status(503), delaySource: .retryAfter)))
+            == .retry(RetryPlan(delay: s(60), reason: .status(503), delaySource: .retryAfter)))
     }
 
     @Test("Retry-After is honoured only on 429 and 503; on a 500 backoff applies")
     func retryAfterOnlyOn429And503() {
-        let policy = RetryPolicy(baseDelay: 0.5, jitter: .none)
+        let policy = RetryPolicy(baseDelay: s(0.5), jitter: .none)
         let decision = decide(status(500, headers: ["Retry-After": "9999"]), policy: policy)
-        #expect(decision == .retry(RetryPlan(delay: 0.5, reason: .status(500), delaySource: .backoff)))
+        #expect(decision == .retry(RetryPlan(delay: s(0.5), reason: .status(500), delaySource: .backoff)))
     }
 
     @Test("retries already exhausted win over a Retry-After")
     func exhaustedBeforeRetryAfter() {
         let decision = decide(status(503, headers: ["Retry-After": "1"]), policy: RetryPolicy(maxRetries: 1), retriesSoFar: 1)
         #expect(decision == .stop(.retriesExhausted))
+    }
+}
+
+@Suite("RetryPolicy decisions under a request deadline (pure)")
+struct RetryDeadlineDecisionTests {
+    @Test("a retry whose wait would not end before the deadline stops with timeoutWouldPass")
+    func waitPastDeadline() {
+        let policy = RetryPolicy(baseDelay: .seconds(1), jitter: .none)
+        let outcome = RetryOutcome.response(HTTPResponse(statusCode: 503))
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let decide = { (timeLeft: Duration?) in
+            policy.decision(for: outcome, request: RetryFixtures.request(), retriesSoFar: 0, now: now,
+                            random: { 0.5 }, timeLeft: timeLeft)
+        }
+        #expect(decide(nil) == .retry(RetryPlan(delay: .seconds(1), reason: .status(503), delaySource: .backoff)))
+        #expect(decide(.milliseconds(1_001)) == .retry(RetryPlan(delay: .seconds(1), reason: .status(503), delaySource: .backoff)))
+        #expect(decide(.seconds(1)) == .stop(.timeoutWouldPass))
+        #expect(decide(.zero) == .stop(.timeoutWouldPass))
     }
 }

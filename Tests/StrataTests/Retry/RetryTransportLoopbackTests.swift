@@ -3,6 +3,7 @@ import FoundationNetworking
 #endif
 import Foundation
 import Strata
+import StrataTesting
 import Testing
 import TestServer
 
@@ -12,10 +13,9 @@ struct RetryTransportLoopbackTests {
 
     init() throws { server = try LoopbackHTTPServer() }
 
-    private func retrying(maxRetries: Int = 3, events: RetryFixtures.EventLog) -> RetryTransport {
-        RetryTransport(inner: URLSessionTransport(requestTimeout: 30),
-                       policy: RetryPolicy(maxRetries: maxRetries, jitter: .none, budget: nil),
-                       environment: RetryFixtures.environment(), onRetry: { events.record($0) })
+    private func retrying(maxRetries: Int = 3, events: RecordingObserver) -> any Transport {
+        events.observing(RetryFixtures.retrying(URLSessionTransport(requestTimeout: .seconds(30)),
+                                                policy: RetryPolicy(maxRetries: maxRetries, jitter: .none, budget: nil)))
     }
 
     @Test("a real 503 with Retry-After, then a 200: one retry, waiting as the server asked")
@@ -26,36 +26,39 @@ struct RetryTransportLoopbackTests {
                 ? .init(status: 503, headers: [("Retry-After", "2")], text: "busy")
                 : .init(status: 200, text: "ok")
         }
-        let events = RetryFixtures.EventLog()
+        let events = RecordingObserver()
         let response = try await retrying(events: events).send(URLRequest(url: server.url("/flaky")))
         #expect(response.statusCode == 200)
         #expect(response.text == "ok")
         #expect(server.requestCount == 2)
-        #expect(events.all.map(\.reason) == [.status(503)])
-        #expect(events.all.map(\.delaySource) == [.retryAfter])
-        #expect(events.delays == [2])
+        #expect(events.events(RetryEvent.self) == [.scheduled(retry: 1, delay: .seconds(2), reason: .status(503),
+                                                              delaySource: .retryAfter, method: .get, url: server.url("/flaky"))])
     }
 
     @Test("a closed port is a cannotConnect failure: retried, then the last error is thrown")
     func closedPortRetried() async throws {
         let closed = try RefusingPort()
         let url = closed.url("/nothing-listens")
-        let events = RetryFixtures.EventLog()
+        let events = RecordingObserver()
         let error = await #expect(throws: TransportError.self) {
             try await retrying(maxRetries: 2, events: events).send(URLRequest(url: url))
         }
         #expect(error?.kind == .cannotConnect)
-        #expect(events.all.map(\.reason) == [.transportError(.cannotConnect), .transportError(.cannotConnect)])
-        #expect(events.delays == [0.5, 1])
+        #expect(events.events(RetryEvent.self) == [
+            .scheduled(retry: 1, delay: .milliseconds(500), reason: .transportError(.cannotConnect), delaySource: .backoff,
+                       method: .get, url: url),
+            .scheduled(retry: 2, delay: .seconds(1), reason: .transportError(.cannotConnect), delaySource: .backoff,
+                       method: .get, url: url),
+        ])
     }
 
     @Test("a real 401 reaches the caller after exactly one request")
     func unauthorizedOnce() async throws {
         server.route("/private", response: .init(status: 401, headers: [("WWW-Authenticate", "Bearer")], text: "no"))
-        let events = RetryFixtures.EventLog()
+        let events = RecordingObserver()
         let response = try await retrying(events: events).send(URLRequest(url: server.url("/private")))
         #expect(response.statusCode == 401)
         #expect(server.requestCount == 1)
-        #expect(events.all.isEmpty)
+        #expect(events.events(RetryEvent.self).isEmpty)
     }
 }

@@ -10,13 +10,12 @@ import Testing
 struct RetryTransportTests {
     let todos = RequestPattern(path: "/todos")
 
+    /// The transport under test on a test clock, observed by `events` when given.
     private func transport(_ inner: any Transport, policy: RetryPolicy = RetryPolicy(budget: nil),
                            random: RetryFixtures.ScriptedRandom = RetryFixtures.ScriptedRandom([]),
-                           events: RetryFixtures.EventLog? = nil) -> RetryTransport {
-        var onRetry: (@Sendable (RetryEvent) -> Void)?
-        if let events { onRetry = { events.record($0) } }
-        return RetryTransport(inner: inner, policy: policy, environment: RetryFixtures.environment(random: random),
-                              onRetry: onRetry)
+                           events: RecordingObserver? = nil) -> any Transport {
+        let retrying = RetryFixtures.retrying(inner, policy: policy, random: random)
+        return events?.observing(retrying) ?? retrying
     }
 
     @Test("a 503 then a 200 returns the 200 after one retry")
@@ -60,6 +59,29 @@ struct RetryTransportTests {
         }
         #expect(response.statusCode == 503)
         #expect(await inner.recordedRequests.count == 4)
+        // Full jitter drew 0.5 each time: 0.25 + 0.5 + 1 s of waiting.
+        #expect(response.retrySummary == RetrySummary(attempts: 4, elapsed: .milliseconds(1_750), stopReason: .retriesExhausted))
+        #expect(error?.description == "The server answered 503 for https://api.example.com/todos after 4 attempts in 1.75 s (no retries left).")
+    }
+
+    @Test("when retries run out on an error, the error says how many attempts were made, how long they took and why it stopped")
+    func exhaustedErrorSaysAttemptsAndTime() async throws {
+        let inner = CannedRoutesTransport(routes: [CannedRoute(pattern: todos, error: TransportError(.connectionLost))])
+        let retrying = transport(inner, policy: RetryPolicy(maxRetries: 2, baseDelay: .milliseconds(500), jitter: .none, budget: nil))
+        let error = await #expect(throws: TransportError.self) { try await retrying.send(RetryFixtures.request()) }
+        #expect(error?.retrySummary == RetrySummary(attempts: 3, elapsed: .milliseconds(1_500), stopReason: .retriesExhausted))
+        #expect(error?.description.hasSuffix("connection lost after 3 attempts in 1.5 s (no retries left)") == true)
+    }
+
+    @Test("a request sent once carries no summary, and a budget that runs dry says so")
+    func summaryOnlyAfterRetries() async throws {
+        let once = CannedRoutesTransport(routes: [CannedRoute(pattern: todos, response: .status(404))])
+        #expect(try await transport(once).send(RetryFixtures.request()).retrySummary == nil)
+        let failing = CannedRoutesTransport(routes: [CannedRoute(pattern: todos, response: .status(503))])
+        let stingy = transport(failing, policy: RetryPolicy(jitter: .none, budget: RetryBudget(maxTokens: 5, retryCost: 5)))
+        let response = try await stingy.send(RetryFixtures.request())
+        #expect(response.retrySummary?.attempts == 2)
+        #expect(response.retrySummary?.stopReason == .budgetExhausted)
     }
 
     @Test("maxRetries: 0 sends once")
@@ -89,27 +111,20 @@ struct RetryTransportTests {
     @Test("a 401 is returned after one send, so a ReauthTransport outside sees it exactly once")
     func unauthorizedNotRetried() async throws {
         let inner = CannedRoutesTransport(routes: [CannedRoute(pattern: todos, response: .status(401, headers: ["WWW-Authenticate": "Bearer"]))])
-        let events = RetryFixtures.EventLog()
+        let events = RecordingObserver()
         let response = try await transport(inner, events: events).send(RetryFixtures.request())
         #expect(response.statusCode == 401)
         #expect(await inner.recordedRequests.count == 1)
-        #expect(events.all.isEmpty)
+        #expect(events.events(RetryEvent.self).isEmpty)
     }
 
-    @Test("an outer reauth-style layer that resends once after a 401 causes exactly two sends, not a retry storm")
+    @Test("a ReauthTransport outside that resends once after a 401 causes exactly two sends, not a retry storm")
     func composesWithReauthOutside() async throws {
         let inner = CannedRoutesTransport(routes: [CannedRoute(pattern: todos) { request in
             request.value(forHTTPHeaderField: "Authorization") == "Bearer new" ? .status(200) : .status(401)
         }])
-        let retrying = transport(inner)
-        // A stand-in for ReauthTransport: on a 401, refresh the token and resend once.
-        let reauth = RetryFixtures.ClosureTransport { request in
-            let first = try await retrying.send(request)
-            guard first.statusCode == 401 else { return first }
-            var resent = request
-            resent.setValue("Bearer new", forHTTPHeaderField: "Authorization")
-            return try await retrying.send(resent)
-        }
+        let auth = InMemoryAuthService(accessToken: "old")
+        let reauth = ReauthTransport(inner: transport(inner), authService: auth) { await auth.setAccessToken("new") }
         let response = try await reauth.send(RetryFixtures.request(headers: ["Authorization": "Bearer old"]))
         #expect(response.statusCode == 200)
         #expect(await inner.recordedRequests.count == 2)
@@ -143,7 +158,7 @@ struct RetryTransportTests {
         #expect(sent.allSatisfy { $0.httpBody == request.httpBody })
     }
 
-    @Test("exact delays per jitter mode, from a scripted random source, reach the hook and the sleep")
+    @Test("exact delays per jitter mode, from a scripted random source, reach the events and the clock")
     func exactDelaysPerMode() async throws {
         let cases: [(RetryPolicy.Jitter, [Double], [Double])] = [
             (.none, [], [0.5, 1, 2]),
@@ -154,16 +169,15 @@ struct RetryTransportTests {
         ]
         for (jitter, draws, expected) in cases {
             let inner = CannedRoutesTransport(routes: [CannedRoute(pattern: todos, response: .status(503))])
-            let slept = LockedValue<[Duration]>([])
+            let clock = TestClock()
             let random = RetryFixtures.ScriptedRandom(draws)
-            let events = RetryFixtures.EventLog()
-            let retrying = RetryTransport(
-                inner: inner, policy: RetryPolicy(maxRetries: 3, baseDelay: 0.5, maxDelay: 30, jitter: jitter, budget: nil),
-                environment: RetryEnvironment(sleep: { delay in slept.withLock { $0.append(delay) } }, random: { random.next() }),
-                onRetry: { events.record($0) })
-            _ = try await retrying.send(RetryFixtures.request())
-            #expect(events.delays == expected, "\(jitter)")
-            #expect(slept.withLock { $0 } == expected.map { Duration.seconds($0) }, "\(jitter)")
+            let events = RecordingObserver()
+            let policy = RetryPolicy(maxRetries: 3, baseDelay: .milliseconds(500), maxDelay: .seconds(30), jitter: jitter,
+                                     budget: nil)
+            _ = try await events.observing(RetryFixtures.retrying(inner, policy: policy, clock: clock, random: random))
+                .send(RetryFixtures.request())
+            #expect(RetryFixtures.delays(events) == expected.map { Duration.seconds($0) }, "\(jitter)")
+            #expect(clock.sleeps == expected.map { Duration.seconds($0) }, "\(jitter)")
             #expect(random.remaining == 0, "\(jitter): the random source is drawn once per jittered retry")
         }
     }
@@ -173,29 +187,31 @@ struct RetryTransportTests {
         let inner = CannedRoutesTransport(routes: [CannedRoute(pattern: todos, responses: [
             .status(503, headers: ["Retry-After": "10"]), .status(503), .status(200),
         ])])
-        let events = RetryFixtures.EventLog()
-        let policy = RetryPolicy(baseDelay: 0.5, maxDelay: 30, jitter: .decorrelated, budget: nil)
+        let events = RecordingObserver()
+        let policy = RetryPolicy(baseDelay: .milliseconds(500), maxDelay: .seconds(30), jitter: .decorrelated, budget: nil)
         _ = try await transport(inner, policy: policy, random: .init([0.5]), events: events).send(RetryFixtures.request())
-        #expect(events.delays == [10, 1])   // U(0.5, 0.5 × 3), not U(0.5, 10 × 3)
+        #expect(RetryFixtures.delays(events) == [.seconds(10), .seconds(1)])   // U(0.5, 0.5 × 3), not U(0.5, 10 × 3)
     }
 
-    @Test("the hook reports each retry's number, delay, reason, method and URL")
-    func hookReportsRetries() async throws {
+    @Test("each retry is reported with its number, delay, reason, method and URL, as the next attempt")
+    func eventsReportRetries() async throws {
         let inner = CannedRoutesTransport(routes: [CannedRoute(pattern: todos, error: TransportError(.cannotConnect))])
-        let events = RetryFixtures.EventLog()
-        let retrying = transport(inner, policy: RetryPolicy(maxRetries: 2, baseDelay: 1, jitter: .none, budget: nil), events: events)
+        let events = RecordingObserver()
+        let retrying = transport(inner, policy: RetryPolicy(maxRetries: 2, baseDelay: .seconds(1), jitter: .none, budget: nil),
+                                 events: events)
         await #expect(throws: TransportError.self) { try await retrying.send(RetryFixtures.request(.put)) }
-        #expect(events.all == [
-            RetryEvent(attempt: 1, delay: 1, reason: .transportError(.cannotConnect), delaySource: .backoff,
-                       method: .put, url: URL(string: "https://api.example.com/todos")),
-            RetryEvent(attempt: 2, delay: 2, reason: .transportError(.cannotConnect), delaySource: .backoff,
-                       method: .put, url: URL(string: "https://api.example.com/todos")),
+        let url = URL(string: "https://api.example.com/todos")
+        #expect(events.events(RetryEvent.self) == [
+            .scheduled(retry: 1, delay: .seconds(1), reason: .transportError(.cannotConnect), delaySource: .backoff,
+                       method: .put, url: url),
+            .scheduled(retry: 2, delay: .seconds(2), reason: .transportError(.cannotConnect), delaySource: .backoff,
+                       method: .put, url: url),
         ])
-        #expect(events.all[0].description == "retry 1 of PUT https://api.example.com/todos in 1.0 s (cannot connect)")
-        var jittered = events.all[0]
-        jittered.delay = 0.371_234
-        jittered.delaySource = .retryAfter
+        #expect(events.events(RetryEvent.self)[0].description == "retry 1 of PUT https://api.example.com/todos in 1.0 s (cannot connect)")
+        let jittered = RetryEvent.scheduled(retry: 1, delay: .microseconds(371_234), reason: .transportError(.cannotConnect),
+                                            delaySource: .retryAfter, method: .put, url: url)
         #expect(jittered.description == "retry 1 of PUT https://api.example.com/todos in 0.371 s as Retry-After asked (cannot connect)")
+        #expect(events.all.filter { $0.event is RetryEvent }.map(\.attempt) == [1, 1])
     }
 
     @Test("a 503 with Retry-After waits exactly as asked, even with jitter that would draw less")
@@ -203,11 +219,15 @@ struct RetryTransportTests {
         let inner = CannedRoutesTransport(routes: [CannedRoute(pattern: todos, responses: [
             .status(503, headers: ["Retry-After": "3"]), .status(200),
         ])])
-        let events = RetryFixtures.EventLog()
+        let events = RecordingObserver()
         let response = try await transport(inner, events: events).send(RetryFixtures.request())
         #expect(response.statusCode == 200)
-        #expect(events.delays == [3])
-        #expect(events.all.first?.delaySource == .retryAfter)
+        #expect(RetryFixtures.delays(events) == [.seconds(3)])
+        guard case .scheduled(_, _, _, let source, _, _) = events.events(RetryEvent.self).first else {
+            Issue.record("no retry was reported")
+            return
+        }
+        #expect(source == .retryAfter)
     }
 
     @Test("a Retry-After above maxRetryAfter returns that response at once, without waiting")
@@ -215,20 +235,20 @@ struct RetryTransportTests {
         let inner = CannedRoutesTransport(routes: [CannedRoute(pattern: todos, responses: [
             .status(429, headers: ["Retry-After": "3600"]), .status(200),
         ])])
-        let events = RetryFixtures.EventLog()
-        let response = try await transport(inner, policy: RetryPolicy(maxRetryAfter: 60, budget: nil), events: events)
+        let events = RecordingObserver()
+        let response = try await transport(inner, policy: RetryPolicy(maxRetryAfter: .seconds(60), budget: nil), events: events)
             .send(RetryFixtures.request())
         #expect(response.statusCode == 429)
         #expect(response.headers["Retry-After"] == "3600")
         #expect(await inner.recordedRequests.count == 1)
-        #expect(events.all.isEmpty)
+        #expect(events.events(RetryEvent.self).isEmpty)
     }
 
     @Test("a task cancelled during a send is not retried and gets CancellationError")
     func cancelledDuringSend() async throws {
         let sleeper = RetryFixtures.SleepUntilCancelled()
         // The inner transport "sends" by waiting until the task is cancelled.
-        let inner = RetryFixtures.ClosureTransport { _ in
+        let inner = ClosureTransport { _ in
             try await sleeper.sleep(.seconds(60))
             return HTTPResponse(statusCode: 200)
         }
@@ -237,29 +257,31 @@ struct RetryTransportTests {
         await sleeper.untilSleeping()
         task.cancel()
         await #expect(throws: CancellationError.self) { try await task.value }
-        #expect(inner.sendCount == 1)
+        #expect(await inner.recordedRequests.count == 1)
     }
 
     @Test("cancelling during the backoff wait ends with CancellationError within 50 ms, without another send")
     func cancelledDuringBackoff() async throws {
         await expectCancellationWithin50ms {
             let inner = CannedRoutesTransport(routes: [CannedRoute(pattern: todos, response: .status(503))])
-            let sleeper = RetryFixtures.SleepUntilCancelled()
-            let retrying = RetryTransport(inner: inner, policy: RetryPolicy(baseDelay: 30, jitter: .none),
-                                          environment: RetryEnvironment(sleep: { try await sleeper.sleep($0) }))
+            let clock = SleepsUntilCancelledClock()
+            let retrying = RetryTransport(inner: inner, policy: RetryPolicy(baseDelay: .seconds(30), jitter: .none),
+                                          clock: clock)
             let task = Task { try await retrying.send(RetryFixtures.request()) }
-            await sleeper.untilSleeping()
+            await clock.sleeper.untilSleeping()
             return (task, { #expect(await inner.recordedRequests.count == 1) })
         }
     }
 
-    @Test("the default (live) sleep ends at the cancel, not after the 30 s backoff")
+    @Test("the default clock's sleep ends at the cancel, not after the 30 s backoff")
     func liveSleepIsCancellationAware() async throws {
         await expectCancellationWithin50ms {
             let inner = CannedRoutesTransport(routes: [CannedRoute(pattern: todos, response: .status(503))])
             let (retried, signal) = AsyncStream<Void>.makeStream()
-            let retrying = RetryTransport(inner: inner, policy: RetryPolicy(baseDelay: 30, jitter: .none),
-                                          onRetry: { _ in signal.yield() })
+            let retrying = ObservingTransport(
+                inner: RetryTransport(inner: inner, policy: RetryPolicy(baseDelay: .seconds(30), jitter: .none))) { observed in
+                if observed.event is RetryEvent { signal.yield() }
+            }
             let task = Task { try await retrying.send(RetryFixtures.request()) }
             for await _ in retried { break }   // the transport is about to wait 30 s
             return (task, {})
@@ -268,16 +290,16 @@ struct RetryTransportTests {
 
     @Test("a sleep that ignores cancellation still cannot cause another send after cancel")
     func cancellationCheckedAfterSleep() async throws {
-        let inner = RetryFixtures.ClosureTransport { _ in
+        let inner = ClosureTransport { _ in
             withUnsafeCurrentTask { $0?.cancel() }   // the caller cancels while this attempt runs
             return HTTPResponse(statusCode: 503)
         }
         let retrying = RetryTransport(inner: inner, policy: RetryPolicy(jitter: .none, budget: nil),
-                                      environment: RetryEnvironment(sleep: { _ in }))
+                                      clock: CancellationIgnoringClock())
         // In a task of its own: cancelling the test's task would cancel the test.
         let task = Task { try await retrying.send(RetryFixtures.request()) }
         await #expect(throws: CancellationError.self) { try await task.value }
-        #expect(inner.sendCount == 1)
+        #expect(await inner.recordedRequests.count == 1)
     }
 
     /// Starts a task with `start` (which returns it once it is waiting, and a check to run after

@@ -66,7 +66,7 @@ struct HTTPNetworkServiceTests {
     @Test("without a token an authenticated endpoint throws missingAccessToken and sends nothing",
           arguments: [nil, InMemoryAuthService()])
     func missingToken(auth: InMemoryAuthService?) async throws {
-        let service = HTTPNetworkService(transport: NeverCalledTransport(), authService: auth)
+        let service = HTTPNetworkService(transport: neverCalledTransport(), authService: auth)
         await #expect {
             _ = try await service.response(to: TestEndpoint(path: "/me", requiresAuth: true), via: environment)
         } throws: { error in
@@ -77,7 +77,7 @@ struct HTTPNetworkServiceTests {
 
     @Test("a token containing CR/LF is refused rather than sent")
     func tokenInjection() async throws {
-        let service = HTTPNetworkService(transport: NeverCalledTransport(),
+        let service = HTTPNetworkService(transport: neverCalledTransport(),
                                          authService: InMemoryAuthService(accessToken: "x\r\nX-Admin: 1"))
         await #expect {
             _ = try await service.response(to: TestEndpoint(path: "/me", requiresAuth: true), via: environment)
@@ -92,7 +92,7 @@ struct HTTPNetworkServiceTests {
         struct Unencodable: Encodable, Sendable {
             func encode(to encoder: any Encoder) throws { throw EncodingError.invalidValue(0, .init(codingPath: [], debugDescription: "no")) }
         }
-        let service = HTTPNetworkService(transport: NeverCalledTransport())
+        let service = HTTPNetworkService(transport: neverCalledTransport())
         await #expect {
             _ = try await service.response(to: TestEndpoint(path: "/p", method: .post, body: .json(Unencodable())), via: environment)
         } throws: { error in
@@ -125,7 +125,7 @@ struct HTTPNetworkServiceTests {
 
     @Test("an invalid URL is reported without sending")
     func invalidURL() async throws {
-        let service = HTTPNetworkService(transport: NeverCalledTransport())
+        let service = HTTPNetworkService(transport: neverCalledTransport())
         await #expect {
             _ = try await service.response(to: TestEndpoint(path: "/p?x=1"), via: environment)
         } throws: { error in

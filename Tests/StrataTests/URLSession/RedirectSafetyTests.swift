@@ -8,8 +8,7 @@ import TestServer
 
 /// Answers every `https://secure.test/...` request with a 302 to the URL in its `to` query item:
 /// an https origin URLSession can reach in a test, without a CA it trusts.
-final class HTTPSRedirectingProtocol: URLProtocol, @unchecked Sendable {
-    // @unchecked: URLProtocol is an open Foundation class; instances are used by one loading thread.
+final class HTTPSRedirectingProtocol: URLProtocol {
     override class func canInit(with request: URLRequest) -> Bool { request.url?.host == "secure.test" }
     override class func canonicalRequest(for request: URLRequest) -> URLRequest { request }
 
@@ -32,7 +31,7 @@ struct RedirectSafetyTests {
         let server = try LoopbackHTTPServer()
         server.route("/go", response: .init(status: 307, headers: [("Location", "http://localhost:\(server.port)/landing")]))
         server.route("/landing", response: .init(text: "landed"))
-        let transport = URLSessionTransport(requestTimeout: 30,
+        let transport = URLSessionTransport(requestTimeout: .seconds(30),
                                             redirectSafety: RedirectSafety(secrets: Redaction(extraHeaders: ["X-Tenant-Key"])))
         var request = URLRequest(url: server.url("/go"))
         let secrets = ["Authorization", "Cookie", "Proxy-Authorization", "X-API-Key", "X-Auth-Token", "X-Tenant-Key"]
@@ -53,7 +52,7 @@ struct RedirectSafetyTests {
         var request = URLRequest(url: server.url("/go"))
         request.setValue("k", forHTTPHeaderField: "X-API-Key")
         request.setValue("t", forHTTPHeaderField: "X-Auth-Token")
-        _ = try await URLSessionTransport(requestTimeout: 30).send(request)
+        _ = try await URLSessionTransport(requestTimeout: .seconds(30)).send(request)
         let landed = try #require(server.requests.last)
         #expect(landed.header("X-API-Key") == nil && landed.header("X-Auth-Token") == nil)
     }

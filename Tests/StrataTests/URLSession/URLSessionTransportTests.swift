@@ -9,7 +9,7 @@ import TestServer
 @Suite("URLSessionTransport against a loopback server")
 struct URLSessionTransportTests {
     let server: LoopbackHTTPServer
-    let transport = URLSessionTransport(requestTimeout: 30)
+    let transport = URLSessionTransport(requestTimeout: .seconds(30))
 
     init() throws { server = try LoopbackHTTPServer() }
 
@@ -97,7 +97,7 @@ struct URLSessionTransportTests {
     @Test("a redirect loop fails with tooManyRedirects")
     func redirectLoop() async throws {
         server.route("/loop", response: .init(status: 302, headers: [("Location", "/loop")]))
-        let limited = URLSessionTransport(requestTimeout: 30, limits: .init(maxRedirects: 3))
+        let limited = URLSessionTransport(requestTimeout: .seconds(30), limits: .init(maxRedirects: 3))
         await #expect {
             _ = try await limited.send(URLRequest(url: server.url("/loop")))
         } throws: { error in
@@ -109,7 +109,7 @@ struct URLSessionTransportTests {
     @Test("with maxRedirects 0, a redirect is returned as a response for a layer above to follow")
     func redirectsNotFollowed() async throws {
         server.route("/go", response: .init(status: 307, headers: [("Location", "/landing")]))
-        let manual = URLSessionTransport(requestTimeout: 30, limits: .init(maxRedirects: 0))
+        let manual = URLSessionTransport(requestTimeout: .seconds(30), limits: .init(maxRedirects: 0))
         let response = try await manual.send(URLRequest(url: server.url("/go")))
         #expect(response.statusCode == 307)
         #expect(response.headers["Location"] == "/landing")
@@ -127,7 +127,7 @@ struct URLSessionTransportTests {
     @Test("no response within the timeout is timedOut")
     func timeout() async throws {
         server.route("/slow", response: .init(text: "late", delay: .seconds(30)))
-        let quick = URLSessionTransport(requestTimeout: 0.3)
+        let quick = URLSessionTransport(requestTimeout: .milliseconds(300))
         await #expect {
             _ = try await quick.send(URLRequest(url: server.url("/slow")))
         } throws: { error in
@@ -178,7 +178,7 @@ struct URLSessionTransportTests {
             ? .init(body: body)
             : .raw(Data("HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n".utf8) + body)
         server.route("/big", response: response)
-        let small = URLSessionTransport(requestTimeout: 30, limits: .init(maxResponseBodyBytes: 1024))
+        let small = URLSessionTransport(requestTimeout: .seconds(30), limits: .init(maxResponseBodyBytes: 1024))
         await #expect {
             _ = try await small.send(URLRequest(url: server.url("/big")))
         } throws: { error in

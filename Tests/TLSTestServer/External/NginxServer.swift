@@ -44,6 +44,7 @@ public final class NginxServer: Sendable {
                 pid \(root)/nginx.pid;
                 events { worker_connections 4096; }
                 http {
+                    log_format strata_connection '$connection';
                     access_log \(root)/access.log;
                     client_body_temp_path \(root)/client_body;
                     proxy_temp_path \(root)/proxy;
@@ -82,8 +83,12 @@ public final class NginxServer: Sendable {
     }
 
     /// The requests nginx logged, one line each (combined format: the request line is quoted).
-    public var accessLog: [String] {
-        let text = (try? String(contentsOf: process.directory.appendingPathComponent("access.log"), encoding: .utf8)) ?? ""
+    public var accessLog: [String] { lines(of: "access.log") }
+
+    /// The lines of a file in the server's directory, such as a log a directive named
+    /// (`access_log $root/connections.log strata_connection;` logs each request's connection number).
+    public func lines(of file: String) -> [String] {
+        let text = (try? String(contentsOf: process.directory.appendingPathComponent(file), encoding: .utf8)) ?? ""
         return text.split(separator: "\n").map(String.init)
     }
 

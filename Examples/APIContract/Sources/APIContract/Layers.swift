@@ -4,7 +4,8 @@ import FoundationNetworking
 import Foundation
 import Strata
 
-// Decorator names from api.md, with the exact parameter labels and defaults.
+// Decorator names from api.md, with the exact parameter labels and defaults. The Double
+// spelling of RetryPolicy is api.md's and compiles, deprecated; the Duration one is current.
 
 func layersContract() {
     let retry = RetryTransport(inner: URLSessionTransport(), policy: RetryPolicy())
@@ -15,6 +16,10 @@ func layersContract() {
                     retryableStatusCodes: [408, 429, 500, 502, 503, 504],
                     retryableMethods: [.get, .head, .options, .trace, .put, .delete],
                     maxRetryAfter: 60)
+    _ = RetryPolicy(maxRetries: 3, baseDelay: .milliseconds(500), maxDelay: .seconds(30), jitter: .full,
+                    maxRetryAfter: .seconds(60))
+    _ = RetryTransport(inner: retry, policy: RetryPolicy(), clock: ContinuousClock(), random: { 0.5 })
+    _ = TransportStack(.retry(), .etag(), terminal: URLSessionTransport(requestTimeout: .seconds(30)))
 }
 
 actor ContractStore: ETagStoreProtocol {

@@ -14,16 +14,17 @@ func reauthContract() async throws {
     let reauth = ReauthTransport(inner: inner, authService: auth,
                                  loopGuard: RefreshLoopGuard(maxRefreshes: 5, window: .seconds(30)),
                                  clock: ContinuousClock(),
-                                 onRefresh: { event in
-                                     switch event {
-                                     case .started, .resentWithCurrentToken: break
-                                     case .succeeded(let waiters, let duration): _ = (waiters, duration)
-                                     case .failed(let error, let waiters, let duration): _ = (error, waiters, duration)
-                                     case .refusedByLoopGuard(let refreshes, let window): _ = (refreshes, window)
-                                     }
-                                 },
                                  refreshToken: { await auth.setAccessToken("t2") })
-    let transport: any Transport = reauth
+    let transport: any Transport = ObservingTransport(inner: reauth) { observed in
+        guard let event = observed.event as? ReauthEvent else { return }
+        switch event {
+        case .started, .resentWithCurrentToken, .resentWithNewToken: break
+        case .succeeded(let waiters, let duration): _ = (waiters, duration)
+        case .failed(let error, let waiters, let duration): _ = (error, waiters, duration)
+        case .refusedByLoopGuard(let refreshes, let window): _ = (refreshes, window)
+        }
+        _ = (observed.requestID, observed.attempt, event.name, event.logLevel)
+    }
     do {
         _ = try await transport.send(URLRequest(url: URL(fileURLWithPath: "/")))
     } catch ReauthError.refreshFailed(let underlying) {

@@ -11,7 +11,9 @@ func redisContract() throws {
     let url = URL(string: "redis://etag:s3cret@cache.internal:6379/2")!
     let store = try RedisETagStore(url: url, namespace: "orders-service:etag", timeToLive: .seconds(86_400),
                                    maxEntryBytes: 8 << 20, maxConnections: 4, connectTimeout: .seconds(1),
-                                   commandTimeout: .milliseconds(500)) { (event: RedisETagStoreEvent) in
+                                   commandTimeout: .milliseconds(500))
+    _ = ObservingTransport(inner: ETagTransport(inner: URLSessionTransport(), store: store)) { observed in
+        guard let event = observed.event as? RedisETagStoreEvent else { return }
         switch event {
         case .failed(let operation, let reason): print(operation.rawValue, reason)
         case .skipped(_, let retryAfter): print(retryAfter)
@@ -20,7 +22,6 @@ func redisContract() throws {
         case .rejectedTooLarge(let keyDigest, let bytes, let limit): print(keyDigest, bytes, limit)
         }
     }
-    _ = ETagTransport(inner: URLSessionTransport(), store: store)
     _ = try RedisETagStore(url: URL(string: "redis://127.0.0.1")!)
     _ = RedisETagStore.defaultNamespace
     let operations: [RedisETagStoreEvent.Operation] = [.lookup, .store, .remove, .removeAll, .contains]

@@ -10,19 +10,17 @@ public actor InMemoryETagStore: ETagStoreProtocol {
     private var totalBytes = 0
     private let maxEntries: Int
     private let maxTotalBytes: Int
-    private let onEvent: (@Sendable (ETagStoreEvent) -> Void)?
 
     /// Creates an empty store.
     ///
     /// - Parameters:
     ///   - maxEntries: The most entries kept; at least 1 is used.
     ///   - maxTotalBytes: The most bytes kept across entries. Default: 32 MiB.
-    ///   - onEvent: Called for each eviction and refusal.
-    public init(maxEntries: Int = 1_000, maxTotalBytes: Int = 32 << 20,
-                onEvent: (@Sendable (ETagStoreEvent) -> Void)? = nil) {
+    ///
+    /// Evictions and refusals are reported as ``ETagStoreEvent``s through ``TransportEvents``.
+    public init(maxEntries: Int = 1_000, maxTotalBytes: Int = 32 << 20) {
         self.maxEntries = max(1, maxEntries)
         self.maxTotalBytes = max(0, maxTotalBytes)
-        self.onEvent = onEvent
     }
 
     /// Returns the entry under `key` and marks it as the most recently used.
@@ -40,7 +38,7 @@ public actor InMemoryETagStore: ETagStoreProtocol {
         let bytes = entry.approximateByteCount
         guard bytes <= maxTotalBytes else {
             remove(for: key)
-            onEvent?(.rejectedTooLarge(keyDigest: ETagStoreEvent.keyDigest(of: key), bytes: bytes,
+            TransportEvents.emit(ETagStoreEvent.rejectedTooLarge(keyDigest: ETagStoreEvent.keyDigest(of: key), bytes: bytes,
                                        limit: maxTotalBytes))
             return
         }
@@ -51,7 +49,7 @@ public actor InMemoryETagStore: ETagStoreProtocol {
         while entries.count > maxEntries || totalBytes > maxTotalBytes, let victim = order.oldest {
             let evictedBytes = entries[victim]?.approximateByteCount ?? 0
             remove(for: victim)
-            onEvent?(.evicted(keyDigest: ETagStoreEvent.keyDigest(of: victim), bytes: evictedBytes))
+            TransportEvents.emit(ETagStoreEvent.evicted(keyDigest: ETagStoreEvent.keyDigest(of: victim), bytes: evictedBytes))
         }
     }
 

@@ -29,11 +29,12 @@ import Foundation
 ///   The index is built from the directory on first use. Each process enforces the bound on the
 ///   files it knows of, so with two processes the directory may briefly exceed it by what the
 ///   other one wrote.
-/// - **Threads.** File I/O blocks, so the actor runs on its own serial dispatch queue
-///   (``QueueExecutor``), never on Swift's cooperative pool.
+/// - **Never on the cooperative pool.** File I/O blocks, so the store's work runs on a serial
+///   queue of its own; callers only suspend.
 /// - **Failures** (disk full, permissions) are reported as
 ///   ``ETagStoreEvent/fileOperationFailed(operation:path:reason:)``; the store then behaves as
-///   if the entry were absent, so a request never fails because of it.
+///   if the entry were absent, so a request never fails because of it. Every ``ETagStoreEvent``
+///   goes through ``TransportEvents`` to the observers of the request that caused it.
 public actor FileETagStore: ETagStoreProtocol {
     private struct Index {
         var sizes: [String: Int] = [:]
@@ -55,14 +56,13 @@ public actor FileETagStore: ETagStoreProtocol {
 
     /// How old a temporary file must be before it is taken for a crashed writer's and removed;
     /// younger ones may belong to another process writing right now.
-    static let staleTemporaryFileAge: Double = 15 * 60
+    static let staleTemporaryFileAge: Duration = .seconds(15 * 60)
     private static let fileSuffix = ".etag"
 
     private let directory: EntryDirectory
     private let authenticationKey: [UInt8]
     private let maxTotalBytes: Int
     private let maxEntryBytes: Int
-    private let onEvent: (@Sendable (ETagStoreEvent) -> Void)?
     private let executor: QueueExecutor
     private var index = Index()
     private var isIndexLoaded = false
@@ -77,7 +77,6 @@ public actor FileETagStore: ETagStoreProtocol {
     ///     process or another, may share it.
     ///   - maxTotalBytes: The most bytes of entry files kept. Default: 64 MiB.
     ///   - maxEntryBytes: The largest entry file written or read. Default: 8 MiB.
-    ///   - onEvent: Called for evictions, removed unreadable files and failed file operations.
     /// - Throws: ``FileETagStoreError`` when the directory cannot be created or is a file, or
     ///   someone other than this process's user could write to it.
     ///
@@ -85,8 +84,7 @@ public actor FileETagStore: ETagStoreProtocol {
     /// others. The initializer makes a few quick file system calls on the calling thread (create
     /// and check the directory, read or create its key); the directory is listed on first use,
     /// on the store's own queue.
-    public init(directory: URL, maxTotalBytes: Int = 64 << 20, maxEntryBytes: Int = 8 << 20,
-                onEvent: (@Sendable (ETagStoreEvent) -> Void)? = nil) throws {
+    public init(directory: URL, maxTotalBytes: Int = 64 << 20, maxEntryBytes: Int = 8 << 20) throws {
         do {
             let entries = try EntryDirectory.create(at: directory)
             self.directory = entries
@@ -98,7 +96,6 @@ public actor FileETagStore: ETagStoreProtocol {
         }
         self.maxTotalBytes = max(0, maxTotalBytes)
         self.maxEntryBytes = max(ETagEntryFileFormat.headerByteCount, maxEntryBytes)
-        self.onEvent = onEvent
         executor = QueueExecutor(label: "Strata.FileETagStore")
     }
 
@@ -118,11 +115,11 @@ public actor FileETagStore: ETagStoreProtocol {
         } catch where error.isUnusableFile {
             // Oversized or not a regular file: never loaded, removed like any damaged entry.
             remove(name)
-            onEvent?(.removedUnreadableFile(name: name, reason: error.reason))
+            TransportEvents.emit(ETagStoreEvent.removedUnreadableFile(name: name, reason: error.reason))
             return nil
         } catch {
             // Possibly passing (too many open files, permissions being fixed): keep the file.
-            onEvent?(.fileOperationFailed(operation: error.operation, path: error.path, reason: error.reason))
+            TransportEvents.emit(ETagStoreEvent.fileOperationFailed(operation: error.operation, path: error.path, reason: error.reason))
             return nil
         }
         do throws(ETagEntryFileError) {
@@ -133,7 +130,7 @@ public actor FileETagStore: ETagStoreProtocol {
         } catch {
             directory.remove(name, ifStill: file)
             index.forget(name)
-            onEvent?(.removedUnreadableFile(name: name, reason: error.description))
+            TransportEvents.emit(ETagStoreEvent.removedUnreadableFile(name: name, reason: error.description))
             return nil
         }
     }
@@ -156,26 +153,26 @@ public actor FileETagStore: ETagStoreProtocol {
         do {
             contents = try ETagEntryFileFormat.encode(key: key, entry: entry, authenticationKey: authenticationKey)
         } catch {
-            onEvent?(.fileOperationFailed(operation: "encode", path: name, reason: String(describing: error)))
+            TransportEvents.emit(ETagStoreEvent.fileOperationFailed(operation: "encode", path: name, reason: String(describing: error)))
             return remove(name)
         }
         let limit = min(maxEntryBytes, maxTotalBytes)
         guard contents.count <= limit else {
-            onEvent?(.rejectedTooLarge(keyDigest: ETagStoreEvent.keyDigest(of: key), bytes: contents.count,
+            TransportEvents.emit(ETagStoreEvent.rejectedTooLarge(keyDigest: ETagStoreEvent.keyDigest(of: key), bytes: contents.count,
                                        limit: limit))
             return remove(name)
         }
         do {
             try directory.writeAtomically(contents, to: name)
         } catch {
-            onEvent?(.fileOperationFailed(operation: error.operation, path: error.path, reason: error.reason))
+            TransportEvents.emit(ETagStoreEvent.fileOperationFailed(operation: error.operation, path: error.path, reason: error.reason))
             return remove(name)
         }
         index.record(name, size: contents.count)
         while index.totalBytes > maxTotalBytes, let victim = index.order.oldest {
             let bytes = index.sizes[victim] ?? 0
             remove(victim)
-            onEvent?(.evicted(keyDigest: String(victim.dropLast(Self.fileSuffix.count)), bytes: bytes))
+            TransportEvents.emit(ETagStoreEvent.evicted(keyDigest: String(victim.dropLast(Self.fileSuffix.count)), bytes: bytes))
         }
     }
 
@@ -230,7 +227,7 @@ public actor FileETagStore: ETagStoreProtocol {
         do {
             try directory.remove(name)
         } catch {
-            onEvent?(.fileOperationFailed(operation: error.operation, path: error.path, reason: error.reason))
+            TransportEvents.emit(ETagStoreEvent.fileOperationFailed(operation: error.operation, path: error.path, reason: error.reason))
         }
         index.forget(name)
     }
@@ -244,7 +241,7 @@ public actor FileETagStore: ETagStoreProtocol {
         do {
             files = try directory.listing()
         } catch {
-            onEvent?(.fileOperationFailed(operation: error.operation, path: error.path, reason: error.reason))
+            TransportEvents.emit(ETagStoreEvent.fileOperationFailed(operation: error.operation, path: error.path, reason: error.reason))
             files = []
         }
         let now = Date().timeIntervalSince1970
@@ -252,28 +249,9 @@ public actor FileETagStore: ETagStoreProtocol {
             if Self.isEntryFileName(file.name) {
                 index.record(file.name, size: file.size)
             } else if file.name.hasPrefix("."), file.name.hasSuffix(".tmp"),
-                      now - file.modified > Self.staleTemporaryFileAge {
+                      now - file.modified > Self.staleTemporaryFileAge.inSeconds {
                 try? directory.remove(file.name)
             }
-        }
-    }
-}
-
-/// A ``FileETagStore`` that cannot be created.
-public enum FileETagStoreError: Error, Hashable, CustomStringConvertible {
-    /// The directory could not be created, or the path exists and is not a directory.
-    case cannotUseDirectory(path: String, reason: String)
-    /// Someone other than this process's user could write to the directory (another owner, a
-    /// shared sticky directory), and so plant entries; `fix` says what to do.
-    case unsafeDirectory(path: String, reason: String, fix: String)
-
-    /// What went wrong and what to check.
-    public var description: String {
-        switch self {
-        case .cannotUseDirectory(let path, let reason):
-            "FileETagStore cannot use \(path): \(reason). Pass a writable directory that is not a file."
-        case .unsafeDirectory(_, let reason, let fix):
-            "FileETagStore refuses to keep entries where other users could write them: \(reason). To fix it, \(fix)."
         }
     }
 }

@@ -3,7 +3,9 @@ import FoundationNetworking
 #endif
 import Foundation
 
-/// Reading and writing `Authorization: Bearer <token>` (RFC 6750 §2.1).
+/// Reading and writing `Authorization: Bearer <token>` (RFC 6750 §2.1): the one place the header
+/// is spelled, for ``HTTPNetworkService`` (which attaches the token) and ``ReauthTransport``
+/// (which recognises it and resends with a new one).
 enum BearerCredential {
     static let headerName = "Authorization"
 
@@ -25,19 +27,21 @@ enum BearerCredential {
         return token.isEmpty ? nil : String(token)
     }
 
-    /// The `Authorization` value for `token`, spelled as ``HTTPNetworkService`` spells it.
-    static func authorization(for token: String) -> String {
-        "Bearer \(token)"
+    /// The `Authorization` value for `token`.
+    ///
+    /// - Throws: ``HTTPHeaderError`` when the token cannot go in a header (CR, LF, NUL).
+    static func authorization(for token: String) throws(HTTPHeaderError) -> String {
+        let value = "Bearer \(token)"
+        try HTTPHeaders.validate(name: headerName, value: value)
+        return value
     }
 
     /// `request` with its `Authorization` replaced by a bearer credential for `token`.
     ///
-    /// - Throws: ``ReauthError/invalidToken(_:)`` when the token cannot go in a header (CR, LF).
-    static func authorizing(_ request: URLRequest, with token: String) throws(ReauthError) -> URLRequest {
-        let value = authorization(for: token)
-        do { try HTTPHeaders.validate(name: headerName, value: value) } catch { throw .invalidToken(error) }
+    /// - Throws: ``HTTPHeaderError`` when the token cannot go in a header (CR, LF, NUL).
+    static func authorizing(_ request: URLRequest, with token: String) throws(HTTPHeaderError) -> URLRequest {
         var request = request
-        request.setValue(value, forHTTPHeaderField: headerName)
+        request.setValue(try authorization(for: token), forHTTPHeaderField: headerName)
         return request
     }
 }

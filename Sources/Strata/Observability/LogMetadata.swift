@@ -1,0 +1,2 @@
+/// Structured metadata attached to a log message, such as `["status": "200"]`.
+public typealias LogMetadata = [String: String]

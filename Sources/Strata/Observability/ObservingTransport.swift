@@ -1,0 +1,74 @@
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Foundation
+
+/// A decorator that hands you every ``TransportEvent`` of the requests it sends: the events of
+/// every layer below it, and a ``RequestEvent`` for the start and the outcome of each request at
+/// its own place in the stack.
+///
+/// It is how you observe a stack (for metrics, tracing, a test, a demo); ``LoggingTransport`` is
+/// built the same way. Put it outermost to see each logical request once plus everything below:
+/// ```swift
+/// let stack = ObservingTransport(inner: ReauthTransport(inner: RetryTransport(inner: URLSessionTransport()),
+///                                                       authService: auth, refreshToken: refresh)) { observed in
+///     switch observed.event {
+///     case let retry as RetryEvent: metrics.count("retries", tags: [retry.name])
+///     case let refresh as ReauthEvent: print(observed.requestID, observed.attempt, refresh)
+///     default: break
+///     }
+/// }
+/// ```
+///
+/// Observers stack: several `ObservingTransport`s and `LoggingTransport`s in one stack each see
+/// every event emitted below them, and each sees only its own ``RequestEvent``s. The observer is
+/// called synchronously on the path of the request, from whichever task emits (cancellation
+/// and token refreshes included); keep it quick, and never block in it.
+public struct ObservingTransport: Transport {
+    /// The transport that sends the requests.
+    public let inner: any Transport
+    private let observer: @Sendable (ObservedEvent) -> Void
+
+    /// Creates an observing decorator.
+    ///
+    /// - Parameters:
+    ///   - inner: The transport to send through.
+    ///   - observer: Called with every event of every request sent through this transport.
+    public init(inner: any Transport, observer: @escaping @Sendable (ObservedEvent) -> Void) {
+        self.inner = inner
+        self.observer = observer
+    }
+
+    /// Sends the request through `inner`, reporting its start, its outcome and every event below.
+    public func send(_ request: URLRequest) async throws -> HTTPResponse {
+        try await Self.send(request, through: inner, observer: observer)
+    }
+
+    /// Sends `request` through `inner` with `observer` installed, reporting the request's
+    /// ``RequestEvent``s to `observer` alone.
+    static func send(_ request: URLRequest, through inner: any Transport,
+                     observer: @escaping @Sendable (ObservedEvent) -> Void) async throws -> HTTPResponse {
+        try await TransportEvents.observing(observer) { context in
+            let report = { (event: RequestEvent) in
+                observer(ObservedEvent(event: event, requestID: context.requestID, attempt: context.attempt))
+            }
+            report(.started(request))
+            let started = ContinuousClock.now
+            do {
+                let response = try await inner.send(request)
+                report(.responded(request, response, duration: .now - started))
+                return response
+            } catch {
+                report(.failed(request, error, duration: .now - started))
+                throw error
+            }
+        }
+    }
+}
+
+extension TransportLayer {
+    /// An ``ObservingTransport`` layer, for a ``TransportStack``.
+    public static func observing(_ observer: @escaping @Sendable (ObservedEvent) -> Void) -> TransportLayer {
+        TransportLayer { ObservingTransport(inner: $0, observer: observer) }
+    }
+}
