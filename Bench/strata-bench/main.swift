@@ -4,6 +4,7 @@
 //   swift build -c release --product strata-bench && .build/release/strata-bench [requests] [maxConnectionsPerHost]
 //   .build/release/strata-bench stores     (ETag stores: Redis vs file vs memory)
 //   .build/release/strata-bench events     (the event channel's cost per request)
+//   .build/release/strata-bench http2 [requests] [rounds]   (pinned HTTP/2 vs HTTP/1.1 vs URLSession, nginx)
 //   .build/release/strata-bench locks [increments]   (LockedValue vs Synchronization.Mutex; see LockBenchmark)
 //
 // Both transports talk to the test suite's loopback server (one thread per connection). On Linux
@@ -31,16 +32,26 @@ if CommandLine.arguments.dropFirst().first == "events" {
     exit(0)
 }
 
+// `strata-bench http2`: HTTP/2 against the HTTP/1.1 pool and URLSession (HTTP2Benchmark.swift).
+if CommandLine.arguments.dropFirst().first == "http2" {
+    try await HTTP2Benchmark.run(arguments: Array(CommandLine.arguments.dropFirst(2)))
+    exit(0)
+}
+
 struct Stats {
     var name: String
     var seconds: Double
     var latencies: [Double]
-    var line: String {
+    var requestsPerSecond: Double { Double(latencies.count) / seconds }
+    /// The `p` quantile of the latencies, in milliseconds.
+    func percentile(_ p: Double) -> Double {
         let sorted = latencies.sorted()
-        func pct(_ p: Double) -> Double { sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] * 1000 }
-        return name.padding(toLength: 44, withPad: " ", startingAt: 0)
+        return sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] * 1000
+    }
+    var line: String {
+        name.padding(toLength: 44, withPad: " ", startingAt: 0)
             + String(format: "%7.0f req/s  p50 %.3f ms  p99 %.3f ms  (n=%d)",
-                     Double(sorted.count) / seconds, pct(0.5), pct(0.99), sorted.count)
+                     requestsPerSecond, percentile(0.5), percentile(0.99), latencies.count)
     }
 }
 

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Foundation
+import TestServer
 import TestSupport
 
 /// `redis-cli monitor` attached to a test server: a record of every command every client sends,

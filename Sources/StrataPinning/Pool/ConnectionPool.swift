@@ -1,4 +1,3 @@
-import Dispatch
 import Strata
 
 /// Keep-alive connections of one ``PinningTransport`` (so of one trust configuration), per host
@@ -14,8 +13,9 @@ import Strata
 /// - ``release(_:keepAlive:)`` gives the slot straight to the next waiter, even when its
 ///   connection closed (the waiter then connects on it), or back to the idle list.
 /// - Every slot holds one unit of the process-wide ``ConnectionThreadLimit``. At that limit a
-///   new slot takes the place of this pool's oldest idle slot (any host), or the request fails
-///   at once with `cannotConnect`; it does not wait for other hosts' connections.
+///   new slot takes the place of this pool's oldest idle slot (any host), or the unit of an idle
+///   HTTP/2 connection of the same transport (``evictIdleHTTP2``), or the request fails at once
+///   with `cannotConnect`; it does not wait for other hosts' connections.
 /// - A host with no slot and no waiter leaves the table, so a client that talked to many hosts
 ///   keeps no entry for them.
 ///
@@ -65,10 +65,16 @@ final class ConnectionPool: Sendable {
     /// How long a kept connection may sit idle and still be reused.
     let idleTimeout: Duration
 
-    init(settings: ConnectionSettings, maxConnectionsPerHost: Int, idleTimeout: Duration) {
+    /// Closes an idle HTTP/2 connection of the same transport and hands its unit of the
+    /// connection limit over; false when there is none. Called under this pool's lock.
+    private let evictIdleHTTP2: @Sendable () -> Bool
+
+    init(settings: ConnectionSettings, maxConnectionsPerHost: Int, idleTimeout: Duration,
+         evictIdleHTTP2: @escaping @Sendable () -> Bool = { false }) {
         self.settings = settings
         self.maxConnectionsPerHost = max(1, maxConnectionsPerHost)
         self.idleTimeout = idleTimeout
+        self.evictIdleHTTP2 = evictIdleHTTP2
     }
 
     /// A slot for `host:port`, waiting while the host is at its limit, but not past `deadline`.
@@ -82,50 +88,24 @@ final class ConnectionPool: Sendable {
             state.nextWaiterID += 1
             return state.nextWaiterID
         }
-        // Gives up the wait at the deadline; cancelled as soon as the wait ends another way. A
-        // dispatch timer, not a sleeping task: on Linux a Task.sleep that was cancelled keeps its
-        // timer (about 750 bytes) until its original deadline, so under load every wait that ended
-        // early would hold memory for the whole request timeout (strata-soak measured 4 MB more
-        // per 10,000 requests, growing for as long as the load lasted). A cancelled dispatch
-        // timer is released at once. Far deadlines saturate to "never".
-        let expiry = DispatchSource.makeTimerSource(queue: .global())
-        let remaining = (deadline - ContinuousClock.now).saturatingNanoseconds
-        expiry.schedule(deadline: DispatchTime.now() + .nanoseconds(Int(clamping: remaining)))
-        expiry.setEventHandler { [weak self] in
-            guard let self else { return }
-            removeWaiter(id, key: key)?.continuation.resume(throwing: waitTimedOut(key))
-        }
-        expiry.resume()
-        defer { expiry.cancel() }
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Lease, any Error>) in
-                let (immediate, evicted) = state.withLock { state -> (Result<Lease, any Error>?, PooledConnection?) in
-                    switch takeOrOpen(key, &state) {
-                    case let .lease(lease, evicting): return (.success(lease), evicting)
-                    case let .refused(error): return (.failure(error), nil)
-                    case .wait: break
-                    }
-                    // onCancel ran before we queued (it found nothing to remove): stop here.
-                    if Task.isCancelled { return (.failure(CancellationError()), nil) }
-                    // The expiry timer may already have fired (this thread was descheduled past
-                    // the deadline, or it had passed): queued now, nobody would remove it.
-                    if ContinuousClock.now >= deadline { return (.failure(waitTimedOut(key)), nil) }
-                    state.hosts[key, default: HostSlots()].waiters.append(Waiter(id: id, continuation: continuation))
-                    return (nil, nil)
+        let limit = maxConnectionsPerHost
+        return try await PoolWait.wait(until: deadline, expired: {
+            TransportError(.timedOut, message: "the whole-request deadline passed while waiting for a free connection to "
+                + "\(host):\(port) (all \(limit) are in use; PinningTransport.Configuration.maxConnectionsPerHost)")
+        }, enqueue: { continuation, refusal in
+            let (immediate, evicted) = state.withLock { state -> (Result<Lease, any Error>?, PooledConnection?) in
+                switch takeOrOpen(key, &state) {
+                case let .lease(lease, evicting): return (.success(lease), evicting)
+                case let .refused(error): return (.failure(error), nil)
+                case .wait: break
                 }
-                evicted?.shutDown()
-                if let immediate { continuation.resume(with: immediate) }
+                if let refusal = refusal() { return (.failure(refusal), nil) }
+                state.hosts[key, default: HostSlots()].waiters.append(Waiter(id: id, continuation: continuation))
+                return (nil, nil)
             }
-        } onCancel: {
-            removeWaiter(id, key: key)?.continuation.resume(throwing: CancellationError())
-        }
-    }
-
-    /// The error for a waiter whose deadline passed before a connection to `key` was free.
-    private func waitTimedOut(_ key: Key) -> TransportError {
-        TransportError(.timedOut, message: "the whole-request deadline passed while waiting for a free connection to "
-                       + "\(key.host):\(key.port) (all \(maxConnectionsPerHost) are in use; "
-                       + "PinningTransport.Configuration.maxConnectionsPerHost)")
+            evicted?.shutDown()
+            return immediate
+        }, remove: { [weak self] in self?.removeWaiter(id, key: key)?.continuation })
     }
 
     /// A lease without waiting, nil when the caller must queue.
@@ -249,16 +229,15 @@ final class ConnectionPool: Sendable {
         var evicted: PooledConnection?
         if !threads.tryAcquire() {
             // Give up this pool's oldest idle slot; its unit passes to the new slot.
-            guard let victim = Self.oldestIdle(in: state) else {
-                return .refused(TransportError(.cannotConnect, message: "no connection to \(key.host):\(key.port) can be "
-                    + "opened: all \(threads.maximum) connections the process allows are in use "
-                    + "(PinningTransport.maxConnectionThreads)"))
+            if let victim = Self.oldestIdle(in: state) {
+                state.hosts[victim.key]?.idle.removeAll { $0.connection === victim.connection }
+                state.hosts[victim.key]?.open -= 1
+                Self.forgetIfEmpty(victim.key, &state)
+                evicted = victim.connection
+                slots = state.hosts[key] ?? HostSlots()
+            } else if !evictIdleHTTP2() {
+                return .refused(threads.exhausted(host: key.host, port: key.port))
             }
-            state.hosts[victim.key]?.idle.removeAll { $0.connection === victim.connection }
-            state.hosts[victim.key]?.open -= 1
-            Self.forgetIfEmpty(victim.key, &state)
-            evicted = victim.connection
-            slots = state.hosts[key] ?? HostSlots()
         }
         slots.open += 1
         state.hosts[key] = slots
