@@ -60,7 +60,7 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
 
     /// For example `GET https://api.example.com/users: timed out (after 30 s)`.
     ///
-    /// The URL and the message go through ``Redaction``'s defaults (a `user:password@`, token
+    /// The URL and the message go through ``Redaction``'s defaults (URL userinfo, token
     /// parameters in the query or fragment), so the text is safe for any log; ``url`` keeps the
     /// raw value for code.
     public var description: String {

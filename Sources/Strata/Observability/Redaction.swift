@@ -43,13 +43,14 @@ public struct Redaction: Sendable, Hashable {
         HTTPHeaders(headers.map { field in (field.name, redactedValue(name: field.name, value: field.value)) })
     }
 
-    /// The URL's text with every secret replaced: the password of a `user:password@` authority,
-    /// and the values of secret parameters in the query and in the fragment (OAuth's implicit
+    /// The URL's text with every secret replaced: the whole userinfo of an authority
+    /// (`https://<redacted>@host/`; a token is often sent as the user name alone, and a user name
+    /// may be an e-mail address), and the values of secret parameters in the query and in the fragment (OAuth's implicit
     /// flow puts `access_token` there). Works on the text alone: setting `URLComponents` parts
     /// traps on characters such as `<`.
     public func redact(_ url: URL?) -> String {
         guard let url else { return "<no URL>" }
-        var text = redactingPassword(in: url.absoluteString)
+        var text = redactingUserinfo(in: url.absoluteString)
         for separator in ["?", "#"] {
             guard let start = text.firstIndex(of: Character(separator)) else { continue }
             let end = separator == "?" ? (text[start...].firstIndex(of: "#") ?? text.endIndex) : text.endIndex
@@ -61,7 +62,8 @@ public struct Redaction: Sendable, Hashable {
 
     /// `text` with every occurrence of a secret value replaced: the values of secret headers in
     /// `headers`, `name=value` pairs of secret parameters (their names also matched when
-    /// percent-encoded), and passwords in `scheme://user:password@host` URLs.
+    /// percent-encoded), and the userinfo of `scheme://userinfo@host` URLs (`user:password`, or a
+    /// token as the user name alone).
     public func scrub(_ text: String, secretsFrom headers: HTTPHeaders = [:]) -> String {
         var text = text
         for field in headers where isSecretHeader(field.name) {
@@ -71,17 +73,18 @@ public struct Redaction: Sendable, Hashable {
             text = text.replacingOccurrences(of: "(?i)(\\b\(Self.encodingTolerantPattern(for: name))=)[^&#\\s\"')]+",
                                              with: "$1\(Self.placeholder)", options: .regularExpression)
         }
-        return text.replacingOccurrences(of: "(://[^/?#@\\s:]*:)[^/?#@\\s]+@", with: "$1\(Self.placeholder)@",
+        // Up to the authority's last `@`, as URL parsers read it (a raw `@` in a password).
+        return text.replacingOccurrences(of: "(://)[^/?#\\s]*[^/?#@\\s][^/?#\\s]*@", with: "$1\(Self.placeholder)@",
                                          options: .regularExpression)
     }
 
-    private func redactingPassword(in text: String) -> String {
+    private func redactingUserinfo(in text: String) -> String {
         guard let schemeEnd = text.range(of: "://") else { return text }
         let authorityEnd = text[schemeEnd.upperBound...].firstIndex { "/?#".contains($0) } ?? text.endIndex
         let authority = text[schemeEnd.upperBound..<authorityEnd]
-        guard let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") else { return text }
+        guard let at = authority.lastIndex(of: "@"), at > authority.startIndex else { return text }
         var redacted = text
-        redacted.replaceSubrange(authority.index(after: colon)..<at, with: Self.placeholder)
+        redacted.replaceSubrange(authority.startIndex..<at, with: Self.placeholder)
         return redacted
     }
 

@@ -216,11 +216,22 @@ struct LoggingTransportTests {
 struct RedactionTests {
     let redaction = Redaction()
 
-    @Test("a URL's password, and secret parameters in its query and fragment, are redacted")
+    @Test("a URL's userinfo, and secret parameters in its query and fragment, are redacted")
     func urlSecrets() throws {
         let url = try #require(URL(string: "https://ada:PASSWORDX@h.example/p?page=2&access_token=QUERYSECRET#access_token=FRAGSECRET&state=ok"))
         let text = redaction.redact(url)
-        #expect(text == "https://ada:<redacted>@h.example/p?page=2&access_token=<redacted>#access_token=<redacted>&state=ok")
+        #expect(text == "https://<redacted>@h.example/p?page=2&access_token=<redacted>#access_token=<redacted>&state=ok")
+    }
+
+    @Test("a token sent as the URL's user name alone is redacted in URLs, free text and error descriptions")
+    func userNameToken() throws {
+        let url = try #require(URL(string: "https://ghp_TOKEN123@h.example/repo?page=2"))
+        #expect(redaction.redact(url) == "https://<redacted>@h.example/repo?page=2")
+        let text = redaction.scrub("GET https://ghp_TOKEN123@h.example/repo failed; https://x:p@ss@h.example/ too; mail ada@h.example")
+        #expect(text == "GET https://<redacted>@h.example/repo failed; https://<redacted>@h.example/ too; mail ada@h.example")
+        let error = TransportError(.cannotConnect, method: .get, url: url, message: "https://ghp_TOKEN123@h.example/ refused")
+        #expect(!error.description.contains("TOKEN123") && !error.localizedDescription.contains("TOKEN123"))
+        #expect(redaction.redact(try #require(URL(string: "https://h.example/a@b"))) == "https://h.example/a@b")
     }
 
     @Test("secret parameters are found in free text even when their names are percent-encoded")

@@ -12,7 +12,7 @@ struct ResponseHeaderRedactionTests {
 
     @Test("URL-bearing headers go through the URL redaction", arguments: [
         ("Location", "myapp://cb#access_token=t0k3n&state=ok", "myapp://cb#access_token=<redacted>&state=ok"),
-        ("Content-Location", "https://u:pa55@api.example.com/r?token=t0k3n", "https://u:<redacted>@api.example.com/r?token=<redacted>"),
+        ("Content-Location", "https://u:pa55@api.example.com/r?token=t0k3n", "https://<redacted>@api.example.com/r?token=<redacted>"),
         ("Link", "<https://api.example.com/p?page=2&access_token=t0k3n>; rel=\"next\"",
          "<https://api.example.com/p?page=2&access_token=<redacted>>; rel=\"next\""),
         ("Refresh", "0; url=https://api.example.com/?code=t0k3n", "0; url=https://api.example.com/?code=<redacted>"),
