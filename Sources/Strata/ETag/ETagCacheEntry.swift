@@ -14,12 +14,13 @@ public struct ETagCacheEntry: Sendable, Hashable, Codable {
     public var headers: HTTPHeaders
     /// The stored response's body.
     public var body: Data
-    /// The URL that produced the stored response, when known.
+    /// The URL that produced the stored response, when known. Stores that write entries out
+    /// keep it without userinfo and with secret query values redacted.
     public var url: URL?
     /// The request's values for the fields the response's `Vary` names (RFC 9111 §4.1), with
     /// lower-cased names; a field the request did not carry is absent. For an identity field
-    /// (see ``ConditionalRequestPolicy/identityHeaderNames``) the value is a hex SHA-256 digest,
-    /// never the credential, because entries are written to disk.
+    /// (see ``ConditionalRequestPolicy/identityHeaderNames``) or a default secret header the
+    /// value is a hex SHA-256 digest, never the credential, because entries are written to disk.
     public var varyingRequestHeaders: HTTPHeaders
 
     /// Creates an entry from a response and the varying request headers it was selected by.

@@ -2,8 +2,9 @@
 ///
 /// Keys are opaque strings built by ``ConditionalRequestPolicy``: the URL, a SHA-256 digest of
 /// the identity fields, and the values of the fields a `Vary` names, where an identity field
-/// (``ConditionalRequestPolicy/identityHeaderNames``) again appears only as a digest. They contain
-/// no credential; they may contain a URL, so stores report a digest of a key, never the key.
+/// (``ConditionalRequestPolicy/identityHeaderNames``) again appears only as a digest. They hold
+/// no header credential, but their URL's query may carry a token, so stores report and persist
+/// a digest of a key, never the key.
 /// A store may forget any entry at any time (eviction, a corrupt file): a missing entry only
 /// costs a full download. Its methods cannot fail, so a store that hits trouble (disk full, an
 /// unreadable file) answers as if the entry were absent and reports the trouble as an

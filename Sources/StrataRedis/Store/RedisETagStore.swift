@@ -18,14 +18,15 @@ import Strata
 ///   write a no-op, reported as ``RedisETagStoreEvent``. After a failure Redis is left alone
 ///   for a short, growing delay (100 ms doubling to 5 s), so requests do not each wait for a
 ///   connect timeout; then one operation probes it and the store recovers.
-/// - **Entries are checked.** Values use the same versioned, length-prefixed, SHA-256-checked
-///   format as `FileETagStore` files and carry their own key, so a torn, planted, foreign or
+/// - **Entries are checked.** Values use the same versioned, length-prefixed, integrity-checked
+///   format as `FileETagStore` files and carry their key's digest, so a torn, planted, foreign or
 ///   misplaced value is a miss (``RedisETagStoreEvent/unreadableEntry(keyDigest:reason:)``).
 /// - **No credentials.** Redis keys are `<namespace>:<SHA-256 of the store key>`. Values hold
-///   the store key (URL, a digest of the identity headers, the values of the fields a `Vary`
-///   names with identity fields as digests), the response's status, headers (no `Set-Cookie`)
-///   and body. `Authorization` and `Cookie` values never reach Redis, in keys, values or
-///   commands; the Redis password is sent only in `AUTH` and never appears in an error or event.
+///   that digest again (never the store key, whose URL may carry a token), the response's URL
+///   without userinfo and with secret query values redacted, the values of the fields a `Vary`
+///   names (identity and other secret fields as digests), the response's status, headers (no
+///   `Set-Cookie`) and body. Credentials never reach Redis, in keys, values or commands; the
+///   Redis password is sent only in `AUTH` and never appears in an error or event.
 /// - **Bounds.** An entry whose encoded size exceeds `maxEntryBytes` is not stored, and a
 ///   stored value larger than that is refused while it is read, never buffered. Total memory
 ///   is Redis's business: set `maxmemory` and `maxmemory-policy allkeys-lru`.
@@ -126,9 +127,7 @@ public final class RedisETagStore: ETagStoreProtocol {
             return nil
         case .bulkString(let value?):
             do throws(ETagEntryFileError) {
-                let decoded = try ETagEntryFileFormat.decode(Data(value), authenticationKey: Self.integrityOnlyKey)
-                guard decoded.key == key else { throw .keyMismatch }
-                return decoded.entry
+                return try ETagEntryFileFormat.decode(Data(value), for: key, authenticationKey: Self.integrityOnlyKey)
             } catch {
                 report(.unreadableEntry(keyDigest: keyspace.keyDigest(of: key), reason: error.description))
                 return nil

@@ -80,6 +80,43 @@ struct ETagCredentialTests {
         #expect(!key.contains(token))
     }
 
+    @Test("Vary on the other secret headers (X-API-Key, X-Auth-Token, Proxy-Authorization) leaves no value in any file")
+    func otherSecretHeadersNotOnDisk() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let secrets = ["X-API-Key": "APIKEY-7d1c", "X-Auth-Token": "AUTHTOKEN-93be", "Proxy-Authorization": "Basic PROXY-5a0f"]
+        let origin = ClosureTransport { _ in
+            makeResponse("data", headers: ["ETag": "\"d1\"", "Vary": "X-API-Key, X-Auth-Token, Proxy-Authorization"])
+        }
+        let transport = ETagTransport(inner: origin, store: try FileETagStore(directory: directory.storeURL))
+        _ = try await transport.send(makeRequest(url, headers: secrets))
+
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.storeURL.path)
+            .filter { $0 != FileETagStore.keyFileName }
+        #expect(names.count == 2, "the primary and the variant entry")
+        for name in names {
+            let bytes = try Data(contentsOf: directory.storeURL.appendingPathComponent(name))
+            for secret in ["APIKEY-7d1c", "AUTHTOKEN-93be", "PROXY-5a0f"] {
+                #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(name) holds \(secret)")
+            }
+        }
+    }
+
+    @Test("the default identity fields are Redaction's secret request headers, and they stay digests whatever names are given")
+    func defaultSecretHeadersAreIdentity() throws {
+        #expect(Set(ConditionalRequestPolicy().identityHeaderNames)
+            == Redaction.defaultHeaders.subtracting(["set-cookie"]))
+        let request = makeRequest(url, headers: ["X-API-Key": "APIKEY-7d1c", "Accept": "text/plain"])
+        let anonymous = makeRequest(url, headers: ["Accept": "text/plain"])
+        let policy = ConditionalRequestPolicy()
+        #expect(policy.primaryKey(for: request) != policy.primaryKey(for: anonymous), "an API key partitions entries")
+        for policy in [policy, ConditionalRequestPolicy(identityHeaderNames: ["Authorization"])] {
+            let varying = policy.varyingHeaders(of: request, names: ["x-api-key", "accept"])
+            #expect(varying["x-api-key"] == ConditionalRequestPolicy.identityDigest(of: HTTPHeaders(request), names: ["x-api-key"]))
+            #expect(varying["accept"] == "text/plain")
+        }
+    }
+
     @Test("Vary: Authorization still partitions: A's entry is never served to B, and A revalidates with 304")
     func varyAuthorizationPartitions() async throws {
         let resource = VersionedResource(extraHeaders: ["Vary": "Authorization"])

@@ -25,12 +25,33 @@ struct ETagEntryFileFormatTests {
             == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
     }
 
-    @Test("an encoded entry decodes to the same key and entry")
+    @Test("an encoded entry decodes to the same entry for its key, and is another key's miss")
     func roundTrip() throws {
         let file = try ETagEntryFileFormat.encode(key: "key", entry: entry, authenticationKey: Self.key)
         let decoded = try ETagEntryFileFormat.decode(file, authenticationKey: Self.key)
-        #expect(decoded.key == "key" && decoded.entry == entry)
+        #expect(decoded.keyDigest == ETagEntryFileFormat.keyDigest(of: "key") && decoded.entry == entry)
+        #expect(try ETagEntryFileFormat.decode(file, for: "key", authenticationKey: Self.key) == entry)
+        #expect(throws: ETagEntryFileError.keyMismatch) {
+            try ETagEntryFileFormat.decode(file, for: "kez", authenticationKey: Self.key)
+        }
         #expect(file.prefix(8) == Data("STRATAET".utf8))
+    }
+
+    @Test("the bytes hold no store key and no URL secret: the key's digest, the URL without userinfo or token values")
+    func nothingSecretPersisted() throws {
+        let key = "etag-v1 https://api.example.com/r?access_token=AT-s3cr3t&sig=SG-s3cr3t&page=2 id=-"
+        var secretEntry = entry
+        secretEntry.url = URL(string: "https://ghp_US3R@api.example.com/r?access_token=AT-s3cr3t&sig=SG-s3cr3t&page=2")
+        let file = try ETagEntryFileFormat.encode(key: key, entry: secretEntry, authenticationKey: Self.key)
+        for secret in ["AT-s3cr3t", "SG-s3cr3t", "ghp_US3R", "etag-v1"] {
+            #expect(file.range(of: Data(secret.utf8)) == nil, "the entry bytes hold \(secret)")
+        }
+        let decoded = try ETagEntryFileFormat.decode(file, for: key, authenticationKey: Self.key)
+        #expect(decoded.url?.absoluteString
+            == "https://api.example.com/r?access_token=%3Credacted%3E&sig=%3Credacted%3E&page=2")
+        // Stored again (a 304 freshening it), the redacted URL stays as it is.
+        let again = try ETagEntryFileFormat.encode(key: key, entry: decoded, authenticationKey: Self.key)
+        #expect(try ETagEntryFileFormat.decode(again, for: key, authenticationKey: Self.key) == decoded)
     }
 
     @Test("every truncation of a valid file is rejected")
@@ -51,15 +72,17 @@ struct ETagEntryFileFormatTests {
         }
     }
 
-    @Test("a future format version and a foreign file are refused with reasons a person can read")
+    @Test("an older (version 2, which held the key) or future format version and a foreign file are refused with reasons a person can read")
     func foreignFiles() throws {
         var file = try ETagEntryFileFormat.encode(key: "key", entry: entry, authenticationKey: Self.key)
-        file[11] = 3
-        #expect(throws: ETagEntryFileError.unsupportedVersion(3)) { try ETagEntryFileFormat.decode(file, authenticationKey: Self.key) }
+        file[11] = 2
+        #expect(throws: ETagEntryFileError.unsupportedVersion(2)) { try ETagEntryFileFormat.decode(file, authenticationKey: Self.key) }
+        file[11] = 4
+        #expect(throws: ETagEntryFileError.unsupportedVersion(4)) { try ETagEntryFileFormat.decode(file, authenticationKey: Self.key) }
         #expect(throws: ETagEntryFileError.notAnEntryFile) {
             try ETagEntryFileFormat.decode(Data(String(repeating: "garbage ", count: 20).utf8), authenticationKey: Self.key)
         }
-        #expect(ETagEntryFileError.unsupportedVersion(3).description.contains("version 3"))
+        #expect(ETagEntryFileError.unsupportedVersion(4).description.contains("version 4"))
     }
 
     @Test("a header declaring absurd lengths is rejected without allocating them")

@@ -10,28 +10,37 @@ import Foundation
 /// ## Keys
 /// A *primary key* names a resource as one identity sees it: the URL without its fragment
 /// (scheme and host lower-cased), so `GET` and `HEAD` share entries, plus a partition derived
-/// from the request's identity headers (by default `Authorization` and `Cookie`). The partition
+/// from the request's identity headers (by default ``defaultIdentityHeaderNames``). The partition
 /// is a SHA-256 digest of those values, so keys, file names and events never contain a
 /// credential, and one user's body is never served to another.
 ///
 /// A response's `Vary` is only known once it arrives, so the entry stored under the primary key
 /// remembers the names its `Vary` listed. When they are not empty, the entry is also stored under
 /// a *variant key*: the primary key plus the request's values for those names, where the value
-/// of an identity field (`Vary: Authorization`, `Vary: Cookie`) is replaced by its SHA-256 digest,
-/// as in the partition, so neither keys nor stored entries ever hold a credential. A lookup reads
+/// of an identity field or of a default secret header (`Vary: Authorization`, `Vary: X-API-Key`)
+/// is replaced by its SHA-256 digest, as in the partition, so neither keys nor stored entries
+/// ever hold a credential. A lookup reads
 /// the primary key first; if that entry's variant is not the request's, it computes the variant
 /// key from the entry's `Vary` names and reads that. The most recent variant is therefore stored
 /// twice; every variant keeps its own validators.
 public struct ConditionalRequestPolicy: Sendable, Hashable {
-    /// Request fields whose values partition entries by identity. Default: `Authorization` and
-    /// `Cookie`.
+    /// Request fields whose values partition entries by identity. Default:
+    /// ``defaultIdentityHeaderNames``.
     public var identityHeaderNames: [String]
+
+    /// The request headers ``Redaction`` treats as secret by default (`Authorization`,
+    /// `Proxy-Authorization`, `Cookie`, `X-API-Key`, `X-Auth-Token`; not `Set-Cookie`, a
+    /// response field), lower-cased: what logs hide, entries are partitioned by.
+    public static let defaultIdentityHeaderNames: [String] =
+        Redaction.defaultHeaders.subtracting(["set-cookie"]).sorted()
 
     /// Creates a policy.
     ///
     /// - Parameter identityHeaderNames: Request fields that identify the user. Requests whose
-    ///   values differ never share entries. Add any custom credential header your API uses.
-    public init(identityHeaderNames: [String] = ["Authorization", "Cookie"]) {
+    ///   values differ never share entries. Add any custom credential header your API uses
+    ///   (`defaultIdentityHeaderNames + ["X-Tenant-Key"]`). Whatever you pass, the default
+    ///   names' values reach keys and stored entries only as digests.
+    public init(identityHeaderNames: [String] = ConditionalRequestPolicy.defaultIdentityHeaderNames) {
         self.identityHeaderNames = identityHeaderNames
     }
 
@@ -129,12 +138,13 @@ public struct ConditionalRequestPolicy: Sendable, Hashable {
     }
 
     /// The request's values for `names`, lower-cased names, whitespace trimmed. The value of an
-    /// identity field is its ``identityDigest(of:names:)`` instead: these values go into variant
-    /// keys and stored entries, which are written to disk and reported, and must never hold a
+    /// identity field, or of a default secret header even when `identityHeaderNames` leaves it
+    /// out, is its ``identityDigest(of:names:)`` instead: these values go into variant keys and
+    /// stored entries, which are written to disk and reported, and must never hold a
     /// credential. Comparing digests still tells one credential from another (RFC 9111 §4.1).
     func varyingHeaders(of request: URLRequest, names: [String]) -> HTTPHeaders {
         let headers = HTTPHeaders(request)
-        let identityNames = Set(identityHeaderNames.map { $0.lowercased() })
+        let identityNames = Set(identityHeaderNames.map { $0.lowercased() } + Self.defaultIdentityHeaderNames)
         var selected = HTTPHeaders()
         for name in names where name != "*" {
             if identityNames.contains(name.lowercased()) {

@@ -6,44 +6,66 @@ import Foundation
 /// ```
 /// offset  size  field
 ///      0     8  magic "STRATAET"
-///      8     4  format version, big-endian (2)
+///      8     4  format version, big-endian (3)
 ///     12     4  metadata length M, big-endian
 ///     16     8  body length B, big-endian
 ///     24    32  HMAC-SHA256, under the store's key, of bytes 0..<24 and the M + B bytes after 56
-///     56     M  metadata: JSON {"key": ..., "entry": ETagCacheEntry with an empty body}
+///     56     M  metadata: JSON {"keyDigest": ..., "entry": ETagCacheEntry with an empty body}
 ///   56+M     B  body, raw
 /// ```
 /// The lengths must add up to the file's size exactly, so a truncated or extended file is
 /// rejected before its tag is even computed; the tag catches anything else.
 ///
+/// **What is persisted.** Never the store key: it holds the URL, whose query may carry a token
+/// (`?access_token=`, `sig=`). Only its SHA-256 (``keyDigest(of:)``, the digest that names
+/// `FileETagStore` files, Redis keys and entries in events) is written, and reading an entry
+/// for a key compares digests. The entry's URL is written without its userinfo and with the
+/// values of ``Redaction``'s default secret query parameters replaced (``persistedURL(_:)``).
+/// This is the one place every persisting store goes through, so no store can forget it.
+///
 /// Version 2 replaced version 1's plain SHA-256 checksum with an HMAC under a secret key
 /// (`authenticationKey`), so the integrity check is also an origin check: anyone can compute a
 /// checksum, only a holder of the key can make a file that decodes. ``FileETagStore`` keeps a
 /// random 32-byte key per directory; another store reusing this format passes its own key (an
-/// empty key gives an integrity check that authenticates nothing). Version 1 files decode as
+/// empty key gives an integrity check that authenticates nothing). Version 3 stores the key's
+/// digest instead of the key. Files of other versions decode as
 /// ``ETagEntryFileError/unsupportedVersion(_:)`` and are treated as misses.
 /// `package`: `StrataRedis` stores the same bytes as Redis values, so both stores share one
 /// integrity check.
 package enum ETagEntryFileFormat {
     static let magic = Array("STRATAET".utf8)
-    static let version: UInt32 = 2
+    static let version: UInt32 = 3
     static let headerByteCount = 56
     /// A sane bound on the JSON part, so a corrupt length cannot make a reader allocate much.
     static let maxMetadataBytes = 1 << 20
 
     private struct Metadata: Codable {
-        var key: String
+        var keyDigest: String
         var entry: ETagCacheEntry
     }
 
+    /// The digest that stands for a store key wherever one is persisted or reported: its
+    /// SHA-256 in lower-case hex.
+    package static func keyDigest(of key: String) -> String {
+        ETagStoreEvent.keyDigest(of: key)
+    }
+
     /// The file contents for `entry` stored under `key`, authenticated with `authenticationKey`.
+    /// Holds `key`'s digest, not `key`, and the entry's URL as ``persistedURL(_:)`` makes it.
     ///
     /// - Throws: `EncodingError` when the entry cannot be encoded, or
     ///   ``ETagEntryFileError/tooLarge(bytes:limit:)`` when its metadata exceeds the bound.
     package static func encode(key: String, entry: ETagCacheEntry, authenticationKey: [UInt8]) throws -> Data {
+        try encode(keyDigest: keyDigest(of: key), entry: entry, authenticationKey: authenticationKey)
+    }
+
+    /// ``encode(key:entry:authenticationKey:)`` for a key known only by its digest (the fuzz
+    /// target re-encodes what it decoded).
+    static func encode(keyDigest: String, entry: ETagCacheEntry, authenticationKey: [UInt8]) throws -> Data {
         var withoutBody = entry
         withoutBody.body = Data()
-        let metadata = try JSONEncoder().encode(Metadata(key: key, entry: withoutBody))
+        withoutBody.url = entry.url.flatMap(persistedURL)
+        let metadata = try JSONEncoder().encode(Metadata(keyDigest: keyDigest, entry: withoutBody))
         guard metadata.count <= maxMetadataBytes else {
             throw ETagEntryFileError.tooLarge(bytes: metadata.count, limit: maxMetadataBytes)
         }
@@ -60,11 +82,21 @@ package enum ETagEntryFileFormat {
         return file
     }
 
-    /// The key and entry in `file`, if it was made with `authenticationKey`.
+    /// The entry in `file`, if it was made with `authenticationKey` for `key`.
     ///
-    /// - Throws: ``ETagEntryFileError`` saying why the bytes are not a valid version-2 entry
+    /// - Throws: ``ETagEntryFileError`` saying why the bytes are not a valid entry under this
+    ///   authentication key (``ETagEntryFileError/keyMismatch`` when the entry is another key's).
+    package static func decode(_ file: Data, for key: String, authenticationKey: [UInt8]) throws(ETagEntryFileError) -> ETagCacheEntry {
+        let decoded = try decode(file, authenticationKey: authenticationKey)
+        guard decoded.keyDigest == keyDigest(of: key) else { throw .keyMismatch }
+        return decoded.entry
+    }
+
+    /// The key digest and entry in `file`, if it was made with `authenticationKey`.
+    ///
+    /// - Throws: ``ETagEntryFileError`` saying why the bytes are not a valid version-3 entry
     ///   under this key.
-    package static func decode(_ file: Data, authenticationKey: [UInt8]) throws(ETagEntryFileError) -> (key: String, entry: ETagCacheEntry) {
+    package static func decode(_ file: Data, authenticationKey: [UInt8]) throws(ETagEntryFileError) -> (keyDigest: String, entry: ETagCacheEntry) {
         let bytes = [UInt8](file)
         guard bytes.count >= headerByteCount else { throw .truncated(bytes: bytes.count) }
         guard Array(bytes[0..<8]) == magic else { throw .notAnEntryFile }
@@ -91,7 +123,22 @@ package enum ETagEntryFileFormat {
         }
         var entry = metadata.entry
         entry.body = Data(bytes[metadataEnd...])
-        return (metadata.key, entry)
+        return (metadata.keyDigest, entry)
+    }
+
+    /// `url` as it may be persisted: without userinfo (a credential), and with the values of
+    /// ``Redaction/defaultQueryParameters`` in its query and fragment replaced by
+    /// `%3Credacted%3E` (the percent-encoded placeholder, so the text stays a URL). `nil` when
+    /// the result is not a URL. Idempotent, so an entry read back and stored again is unchanged.
+    static func persistedURL(_ url: URL) -> URL? {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return nil }
+        components.user = nil
+        components.password = nil
+        guard let withoutUserinfo = components.url else { return nil }
+        let encodedPlaceholder = Redaction.placeholder
+            .addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "redacted"
+        return URL(string: Redaction().redact(withoutUserinfo)
+            .replacingOccurrences(of: Redaction.placeholder, with: encodedPlaceholder))
     }
 
     private static func append<Integer: FixedWidthInteger>(_ value: Integer, to data: inout Data) {

@@ -15,8 +15,9 @@ import Foundation
 ///   as `/tmp`, is refused (``FileETagStoreError/unsafeDirectory(path:reason:fix:)``); one that
 ///   group or others may write is tightened (`chmod go-w`). A symbolic link is resolved once, at
 ///   creation, and the real directory checked and used.
-/// - **No URL credentials on disk.** A `user:password@` in a key or a stored response's URL is
-///   removed before anything is written.
+/// - **No URL credentials on disk.** Files hold a SHA-256 digest of the key, never the key (its
+///   URL may carry `?access_token=`), and the response's URL without userinfo and with secret
+///   query values redacted (see ``ETagEntryFileFormat``).
 /// - **Atomic writes.** A temporary file in the same directory is written, `fsync`ed and renamed
 ///   over the entry, so a crash or a concurrent reader in another process never sees a torn
 ///   entry.
@@ -103,7 +104,6 @@ public actor FileETagStore: ETagStoreProtocol {
     /// unreadable file is removed).
     public func cachedResponse(for key: String) -> ETagCacheEntry? {
         loadIndexIfNeeded()
-        let key = Self.withoutUserinfo(key)
         let name = Self.fileName(for: key)
         let file: EntryDirectory.ReadFile
         do {
@@ -123,10 +123,9 @@ public actor FileETagStore: ETagStoreProtocol {
             return nil
         }
         do throws(ETagEntryFileError) {
-            let decoded = try ETagEntryFileFormat.decode(file.contents, authenticationKey: authenticationKey)
-            guard decoded.key == key else { throw ETagEntryFileError.keyMismatch }
+            let entry = try ETagEntryFileFormat.decode(file.contents, for: key, authenticationKey: authenticationKey)
             index.record(name, size: file.contents.count)
-            return decoded.entry
+            return entry
         } catch {
             directory.remove(name, ifStill: file)
             index.forget(name)
@@ -145,10 +144,7 @@ public actor FileETagStore: ETagStoreProtocol {
     /// directory is within `maxTotalBytes`. Failures are reported and leave no entry behind.
     public func store(_ entry: ETagCacheEntry, for key: String) {
         loadIndexIfNeeded()
-        let key = Self.withoutUserinfo(key)
         let name = Self.fileName(for: key)
-        var entry = entry
-        entry.url = entry.url.map(Self.withoutUserinfo)
         let contents: Data
         do {
             contents = try ETagEntryFileFormat.encode(key: key, entry: entry, authenticationKey: authenticationKey)
@@ -158,7 +154,7 @@ public actor FileETagStore: ETagStoreProtocol {
         }
         let limit = min(maxEntryBytes, maxTotalBytes)
         guard contents.count <= limit else {
-            TransportEvents.emit(ETagStoreEvent.rejectedTooLarge(keyDigest: ETagStoreEvent.keyDigest(of: key), bytes: contents.count,
+            TransportEvents.emit(ETagStoreEvent.rejectedTooLarge(keyDigest: ETagEntryFileFormat.keyDigest(of: key), bytes: contents.count,
                                        limit: limit))
             return remove(name)
         }
@@ -198,25 +194,11 @@ public actor FileETagStore: ETagStoreProtocol {
     /// The file name for `key`: its SHA-256 in hex plus `.etag`, so keys never appear on disk
     /// as names and every name has the same safe shape.
     static func fileName(for key: String) -> String {
-        ETagStoreEvent.keyDigest(of: withoutUserinfo(key)) + fileSuffix
+        ETagEntryFileFormat.keyDigest(of: key) + fileSuffix
     }
 
     /// The name of the directory's key file.
     static var keyFileName: String { StoreKeyFile.fileName }
-
-    /// `key` with every `scheme://user:password@` authority's userinfo removed.
-    static func withoutUserinfo(_ key: String) -> String {
-        key.replacingOccurrences(of: "(://)[^/?#@\\s]*@", with: "$1", options: .regularExpression)
-    }
-
-    /// `url` without its user and password.
-    static func withoutUserinfo(_ url: URL) -> URL {
-        guard url.user != nil || url.password != nil,
-              var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return url }
-        components.user = nil
-        components.password = nil
-        return components.url ?? url
-    }
 
     static func isEntryFileName(_ name: String) -> Bool {
         name.hasSuffix(fileSuffix) && name.utf8.count == 64 + fileSuffix.utf8.count
