@@ -1,0 +1,84 @@
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Foundation
+import Strata
+import StrataPinning
+import TestServer
+import TLSTestServer
+
+/// `strata-bench urlsession [requests] [maxConnectionsPerHost]`: requests/s and latency
+/// percentiles of PinningTransport against URLSessionTransport on loopback, sequential and with
+/// 16 concurrent tasks.
+///
+/// Both transports talk to the test suite's loopback server (one thread per connection). On Linux
+/// URLSession trusts only the system CA bundle, so it cannot reach the private-CA TLS server:
+/// it is measured over plain http, which spares it the TLS work PinningTransport does.
+enum SessionBenchmark {
+    private struct Stats {
+        var name: String
+        var seconds: Double
+        var latencies: [Double]
+        var line: String {
+            let sorted = latencies.sorted()
+            func pct(_ p: Double) -> Double { sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] * 1000 }
+            return name.padded(to: 44)
+                + String(format: "%7.0f req/s  p50 %.3f ms  p99 %.3f ms  (n=%d)",
+                         Double(sorted.count) / seconds, pct(0.5), pct(0.99), sorted.count)
+        }
+    }
+
+    private static func measure(_ name: String, transport: any Transport, url: URL, total: Int,
+                                concurrency: Int) async throws -> Stats {
+        let perTask = total / concurrency
+        let start = ContinuousClock.now
+        let latencies = try await withThrowingTaskGroup(of: [Double].self) { group in
+            for _ in 0..<concurrency {
+                group.addTask {
+                    var own: [Double] = []
+                    own.reserveCapacity(perTask)
+                    for _ in 0..<perTask {
+                        let t0 = ContinuousClock.now
+                        let response = try await transport.send(URLRequest(url: url))
+                        precondition(response.statusCode == 200)
+                        own.append(Measurement.nanoseconds(ContinuousClock.now - t0) / 1e9)
+                    }
+                    return own
+                }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+        return Stats(name: name, seconds: Measurement.nanoseconds(ContinuousClock.now - start) / 1e9, latencies: latencies)
+    }
+
+    static func run(_ options: BenchOptions) async throws {
+        let body = #"{"id":42,"name":"Ada Lovelace","email":"ada@example.com","active":true}"#
+        let tls = try TLSLoopbackServer(identity: .leafOnly)
+        tls.http.route("/small", response: .init(headers: [("Content-Type", "application/json")], text: body))
+        let plain = try LoopbackHTTPServer()
+        plain.route("/small", response: .init(headers: [("Content-Type", "application/json")], text: body))
+
+        let total = options.positional.first.flatMap { Int($0) } ?? 4000
+        let perHost = options.positional.dropFirst().first.flatMap { Int($0) } ?? 8
+        let pinning = try BenchFixtures.pinningTransport(maxConnectionsPerHost: perHost)
+        let session = URLSessionTransport()
+        let pinnedURL = tls.url("/small")
+        let plainURL = plain.url("/small")
+
+        for _ in 0..<300 {
+            _ = try await pinning.send(URLRequest(url: pinnedURL))
+            _ = try await session.send(URLRequest(url: plainURL))
+        }
+        print("loopback, \(total) requests per run, \(body.utf8.count)-byte JSON body, maxConnectionsPerHost \(perHost)")
+        for round in 1...2 {
+            print("round \(round)")
+            for concurrency in [1, 16] {
+                print(try await measure("PinningTransport https (TLS 1.3) c=\(concurrency)", transport: pinning,
+                                        url: pinnedURL, total: total, concurrency: concurrency).line)
+                print(try await measure("URLSessionTransport plain http c=\(concurrency)", transport: session,
+                                        url: plainURL, total: total, concurrency: concurrency).line)
+            }
+        }
+        print("TLS server connections: \(tls.http.connectionCount)")
+    }
+}
