@@ -20,6 +20,10 @@ enum LayerBenchmark {
         var slowestRound: Double
         /// Median over rounds of this scenario's time minus the bare terminal's.
         var overheadNanoseconds: Double
+        /// The same two figures in CPU time (every thread of the process): what the layers cost
+        /// when other processes compete for the cores, as they do on a shared machine.
+        var cpuNanosecondsPerRequest: Double
+        var cpuOverheadNanoseconds: Double
         var allocationsPerRequest: Double
         var extraAllocationsPerRequest: Double
         /// The issue 14 target for the overhead, when there is one.
@@ -101,40 +105,53 @@ enum LayerBenchmark {
         output.line("In-memory layers: \(formatted(Double(requests))) sequential GETs with a bearer token per scenario "
                     + "and round, \(rounds) interleaved rounds, medians")
         var nanoseconds: [String: [Double]] = [:]
+        var cpuNanoseconds: [String: [Double]] = [:]
         var allocations: [String: [Double]] = [:]
         for round in 0..<rounds {
             for index in chosen.indices {
                 let scenario = chosen[(index + round) % chosen.count]
                 for _ in 0..<1_000 { _ = try await scenario.transport.send(request) }
                 let allocationsBefore = Measurement.allocations
+                let cpuStart = Measurement.processCPUNanoseconds
                 let start = ContinuousClock.now
                 for _ in 0..<requests { _ = try await scenario.transport.send(request) }
                 let elapsed = ContinuousClock.now - start
+                let cpu = Measurement.processCPUNanoseconds - cpuStart
                 let allocated = Measurement.allocations - allocationsBefore
+                cpuNanoseconds[scenario.name, default: []].append(cpu / Double(requests))
                 nanoseconds[scenario.name, default: []].append(Measurement.nanoseconds(elapsed) / Double(requests))
                 allocations[scenario.name, default: []].append(Double(allocated) / Double(requests))
             }
         }
 
         let baseNanoseconds = nanoseconds[baseline]!
+        let baseCPUNanoseconds = cpuNanoseconds[baseline]!
         let baseAllocations = Measurement.median(allocations[baseline]!)
         let rows = chosen.map { scenario -> Row in
             let times = nanoseconds[scenario.name]!
             let overhead = Measurement.median(zip(times, baseNanoseconds).map { $0 - $1 })
+            let cpuTimes = cpuNanoseconds[scenario.name]!
             let allocated = Measurement.median(allocations[scenario.name]!)
             return Row(name: scenario.name, nanosecondsPerRequest: Measurement.median(times),
                        fastestRound: times.min()!, slowestRound: times.max()!, overheadNanoseconds: overhead,
+                       cpuNanosecondsPerRequest: Measurement.median(cpuTimes),
+                       cpuOverheadNanoseconds: Measurement.median(zip(cpuTimes, baseCPUNanoseconds).map { $0 - $1 }),
                        allocationsPerRequest: allocated, extraAllocationsPerRequest: allocated - baseAllocations,
                        targetNanoseconds: scenario.target, meetsTarget: scenario.target.map { overhead <= $0 })
         }
-        output.line("scenario".padded(to: 46) + "ns/request".leftPadded(to: 11) + "rounds".leftPadded(to: 16)
-                    + "overhead".leftPadded(to: 10) + "allocs".leftPadded(to: 8) + "extra".leftPadded(to: 7) + "  target")
+        output.line("".padded(to: 46) + "wall ns/request".leftPadded(to: 16) + "".leftPadded(to: 16)
+                    + "cpu ns/request".leftPadded(to: 17) + "allocations".leftPadded(to: 14))
+        output.line("scenario".padded(to: 46) + "median".leftPadded(to: 8) + "overhead".leftPadded(to: 10)
+                    + "rounds".leftPadded(to: 14) + "median".leftPadded(to: 8) + "overhead".leftPadded(to: 10)
+                    + "each".leftPadded(to: 7) + "extra".leftPadded(to: 7) + "  target (wall overhead)")
         for row in rows {
             let target = row.targetNanoseconds.map { "≤ \(formatted($0)) ns " + (row.meetsTarget! ? "met" : "MISSED") } ?? ""
-            output.line(row.name.padded(to: 46) + formatted(row.nanosecondsPerRequest).leftPadded(to: 11)
-                        + "\(formatted(row.fastestRound))–\(formatted(row.slowestRound))".leftPadded(to: 16)
+            output.line(row.name.padded(to: 46) + formatted(row.nanosecondsPerRequest).leftPadded(to: 8)
                         + (row.name == baseline ? "" : formatted(row.overheadNanoseconds)).leftPadded(to: 10)
-                        + formatted(row.allocationsPerRequest, decimals: 1).leftPadded(to: 8)
+                        + "\(formatted(row.fastestRound))–\(formatted(row.slowestRound))".leftPadded(to: 14)
+                        + formatted(row.cpuNanosecondsPerRequest).leftPadded(to: 8)
+                        + (row.name == baseline ? "" : formatted(row.cpuOverheadNanoseconds)).leftPadded(to: 10)
+                        + formatted(row.allocationsPerRequest, decimals: 1).leftPadded(to: 7)
                         + (row.name == baseline ? "" : formatted(row.extraAllocationsPerRequest, decimals: 1)).leftPadded(to: 7)
                         + "  " + target)
         }

@@ -16,6 +16,14 @@ enum Measurement {
         Double(duration.components.seconds) * 1e9 + Double(duration.components.attoseconds) / 1e9
     }
 
+    /// CPU time used by every thread of this process so far, in nanoseconds: unlike wall time,
+    /// it does not grow while other processes have the cores.
+    static var processCPUNanoseconds: Double {
+        var time = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
+        return Double(time.tv_sec) * 1e9 + Double(time.tv_nsec)
+    }
+
     /// Heap allocations made by the whole process so far (Bench/CAllocationCounter).
     static var allocations: UInt64 { strata_bench_allocation_count() }
 
@@ -45,12 +53,14 @@ extension String {
     func leftPadded(to width: Int) -> String { String(repeating: " ", count: max(0, width - count)) + self }
 }
 
-/// Fixed-point text for a figure, with thousands separators for large ones.
+/// Fixed-point text for a figure, with thousands separators: `12,345` or `1.5`.
 func formatted(_ value: Double, decimals: Int = 0) -> String {
-    let formatter = NumberFormatter()
-    formatter.numberStyle = .decimal
-    formatter.minimumFractionDigits = decimals
-    formatter.maximumFractionDigits = decimals
-    formatter.locale = Locale(identifier: "en_US")
-    return formatter.string(from: NSNumber(value: value)) ?? String(value)
+    let text = String(format: "%.\(decimals)f", abs(value))
+    let integer = text.prefix { $0 != "." }
+    var grouped = ""
+    for (offset, digit) in integer.enumerated() {
+        if offset > 0, (integer.count - offset) % 3 == 0 { grouped.append(",") }
+        grouped.append(digit)
+    }
+    return (value < 0 && text.contains(where: { $0 != "0" && $0 != "." }) ? "-" : "") + grouped + text.dropFirst(integer.count)
 }
