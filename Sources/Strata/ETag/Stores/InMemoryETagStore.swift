@@ -5,7 +5,8 @@
 /// ``ETagCacheEntry/approximateByteCount``), evicting the least recently used entry first; an
 /// entry larger than `maxTotalBytes` alone is not stored. Reading an entry counts as using it.
 public actor InMemoryETagStore: ETagStoreProtocol {
-    private var entries: [String: ETagCacheEntry] = [:]
+    /// Each entry with its ``ETagCacheEntry/approximateByteCount``, counted once when stored.
+    private var entries: [String: (entry: ETagCacheEntry, bytes: Int)] = [:]
     private var order = LeastRecentlyUsedOrder<String>()
     private var totalBytes = 0
     private let maxEntries: Int
@@ -25,9 +26,9 @@ public actor InMemoryETagStore: ETagStoreProtocol {
 
     /// Returns the entry under `key` and marks it as the most recently used.
     public func cachedResponse(for key: String) -> ETagCacheEntry? {
-        guard let entry = entries[key] else { return nil }
+        guard let stored = entries[key] else { return nil }
         order.touch(key)
-        return entry
+        return stored.entry
     }
 
     /// Whether an entry is stored under `key`; does not count as a use.
@@ -42,12 +43,13 @@ public actor InMemoryETagStore: ETagStoreProtocol {
                                        limit: maxTotalBytes))
             return
         }
-        remove(for: key)
-        entries[key] = entry
+        // One lookup whether the key is new or replaced (the common case: a stored entry written
+        // again after each 200 or changed 304).
+        if let replaced = entries.updateValue((entry, bytes), forKey: key) { totalBytes -= replaced.bytes }
         totalBytes += bytes
         order.touch(key)
         while entries.count > maxEntries || totalBytes > maxTotalBytes, let victim = order.oldest {
-            let evictedBytes = entries[victim]?.approximateByteCount ?? 0
+            let evictedBytes = entries[victim]?.bytes ?? 0
             remove(for: victim)
             TransportEvents.emit(ETagStoreEvent.evicted(keyDigest: ETagStoreEvent.keyDigest(of: victim), bytes: evictedBytes))
         }
@@ -56,7 +58,7 @@ public actor InMemoryETagStore: ETagStoreProtocol {
     /// Removes the entry under `key`, if any.
     public func remove(for key: String) {
         guard let removed = entries.removeValue(forKey: key) else { return }
-        totalBytes -= removed.approximateByteCount
+        totalBytes -= removed.bytes
         order.remove(key)
     }
 
