@@ -17,7 +17,9 @@ let package = Package(
         .target(name: "StrataTesting", dependencies: ["Strata"]),
         // System OpenSSL 3 (Debian: apt install libssl-dev); a module map and a macro shim only.
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
-        .target(name: "StrataPinning", dependencies: ["Strata", "COpenSSL"]),
+        // System nghttp2 (Debian: apt install libnghttp2-dev): HTTP/2 framing, HPACK, flow control.
+        .systemLibrary(name: "CNGHTTP2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
+        .target(name: "StrataPinning", dependencies: ["Strata", "COpenSSL", "CNGHTTP2"]),
         // RedisETagStore and the small RESP2 client it needs (no Swift Redis package can be fetched).
         .target(name: "StrataRedis", dependencies: ["Strata"]),
         // Loopback HTTP server for this package's own tests; not a product.

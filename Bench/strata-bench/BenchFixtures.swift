@@ -22,4 +22,17 @@ enum BenchFixtures {
                                               trustRoots: .certificates([ca]),
                                               configuration: .init(maxConnectionsPerHost: maxConnectionsPerHost))
     }
+
+    /// The installed nginx's version, as `nginx -v` prints it (`1.22.1`); blocks while it runs.
+    static func nginxVersion() -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: NginxServer.executable)
+        process.arguments = ["-v"]
+        let pipe = Pipe()
+        process.standardError = pipe
+        guard (try? process.run()) != nil else { return "" }
+        process.waitUntilExit()
+        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        return text.split(separator: "/").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
+    }
 }

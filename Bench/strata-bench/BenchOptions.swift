@@ -1,12 +1,12 @@
 /// The command line of `strata-bench`: a subcommand, then flags.
 ///
-///     strata-bench [layers | pinned | urlsession | stores | events] [--json] [--quick]
+///     strata-bench [layers | pinned | urlsession | stores | events | http2] [--json] [--quick]
 ///                  [--rounds N] [--requests N] [--only NAME]
 ///
 /// Without a subcommand it runs `layers` then `pinned`, the figures of issue 14.
 struct BenchOptions: Sendable {
     enum Command: String, CaseIterable, Sendable {
-        case all, layers, pinned, urlsession, stores, events
+        case all, layers, pinned, urlsession, stores, events, http2
     }
 
     var command = Command.all
@@ -20,7 +20,7 @@ struct BenchOptions: Sendable {
     var requests: Int?
     /// Runs only the scenarios whose name contains this text (for `perf record` or callgrind).
     var only: String?
-    /// Positional arguments after the subcommand (the `urlsession` scenario's counts).
+    /// Positional arguments after the subcommand (the `urlsession` and `http2` scenarios' counts).
     var positional: [String] = []
 
     static func parse(_ arguments: [String]) throws(UsageError) -> BenchOptions {
@@ -65,7 +65,7 @@ struct BenchOptions: Sendable {
 struct UsageError: Error, CustomStringConvertible {
     var message: String
     var description: String {
-        "strata-bench: \(message)\nusage: strata-bench [layers | pinned | urlsession | stores | events] "
+        "strata-bench: \(message)\nusage: strata-bench [layers | pinned | urlsession | stores | events | http2] "
             + "[--json] [--quick] [--rounds N] [--requests N] [--only NAME]"
     }
 }

@@ -2,7 +2,6 @@
 import FoundationNetworking
 #endif
 import Foundation
-import RedisTestServer
 import Strata
 import StrataPinning
 import TestServer
@@ -202,7 +201,7 @@ enum PinnedBenchmark {
 
 /// The loopback TLS server of `strata-bench pinned`: nginx when installed, else the built-in one.
 enum BenchServer: Sendable {
-    case nginx(BenchNginx, path: String)
+    case nginx(NginxServer, version: String, path: String)
     case builtIn(TLSLoopbackServer, path: String)
 
     struct UnexpectedStatus: Error, CustomStringConvertible {
@@ -210,9 +209,20 @@ enum BenchServer: Sendable {
         var description: String { "the bench server answered \(status), not 200" }
     }
 
+    /// Starts the server answering `path` with `body` and an `ETag`. nginx speaks HTTP/1.1 only
+    /// (the HTTP/1.1 pool is what is measured), TLS 1.3, keep-alive without limit, no access
+    /// log; `return` ignores conditional headers, so every answer is the same 200.
     static func start(path: String, body: String, etag: String) async throws -> BenchServer {
-        if BenchNginx.isInstalled {
-            return .nginx(try await offCooperativePool { try BenchNginx(path: path, body: body, etag: etag) }, path: path)
+        if NginxServer.isInstalled {
+            let directives = """
+                access_log off;
+                keepalive_requests 100000000;
+                keepalive_timeout 300s;
+                ssl_protocols TLSv1.3;
+                location = \(path) { default_type application/json; add_header ETag '\(etag)'; return 200 '\(body)'; }
+                """
+            let server = try await NginxServer.start(http2: false, directives: directives)
+            return .nginx(server, version: await offCooperativePool { BenchFixtures.nginxVersion() }, path: path)
         }
         let server = try TLSLoopbackServer(identity: .leafOnly)
         server.http.route(path, response: .init(headers: [("Content-Type", "application/json"), ("ETag", etag)], text: body))
@@ -221,19 +231,19 @@ enum BenchServer: Sendable {
 
     var name: String {
         switch self {
-        case .nginx(let nginx, _): "\(nginx.version), one worker process, no master (another process)"
+        case .nginx(_, let version, _): "nginx \(version), one worker process, no master (another process)"
         case .builtIn: "the built-in test server, a thread per connection in this process (nginx is not installed)"
         }
     }
 
     var url: URL {
         switch self {
-        case .nginx(let nginx, let path): URL(string: "https://localhost:\(nginx.port)\(path)")!
+        case .nginx(let nginx, _, let path): nginx.url(path)
         case .builtIn(let server, let path): server.url(path)
         }
     }
 
     func stop() async {
-        if case .nginx(let nginx, _) = self { await offCooperativePool { nginx.stop() } }
+        if case .nginx(let nginx, _, _) = self { await offCooperativePool { nginx.stop() } }
     }
 }

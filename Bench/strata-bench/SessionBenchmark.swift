@@ -15,42 +15,6 @@ import TLSTestServer
 /// URLSession trusts only the system CA bundle, so it cannot reach the private-CA TLS server:
 /// it is measured over plain http, which spares it the TLS work PinningTransport does.
 enum SessionBenchmark {
-    private struct Stats {
-        var name: String
-        var seconds: Double
-        var latencies: [Double]
-        var line: String {
-            let sorted = latencies.sorted()
-            func pct(_ p: Double) -> Double { sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] * 1000 }
-            return name.padded(to: 44)
-                + String(format: "%7.0f req/s  p50 %.3f ms  p99 %.3f ms  (n=%d)",
-                         Double(sorted.count) / seconds, pct(0.5), pct(0.99), sorted.count)
-        }
-    }
-
-    private static func measure(_ name: String, transport: any Transport, url: URL, total: Int,
-                                concurrency: Int) async throws -> Stats {
-        let perTask = total / concurrency
-        let start = ContinuousClock.now
-        let latencies = try await withThrowingTaskGroup(of: [Double].self) { group in
-            for _ in 0..<concurrency {
-                group.addTask {
-                    var own: [Double] = []
-                    own.reserveCapacity(perTask)
-                    for _ in 0..<perTask {
-                        let t0 = ContinuousClock.now
-                        let response = try await transport.send(URLRequest(url: url))
-                        precondition(response.statusCode == 200)
-                        own.append(Measurement.nanoseconds(ContinuousClock.now - t0) / 1e9)
-                    }
-                    return own
-                }
-            }
-            return try await group.reduce(into: []) { $0 += $1 }
-        }
-        return Stats(name: name, seconds: Measurement.nanoseconds(ContinuousClock.now - start) / 1e9, latencies: latencies)
-    }
-
     static func run(_ options: BenchOptions) async throws {
         let body = #"{"id":42,"name":"Ada Lovelace","email":"ada@example.com","active":true}"#
         let tls = try TLSLoopbackServer(identity: .leafOnly)

@@ -7,6 +7,7 @@
 //   .build/release/strata-bench urlsession   (PinningTransport vs URLSessionTransport on loopback)
 //   .build/release/strata-bench stores       (ETag stores: Redis vs file vs memory)
 //   .build/release/strata-bench events       (the event channel's cost per request)
+//   .build/release/strata-bench http2 [requests] [rounds]   (pinned HTTP/2 vs HTTP/1.1 vs URLSession, nginx)
 //   flags: --json (one JSON object on stdout), --quick (a short run for CI), --rounds N,
 //          --requests N, --only NAME (scenarios whose name contains NAME, for perf or callgrind)
 //
@@ -37,6 +38,8 @@ Task.detached {
             try await EventBenchmark.run()
         case .urlsession:
             try await SessionBenchmark.run(options)
+        case .http2:
+            try await HTTP2Benchmark.run(arguments: options.positional)
         case .all, .layers, .pinned:
             try await BenchReport.run(options)
         }

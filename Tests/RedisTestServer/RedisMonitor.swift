@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Foundation
+import TestServer
 
 /// `redis-cli monitor` attached to a test server: a record of every command every client sends,
 /// for tests that prove what never reaches Redis.

@@ -80,6 +80,17 @@ public final class TLSLoopbackServer: Sendable {
         }
     }
 
+    /// Starts a TLS server that hands each connection's decrypted channel to `session` (after
+    /// the handshake) instead of reading HTTP/1.1 requests.
+    public init(identity: Identity, alpn: String?, session: @escaping @Sendable (any LoopbackByteChannel) -> Void) throws {
+        let context = try ServerTLSContext(identity: identity, maxProtocolVersion: nil, alpn: alpn)
+        let log = HandshakeLog()
+        handshakeLog = log
+        http = try LoopbackHTTPServer(channel: { fd in
+            ServerTLSChannel(fd: fd, context: context, ticketAfterEachWrite: false, sendsCloseNotify: true, log: log)
+        }, session: session)
+    }
+
     /// Every completed handshake so far, in order.
     public var handshakes: [Handshake] { handshakeLog.all }
 

@@ -127,6 +127,7 @@ public final class LoopbackHTTPServer: Sendable {
 
     private let greeting: Data?
     private let makeChannel: (@Sendable (Int32) -> (any LoopbackByteChannel)?)?
+    private let session: (@Sendable (any LoopbackByteChannel) -> Void)?
 
     /// Starts a server on 127.0.0.1 with an OS-chosen port.
     ///
@@ -145,9 +146,18 @@ public final class LoopbackHTTPServer: Sendable {
         try self.init(greeting: nil, channel: channel)
     }
 
-    private init(greeting: Data?, channel: (@Sendable (Int32) -> (any LoopbackByteChannel)?)?) throws {
+    /// Starts a server that hands each connection's channel to `session` instead of reading
+    /// HTTP/1.1 requests: for servers speaking another protocol (HTTP/2 scripts).
+    public convenience init(channel: @escaping @Sendable (Int32) -> (any LoopbackByteChannel)?,
+                            session: @escaping @Sendable (any LoopbackByteChannel) -> Void) throws {
+        try self.init(greeting: nil, channel: channel, session: session)
+    }
+
+    private init(greeting: Data?, channel: (@Sendable (Int32) -> (any LoopbackByteChannel)?)?,
+                 session: (@Sendable (any LoopbackByteChannel) -> Void)? = nil) throws {
         self.greeting = greeting
         self.makeChannel = channel
+        self.session = session
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw ServerError.socket(errno) }
         var yes: Int32 = 1
@@ -261,6 +271,7 @@ public final class LoopbackHTTPServer: Sendable {
                 return
             }
             connection = SocketConnection(fd: client, channel: channel)
+            if let session { return session(channel) }
         }
         if let greeting {
             connection.write(greeting)

@@ -70,11 +70,14 @@ enum HTTP1RequestEncoder {
         bytes.reserveCapacity(256 + body.count)
         append(method.rawValue, to: &bytes)
         bytes.append(HTTP1Grammar.space)
-        appendTarget(path: components.percentEncodedPath, query: components.percentEncodedQuery, to: &bytes)
+        var target: [UInt8] = []
+        appendTarget(path: components.percentEncodedPath, query: components.percentEncodedQuery, to: &target)
+        bytes.append(contentsOf: target)
         append(" HTTP/1.1\r\nHost: ", to: &bytes)
         append(authority, to: &bytes)
         append("\r\n", to: &bytes)
-        for (name, value) in callerHeaders where !isOwned(name) {
+        let fields = callerHeaders.filter { !isOwned($0.key) }.map { (name: $0.key, value: $0.value) }
+        for (name, value) in fields {
             appendField(name, value, to: &bytes)
         }
         if !body.isEmpty || methodsExpectingBody.contains(method) {
@@ -82,12 +85,15 @@ enum HTTP1RequestEncoder {
         }
         if closesConnection { appendField("Connection", "close", to: &bytes) }
         append("\r\n", to: &bytes)
+        let bodyStart = bytes.count
         bytes.append(contentsOf: body)
-        return HTTP1Request(method: method, url: url, bytes: bytes, closesConnection: closesConnection)
+        return HTTP1Request(method: method, url: url, bytes: bytes, closesConnection: closesConnection,
+                            authority: authority, target: String(decoding: target, as: UTF8.self), fields: fields,
+                            bodyStart: bodyStart)
     }
 
     /// Methods whose requests carry content, so an empty body is stated as `Content-Length: 0`.
-    private static let methodsExpectingBody: Set<HTTPMethod> = [.post, .put, .patch]
+    static let methodsExpectingBody: Set<HTTPMethod> = [.post, .put, .patch]
 
     private static let ownedHeaders = ["host", "content-length", "transfer-encoding", "connection"]
 

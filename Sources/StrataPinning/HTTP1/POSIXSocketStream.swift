@@ -154,6 +154,46 @@ final class POSIXSocketStream: HTTP1ByteStream, Sendable {
         _ = shutdown(descriptor, Int32(SHUT_RDWR))
     }
 
+    // MARK: - Without waiting (for a connection's event loop, which waits in one `poll`)
+
+    /// Sends as much of `bytes` as the socket takes now.
+    ///
+    /// - Returns: How many bytes were sent; 0 when the socket's send buffer is full.
+    /// - Throws: `TransportError` ``TransportError/Kind/connectionLost`` when the peer is gone.
+    func sendAvailable(_ bytes: UnsafeRawBufferPointer) throws(TransportError) -> Int {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return 0 }
+        while true {
+            let sent = send(descriptor, base, bytes.count, Int32(MSG_NOSIGNAL))
+            if sent >= 0 { return sent }
+            let failure = errno
+            switch failure {
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK: return 0
+            default:
+                throw TransportError(.connectionLost, message: "writing to \(peer) failed: \(Self.errorText(failure))")
+            }
+        }
+    }
+
+    /// Receives what has arrived.
+    ///
+    /// - Returns: The number of bytes read, 0 at end of stream, nil when nothing is there yet.
+    /// - Throws: `TransportError` ``TransportError/Kind/connectionLost`` when the connection was reset.
+    func receiveAvailable(into buffer: UnsafeMutableRawBufferPointer) throws(TransportError) -> Int? {
+        guard !buffer.isEmpty else { return nil }
+        while true {
+            let received = recv(descriptor, buffer.baseAddress, buffer.count, 0)
+            if received >= 0 { return received }
+            let failure = errno
+            switch failure {
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK: return nil
+            default:
+                throw TransportError(.connectionLost, message: "reading from \(peer) failed: \(Self.errorText(failure))")
+            }
+        }
+    }
+
     /// Whether a read would return at once, with bytes, end of stream or an error. Between
     /// exchanges on a keep-alive connection any of these means the server closed it or sent
     /// something unasked (such as a `408`), so the connection must not be reused. (Over TLS,

@@ -13,8 +13,9 @@ import Strata
 /// - ``release(_:keepAlive:)`` gives the slot straight to the next waiter, even when its
 ///   connection closed (the waiter then connects on it), or back to the idle list.
 /// - Every slot holds one unit of the process-wide ``ConnectionThreadLimit``. At that limit a
-///   new slot takes the place of this pool's oldest idle slot (any host), or the request fails
-///   at once with `cannotConnect`; it does not wait for other hosts' connections.
+///   new slot takes the place of this pool's oldest idle slot (any host), or the unit of an idle
+///   HTTP/2 connection of the same transport (``evictIdleHTTP2``), or the request fails at once
+///   with `cannotConnect`; it does not wait for other hosts' connections.
 /// - A host with no slot and no waiter leaves the table, so a client that talked to many hosts
 ///   keeps no entry for them.
 ///
@@ -64,10 +65,16 @@ final class ConnectionPool: Sendable {
     /// How long a kept connection may sit idle and still be reused.
     let idleTimeout: Duration
 
-    init(settings: ConnectionSettings, maxConnectionsPerHost: Int, idleTimeout: Duration) {
+    /// Closes an idle HTTP/2 connection of the same transport and hands its unit of the
+    /// connection limit over; false when there is none. Called under this pool's lock.
+    private let evictIdleHTTP2: @Sendable () -> Bool
+
+    init(settings: ConnectionSettings, maxConnectionsPerHost: Int, idleTimeout: Duration,
+         evictIdleHTTP2: @escaping @Sendable () -> Bool = { false }) {
         self.settings = settings
         self.maxConnectionsPerHost = max(1, maxConnectionsPerHost)
         self.idleTimeout = idleTimeout
+        self.evictIdleHTTP2 = evictIdleHTTP2
     }
 
     /// A slot for `host:port`, waiting while the host is at its limit, but not past `deadline`.
@@ -81,38 +88,25 @@ final class ConnectionPool: Sendable {
             state.nextWaiterID += 1
             return state.nextWaiterID
         }
-        // Gives up the wait at the deadline; cancelled as soon as the wait ends another way.
-        let expiry = Task { [weak self] in
-            // In steps of at most a day: the runtime's sleep overflows on far deadlines (a
-            // configured `.seconds(.max)`), which would end the wait at once instead of never.
-            while ContinuousClock.now < deadline {
-                try await Task.sleep(until: min(deadline, .now + .seconds(86_400)), clock: .continuous)
-            }
-            self?.removeWaiter(id, key: key)?.continuation.resume(throwing: TransportError(
-                .timedOut, message: "the whole-request deadline passed while waiting for a free connection to "
-                    + "\(host):\(port) (all \(self?.maxConnectionsPerHost ?? 0) are in use; "
-                    + "PinningTransport.Configuration.maxConnectionsPerHost)"))
-        }
-        defer { expiry.cancel() }
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Lease, any Error>) in
-                let (immediate, evicted) = state.withLock { state -> (Result<Lease, any Error>?, PooledConnection?) in
-                    switch takeOrOpen(key, &state) {
-                    case let .lease(lease, evicting): return (.success(lease), evicting)
-                    case let .refused(error): return (.failure(error), nil)
-                    case .wait: break
-                    }
-                    // onCancel ran before we queued (it found nothing to remove): stop here.
-                    if Task.isCancelled { return (.failure(CancellationError()), nil) }
-                    state.hosts[key, default: HostSlots()].waiters.append(Waiter(id: id, continuation: continuation))
-                    return (nil, nil)
+        let limit = maxConnectionsPerHost
+        return try await PoolWait.wait(until: deadline, expired: {
+            TransportError(.timedOut, message: "the whole-request deadline passed while waiting for a free connection to "
+                + "\(host):\(port) (all \(limit) are in use; PinningTransport.Configuration.maxConnectionsPerHost)")
+        }, enqueue: { continuation in
+            let (immediate, evicted) = state.withLock { state -> (Result<Lease, any Error>?, PooledConnection?) in
+                switch takeOrOpen(key, &state) {
+                case let .lease(lease, evicting): return (.success(lease), evicting)
+                case let .refused(error): return (.failure(error), nil)
+                case .wait: break
                 }
-                evicted?.shutDown()
-                if let immediate { continuation.resume(with: immediate) }
+                // onCancel ran before we queued (it found nothing to remove): stop here.
+                if Task.isCancelled { return (.failure(CancellationError()), nil) }
+                state.hosts[key, default: HostSlots()].waiters.append(Waiter(id: id, continuation: continuation))
+                return (nil, nil)
             }
-        } onCancel: {
-            removeWaiter(id, key: key)?.continuation.resume(throwing: CancellationError())
-        }
+            evicted?.shutDown()
+            return immediate
+        }, remove: { [weak self] in self?.removeWaiter(id, key: key)?.continuation })
     }
 
     /// A lease without waiting, nil when the caller must queue.
@@ -236,16 +230,15 @@ final class ConnectionPool: Sendable {
         var evicted: PooledConnection?
         if !threads.tryAcquire() {
             // Give up this pool's oldest idle slot; its unit passes to the new slot.
-            guard let victim = Self.oldestIdle(in: state) else {
-                return .refused(TransportError(.cannotConnect, message: "no connection to \(key.host):\(key.port) can be "
-                    + "opened: all \(threads.maximum) connections the process allows are in use "
-                    + "(PinningTransport.maxConnectionThreads)"))
+            if let victim = Self.oldestIdle(in: state) {
+                state.hosts[victim.key]?.idle.removeAll { $0.connection === victim.connection }
+                state.hosts[victim.key]?.open -= 1
+                Self.forgetIfEmpty(victim.key, &state)
+                evicted = victim.connection
+                slots = state.hosts[key] ?? HostSlots()
+            } else if !evictIdleHTTP2() {
+                return .refused(threads.exhausted(host: key.host, port: key.port))
             }
-            state.hosts[victim.key]?.idle.removeAll { $0.connection === victim.connection }
-            state.hosts[victim.key]?.open -= 1
-            Self.forgetIfEmpty(victim.key, &state)
-            evicted = victim.connection
-            slots = state.hosts[key] ?? HostSlots()
         }
         slots.open += 1
         state.hosts[key] = slots

@@ -5,7 +5,8 @@ import Strata
 /// hosts stays bounded whatever its per-host limit.
 ///
 /// A pool takes one unit before it creates a connection slot and gives it back when the slot
-/// leaves the pool (its thread ends right after).
+/// leaves the pool (its thread ends right after); an HTTP/2 connection holds one for as long as
+/// its thread runs.
 final class ConnectionThreadLimit: Sendable {
     /// The default process-wide maximum: far above what one app's pinned hosts need, far below
     /// what makes a process struggle.
@@ -49,5 +50,11 @@ final class ConnectionThreadLimit: Sendable {
     /// Gives one unit back.
     func release() {
         state.withLock { $0.inUse = max(0, $0.inUse - 1) }
+    }
+
+    /// The failure of a connection to `host:port` that cannot be opened: every unit is in use.
+    func exhausted(host: String, port: Int) -> TransportError {
+        TransportError(.cannotConnect, message: "no connection to \(host):\(port) can be opened: all \(maximum) "
+            + "connections the process allows are in use (PinningTransport.maxConnectionThreads)")
     }
 }

@@ -13,13 +13,26 @@ struct ExchangeJob: Sendable {
     let idleExpired: Bool
     /// Whether the caller's task has a `TransportEvents` observer, so events are worth collecting.
     let collectsEvents: Bool
+    /// Told, on the slot's thread, the ALPN protocol a new connection's server selected (nil for
+    /// none), once its trust check passed and before anything is written: requests waiting to
+    /// learn the host's protocol need not wait for this request's response.
+    var onEstablished: (@Sendable (String?) -> Void)?
+}
+
+/// What a job's exchange produced.
+enum ExchangeOutcome: Sendable {
+    /// The HTTP/1.1 response.
+    case response(HTTP1Response)
+    /// A new connection's server selected `h2`: the verified stream, on which nothing was
+    /// written yet, for an HTTP/2 connection to carry the request instead.
+    case http2(TLSStream)
 }
 
 /// What a job did: the response or failure, whether the connection stays open, and the events
 /// to report in the caller's task (task-local observers are not visible on the connection's
 /// thread).
 struct ExchangeReport: Sendable {
-    var result: Result<HTTP1Response, any Error> = .failure(CancellationError())
+    var result: Result<ExchangeOutcome, any Error> = .failure(CancellationError())
     /// The connection is open and may carry another request.
     var keepAlive = false
     /// What happened, in order; empty when nothing observes the caller.

@@ -94,8 +94,9 @@ final class PooledConnection: Sendable {
     }
 
     /// Sends the job's request on the kept connection or a new one, and keeps the connection
-    /// if it can carry another request.
-    private func exchange(_ job: ExchangeJob, report: inout ExchangeReport) throws -> HTTP1Response {
+    /// if it can carry another request. A new connection whose server selected `h2` is handed
+    /// back unused instead.
+    private func exchange(_ job: ExchangeJob, report: inout ExchangeReport) throws -> ExchangeOutcome {
         let reused = takeKeptConnection(idleExpired: job.idleExpired)
         var connection: HTTP1Connection<TLSStream>
         if let reused {
@@ -103,6 +104,7 @@ final class PooledConnection: Sendable {
             connection = reused
         } else {
             connection = try establish(job)
+            if connection.stream.selectedProtocol == "h2" { return .http2(connection.stream) }
         }
         let response: HTTP1Response
         do throws(HTTP1ExchangeError) {
@@ -115,6 +117,7 @@ final class PooledConnection: Sendable {
             }
             events.record(.retryingOnFreshConnection(host: host, port: port, reason: error.error.message))
             connection = try establish(job)
+            if connection.stream.selectedProtocol == "h2" { return .http2(connection.stream) }
             do throws(HTTP1ExchangeError) {
                 response = try connection.send(job.request, deadline: job.deadline)
             } catch {
@@ -127,7 +130,7 @@ final class PooledConnection: Sendable {
         } else {
             connection.close()
         }
-        return response
+        return .response(response)
     }
 
     /// The kept connection if it can carry a request now; otherwise closes it and returns nil.
@@ -183,6 +186,13 @@ final class PooledConnection: Sendable {
             events.record(.trustEvaluated(host: host, matchedPin: nil, failure: String(describing: error)))
             throw PinningFailure.transportError(for: error, request: job.request)
         }
+        // Offered only h2 and the server selected nothing: it does not speak HTTP/2.
+        if !settings.context.protocols.contains("http/1.1"), stream.selectedProtocol != "h2" {
+            stream.close()
+            throw PinningFailure.filled(TransportError(.tls, message: "\(host):\(port) did not select HTTP/2 (ALPN h2), and "
+                + "only HTTP/2 is allowed (PinningTransport.Configuration.httpVersion is .http2Only)"), request: job.request)
+        }
+        job.onEstablished?(stream.selectedProtocol)
         // The connection outlives this job: its hook writes to the slot's collector, whichever
         // job is running (captured directly, not through self, which keeps the connection).
         let host = host

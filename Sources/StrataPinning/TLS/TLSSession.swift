@@ -18,6 +18,10 @@ final class TLSSession {
     /// One buffer for ciphertext in both directions, reused for the connection's life (never
     /// per read): steps are sequential, so input and output never need it at once.
     private let scratch: UnsafeMutableRawBufferPointer
+    /// Ciphertext taken from the output BIO that the socket did not take yet (non-blocking sends only).
+    private var unsent: [UInt8] = []
+    /// The ALPN protocol the server selected, such as `h2`; nil when it selected none.
+    private(set) var selectedProtocol: String?
 
     /// Wraps a fresh `ssl` (taking ownership) around a connected `socket`.
     ///
@@ -52,15 +56,15 @@ final class TLSSession {
     ///
     /// - Throws: ``ServerTrustError`` when OpenSSL's verification (chain, dates, host name) failed,
     ///   `TransportError` ``TransportError/Kind/tls`` for any other TLS failure (protocol version,
-    ///   an alert from the server, an ALPN protocol other than HTTP/1.1), or the socket's
+    ///   an alert from the server, an ALPN protocol not in `protocols`), or the socket's
     ///   `TransportError` (timeout, reset, close).
-    func handshake(host: String, deadline: ContinuousClock.Instant) throws {
+    func handshake(host: String, offering protocols: [String], deadline: ContinuousClock.Instant) throws {
         while true {
             OpenSSLErrorQueue.clear()
             let result = SSL_do_handshake(ssl)
             if result == 1 {
                 try flush(deadline: deadline)
-                return try checkALPN()
+                return try checkALPN(offered: protocols)
             }
             let error = SSL_get_error(ssl, result)
             if error == SSL_ERROR_WANT_READ {
@@ -188,15 +192,90 @@ final class TLSSession {
             + OpenSSLErrorQueue.drain(fallback: "the TLS session failed"))
     }
 
-    /// A server that picked a protocol we did not offer speaks something other than HTTP/1.1.
-    private func checkALPN() throws(TransportError) {
+    /// Records the protocol the server selected; one we did not offer means the server speaks
+    /// something this client cannot (OpenSSL checks this too; the check here does not rely on it).
+    private func checkALPN(offered: [String]) throws(TransportError) {
         var selected: UnsafePointer<UInt8>?
         var length: UInt32 = 0
         SSL_get0_alpn_selected(ssl, &selected, &length)
         guard let selected, length > 0 else { return }
         let name = String(decoding: UnsafeBufferPointer(start: selected, count: Int(length)), as: UTF8.self)
-        guard name == "http/1.1" else {
-            throw TransportError(.tls, message: "\(socket.peer) selected ALPN protocol '\(name)', not http/1.1")
+        guard offered.contains(name) else {
+            throw TransportError(.tls, message: "\(socket.peer) selected ALPN protocol '\(name)', which was not offered "
+                + "(offered: \(offered.joined(separator: ", ")))")
+        }
+        selectedProtocol = name
+    }
+
+    // MARK: - Without waiting (for a connection's event loop, which waits in one `poll`)
+
+    /// What a read that never waits found.
+    enum Available: Equatable {
+        /// This many decrypted bytes were read.
+        case bytes(Int)
+        /// Nothing to read until the socket becomes readable.
+        case wouldBlock
+        /// The server closed the connection (close_notify or end of stream).
+        case closed
+    }
+
+    /// Decrypts whatever has arrived into `buffer`, without waiting.
+    func readAvailable(into buffer: UnsafeMutableRawBufferPointer) throws(TransportError) -> Available {
+        guard let base = buffer.baseAddress, !buffer.isEmpty else { return .wouldBlock }
+        while true {
+            OpenSSLErrorQueue.clear()
+            let count = SSL_read(ssl, base, Int32(clamping: buffer.count))
+            if count > 0 { return .bytes(Int(count)) }
+            switch SSL_get_error(ssl, count) {
+            case SSL_ERROR_ZERO_RETURN:
+                return .closed
+            case SSL_ERROR_WANT_READ:
+                guard let received = try socket.receiveAvailable(into: scratch) else { return .wouldBlock }
+                guard received > 0 else { return .closed }
+                guard BIO_write(input, scratch.baseAddress, Int32(received)) == Int32(received) else {
+                    throw TransportError(.tls, message: "OpenSSL refused \(received) received bytes")
+                }
+            default:
+                throw failure(doing: "reading from")
+            }
+        }
+    }
+
+    /// Encrypts `bytes` into the outgoing ciphertext (memory only: ``flushAvailable()`` sends it).
+    func encrypt(_ bytes: UnsafeRawBufferPointer) throws(TransportError) {
+        guard let base = bytes.baseAddress else { return }
+        var offset = 0
+        while offset < bytes.count {
+            OpenSSLErrorQueue.clear()
+            // A memory BIO takes everything, so SSL_write completes unless the session failed.
+            let written = SSL_write(ssl, base + offset, Int32(min(bytes.count - offset, Self.scratchSize / 2)))
+            guard written > 0 else { throw failure(doing: "writing to") }
+            offset += Int(written)
+        }
+    }
+
+    /// How much ciphertext waits to be sent.
+    var pendingOutputBytes: Int { unsent.count + Int(BIO_ctrl_pending(output)) }
+
+    /// Sends the waiting ciphertext as far as the socket takes it now.
+    ///
+    /// - Returns: Whether everything was sent.
+    func flushAvailable() throws(TransportError) -> Bool {
+        while true {
+            if !unsent.isEmpty {
+                let socket = socket
+                let outcome = unsent.withUnsafeBytes { bytes in
+                    Result { () throws(TransportError) in try socket.sendAvailable(bytes) }
+                }
+                unsent.removeFirst(try outcome.get())
+                guard unsent.isEmpty else { return false }
+            }
+            guard BIO_ctrl_pending(output) > 0 else { return true }
+            let count = BIO_read(output, scratch.baseAddress, Int32(scratch.count))
+            guard count > 0 else { return true }
+            let chunk = UnsafeRawBufferPointer(rebasing: scratch[0..<Int(count)])
+            let sent = try socket.sendAvailable(chunk)
+            if sent < chunk.count { unsent.append(contentsOf: chunk[sent...]) }
         }
     }
 }

@@ -27,12 +27,16 @@ final class TLSStream: HTTP1ByteStream, @unchecked Sendable {
     let host: String
     /// The TLS version negotiated, such as `TLSv1.3`.
     let protocolVersion: String
+    /// The ALPN protocol the server selected (`h2`, `http/1.1`), or nil when it selected none.
+    let selectedProtocol: String?
 
-    private init(session: TLSSession, socket: POSIXSocketStream, host: String, protocolVersion: String) {
+    private init(session: TLSSession, socket: POSIXSocketStream, host: String, protocolVersion: String,
+                 selectedProtocol: String?) {
         self.session = session
         self.socket = socket
         self.host = host
         self.protocolVersion = protocolVersion
+        self.selectedProtocol = selectedProtocol
     }
 
     /// Connects to `host:port` and completes a TLS handshake in which OpenSSL verified the
@@ -65,13 +69,15 @@ final class TLSStream: HTTP1ByteStream, @unchecked Sendable {
         }
         do {
             try TLSPeerTrust.expect(host: host, on: ssl)
-            try session.handshake(host: host, deadline: min(deadline, ContinuousClock.now + timeouts.handshake))
+            try session.handshake(host: host, offering: context.protocols,
+                                  deadline: min(deadline, ContinuousClock.now + timeouts.handshake))
         } catch {
             socket.close()
             throw error
         }
         let version = session.protocolVersion
-        return TLSStream(session: session, socket: socket, host: host, protocolVersion: version)
+        return TLSStream(session: session, socket: socket, host: host, protocolVersion: version,
+                         selectedProtocol: session.selectedProtocol)
     }
 
     /// The chain the evaluator must see: OpenSSL's verified chain, leaf first (or just the leaf
@@ -109,5 +115,30 @@ final class TLSStream: HTTP1ByteStream, @unchecked Sendable {
     /// may be an attacker cutting the connection.
     var endOfStreamIsAuthenticated: Bool {
         lock.withLock { _ in session.receivedCloseNotify }
+    }
+
+    // MARK: - Without waiting (for a connection's event loop; see ``TLSSession``)
+
+    /// The socket's descriptor, for the event loop's `poll`.
+    var descriptor: Int32 { socket.descriptor }
+
+    /// Decrypts whatever has arrived into `buffer`, without waiting.
+    func readAvailable(into buffer: UnsafeMutableRawBufferPointer) throws(TransportError) -> TLSSession.Available {
+        try lock.withLock { (_) throws(TransportError) in try session.readAvailable(into: buffer) }
+    }
+
+    /// Encrypts `bytes` into the outgoing ciphertext; ``flushAvailable()`` sends it.
+    func encrypt(_ bytes: UnsafeRawBufferPointer) throws(TransportError) {
+        try lock.withLock { (_) throws(TransportError) in try session.encrypt(bytes) }
+    }
+
+    /// Sends waiting ciphertext as far as the socket takes it now; returns whether all went.
+    func flushAvailable() throws(TransportError) -> Bool {
+        try lock.withLock { (_) throws(TransportError) in try session.flushAvailable() }
+    }
+
+    /// How much ciphertext waits to be sent.
+    var pendingOutputBytes: Int {
+        lock.withLock { _ in session.pendingOutputBytes }
     }
 }

@@ -26,16 +26,32 @@ public enum PinningEvent: TransportEvent, Hashable {
     case retryingOnFreshConnection(host: String, port: Int, reason: String)
     /// A redirect from a pinned host is being followed.
     case redirected(from: URL, to: URL, statusCode: Int)
-    /// The request was written completely: `bytes` of head and body.
+    /// The request was written completely over HTTP/1.1: `bytes` of head and body.
     case requestWritten(host: String, method: HTTPMethod, bytes: Int)
     /// An interim `1xx` response (such as `100 Continue` or `103 Early Hints`) was read and skipped.
     case interimResponseSkipped(host: String, statusCode: Int)
-    /// The final response was read: its status, body size, and whether the connection stays
-    /// open for another request.
+    /// The final response was read over HTTP/1.1: its status, body size, and whether the
+    /// connection stays open for another request.
     case responseRead(host: String, statusCode: Int, bodyBytes: Int, keepAlive: Bool)
-    /// The exchange failed and the connection was closed; the request throws a `TransportError`
-    /// of this kind.
+    /// The HTTP/1.1 exchange failed and the connection was closed; the request throws a
+    /// `TransportError` of this kind.
     case exchangeFailed(host: String, kind: TransportError.Kind, message: String)
+    /// The request went out over HTTP/2, as stream `streamID` of the host's connection, with
+    /// `bodyBytes` of body (sent as flow control allows).
+    case streamOpened(host: String, streamID: Int32, method: HTTPMethod, bodyBytes: Int)
+    /// The final response of HTTP/2 stream `streamID` was read.
+    case streamResponseRead(host: String, streamID: Int32, statusCode: Int, bodyBytes: Int)
+    /// HTTP/2 stream `streamID` failed (the server reset it, a limit or the deadline was
+    /// reached, the connection ended); the request throws a `TransportError` of this kind.
+    case streamFailed(host: String, streamID: Int32, kind: TransportError.Kind, message: String)
+    /// While the request was in flight, the server's HTTP/2 SETTINGS arrived: it accepts
+    /// `maxConcurrentStreams` streams at once.
+    case http2SettingsReceived(host: String, maxConcurrentStreams: Int)
+    /// While the request was in flight, the server sent GOAWAY: streams above `lastStreamID`
+    /// were not processed (and are sent again on a new connection).
+    case goAwayReceived(host: String, lastStreamID: Int32, code: HTTP2ErrorCode)
+    /// While the request was in flight, its quiet HTTP/2 connection was checked with a PING.
+    case pingSent(host: String)
 
     /// `pinning.` plus what happened, such as `pinning.trust-evaluated`.
     public var name: String {
@@ -51,6 +67,12 @@ public enum PinningEvent: TransportEvent, Hashable {
         case .interimResponseSkipped: "pinning.interim-response-skipped"
         case .responseRead: "pinning.response-read"
         case .exchangeFailed: "pinning.exchange-failed"
+        case .streamOpened: "pinning.http2.stream-opened"
+        case .streamResponseRead: "pinning.http2.response-read"
+        case .streamFailed: "pinning.http2.stream-failed"
+        case .http2SettingsReceived: "pinning.http2.settings-received"
+        case .goAwayReceived: "pinning.http2.goaway-received"
+        case .pingSent: "pinning.http2.ping-sent"
         }
     }
 
@@ -58,9 +80,9 @@ public enum PinningEvent: TransportEvent, Hashable {
     public var logLevel: LogLevel {
         switch self {
         case .trustEvaluated(_, _, let failure): failure == nil ? .debug : .error
-        case .requestWritten, .responseRead, .sentToInner: .trace
+        case .requestWritten, .responseRead, .sentToInner, .streamOpened, .streamResponseRead: .trace
         case .connectionOpened, .connectionReused, .connectionDiscarded, .retryingOnFreshConnection, .redirected,
-             .interimResponseSkipped, .exchangeFailed: .debug
+             .interimResponseSkipped, .exchangeFailed, .streamFailed, .http2SettingsReceived, .goAwayReceived, .pingSent: .debug
         }
     }
 
@@ -93,6 +115,18 @@ public enum PinningEvent: TransportEvent, Hashable {
             "read \(status) from \(host): \(bytes) body bytes; connection \(keepAlive ? "kept open" : "closed")"
         case .exchangeFailed(let host, let kind, let message):
             "the exchange with \(host) failed (\(kind.rawValue)): \(redaction.scrub(message))"
+        case .streamOpened(let host, let streamID, let method, let bytes):
+            "sent \(method) to \(host) on HTTP/2 stream \(streamID) with \(bytes) body bytes"
+        case .streamResponseRead(let host, let streamID, let status, let bytes):
+            "read \(status) from \(host) on HTTP/2 stream \(streamID): \(bytes) body bytes"
+        case .streamFailed(let host, let streamID, let kind, let message):
+            "HTTP/2 stream \(streamID) to \(host) failed (\(kind.rawValue)): \(redaction.scrub(message))"
+        case .http2SettingsReceived(let host, let streams):
+            "\(host) accepts \(streams) concurrent HTTP/2 streams"
+        case .goAwayReceived(let host, let last, let code):
+            "\(host) sent GOAWAY (\(code)): streams above \(last) go to a new connection"
+        case .pingSent(let host):
+            "checked the quiet HTTP/2 connection to \(host) with a PING"
         }
     }
 
@@ -107,8 +141,12 @@ public enum PinningEvent: TransportEvent, Hashable {
              .connectionDiscarded(let host, let port, _), .retryingOnFreshConnection(let host, let port, _):
             return ["host": host, "port": String(port)]
         case .requestWritten(let host, _, _), .interimResponseSkipped(let host, _), .responseRead(let host, _, _, _),
-             .exchangeFailed(let host, _, _):
+             .exchangeFailed(let host, _, _), .http2SettingsReceived(let host, _), .goAwayReceived(let host, _, _),
+             .pingSent(let host):
             return ["host": host]
+        case .streamOpened(let host, let streamID, _, _), .streamResponseRead(let host, let streamID, _, _),
+             .streamFailed(let host, let streamID, _, _):
+            return ["host": host, "stream": String(streamID)]
         case .sentToInner, .redirected:
             return [:]
         }

@@ -5,22 +5,27 @@ import Foundation
 import Strata
 
 /// The terminal transport for pinned hosts: requests to hosts matched by `pinnedDomains` travel
-/// over its own HTTP/1.1-over-TLS connections (system OpenSSL), each verified before the first
-/// request byte is written; every other request goes to `inner` untouched.
+/// over its own TLS connections (system OpenSSL), HTTP/2 (system nghttp2) or HTTP/1.1 as each
+/// server selects, each verified before the first byte of either protocol is written; every
+/// other request goes to `inner` untouched.
 ///
 /// Use it where `URLSessionTransport` would be, when some hosts must be pinned: on Linux
 /// URLSession cannot pin (no server-trust callback, no way to add a CA), and checking pins on a
 /// separate probe connection is not pinning. For a pinned host, each new connection:
-/// 1. negotiates TLS 1.2 or newer, with SNI and ALPN `http/1.1`;
+/// 1. negotiates TLS 1.2 or newer, with SNI and ALPN (`h2` and `http/1.1` by default, see
+///    ``Configuration/httpVersion``);
 /// 2. has OpenSSL verify the chain against `trustRoots` and the host name;
 /// 3. runs the host's evaluator on OpenSSL's *verified* chain (never the list the server sent);
 /// 4. only then carries the request. Session resumption is off, so every connection is checked.
 ///
 /// Verified connections are kept alive and reused (``Configuration/maxConnectionsPerHost`` per
-/// host, closed after ``Configuration/idleConnectionTimeout`` unused). An idempotent request
-/// that fails on a reused connection before any response byte (the server had closed it) is
-/// sent once more on a fresh connection. Blocking socket and TLS work never runs on Swift's
-/// cooperative pool; writes never raise SIGPIPE and the process's signal handlers are left alone.
+/// host, closed after ``Configuration/idleConnectionTimeout`` unused). Over HTTP/2, one
+/// connection per host carries concurrent requests as streams, up to the server's
+/// concurrent-stream limit. An idempotent request that fails on a reused connection before any
+/// response byte (the server had closed it) is sent once more on a fresh connection, and so is
+/// any request an HTTP/2 server provably did not process (GOAWAY, REFUSED_STREAM). Blocking
+/// socket and TLS work never runs on Swift's cooperative pool; writes never raise SIGPIPE and
+/// the process's signal handlers are left alone.
 ///
 /// Rules:
 /// - Every hop's host is canonicalized once (lowercase, no trailing dot, IP literals in their
@@ -109,7 +114,7 @@ public struct PinningTransport: Transport {
         engine = Result { () throws(PinningConfigurationError) -> Engine in
             let domains = try PinnedDomains(pinnedDomains)
             try domains.validate(for: trustRoots)
-            let context = try TLSClientContext(roots: trustRoots)
+            let context = try TLSClientContext(roots: trustRoots, protocols: configuration.httpVersion.alpnProtocols)
             let settings = ConnectionSettings(
                 context: context,
                 timeouts: TLSStream.Timeouts(connect: configuration.connectTimeout,
@@ -139,6 +144,13 @@ public struct PinningTransport: Transport {
     var pooledHostCount: Int {
         guard case let .success(engine) = engine else { return 0 }
         return engine.client.poolHostCount
+    }
+
+    /// How many HTTP/2 connections to `host:port` exist and how many streams they carry; for
+    /// tests and diagnostics.
+    func http2Counts(host: String, port: Int) -> (connections: Int, streams: Int) {
+        guard case let .success(engine) = engine else { return (0, 0) }
+        return engine.client.http2Counts(host: host, port: port)
     }
 
     /// Sends `request`: over a verified pooled connection when its host is pinned, through

@@ -27,7 +27,8 @@ extension PinningTransport {
         /// request that finds it opens a new one). Default 30 s, below common server keep-alive
         /// timeouts so the client usually closes first.
         public var idleConnectionTimeout: Duration
-        /// Limits on response heads and bodies.
+        /// Limits on response heads and bodies, for HTTP/1.1 and HTTP/2 alike (over HTTP/2 the
+        /// header limit counts each field as RFC 9113 §6.5.2 does: name, value and 32 octets).
         public var limits: HTTP1Limits
         /// The most redirects followed for one request. Default 10.
         public var maxRedirects: Int
@@ -40,6 +41,17 @@ extension PinningTransport {
         /// attacker cutting the body, so it fails with `connectionLost`. Set it only for a server
         /// known to close this way; bodies framed by `Content-Length` or chunks are never affected.
         public var acceptsBodyEndWithoutCloseNotify: Bool
+        /// Which HTTP versions are offered to pinned servers. Default ``HTTPVersionPolicy/preferHTTP2``.
+        ///
+        /// Over HTTP/2, one connection per host carries concurrent requests as streams (more open,
+        /// up to ``maxConnectionsPerHost``, only when the server's concurrent-stream limit is
+        /// reached); timeouts and ``limits`` apply per request as for HTTP/1.1.
+        public var httpVersion: HTTPVersionPolicy
+        /// How long an HTTP/2 connection carrying requests may receive nothing before it is
+        /// checked with a PING; when the PING goes unanswered for as long again, the connection
+        /// is closed and its requests fail with ``TransportError/Kind/connectionLost`` (idempotent
+        /// ones that had no response yet are sent again on a new connection). Default 10 s.
+        public var http2PingInterval: Duration
 
         /// Creates a configuration; every parameter defaults to the documented default. Any
         /// duration may be as large as `.seconds(Int64.max)` (in effect, no limit).
@@ -47,7 +59,8 @@ extension PinningTransport {
                     idleReadTimeout: Duration = .seconds(30), requestTimeout: Duration = .seconds(60),
                     maxConnectionsPerHost: Int = 8, idleConnectionTimeout: Duration = .seconds(30),
                     limits: HTTP1Limits = .default, maxRedirects: Int = 10,
-                    redirectSafety: RedirectSafety = RedirectSafety(), acceptsBodyEndWithoutCloseNotify: Bool = false) {
+                    redirectSafety: RedirectSafety = RedirectSafety(), acceptsBodyEndWithoutCloseNotify: Bool = false,
+                    httpVersion: HTTPVersionPolicy = .preferHTTP2, http2PingInterval: Duration = .seconds(10)) {
             self.connectTimeout = connectTimeout
             self.handshakeTimeout = handshakeTimeout
             self.idleReadTimeout = idleReadTimeout
@@ -58,6 +71,8 @@ extension PinningTransport {
             self.maxRedirects = maxRedirects
             self.redirectSafety = redirectSafety
             self.acceptsBodyEndWithoutCloseNotify = acceptsBodyEndWithoutCloseNotify
+            self.httpVersion = httpVersion
+            self.http2PingInterval = http2PingInterval
         }
     }
 }

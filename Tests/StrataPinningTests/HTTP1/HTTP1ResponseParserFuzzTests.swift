@@ -10,26 +10,7 @@ struct HTTP1ResponseParserFuzzTests {
     /// Bytes that matter to the grammar, so mutations hit interesting paths more often than
     /// uniformly random bytes would.
     private static let interestingBytes: [UInt8] = Array("\r\n:; \t0123456789aAfFzZ,-HTTP/".utf8) + [0, 0x7F, 0xFF]
-
-    private static func mutate(_ input: [UInt8], using random: inout SeededGenerator) -> [UInt8] {
-        var bytes = input
-        for _ in 0..<Int.random(in: 1...4, using: &random) {
-            let position = bytes.isEmpty ? 0 : Int.random(in: 0..<bytes.count, using: &random)
-            let byte = Bool.random(using: &random) ? interestingBytes.randomElement(using: &random) ?? 0
-                : UInt8.random(in: 0...255, using: &random)
-            switch Int.random(in: 0..<6, using: &random) {
-            case 0 where !bytes.isEmpty: bytes[position] = byte
-            case 1: bytes.insert(byte, at: position)
-            case 2 where !bytes.isEmpty: bytes.remove(at: position)
-            case 3 where !bytes.isEmpty:
-                let end = min(bytes.count, position + Int.random(in: 1...16, using: &random))
-                bytes.insert(contentsOf: bytes[position..<end], at: position)
-            case 4: bytes = Array(bytes.prefix(position))
-            default: bytes.insert(contentsOf: Array("\r\n".utf8), at: position)
-            }
-        }
-        return bytes
-    }
+    private static let mutator = ByteMutator(interestingBytes: interestingBytes)
 
     @Test("20,000 mutated responses fed in random pieces never crash, always terminate and respect the limits")
     func mutatedInputs() {
@@ -39,7 +20,7 @@ struct HTTP1ResponseParserFuzzTests {
         var outcomes = (responses: 0, errors: 0)
         for _ in 0..<20_000 {
             let base = corpus.randomElement(using: &random) ?? []
-            let input = Self.mutate(base, using: &random)
+            let input = Self.mutator.mutate(base, using: &random)
             let limits = HTTP1Limits(maxHeaderBlockBytes: Int.random(in: 16...256, using: &random),
                                      maxHeaderCount: Int.random(in: 1...8, using: &random),
                                      maxResponseBodyBytes: Int.random(in: 0...64, using: &random),

@@ -76,3 +76,56 @@ struct ConnectionThreadLimitTests {
         #expect(ConnectionThreadLimit.processWide.maximum == 1)
     }
 }
+
+@Suite("HTTP/2 connections count against the process-wide connection limit")
+struct HTTP2ConnectionThreadLimitTests {
+    /// Answers every request with 200 until the client closes.
+    private static func server(closingAfterFirstResponse: Bool = false) throws -> ScriptedHTTP2Server {
+        try ScriptedHTTP2Server { connection in
+            connection.handshake()
+            while let stream = connection.awaitRequests(1).first {
+                connection.respond(stream: stream)
+                if closingAfterFirstResponse { return }
+            }
+        }
+    }
+
+    private func transport(threads: ConnectionThreadLimit) throws -> PinningTransport {
+        let pins = try Pinning.pins(Fixtures.Pin.leafEC)
+        return PinningTransport(inner: CannedRoutesTransport(routes: []), pinnedDomains: ["localhost": pins, "127.0.0.1": pins],
+                                trustRoots: try Pinning.privateCA(), configuration: .init(requestTimeout: .seconds(10)),
+                                clock: ContinuousClock(), threads: threads)
+    }
+
+    /// Yields until `condition` holds (bounded; the connection's thread ends on its own).
+    private func eventually(_ condition: () -> Bool) async -> Bool {
+        for _ in 0..<1_000_000 {
+            if condition() { return true }
+            await Task.yield()
+        }
+        return condition()
+    }
+
+    @Test("an HTTP/2 connection holds one unit while open (its slot gave its own back) and returns it when it closes")
+    func holdsOneUnit() async throws {
+        let server = try Self.server(closingAfterFirstResponse: true)
+        let threads = ConnectionThreadLimit(maximum: 4)
+        let transport = try transport(threads: threads)
+        #expect(try await transport.send(Pinning.get(server.url("/"))).statusCode == 200)
+        #expect(await eventually { threads.inUse == 0 })
+        #expect(await eventually { transport.http2Counts(host: "localhost", port: server.port).connections == 0 })
+    }
+
+    @Test("at the limit, an idle HTTP/2 connection is closed to make room for a connection to another host")
+    func idleHTTP2ConnectionMakesRoom() async throws {
+        let server = try Self.server()
+        let threads = ConnectionThreadLimit(maximum: 1)
+        let transport = try transport(threads: threads)
+        #expect(try await transport.send(Pinning.get(server.url("/"))).statusCode == 200)
+        #expect(threads.inUse == 1)
+        #expect(try await transport.send(Pinning.get(server.url("/", host: "127.0.0.1"))).statusCode == 200)
+        #expect(transport.http2Counts(host: "localhost", port: server.port).connections == 0)
+        #expect(transport.http2Counts(host: "127.0.0.1", port: server.port).connections == 1)
+        #expect(await eventually { threads.inUse == 1 })
+    }
+}

@@ -3,6 +3,7 @@ import RedisTestServer
 import Strata
 @testable import StrataRedis
 import Testing
+import TestServer
 
 @Suite("Concurrent writers from two processes", .needsRedisServer)
 struct RedisConcurrentWritersTests {

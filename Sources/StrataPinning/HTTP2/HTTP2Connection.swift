@@ -1,0 +1,204 @@
+import Foundation
+import Strata
+
+/// One verified HTTP/2 connection to a pinned host, carrying many requests at once as streams.
+///
+/// Its TLS stream was opened, handshaken and checked against the host's pins before it got
+/// here; nothing else is ever written on it. All I/O happens on the connection's own thread,
+/// which waits in one `poll` on the socket and a ``WakeSignal`` (never on Swift's cooperative
+/// pool) and runs an ``HTTP2Multiplexer``. Callers talk to it through this thread-safe facade:
+/// - ``reserve(beyondLimit:)`` claims a stream (the pool does, under its own lock), then
+///   ``send(_:deadline:completion:)`` queues the request; the completion runs on the
+///   connection's thread, exactly once.
+/// - ``cancel(_:)`` abandons one exchange: its stream is reset, the others carry on.
+/// - The connection closes itself after `idleTimeout` without streams, when the server ends it,
+///   or after ``shutDown()`` once its streams finished; it then tells `onClosed`.
+final class HTTP2Connection: Sendable {
+    /// Told how the exchange ended, and what happened to it (empty unless it collected events).
+    typealias Completion = @Sendable (Result<HTTP2Response, HTTP2StreamFailure>, [PinningEvent]) -> Void
+
+    enum Command: Sendable {
+        case open(HTTP2Multiplexer.Exchange, Completion)
+        case cancel(UInt64)
+        case shutDown
+    }
+
+    private struct Shared {
+        var commands: [Command] = []
+        /// Streams claimed and not yet finished.
+        var reserved = 0
+        var maxConcurrentStreams = HTTP2Multiplexer.assumedMaxConcurrentStreams
+        var accepting = true
+        var closed = false
+        var nextID: UInt64 = 0
+        /// Its unit of the connection limit went to another connection (``retireForEviction()``).
+        var unitHandedOver = false
+    }
+
+    /// The pool key: which host and port this connection reaches.
+    let host: String
+    let port: Int
+    private let shared = LockedValue(Shared())
+    private let wake: WakeSignal
+
+    private init(host: String, port: Int, wake: WakeSignal) {
+        self.host = host
+        self.port = port
+        self.wake = wake
+    }
+
+    /// Starts serving `stream`, a verified TLS connection whose server selected `h2`.
+    ///
+    /// - Parameters:
+    ///   - idleTimeout: How long the connection stays open without streams.
+    ///   - onClosed: Called once, on the connection's thread, after it closed.
+    /// - Throws: `TransportError`: `cannotConnect` when the process-wide connection limit
+    ///   (``ConnectionThreadLimit``, which its thread counts against) is reached, or when the
+    ///   process cannot make the wake-up pair; `stream` is closed then.
+    static func start(stream: TLSStream, host: String, port: Int, settings: ConnectionSettings,
+                      timing: HTTP2Multiplexer.Timing, idleTimeout: Duration,
+                      onClosed: @escaping @Sendable (HTTP2Connection) -> Void) throws(TransportError) -> HTTP2Connection {
+        guard settings.threads.tryAcquire() else {
+            stream.close()
+            throw settings.threads.exhausted(host: host, port: port)
+        }
+        let wake: WakeSignal
+        do {
+            wake = try WakeSignal()
+        } catch {
+            settings.threads.release()
+            stream.close()
+            throw error
+        }
+        let connection = HTTP2Connection(host: host, port: port, wake: wake)
+        let thread = Thread {
+            HTTP2ConnectionLoop.run(connection: connection, stream: stream, wake: wake, settings: settings,
+                                    timing: timing, idleTimeout: idleTimeout)
+            if !connection.shared.withLock({ $0.unitHandedOver }) { settings.threads.release() }
+            onClosed(connection)
+        }
+        thread.name = "strata-pinning h2 \(host):\(port)"
+        thread.start()
+        return connection
+    }
+
+    // MARK: - Callers
+
+    /// Claims a stream if the connection accepts new ones and, unless `beyondLimit`, has fewer
+    /// than the server's SETTINGS_MAX_CONCURRENT_STREAMS in use. Beyond the limit, nghttp2
+    /// holds the request until a stream finishes.
+    func reserve(beyondLimit: Bool) -> Bool {
+        shared.withLock { shared in
+            guard shared.accepting, !shared.closed,
+                  beyondLimit || shared.reserved < shared.maxConcurrentStreams else { return false }
+            shared.reserved += 1
+            return true
+        }
+    }
+
+    /// Streams claimed, the server's limit, and whether new streams are accepted.
+    var load: (reserved: Int, maxConcurrentStreams: Int, accepting: Bool) {
+        shared.withLock { ($0.reserved, $0.maxConcurrentStreams, $0.accepting && !$0.closed) }
+    }
+
+    /// Queues `request` on a stream claimed with ``reserve(beyondLimit:)``; `collectsEvents`
+    /// when the caller observes events.
+    ///
+    /// - Returns: The exchange's identifier, for ``cancel(_:)``.
+    func send(_ request: HTTP2Request, deadline: ContinuousClock.Instant, collectsEvents: Bool,
+              completion: @escaping Completion) -> UInt64 {
+        let (id, queued) = shared.withLock { shared -> (UInt64, Bool) in
+            shared.nextID += 1
+            guard !shared.closed else {
+                shared.reserved -= 1
+                return (shared.nextID, false)
+            }
+            shared.commands.append(.open(.init(id: shared.nextID, request: request, deadline: deadline,
+                                               collectsEvents: collectsEvents), completion))
+            return (shared.nextID, true)
+        }
+        guard queued else {
+            completion(.failure(HTTP2StreamFailure(
+                error: TransportError(.connectionLost, method: request.method, url: request.url,
+                                      message: "the HTTP/2 connection to \(host):\(port) closed before the request was sent"),
+                unprocessed: true)), [])
+            return id
+        }
+        wake.signal()
+        return id
+    }
+
+    /// Abandons exchange `id`: its stream is reset with CANCEL and its completion never runs.
+    func cancel(_ id: UInt64) {
+        shared.withLock { $0.commands.append(.cancel(id)) }
+        wake.signal()
+    }
+
+    /// Closes the connection if it carries nothing and no stream is claimed, handing its unit
+    /// of the process-wide connection limit to the caller (who opens a connection with it); its
+    /// thread ends right after, without giving the unit back.
+    ///
+    /// - Returns: Whether it was idle and now closes.
+    func retireForEviction() -> Bool {
+        let retired = shared.withLock { shared -> Bool in
+            guard shared.accepting, !shared.closed, shared.reserved == 0, shared.commands.isEmpty else { return false }
+            shared.accepting = false
+            shared.unitHandedOver = true
+            shared.commands.append(.shutDown)
+            return true
+        }
+        if retired { wake.signal() }
+        return retired
+    }
+
+    /// Sends GOAWAY: no new stream starts; the connection closes once its streams finished.
+    func shutDown() {
+        shared.withLock { shared in
+            shared.accepting = false
+            shared.commands.append(.shutDown)
+        }
+        wake.signal()
+    }
+
+    // MARK: - The connection's thread
+
+    /// The commands queued since the last call.
+    func takeCommands() -> [Command] {
+        shared.withLock { shared in
+            defer { shared.commands.removeAll() }
+            return shared.commands
+        }
+    }
+
+    /// Gives back the stream claimed for a finished or cancelled exchange.
+    func release() {
+        shared.withLock { $0.reserved -= 1 }
+    }
+
+    /// Publishes what the multiplexer knows for the pool's decisions.
+    func update(maxConcurrentStreams: Int, accepting: Bool) {
+        shared.withLock { shared in
+            shared.maxConcurrentStreams = maxConcurrentStreams
+            shared.accepting = shared.accepting && accepting
+        }
+    }
+
+    /// Stops accepting streams if none is claimed or queued; returns whether it stopped.
+    func retireIfIdle() -> Bool {
+        shared.withLock { shared in
+            guard shared.reserved == 0, shared.commands.isEmpty else { return false }
+            shared.accepting = false
+            return true
+        }
+    }
+
+    /// Marks the connection closed and returns the requests that arrived too late to be sent.
+    func markClosed() -> [Command] {
+        shared.withLock { shared in
+            shared.closed = true
+            shared.accepting = false
+            defer { shared.commands.removeAll() }
+            return shared.commands
+        }
+    }
+}

@@ -1,0 +1,222 @@
+import Strata
+
+/// The event loop on an ``HTTP2Connection``'s thread: commands from callers in, the server's
+/// bytes through the ``HTTP2Multiplexer``, frames out as far as the socket takes them, timers,
+/// and one `poll` when there is nothing to do.
+///
+/// Reads and writes never wait on their own: a server that stops reading cannot stall the
+/// streams it is still sending to, and a flood of frames is read in bounded batches so writes
+/// and timers keep their turn. Outgoing ciphertext is capped at ``outputHighWater``: request
+/// bodies are only framed as the socket drains.
+final class HTTP2ConnectionLoop {
+    /// How much encrypted output may wait for the socket before no more frames are produced.
+    static let outputHighWater = 256 * 1024
+    /// How long a connection that failed keeps trying to deliver its GOAWAY before it closes.
+    static let closingGrace: Duration = .seconds(1)
+    /// Decrypted bytes read per step; also the most given to nghttp2 at once.
+    static let readSize = 64 * 1024
+    /// Reads per wake-up before writes and timers get their turn.
+    static let readsPerTurn = 16
+    /// Bytes framed per turn before reads and timers get theirs (a large upload with a large
+    /// window must not starve the other streams' responses).
+    static let writeBudget = 1 << 20
+
+    private let connection: HTTP2Connection
+    private let stream: TLSStream
+    private let wake: WakeSignal
+    private let multiplexer: HTTP2Multiplexer
+    private let idleTimeout: Duration
+    private var completions: [UInt64: HTTP2Connection.Completion] = [:]
+    private var idleSince: ContinuousClock.Instant?
+    private var closingSince: ContinuousClock.Instant?
+    private var transportEnded = false
+    /// The last read turn stopped at its limit: more may be buffered, without the socket showing it.
+    private var unread = false
+    private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: readSize, alignment: 16)
+
+    private init(connection: HTTP2Connection, stream: TLSStream, wake: WakeSignal, multiplexer: HTTP2Multiplexer,
+                 idleTimeout: Duration) {
+        self.connection = connection
+        self.stream = stream
+        self.wake = wake
+        self.multiplexer = multiplexer
+        self.idleTimeout = idleTimeout
+    }
+
+    deinit {
+        buffer.deallocate()
+    }
+
+    /// Serves the connection until it is over, then closes the stream and fails whatever was
+    /// queued too late as unprocessed (the caller sends it elsewhere).
+    static func run(connection: HTTP2Connection, stream: TLSStream, wake: WakeSignal, settings: ConnectionSettings,
+                    timing: HTTP2Multiplexer.Timing, idleTimeout: Duration) {
+        let multiplexer: HTTP2Multiplexer
+        do throws(TransportError) {
+            multiplexer = try HTTP2Multiplexer(limits: settings.limits, timing: timing, now: .now)
+        } catch {
+            stream.close()
+            failLate(connection.markClosed(), connection: connection, reason: error.message)
+            return
+        }
+        let loop = HTTP2ConnectionLoop(connection: connection, stream: stream, wake: wake, multiplexer: multiplexer,
+                                       idleTimeout: idleTimeout)
+        loop.serve()
+        stream.close()
+        failLate(connection.markClosed(), connection: connection, reason: "the connection closed")
+        // Anything still waiting (nothing should be) must hear back.
+        for (_, completion) in loop.completions {
+            completion(.failure(HTTP2StreamFailure(error: TransportError(.connectionLost, message: "the connection closed"),
+                                                   connectionFailed: true)), [])
+        }
+    }
+
+    private static func failLate(_ commands: [HTTP2Connection.Command], connection: HTTP2Connection, reason: String) {
+        for case let .open(exchange, completion) in commands {
+            connection.release()
+            completion(.failure(HTTP2StreamFailure(
+                error: TransportError(.connectionLost, method: exchange.request.method, url: exchange.request.url,
+                                      message: "not sent: \(reason)"),
+                unprocessed: true)), [])
+        }
+    }
+
+    private func serve() {
+        while true {
+            let now = ContinuousClock.now
+            apply(connection.takeCommands(), now: now)
+            multiplexer.tick(now: now)
+            let unwritten = write(now: now)
+            deliver()
+            retireWhenIdle(now: now)
+            if isOver(now: now) { return }
+            // Records already decrypted-in-waiting do not make the socket readable: read on first.
+            if unread || unwritten {
+                unread = read()
+            } else {
+                let readiness = wake.wait(socket: stream.descriptor, writable: stream.pendingOutputBytes > 0,
+                                          timeout: nextTimeout(now: now))
+                if readiness.readable { unread = read() }
+            }
+            deliver()
+        }
+    }
+
+    private func apply(_ commands: [HTTP2Connection.Command], now: ContinuousClock.Instant) {
+        for command in commands {
+            switch command {
+            case let .open(exchange, completion):
+                completions[exchange.id] = completion
+                multiplexer.open(exchange, now: now)
+            case let .cancel(id):
+                guard completions.removeValue(forKey: id) != nil else { continue }
+                connection.release()
+                multiplexer.cancel(id)
+            case .shutDown:
+                multiplexer.shutDown()
+            }
+        }
+    }
+
+    /// Frames what the multiplexer has queued and sends it, until the socket stops taking
+    /// bytes, nothing is left, or ``writeBudget`` bytes went out this turn.
+    ///
+    /// - Returns: Whether frames are still waiting while the socket could take more (the turn's
+    ///   budget ran out), so the loop must come back without waiting.
+    private func write(now: ContinuousClock.Instant) -> Bool {
+        guard !transportEnded else { return false }
+        var written = 0
+        do throws(TransportError) {
+            while true {
+                while stream.pendingOutputBytes < Self.outputHighWater, multiplexer.wantsWrite {
+                    var failure: TransportError?
+                    let stream = stream
+                    let produced = multiplexer.produce(upTo: Self.readSize, now: now) { bytes in
+                        guard failure == nil else { return }
+                        do throws(TransportError) { try stream.encrypt(bytes) } catch { failure = error }
+                    }
+                    if let failure { throw failure }
+                    if produced == 0 { break }
+                    written += produced
+                }
+                // The socket is full (poll for POLLOUT), or nothing is left to frame.
+                guard try stream.flushAvailable(), multiplexer.wantsWrite else { return false }
+                if written >= Self.writeBudget { return true }
+            }
+        } catch {
+            end(error)
+            return false
+        }
+    }
+
+    /// Reads and processes up to ``readsPerTurn`` pieces.
+    ///
+    /// - Returns: Whether more may be waiting (the turn ended before the reads ran dry).
+    private func read() -> Bool {
+        guard !transportEnded else { return false }
+        do throws(TransportError) {
+            for _ in 0..<Self.readsPerTurn {
+                switch try stream.readAvailable(into: buffer) {
+                case let .bytes(count):
+                    multiplexer.receive(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), now: .now)
+                case .wouldBlock:
+                    return false
+                case .closed:
+                    end(nil)
+                    return false
+                }
+            }
+            return true
+        } catch {
+            end(error)
+            return false
+        }
+    }
+
+    private func end(_ failure: TransportError?) {
+        transportEnded = true
+        multiplexer.transportEnded(failure)
+    }
+
+    /// Hands finished exchanges to their callers, giving their streams back first, and publishes
+    /// the connection's state before any caller can act on it (a request refused after a GOAWAY
+    /// must not be routed here again).
+    private func deliver() {
+        connection.update(maxConcurrentStreams: multiplexer.maxConcurrentStreams, accepting: multiplexer.acceptsStreams)
+        for finished in multiplexer.takeFinished() {
+            guard let completion = completions.removeValue(forKey: finished.id) else { continue }
+            connection.release()
+            let host = connection.host
+            completion(finished.result, finished.events.map { PinningEvent($0, host: host) })
+        }
+    }
+
+    /// Starts closing a connection that carried nothing for `idleTimeout`.
+    private func retireWhenIdle(now: ContinuousClock.Instant) {
+        guard completions.isEmpty, multiplexer.acceptsStreams else {
+            idleSince = nil
+            return
+        }
+        let since = idleSince ?? now
+        idleSince = since
+        if now - since >= idleTimeout, connection.retireIfIdle() { multiplexer.shutDown() }
+    }
+
+    private func isOver(now: ContinuousClock.Instant) -> Bool {
+        if transportEnded { return true }
+        if multiplexer.connectionFailure != nil {
+            let since = closingSince ?? now
+            closingSince = since
+            if now - since >= Self.closingGrace { return true }
+        }
+        return multiplexer.isFinished && stream.pendingOutputBytes == 0
+    }
+
+    private func nextTimeout(now: ContinuousClock.Instant) -> Duration? {
+        var deadlines = [multiplexer.nextDeadline()].compactMap { $0 }
+        if let idleSince { deadlines.append(idleSince + idleTimeout) }
+        if let closingSince { deadlines.append(closingSince + Self.closingGrace) }
+        return deadlines.min().map { max($0 - now, .zero) }
+    }
+}
+

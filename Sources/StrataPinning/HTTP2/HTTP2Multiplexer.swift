@@ -1,0 +1,463 @@
+import Foundation
+import Strata
+
+/// The frame-to-response mapping of one HTTP/2 connection: many requests as streams, each
+/// ending in exactly one ``HTTP2Response`` or ``HTTP2StreamFailure``, whatever the server sends.
+///
+/// No I/O and no threads: the connection's loop feeds it the server's bytes
+/// (``receive(_:now:)``), drains its output (``produce(upTo:into:)``), gives it the time
+/// (``tick(now:)``) and collects finished streams (``takeFinished()``). Time is always passed
+/// in, so every rule below is tested without a network or a real clock.
+///
+/// Rules (RFC 9113 unless noted):
+/// - A stream completes on END_STREAM; interim `1xx` header blocks are skipped (at most
+///   ``HTTP1Limits/maxInterimResponses``); a later header block is the trailer section.
+/// - Limits are enforced as bytes arrive: header lists in nghttp2's callbacks, bodies here (a
+///   `content-length` above ``HTTP1Limits/maxResponseBodyBytes`` fails at the head). A stream that breaks
+///   one is cancelled (RST_STREAM CANCEL); the other streams carry on.
+/// - A stream the server resets fails with ``HTTP2Error/streamReset(_:)``; REFUSED_STREAM, a
+///   stream above a GOAWAY's last stream identifier, and a request never sent are
+///   ``HTTP2StreamFailure/unprocessed`` (§8.7), to be retried elsewhere.
+/// - A connection error (nghttp2 found the server breaking the protocol) fails every stream
+///   with ``HTTP2Error/connectionError(_:reason:)`` and ends the connection.
+/// - Each stream has the whole-request deadline, and, once its HEADERS went out, the idle
+///   timeout: no frame sent or received for it for that long fails it with `timedOut`.
+/// - Liveness by PING: while streams are open and nothing arrived for `pingInterval`, a PING is
+///   sent; if still nothing arrives within another `pingInterval`, the connection is dead and
+///   every stream fails with ``HTTP2Error/pingUnanswered(silence:)``.
+final class HTTP2Multiplexer {
+    /// How long things may take.
+    struct Timing: Sendable {
+        /// The longest wait for progress on one stream once its request was sent.
+        var idleTimeout: Duration
+        /// The quiet time after which a busy connection is checked with a PING.
+        var pingInterval: Duration
+    }
+
+    /// A request to run as a stream.
+    struct Exchange: Sendable {
+        /// The caller's identifier for the exchange (unique per connection).
+        var id: UInt64
+        var request: HTTP2Request
+        /// When the whole request must be over.
+        var deadline: ContinuousClock.Instant
+        /// Whether the caller observes events, so the exchange's are worth collecting.
+        var collectsEvents = false
+    }
+
+    /// How one exchange ended.
+    struct Finished: Sendable {
+        var id: UInt64
+        var streamID: Int32
+        var result: Result<HTTP2Response, HTTP2StreamFailure>
+        /// What happened to the exchange (connection-wide events included), when it collected them.
+        var events: [HTTP2Event]
+    }
+
+    private struct Stream {
+        let id: UInt64
+        let method: HTTPMethod
+        let url: URL?
+        let deadline: ContinuousClock.Instant
+        /// When its HEADERS went out; the idle timeout counts from then.
+        var sentAt: ContinuousClock.Instant?
+        var lastProgress: ContinuousClock.Instant
+        var statusCode: Int?
+        var headers = HTTPHeaders()
+        var trailers = HTTPHeaders()
+        var interimStatusCodes: [Int] = []
+        var body = Data()
+    }
+
+    private let session: NGHTTP2Session
+    private let limits: HTTP1Limits
+    private let timing: Timing
+    /// Events of the exchanges that collect them, by exchange.
+    private var eventLogs: [UInt64: [HTTP2Event]] = [:]
+    private var streams: [Int32: Stream] = [:]
+    private var streamIDs: [UInt64: Int32] = [:]
+    private var finished: [Finished] = []
+    private var lastReceived: ContinuousClock.Instant
+    private var pingSentAt: ContinuousClock.Instant?
+    /// The GOAWAY the server sent, if any.
+    private(set) var goAway: (lastStreamID: Int32, code: HTTP2ErrorCode, debug: String)?
+    /// Why the connection is over, once it is.
+    private(set) var connectionFailure: HTTP2StreamFailure?
+    /// Whether ``shutDown()`` was called.
+    private var isShuttingDown = false
+
+    /// Creates the mapping for a new connection; the client preface is the first output.
+    ///
+    /// - Throws: `TransportError` when nghttp2 cannot set up a session.
+    init(limits: HTTP1Limits, timing: Timing, now: ContinuousClock.Instant) throws(TransportError) {
+        do {
+            session = try NGHTTP2Session(settings: NGHTTP2Session.Settings(
+                streamWindowBytes: Self.streamWindowBytes, connectionWindowBytes: Self.connectionWindowBytes,
+                maxHeaderListBytes: limits.maxHeaderBlockBytes, maxHeaderCount: limits.maxHeaderCount,
+                assumedMaxConcurrentStreams: Self.assumedMaxConcurrentStreams))
+        } catch {
+            throw TransportError(.other, message: error.description, underlying: error)
+        }
+        self.limits = limits
+        self.timing = timing
+        lastReceived = now
+    }
+
+    /// Receive window per stream: 1 MiB lets a download run without waiting for WINDOW_UPDATE
+    /// round trips, while a stream's unread bytes stay far below the default body limit.
+    static let streamWindowBytes = 1 << 20
+    /// Receive window for the whole connection, shared by its streams.
+    static let connectionWindowBytes = 16 << 20
+    /// RFC 9113 §6.5.2 recommends servers allow at least 100; assumed until SETTINGS arrive.
+    static let assumedMaxConcurrentStreams = 100
+
+    // MARK: - State
+
+    /// How many exchanges are in flight (sent, or queued in nghttp2 behind the server's limit).
+    var openStreamCount: Int { streams.count }
+
+    /// The server's SETTINGS_MAX_CONCURRENT_STREAMS (the assumed value until its SETTINGS arrive).
+    var maxConcurrentStreams: Int { session.maxConcurrentStreams }
+
+    /// Whether a new exchange may start: no GOAWAY either way, no connection failure.
+    var acceptsStreams: Bool { connectionFailure == nil && goAway == nil && !isShuttingDown && session.acceptsRequests }
+
+    /// Whether the connection has nothing left to do: no stream open, nothing to send or receive.
+    var isFinished: Bool {
+        connectionFailure != nil ? !session.wantsWrite : streams.isEmpty && !session.wantsRead && !session.wantsWrite
+    }
+
+    /// Whether frames are waiting to be produced.
+    var wantsWrite: Bool { session.wantsWrite }
+
+    /// The streams that finished since the last call.
+    func takeFinished() -> [Finished] {
+        defer { finished.removeAll(keepingCapacity: true) }
+        return finished
+    }
+
+    /// The earliest moment ``tick(now:)`` has something to do, or nil when nothing is timed.
+    func nextDeadline() -> ContinuousClock.Instant? {
+        guard !streams.isEmpty, connectionFailure == nil else { return nil }
+        var earliest = pingSentAt.map { $0 + timing.pingInterval } ?? lastReceived + timing.pingInterval
+        for stream in streams.values {
+            earliest = min(earliest, stream.deadline)
+            if stream.sentAt != nil { earliest = min(earliest, stream.lastProgress + timing.idleTimeout) }
+        }
+        return earliest
+    }
+
+    // MARK: - Input
+
+    /// Starts `exchange` as a new stream; one that cannot start finishes at once.
+    func open(_ exchange: Exchange, now: ContinuousClock.Instant) {
+        let request = exchange.request
+        if exchange.collectsEvents { eventLogs[exchange.id] = [] }
+        guard acceptsStreams else {
+            let reason = connectionFailure?.error.message ?? "the connection is closing"
+            return finish(exchange.id, streamID: 0, .failure(HTTP2StreamFailure(
+                error: error(.connectionLost, request.method, request.url, "not sent: \(reason)"), unprocessed: true)))
+        }
+        let streamID: Int32
+        do {
+            streamID = try session.submitRequest(fields: request.fields, body: request.body)
+        } catch {
+            return finish(exchange.id, streamID: 0, .failure(HTTP2StreamFailure(
+                error: self.error(.connectionLost, request.method, request.url, "not sent: \(error.description)"),
+                unprocessed: true)))
+        }
+        streams[streamID] = Stream(id: exchange.id, method: request.method, url: request.url,
+                                   deadline: exchange.deadline, lastProgress: now)
+        streamIDs[exchange.id] = streamID
+        record(.requestSent(streamID: streamID, method: request.method, bodyBytes: request.body.count), on: streamID)
+    }
+
+    /// Sends GOAWAY: no new stream starts; the connection is finished once the open ones are.
+    func shutDown() {
+        guard !isShuttingDown else { return }
+        isShuttingDown = true
+        session.goAway(code: .noError)
+    }
+
+    /// Abandons exchange `id` (its caller went away): the stream is reset with CANCEL, the other
+    /// streams carry on, and nothing is reported for it.
+    func cancel(_ id: UInt64) {
+        guard let streamID = streamIDs.removeValue(forKey: id) else { return }
+        streams[streamID] = nil
+        eventLogs[id] = nil
+        session.reset(streamID: streamID, code: .cancel)
+    }
+
+    /// Processes bytes from the server.
+    func receive(_ bytes: UnsafeRawBufferPointer, now: ContinuousClock.Instant) {
+        guard connectionFailure == nil else { return }
+        // Anything arriving proves the connection alive, whether or not it answers our PING.
+        lastReceived = now
+        pingSentAt = nil
+        do {
+            try session.receive(bytes)
+        } catch {
+            failConnection(HTTP2Error.connectionError(.internalError, reason: error.description), kind: .invalidResponse)
+            session.terminate(code: .internalError)
+            return
+        }
+        handle(session.takeEvents(), now: now)
+        checkConnectionEnded()
+    }
+
+    /// Hands queued frames to `sink`, up to about `limit` bytes.
+    ///
+    /// - Returns: How many bytes were handed out.
+    @discardableResult
+    func produce(upTo limit: Int, now: ContinuousClock.Instant, into sink: (UnsafeRawBufferPointer) -> Void) -> Int {
+        let count: Int
+        do {
+            count = try session.produce(upTo: limit, into: sink)
+        } catch {
+            failConnection(HTTP2Error.connectionError(.internalError, reason: error.description), kind: .other)
+            return 0
+        }
+        handle(session.takeEvents(), now: now)
+        checkConnectionEnded()
+        return count
+    }
+
+    /// Applies deadlines, idle timeouts and the PING rule at `now`.
+    func tick(now: ContinuousClock.Instant) {
+        guard connectionFailure == nil, !streams.isEmpty else { return }
+        if let sent = pingSentAt {
+            guard now - sent < timing.pingInterval else {
+                failConnection(.pingUnanswered(silence: now - lastReceived), kind: .connectionLost)
+                session.terminate(code: .noError)
+                return
+            }
+        } else if now - lastReceived >= timing.pingInterval {
+            pingSentAt = now
+            session.ping()
+            recordForAll(.pingSent)
+        }
+        for (streamID, stream) in streams {
+            if now >= stream.deadline {
+                abandon(streamID, error(.timedOut, stream, "the whole-request deadline passed before the response was complete"))
+            } else if stream.sentAt != nil, now - stream.lastProgress >= timing.idleTimeout {
+                abandon(streamID, error(.timedOut, stream,
+                                        "no progress for \(timing.idleTimeout) (idle timeout) on HTTP/2 stream \(streamID)"))
+            }
+        }
+    }
+
+    /// Fails every open stream because the connection under it closed (`failure` nil: the
+    /// server closed it) or failed. Streams a GOAWAY left unprocessed are marked so.
+    func transportEnded(_ failure: TransportError?) {
+        guard connectionFailure == nil else { return }
+        let reason: HTTP2Error = goAway.map { .goAway($0.code, debug: $0.debug) } ?? .connectionClosed
+        let kind = failure?.kind ?? .connectionLost
+        let message = failure?.message ?? reason.description
+        connectionFailure = HTTP2StreamFailure(error: TransportError(kind, message: message, underlying: reason),
+                                               connectionFailed: true)
+        for streamID in streams.keys.sorted() {
+            guard let stream = streams[streamID] else { continue }
+            let unprocessed = goAway.map { streamID > $0.lastStreamID } ?? false
+            fail(streamID, HTTP2StreamFailure(
+                error: TransportError(kind, method: stream.method, url: stream.url, message: message, underlying: reason),
+                unprocessed: unprocessed, receivedResponseBytes: stream.statusCode != nil, connectionFailed: true))
+        }
+    }
+
+    // MARK: - Events
+
+    private func handle(_ events: [NGHTTP2Event], now: ContinuousClock.Instant) {
+        for event in events { handle(event, now: now) }
+    }
+
+    private func handle(_ event: NGHTTP2Event, now: ContinuousClock.Instant) {
+        switch event {
+        case let .headers(streamID, fields, endStream):
+            headers(fields, on: streamID, endStream: endStream, now: now)
+        case let .data(streamID, bytes):
+            guard let received = streams[streamID]?.body.count else { return }
+            guard received + bytes.count <= limits.maxResponseBodyBytes else {
+                return abandon(streamID, .invalidResponse, HTTP2Error.bodyTooLarge(limit: limits.maxResponseBodyBytes))
+            }
+            // In place: a copy of the stream taken out of the dictionary would copy the whole
+            // body on every append (quadratic in the body's size).
+            streams[streamID]?.body.append(contentsOf: bytes)
+            streams[streamID]?.lastProgress = now
+        case let .endStream(streamID):
+            complete(streamID)
+        case let .reset(streamID, code):
+            guard let stream = streams[streamID] else { return }
+            fail(streamID, HTTP2StreamFailure(error: error(.connectionLost, stream, HTTP2Error.streamReset(code)),
+                                              unprocessed: code == .refusedStream,
+                                              receivedResponseBytes: stream.statusCode != nil))
+        case let .headerLimitExceeded(streamID, limit):
+            guard let stream = streams[streamID] else { return }
+            let reason: HTTP2Error = switch limit {
+            case let .listBytes(bytes): .headerListTooLarge(limit: bytes)
+            case let .fieldCount(count): .tooManyHeaders(limit: count)
+            }
+            fail(streamID, HTTP2StreamFailure(error: error(.invalidResponse, stream, reason), receivedResponseBytes: true))
+        case let .malformed(streamID, reason):
+            guard let stream = streams[streamID] else { return }
+            fail(streamID, HTTP2StreamFailure(error: error(.invalidResponse, stream, HTTP2Error.malformedResponse(reason: reason)),
+                                              receivedResponseBytes: true))
+        case let .closed(streamID, code):
+            guard let stream = streams[streamID] else { return }
+            // Closed with no END_STREAM and no RST_STREAM from the server (either would have
+            // ended it already): nghttp2 closed it, for a GOAWAY or because the frames broke
+            // HTTP messaging rules (it then resets the stream itself, RFC 9113 §8.1.1).
+            if let goAway {
+                fail(streamID, HTTP2StreamFailure(error: error(.connectionLost, stream, HTTP2Error.goAway(goAway.code, debug: goAway.debug)),
+                                                  unprocessed: streamID > goAway.lastStreamID,
+                                                  receivedResponseBytes: stream.statusCode != nil))
+            } else {
+                fail(streamID, HTTP2StreamFailure(error: error(.invalidResponse, stream, HTTP2Error.malformedResponse(
+                    reason: "the client reset the stream with \(code)")), receivedResponseBytes: stream.statusCode != nil))
+            }
+        case let .notSent(streamID, refused, reason):
+            guard let stream = streams[streamID] else { return }
+            fail(streamID, HTTP2StreamFailure(error: error(refused ? .connectionLost : .invalidRequest, stream,
+                                                           "the request could not be sent: \(reason)"),
+                                              unprocessed: refused))
+        case let .sent(streamID):
+            guard var stream = streams[streamID] else { return }
+            stream.sentAt = stream.sentAt ?? now
+            stream.lastProgress = now
+            streams[streamID] = stream
+        case let .goAway(lastStreamID, code, debug):
+            goAway = (lastStreamID, code, debug)
+            recordForAll(.goAwayReceived(lastStreamID: lastStreamID, code: code))
+            // §6.8: streams above the last identifier were not processed and never will be.
+            for streamID in streams.keys.sorted() where streamID > lastStreamID {
+                guard let stream = streams[streamID] else { continue }
+                fail(streamID, HTTP2StreamFailure(error: error(.connectionLost, stream, HTTP2Error.goAway(code, debug: debug)),
+                                                  unprocessed: true))
+            }
+        case let .settings(maxConcurrentStreams):
+            recordForAll(.settingsReceived(maxConcurrentStreams: maxConcurrentStreams))
+        case .pingAcknowledged:
+            pingSentAt = nil
+        case let .connectionError(code, reason):
+            failConnection(.connectionError(code, reason: reason.isEmpty ? "a protocol error" : reason), kind: .invalidResponse)
+        }
+    }
+
+    private func headers(_ fields: [HTTP2Field], on streamID: Int32, endStream: Bool, now: ContinuousClock.Instant) {
+        guard var stream = streams[streamID] else { return }
+        stream.lastProgress = now
+        let regular = HTTPHeaders(fields.filter { !$0.name.hasPrefix(":") }.map { ($0.name, $0.value) })
+        if stream.statusCode == nil {
+            // nghttp2 has checked that a response block carries exactly one three-digit :status.
+            guard let status = fields.first(where: { $0.name == ":status" }).flatMap({ Int($0.value) }) else {
+                return abandon(streamID, .invalidResponse, HTTP2Error.malformedResponse(reason: "no :status"))
+            }
+            if (100..<200).contains(status) {
+                stream.interimStatusCodes.append(status)
+                streams[streamID] = stream
+                guard stream.interimStatusCodes.count <= limits.maxInterimResponses else {
+                    return abandon(streamID, .invalidResponse, HTTP2Error.tooManyInterimResponses(limit: limits.maxInterimResponses))
+                }
+                return
+            }
+            if let length = regular["content-length"].flatMap(Int.init), length > limits.maxResponseBodyBytes {
+                return abandon(streamID, .invalidResponse, HTTP2Error.bodyTooLarge(limit: limits.maxResponseBodyBytes))
+            }
+            stream.statusCode = status
+            stream.headers = regular
+            if let length = regular["content-length"].flatMap(Int.init) { stream.body.reserveCapacity(length) }
+        } else {
+            stream.trailers = regular
+        }
+        streams[streamID] = stream
+        if endStream { complete(streamID) }
+    }
+
+    // MARK: - Endings
+
+    private func complete(_ streamID: Int32) {
+        guard let stream = streams[streamID] else { return }
+        guard let statusCode = stream.statusCode else {
+            return fail(streamID, HTTP2StreamFailure(error: error(.invalidResponse, stream,
+                HTTP2Error.malformedResponse(reason: "the stream ended without a final response"))))
+        }
+        let response = HTTP2Response(statusCode: statusCode, headers: stream.headers, body: stream.body,
+                                     trailers: stream.trailers, interimStatusCodes: stream.interimStatusCodes)
+        record(.responseReceived(streamID: streamID, statusCode: statusCode, bodyBytes: stream.body.count), on: streamID)
+        finish(stream.id, streamID: streamID, .success(response))
+    }
+
+    /// Fails the stream and resets it, because this client gives up on it.
+    private func abandon(_ streamID: Int32, _ kind: TransportError.Kind, _ reason: HTTP2Error) {
+        guard let stream = streams[streamID] else { return }
+        abandon(streamID, error(kind, stream, reason))
+    }
+
+    private func abandon(_ streamID: Int32, _ error: TransportError) {
+        guard let stream = streams[streamID] else { return }
+        session.reset(streamID: streamID, code: .cancel)
+        fail(streamID, HTTP2StreamFailure(error: error, receivedResponseBytes: stream.statusCode != nil))
+    }
+
+    private func fail(_ streamID: Int32, _ failure: HTTP2StreamFailure) {
+        guard let stream = streams[streamID] else { return }
+        record(.failed(streamID: streamID, kind: failure.error.kind, message: failure.error.message), on: streamID)
+        finish(stream.id, streamID: streamID, .failure(failure))
+    }
+
+    private func finish(_ id: UInt64, streamID: Int32, _ result: Result<HTTP2Response, HTTP2StreamFailure>) {
+        if streamID != 0 { streams[streamID] = nil }
+        streamIDs[id] = nil
+        finished.append(Finished(id: id, streamID: streamID, result: result, events: eventLogs.removeValue(forKey: id) ?? []))
+    }
+
+    /// Records `event` for the exchange on `streamID`, if it collects events.
+    private func record(_ event: @autoclosure () -> HTTP2Event, on streamID: Int32) {
+        guard let id = streams[streamID]?.id, eventLogs[id] != nil else { return }
+        eventLogs[id]?.append(event())
+    }
+
+    /// Records a connection-wide `event` for every open exchange that collects events.
+    private func recordForAll(_ event: HTTP2Event) {
+        for id in eventLogs.keys { eventLogs[id]?.append(event) }
+    }
+
+    /// Ends the connection over `reason`: every open stream fails with it.
+    private func failConnection(_ reason: HTTP2Error, kind: TransportError.Kind) {
+        guard connectionFailure == nil else { return }
+        connectionFailure = HTTP2StreamFailure(error: TransportError(kind, message: reason.description, underlying: reason),
+                                               connectionFailed: true)
+        for streamID in streams.keys.sorted() {
+            guard let stream = streams[streamID] else { continue }
+            fail(streamID, HTTP2StreamFailure(error: error(kind, stream, reason), receivedResponseBytes: stream.statusCode != nil,
+                                              connectionFailed: reason.isSilence))
+        }
+    }
+
+    /// nghttp2 will neither read nor write any more (a GOAWAY either way finished its streams,
+    /// or it ended the connection): streams still open will never complete.
+    private func checkConnectionEnded() {
+        guard connectionFailure == nil, !streams.isEmpty, !session.wantsRead, !session.wantsWrite else { return }
+        transportEnded(nil)
+    }
+
+    // MARK: - Errors
+
+    private func error(_ kind: TransportError.Kind, _ stream: Stream, _ reason: HTTP2Error) -> TransportError {
+        TransportError(kind, method: stream.method, url: stream.url, message: reason.description, underlying: reason)
+    }
+
+    private func error(_ kind: TransportError.Kind, _ stream: Stream, _ message: String) -> TransportError {
+        TransportError(kind, method: stream.method, url: stream.url, message: message)
+    }
+
+    private func error(_ kind: TransportError.Kind, _ method: HTTPMethod, _ url: URL?, _ message: String) -> TransportError {
+        TransportError(kind, method: method, url: url, message: message)
+    }
+}
+
+private extension HTTP2Error {
+    /// A dead connection, not a verdict on any stream: requests on it have an unknown fate.
+    var isSilence: Bool {
+        if case .pingUnanswered = self { true } else { false }
+    }
+}

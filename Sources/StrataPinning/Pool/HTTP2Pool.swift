@@ -1,0 +1,242 @@
+import Strata
+
+/// The HTTP/2 side of the pool: which pinned hosts speak HTTP/2, their verified connections, and
+/// the requests waiting for one.
+///
+/// New connections are always opened by the HTTP/1.1 pool's slots (connect, handshake, trust
+/// check); when the server selects `h2`, the slot hands its verified TLS stream over and the
+/// connection is registered here with ``established(_:for:counted:)``. ``route(host:port:deadline:)``
+/// then decides, per request:
+/// - a stream on the oldest connection with room below the server's
+///   SETTINGS_MAX_CONCURRENT_STREAMS (packing streams keeps one connection per host and lets
+///   spare ones idle out);
+/// - else a new connection, one at a time per host, up to `maxConnectionsPerHost`;
+/// - else, at that limit, a stream beyond the server's limit on the least loaded connection,
+///   which nghttp2 holds until a stream finishes;
+/// - while the host's protocol is unknown and its first connection is being opened, a wait:
+///   a burst of requests to a new host opens one connection, not one each;
+/// - for a host that answered with HTTP/1.1 (and has no HTTP/2 connection), the HTTP/1.1 pool.
+///
+/// Waiters are served first come, first served whenever something changes (a connection is
+/// registered or closes, an attempt fails, a host turns out to speak HTTP/1.1); a cancelled
+/// waiter, or one whose deadline passed, leaves at once. Policy only: I/O happens on the
+/// connections' threads.
+final class HTTP2Pool: Sendable {
+    /// Where a request goes.
+    enum Route: Sendable {
+        /// A stream claimed on this connection.
+        case stream(HTTP2Connection)
+        /// Open a new connection through the HTTP/1.1 pool; `counted` when this pool counts it
+        /// as the host's connection attempt, to be reported back exactly once.
+        case connect(counted: Bool)
+    }
+
+    /// The decision for one request, from a snapshot of the host (pure, for tests).
+    enum Decision: Equatable {
+        case use(Int)
+        case useBeyondLimit(Int)
+        case connect
+        case http1
+        case wait
+    }
+
+    /// A connection's state as the policy sees it.
+    struct Load: Equatable {
+        var reserved: Int
+        var maxConcurrentStreams: Int
+        var accepting: Bool
+    }
+
+    private struct Waiter {
+        let id: UInt64
+        let continuation: CheckedContinuation<Route, any Error>
+    }
+
+    private struct Host {
+        var connections: [HTTP2Connection] = []
+        /// Connection attempts this pool asked for that have not reported back.
+        var connecting = 0
+        var speaksHTTP1 = false
+        var speaksHTTP2 = false
+        var waiters: [Waiter] = []
+    }
+
+    private struct State {
+        var hosts: [ConnectionPool.Key: Host] = [:]
+        var nextWaiterID: UInt64 = 0
+        var isShutDown = false
+    }
+
+    private let state = LockedValue(State())
+    /// The most connections to one host and port.
+    let maxConnectionsPerHost: Int
+
+    init(maxConnectionsPerHost: Int) {
+        self.maxConnectionsPerHost = max(1, maxConnectionsPerHost)
+    }
+
+    /// The policy: where the next request to a host goes, given its connections' loads.
+    static func decide(loads: [Load], connecting: Int, speaksHTTP1: Bool, speaksHTTP2: Bool,
+                       maxConnections: Int) -> Decision {
+        let accepting = loads.indices.filter { loads[$0].accepting }
+        if speaksHTTP1, accepting.isEmpty { return .http1 }
+        if let roomy = accepting.first(where: { loads[$0].reserved < loads[$0].maxConcurrentStreams }) {
+            return .use(roomy)
+        }
+        // The protocol is unknown while the first attempt runs: wait for it rather than race it.
+        if connecting > 0, !speaksHTTP2 { return .wait }
+        if connecting == 0, loads.count < maxConnections { return .connect }
+        if let least = accepting.min(by: { loads[$0].reserved < loads[$1].reserved }) { return .useBeyondLimit(least) }
+        return .wait
+    }
+
+    /// Where a request to `host:port` goes, waiting while the host's first connection is being
+    /// opened (or every allowed connection is), but not past `deadline`.
+    ///
+    /// - Throws: `CancellationError` when the task is cancelled while waiting;
+    ///   `TransportError` ``TransportError/Kind/timedOut`` when `deadline` passes first.
+    func route(host: String, port: Int, deadline: ContinuousClock.Instant) async throws -> Route {
+        let key = ConnectionPool.Key(host: host, port: port)
+        if let route = state.withLock({ decide(key, &$0) }) { return route }
+        let id = state.withLock { state -> UInt64 in
+            state.nextWaiterID += 1
+            return state.nextWaiterID
+        }
+        return try await PoolWait.wait(until: deadline, expired: {
+            TransportError(.timedOut, message: "the whole-request deadline passed while waiting for a connection to \(host):\(port)")
+        }, enqueue: { continuation in
+            state.withLock { state -> Result<Route, any Error>? in
+                if let route = decide(key, &state) { return .success(route) }
+                if Task.isCancelled { return .failure(CancellationError()) }
+                state.hosts[key, default: Host()].waiters.append(Waiter(id: id, continuation: continuation))
+                return nil
+            }
+        }, remove: { [weak self] in self?.removeWaiter(id, key: key)?.continuation })
+    }
+
+    /// A new connection to the host is serving HTTP/2.
+    ///
+    /// - Parameter counted: It came from a ``Route/connect(counted:)`` with `counted` true.
+    func established(_ connection: HTTP2Connection, for key: ConnectionPool.Key, counted: Bool) {
+        let (served, shutDown) = state.withLock { state -> ([(Waiter, Route)], Bool) in
+            var host = state.hosts[key] ?? Host()
+            if counted { host.connecting -= 1 }
+            host.speaksHTTP2 = true
+            guard !state.isShutDown else {
+                state.hosts[key] = host
+                return ([], true)
+            }
+            host.connections.append(connection)
+            state.hosts[key] = host
+            return (serveWaiters(key, &state), false)
+        }
+        if shutDown { connection.shutDown() }
+        resume(served)
+    }
+
+    /// An attempt answered over HTTP/1.1 (the server selected `http/1.1` or no protocol).
+    func learnedHTTP1(for key: ConnectionPool.Key, counted: Bool) {
+        resume(state.withLock { state in
+            state.hosts[key, default: Host()].speaksHTTP1 = true
+            if counted { state.hosts[key]?.connecting -= 1 }
+            return serveWaiters(key, &state)
+        })
+    }
+
+    /// A counted attempt failed (or was abandoned) before any protocol was known.
+    func attemptFailed(for key: ConnectionPool.Key) {
+        resume(state.withLock { state in
+            state.hosts[key]?.connecting -= 1
+            return serveWaiters(key, &state)
+        })
+    }
+
+    /// `connection` closed; it is forgotten.
+    func closed(_ connection: HTTP2Connection) {
+        let key = ConnectionPool.Key(host: connection.host, port: connection.port)
+        resume(state.withLock { state in
+            state.hosts[key]?.connections.removeAll { $0 === connection }
+            return serveWaiters(key, &state)
+        })
+    }
+
+    /// Closes one idle connection (no stream claimed), to any host, and hands its unit of the
+    /// process-wide connection limit to the caller; false when every connection is busy.
+    func evictIdle() -> Bool {
+        state.withLock { state in
+            for (key, host) in state.hosts {
+                guard let connection = host.connections.first(where: { $0.retireForEviction() }) else { continue }
+                state.hosts[key]?.connections.removeAll { $0 === connection }
+                return true
+            }
+            return false
+        }
+    }
+
+    /// Sends GOAWAY on every connection: requests in flight finish, no new one starts.
+    func shutDown() {
+        let connections = state.withLock { state -> [HTTP2Connection] in
+            state.isShutDown = true
+            return state.hosts.values.flatMap(\.connections)
+        }
+        for connection in connections { connection.shutDown() }
+    }
+
+    /// How many HTTP/2 connections to `host:port` exist and how many streams they carry.
+    func counts(host: String, port: Int) -> (connections: Int, streams: Int) {
+        let connections = state.withLock { $0.hosts[ConnectionPool.Key(host: host, port: port)]?.connections ?? [] }
+        return (connections.count, connections.reduce(0) { $0 + $1.load.reserved })
+    }
+
+    // MARK: - Under the lock
+
+    /// Applies ``decide(loads:connecting:speaksHTTP1:speaksHTTP2:maxConnections:)`` and claims
+    /// what it chose; nil when the request must wait (or queue behind earlier waiters).
+    private func decide(_ key: ConnectionPool.Key, _ state: inout State, waiting: Bool = false) -> Route? {
+        var host = state.hosts[key] ?? Host()
+        defer { state.hosts[key] = host }
+        guard waiting || host.waiters.isEmpty else { return nil }
+        // A reservation can fail if the connection's thread changed it since the snapshot: decide again.
+        while true {
+            let loads = host.connections.map { connection in
+                let load = connection.load
+                return Load(reserved: load.reserved, maxConcurrentStreams: load.maxConcurrentStreams, accepting: load.accepting)
+            }
+            switch Self.decide(loads: loads, connecting: host.connecting, speaksHTTP1: host.speaksHTTP1,
+                               speaksHTTP2: host.speaksHTTP2, maxConnections: maxConnectionsPerHost) {
+            case let .use(index):
+                if host.connections[index].reserve(beyondLimit: false) { return .stream(host.connections[index]) }
+            case let .useBeyondLimit(index):
+                if host.connections[index].reserve(beyondLimit: true) { return .stream(host.connections[index]) }
+            case .connect:
+                host.connecting += 1
+                return .connect(counted: true)
+            case .http1:
+                return .connect(counted: false)
+            case .wait:
+                return nil
+            }
+        }
+    }
+
+    /// Routes waiters in order until one must keep waiting.
+    private func serveWaiters(_ key: ConnectionPool.Key, _ state: inout State) -> [(Waiter, Route)] {
+        var served: [(Waiter, Route)] = []
+        while let waiter = state.hosts[key]?.waiters.first, let route = decide(key, &state, waiting: true) {
+            state.hosts[key]?.waiters.removeFirst()
+            served.append((waiter, route))
+        }
+        return served
+    }
+
+    private func resume(_ served: [(Waiter, Route)]) {
+        for (waiter, route) in served { waiter.continuation.resume(returning: route) }
+    }
+
+    private func removeWaiter(_ id: UInt64, key: ConnectionPool.Key) -> Waiter? {
+        state.withLock { state -> Waiter? in
+            guard let index = state.hosts[key]?.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+            return state.hosts[key]?.waiters.remove(at: index)
+        }
+    }
+}

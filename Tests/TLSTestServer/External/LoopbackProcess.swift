@@ -1,0 +1,115 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import Strata
+import TestServer
+
+/// A server program from a Debian package (nginx, nghttpd) run by a test or benchmark on a
+/// loopback port, in a temporary directory of its own, stopped (and the directory removed) when
+/// the value goes away.
+///
+/// The port is chosen by the OS: a socket is bound to port 0 and closed, and the program is
+/// started on that port; in the rare case another process takes it in between, the program
+/// fails to bind and is started again on a new port. Starting blocks (spawn, then polling the
+/// port): async callers use the servers' `start` functions, which run it off the cooperative pool.
+public final class LoopbackProcess: Sendable {
+    /// A failure to start the program.
+    public struct StartError: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// The port the program listens on (127.0.0.1).
+    public let port: Int
+    /// The program's own directory (configuration, logs, files it serves).
+    public let directory: URL
+    private let process: LockedValue<Process>
+
+    /// Whether `executable` exists and may be run.
+    public static func isInstalled(_ executable: String) -> Bool {
+        FileManager.default.isExecutableFile(atPath: executable)
+    }
+
+    /// Starts `executable` with the arguments `arguments` makes for a port and the directory,
+    /// after `prepare` wrote what the program needs there; waits until the port accepts connections.
+    ///
+    /// - Throws: ``StartError`` when the program does not listen within a few seconds (its
+    ///   standard error is included).
+    public init(executable: String, prepare: (_ port: Int, _ directory: URL) throws -> Void = { _, _ in },
+                arguments: (_ port: Int, _ directory: URL) -> [String]) throws {
+        let name = URL(fileURLWithPath: executable).lastPathComponent
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-\(name)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        var lastError = ""
+        for _ in 0..<3 {
+            // Bound by the OS and released at once (as the Redis test server does).
+            let port = try RefusingPort().port
+            try prepare(port, directory)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = arguments(port, directory)
+            process.currentDirectoryURL = directory
+            let errors = Pipe()
+            process.standardError = errors
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            if Self.waitUntilListening(port: port, process: process) {
+                self.port = port
+                self.directory = directory
+                self.process = LockedValue(process)
+                return
+            }
+            Self.end(process)
+            lastError = String(decoding: errors.fileHandleForReading.availableData, as: UTF8.self)
+        }
+        try? FileManager.default.removeItem(at: directory)
+        throw StartError(description: "\(name) did not start listening: \(lastError)")
+    }
+
+    deinit {
+        // Signal only: waiting here would block whichever thread releases the value, often a
+        // cooperative one. Foundation's Process reaps the child when it exits.
+        process.withLock { process in
+            if process.isRunning { _ = kill(process.processIdentifier, SIGKILL) }
+        }
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Stops the program, waits for it to exit, and removes its directory. Blocks.
+    public func stop() {
+        process.withLock { Self.end($0) }
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// SIGKILL, not SIGTERM: a child inherits the test process's blocked-signal mask, and
+    /// programs that do not reset it (nginx without its master process, nghttpd) never see
+    /// SIGTERM. Nothing needs a graceful exit here.
+    private static func end(_ process: Process) {
+        guard process.isRunning else { return }
+        _ = kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// Polls until a TCP connect to the port succeeds (at most about 5 s), or the program exits.
+    private static func waitUntilListening(port: Int, process: Process) -> Bool {
+        for _ in 0..<500 {
+            guard process.isRunning else { return false }
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            address.sin_port = in_port_t(UInt16(port).bigEndian)
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+                }
+            }
+            close(fd)
+            if connected { return true }
+            usleep(10_000)
+        }
+        return false
+    }
+}
