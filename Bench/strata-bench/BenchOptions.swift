@@ -1,7 +1,7 @@
 /// The command line of `strata-bench`: a subcommand, then flags.
 ///
 ///     strata-bench [layers | pinned | urlsession | stores | events | http2] [--json] [--quick]
-///                  [--rounds N] [--requests N] [--only NAME]
+///                  [--rounds N] [--requests N] [--only NAME] [--builtin-server]
 ///
 /// Without a subcommand it runs `layers` then `pinned`, the figures of issue 14.
 struct BenchOptions: Sendable {
@@ -20,6 +20,9 @@ struct BenchOptions: Sendable {
     var requests: Int?
     /// Runs only the scenarios whose name contains this text (for `perf record` or callgrind).
     var only: String?
+    /// `pinned` uses the built-in TLS server even when nginx is installed (`--builtin-server`):
+    /// for valgrind, under which nginx cannot be started.
+    var builtInServer = false
     /// Positional arguments after the subcommand (the `urlsession` and `http2` scenarios' counts).
     var positional: [String] = []
 
@@ -34,6 +37,7 @@ struct BenchOptions: Sendable {
             switch argument {
             case "--json": options.json = true
             case "--quick": options.quick = true
+            case "--builtin-server": options.builtInServer = true
             case "--rounds": options.rounds = try positiveNumber(after: argument, in: &rest)
             case "--requests": options.requests = try positiveNumber(after: argument, in: &rest)
             case "--only":
@@ -66,6 +70,6 @@ struct UsageError: Error, CustomStringConvertible {
     var message: String
     var description: String {
         "strata-bench: \(message)\nusage: strata-bench [layers | pinned | urlsession | stores | events | http2] "
-            + "[--json] [--quick] [--rounds N] [--requests N] [--only NAME]"
+            + "[--json] [--quick] [--rounds N] [--requests N] [--only NAME] [--builtin-server]"
     }
 }

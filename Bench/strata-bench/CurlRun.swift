@@ -10,12 +10,13 @@ enum CurlRun {
         var description: String
     }
 
-    /// Seconds curl took for `count` GETs of `url`, `parallel` at a time (1: sequential).
+    /// The wall time curl took for `count` GETs of `url`, `parallel` at a time (1: sequential),
+    /// and the CPU time (user and system) it used.
     ///
     /// curl checks the chain against the fixture CA, pins the leaf's key (`--pinnedpubkey`),
     /// speaks HTTP/1.1 and sends the same bearer token the Swift clients send.
-    static func seconds(url: URL, count: Int, parallel: Int, pin: String, authorization: String,
-                        directory: URL) throws -> Double {
+    static func run(url: URL, count: Int, parallel: Int, pin: String, authorization: String,
+                    directory: URL) throws -> (seconds: Double, cpuSeconds: Double) {
         let list = directory.appendingPathComponent("curl-\(count).txt")
         if !FileManager.default.fileExists(atPath: list.path) {
             let entry = "url = \"\(url.absoluteString)\"\noutput = \"/dev/null\"\n"
@@ -34,6 +35,7 @@ enum CurlRun {
         _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
         process.standardError = try FileHandle(forWritingTo: errorFile)
         process.standardOutput = FileHandle.nullDevice
+        let cpuBefore = childrenCPUSeconds()
         let start = ContinuousClock.now
         try process.run()
         process.waitUntilExit()
@@ -42,6 +44,15 @@ enum CurlRun {
             let message = (try? String(contentsOf: errorFile, encoding: .utf8)) ?? ""
             throw Failure(description: "curl exited with \(process.terminationStatus): \(message.prefix(500))")
         }
-        return Measurement.nanoseconds(elapsed) / 1e9
+        return (Measurement.nanoseconds(elapsed) / 1e9, childrenCPUSeconds() - cpuBefore)
+    }
+
+    /// CPU time of the child processes that ended and were waited for (curl, here: nginx is
+    /// still running, so none of its time is in it).
+    private static func childrenCPUSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+            + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
     }
 }

@@ -27,12 +27,17 @@ enum PinnedBenchmark {
         /// Latency percentiles over every round's requests (Swift clients only).
         var p50Milliseconds: Double?
         var p99Milliseconds: Double?
+        /// Median CPU time per request: this process's (every thread) for the Swift clients,
+        /// curl's own (user + system, from its rusage) for curl. The server's is not counted.
+        var cpuMicrosecondsPerRequest: Double
     }
 
     struct Comparison: Encodable {
         var concurrency: Int
         /// How much longer the full stack takes per request than the bare transport, in percent.
         var fullStackCostPercent: Double
+        /// How much more CPU time per request the full stack uses, in percent.
+        var fullStackCPUCostPercent: Double
         var targetPercent: Double
         var meetsTarget: Bool
         /// The bare transport's time per request over curl's, when curl ran.
@@ -67,7 +72,7 @@ enum PinnedBenchmark {
     static func run(_ options: BenchOptions, output: BenchOutput) async throws -> Report {
         let requests = options.requests ?? (options.quick ? 1_000 : 5_000)
         let rounds = options.rounds ?? (options.quick ? 3 : 7)
-        let server = try await BenchServer.start(path: "/small", body: body, etag: etag)
+        let server = try await BenchServer.start(path: "/small", body: body, etag: etag, builtIn: options.builtInServer)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -93,9 +98,10 @@ enum PinnedBenchmark {
             inner: try BenchFixtures.pinningTransport(maxConnectionsPerHost: maxConnectionsPerHost),
             store: InMemoryETagStore())), authService: auth) {}
         let stackName = "Reauth → Retry → ETag → PinningTransport"
-        var variants = [Variant(name: "PinningTransport", concurrency: 1, client: .swift(bare)),
+        let bareName = "PinningTransport alone"
+        var variants = [Variant(name: bareName, concurrency: 1, client: .swift(bare)),
                         Variant(name: stackName, concurrency: 1, client: .swift(stack)),
-                        Variant(name: "PinningTransport", concurrency: 16, client: .swift(bare)),
+                        Variant(name: bareName, concurrency: 16, client: .swift(bare)),
                         Variant(name: stackName, concurrency: 16, client: .swift(stack))]
         if CurlRun.executable != nil {
             variants += [Variant(name: "curl -K list, one process", concurrency: 1, client: .curl),
@@ -112,6 +118,7 @@ enum PinnedBenchmark {
             _ = try await timed(transport, request, total: 16 * 50, concurrency: 16)
         }
         var seconds = [[Double]](repeating: [], count: variants.count)
+        var cpu = [[Double]](repeating: [], count: variants.count)
         var latencies = [[Double]](repeating: [], count: variants.count)
         for round in 0..<rounds {
             for offset in variants.indices {
@@ -119,16 +126,20 @@ enum PinnedBenchmark {
                 let variant = variants[index]
                 switch variant.client {
                 case .swift(let transport):
+                    let cpuBefore = Measurement.processCPUNanoseconds
                     let run = try await timed(transport, request, total: requests, concurrency: variant.concurrency)
+                    cpu[index].append((Measurement.processCPUNanoseconds - cpuBefore) / 1e3 / Double(requests))
                     seconds[index].append(run.seconds)
                     latencies[index] += run.latencies
                 case .curl:
                     let url = server.url
                     let parallel = variant.concurrency
-                    seconds[index].append(try await offCooperativePool {
-                        try CurlRun.seconds(url: url, count: requests, parallel: parallel, pin: pin,
-                                            authorization: authorization, directory: directory)
-                    })
+                    let run = try await offCooperativePool {
+                        try CurlRun.run(url: url, count: requests, parallel: parallel, pin: pin,
+                                        authorization: authorization, directory: directory)
+                    }
+                    seconds[index].append(run.seconds)
+                    cpu[index].append(run.cpuSeconds * 1e6 / Double(requests))
                 }
             }
         }
@@ -141,33 +152,41 @@ enum PinnedBenchmark {
             }
             return Row(name: variants[index].name, concurrency: variants[index].concurrency,
                        requestsPerSecond: Measurement.median(rates), slowestRound: rates.min()!, fastestRound: rates.max()!,
-                       p50Milliseconds: percentile(0.5), p99Milliseconds: percentile(0.99))
+                       p50Milliseconds: percentile(0.5), p99Milliseconds: percentile(0.99),
+                       cpuMicrosecondsPerRequest: Measurement.median(cpu[index]))
         }
         var comparisons: [Comparison] = []
         for concurrency in [1, 16] {
-            func times(_ prefix: String) -> [Double]? {
-                variants.firstIndex { $0.name.hasPrefix(prefix) && $0.concurrency == concurrency }.map { seconds[$0] }
+            func index(_ prefix: String) -> Int? {
+                variants.firstIndex { $0.name.hasPrefix(prefix) && $0.concurrency == concurrency }
             }
-            guard let bareTimes = times("PinningTransport"), let stackTimes = times(stackName) else { continue }
+            func times(_ prefix: String) -> [Double]? { index(prefix).map { seconds[$0] } }
+            guard let bare = index(bareName), let stack = index(stackName) else { continue }
+            let bareTimes = seconds[bare], stackTimes = seconds[stack]
             let cost = Measurement.median(zip(stackTimes, bareTimes).map { ($0 / $1 - 1) * 100 })
+            let cpuCost = Measurement.median(zip(cpu[stack], cpu[bare]).map { ($0 / $1 - 1) * 100 })
             let overCurl = times("curl").map { Measurement.median(zip(bareTimes, $0).map { $0 / $1 }) }
-            comparisons.append(Comparison(concurrency: concurrency, fullStackCostPercent: cost, targetPercent: 5,
+            comparisons.append(Comparison(concurrency: concurrency, fullStackCostPercent: cost, fullStackCPUCostPercent: cpuCost,
+                                          targetPercent: 5,
                                           meetsTarget: cost <= 5, bareOverCurl: overCurl))
         }
 
         output.line("client".padded(to: 44) + "tasks".leftPadded(to: 6) + "req/s".leftPadded(to: 9)
-                    + "rounds".leftPadded(to: 17) + "p50 ms".leftPadded(to: 9) + "p99 ms".leftPadded(to: 9))
+                    + "rounds".leftPadded(to: 17) + "p50 ms".leftPadded(to: 9) + "p99 ms".leftPadded(to: 9)
+                    + "cpu µs/req".leftPadded(to: 12))
         for row in rows {
             output.line(row.name.padded(to: 44) + String(row.concurrency).leftPadded(to: 6)
                         + formatted(row.requestsPerSecond).leftPadded(to: 9)
                         + "\(formatted(row.slowestRound))–\(formatted(row.fastestRound))".leftPadded(to: 17)
                         + (row.p50Milliseconds.map { formatted($0, decimals: 3) } ?? "").leftPadded(to: 9)
-                        + (row.p99Milliseconds.map { formatted($0, decimals: 3) } ?? "").leftPadded(to: 9))
+                        + (row.p99Milliseconds.map { formatted($0, decimals: 3) } ?? "").leftPadded(to: 9)
+                        + formatted(row.cpuMicrosecondsPerRequest, decimals: 1).leftPadded(to: 12))
         }
         for comparison in comparisons {
             let tasks = comparison.concurrency == 1 ? "sequential" : "\(comparison.concurrency) tasks"
-            output.line("\(tasks): the full stack costs \(formatted(comparison.fullStackCostPercent, decimals: 1))% "
-                        + "over bare PinningTransport (target ≤ 5%: \(comparison.meetsTarget ? "met" : "MISSED"))"
+            output.line("\(tasks): the full stack takes \(formatted(comparison.fullStackCostPercent, decimals: 1))% more time "
+                        + "than bare PinningTransport (target ≤ 5%: \(comparison.meetsTarget ? "met" : "MISSED")) and "
+                        + "\(formatted(comparison.fullStackCPUCostPercent, decimals: 1))% more CPU"
                         + (comparison.bareOverCurl.map { "; bare takes \(formatted($0, decimals: 2))× curl's time" } ?? ""))
         }
         return Report(server: server.name, requestsPerRound: requests, rounds: rounds,
@@ -212,8 +231,8 @@ enum BenchServer: Sendable {
     /// Starts the server answering `path` with `body` and an `ETag`. nginx speaks HTTP/1.1 only
     /// (the HTTP/1.1 pool is what is measured), TLS 1.3, keep-alive without limit, no access
     /// log; `return` ignores conditional headers, so every answer is the same 200.
-    static func start(path: String, body: String, etag: String) async throws -> BenchServer {
-        if NginxServer.isInstalled {
+    static func start(path: String, body: String, etag: String, builtIn: Bool) async throws -> BenchServer {
+        if NginxServer.isInstalled, !builtIn {
             let directives = """
                 access_log off;
                 keepalive_requests 100000000;
@@ -232,7 +251,8 @@ enum BenchServer: Sendable {
     var name: String {
         switch self {
         case .nginx(_, let version, _): "nginx \(version), one worker process, no master (another process)"
-        case .builtIn: "the built-in test server, a thread per connection in this process (nginx is not installed)"
+        case .builtIn: "the built-in test server, a thread per connection in this process"
+            + (NginxServer.isInstalled ? "" : " (nginx is not installed)")
         }
     }
 

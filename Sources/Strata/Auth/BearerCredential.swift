@@ -22,17 +22,21 @@ enum BearerCredential {
     /// that starts with a non-ASCII byte (which might combine with the space before it into one
     /// character) is read character by character instead.
     static func token(inAuthorization value: String) -> String? {
-        let bytes = value.utf8
-        let scheme = "bearer".utf8
-        guard bytes.count > scheme.count,
-              zip(bytes, scheme).allSatisfy({ HTTPHeaders.asciiLowercased($0) == $1 }) else { return nil }
-        let rest = bytes.dropFirst(scheme.count)
-        // RFC 6750: credentials = "Bearer" 1*SP b64token.
-        guard rest.first == UInt8(ascii: " ") else { return nil }
-        let token = rest.drop { $0 == UInt8(ascii: " ") }
-        guard let first = token.first else { return nil }
-        guard first < 0x80 else { return characterToken(inAuthorization: value) }
-        return String(Substring(token))
+        var bytes = value
+        let parsed = bytes.withUTF8 { bytes -> String?? in
+            let scheme: StaticString = "bearer"
+            guard bytes.count > scheme.utf8CodeUnitCount else { return .some(nil) }
+            for index in 0..<scheme.utf8CodeUnitCount
+            where HTTPHeaders.asciiLowercased(bytes[index]) != scheme.utf8Start[index] { return .some(nil) }
+            // RFC 6750: credentials = "Bearer" 1*SP b64token.
+            var index = scheme.utf8CodeUnitCount
+            guard bytes[index] == UInt8(ascii: " ") else { return .some(nil) }
+            while index < bytes.count, bytes[index] == UInt8(ascii: " ") { index += 1 }
+            guard index < bytes.count else { return .some(nil) }
+            guard bytes[index] < 0x80 else { return nil }
+            return .some(String(decoding: UnsafeBufferPointer(rebasing: bytes[index...]), as: UTF8.self))
+        }
+        return parsed ?? characterToken(inAuthorization: value)
     }
 
     /// ``token(inAuthorization:)`` by characters, where a combining mark joins the character

@@ -100,7 +100,7 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     /// On the path of every request, so: lengths first (most names differ in length), then the
     /// bytes in place, without building a lower-cased copy.
     @inline(__always)
-    static func equal(_ a: String, _ b: String) -> Bool {
+    package static func equal(_ a: String, _ b: String) -> Bool {
         a.utf8.count == b.utf8.count && equalBytes(a, b)
     }
 
@@ -118,7 +118,7 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     }
 
     @inline(__always)
-    static func asciiLowercased(_ byte: UInt8) -> UInt8 {
+    package static func asciiLowercased(_ byte: UInt8) -> UInt8 {
         byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte
     }
 }

@@ -31,7 +31,8 @@ public struct ConditionalRequestPolicy: Sendable, Hashable {
 
     /// ``identityHeaderNames`` lower-cased and sorted, as the identity digest reads them, and the
     /// same with the userinfo field, as the primary key's digest reads them: kept so that every
-    /// request does not lower-case and sort them again.
+    /// request does not lower-case and sort them again. Derived from ``identityHeaderNames``, so
+    /// the synthesized equality still compares policies by their identity fields.
     private var identityFieldNames: [String]
     private var keyIdentityFieldNames: [String]
 
@@ -42,16 +43,6 @@ public struct ConditionalRequestPolicy: Sendable, Hashable {
     public init(identityHeaderNames: [String] = ["Authorization", "Cookie"]) {
         self.identityHeaderNames = identityHeaderNames
         (identityFieldNames, keyIdentityFieldNames) = Self.fieldNames(identityHeaderNames)
-    }
-
-    /// Policies are equal when they key entries alike: the same identity fields.
-    public static func == (lhs: ConditionalRequestPolicy, rhs: ConditionalRequestPolicy) -> Bool {
-        lhs.identityHeaderNames == rhs.identityHeaderNames
-    }
-
-    /// Hashes the policy consistently with `==`.
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(identityHeaderNames)
     }
 
     private static func lowercasedSorted(_ names: [String]) -> [String] {
