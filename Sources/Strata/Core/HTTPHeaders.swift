@@ -47,8 +47,9 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
 
     /// Every value for `name`, compared case-insensitively, in the order received.
     public func values(for name: String) -> [String] {
-        guard fields.contains(where: { Self.equal($0.name, name) }) else { return [] }
-        return fields.filter { Self.equal($0.name, name) }.map(\.value)
+        var values: [String] = []
+        for field in fields where Self.equal(field.name, name) { values.append(field.value) }
+        return values
     }
 
     /// Whether a field named `name` is present.

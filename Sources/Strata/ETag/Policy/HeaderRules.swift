@@ -38,6 +38,11 @@ enum HeaderRules {
     /// The field names the `Connection` fields of `headers` list (each one hop-by-hop).
     static func connectionNames(in headers: HTTPHeaders) -> [String] {
         let values = headers.values(for: "Connection")
+        // Most responses say just `keep-alive` or `close`: one element, nothing to split or trim.
+        if values.count == 1, let value = values.first,
+           !value.isEmpty, !value.utf8.contains(where: { $0 == UInt8(ascii: ",") || $0 == 0x20 || $0 == 0x09 }) {
+            return values
+        }
         return values.isEmpty ? [] : listElements(values)
     }
 
