@@ -25,8 +25,14 @@ struct Stats {
     }
 }
 
-/// Sends `total` GETs of `url` from `concurrency` tasks and times each.
-func measure(_ name: String, transport: any Transport, url: URL, total: Int, concurrency: Int) async throws -> Stats {
+/// A response other than the 200 a benchmark expects.
+struct UnexpectedStatus: Error, CustomStringConvertible {
+    var status: Int
+    var description: String { "the bench server answered \(status), not 200" }
+}
+
+/// Sends `request` `total` times from `concurrency` tasks and times each send.
+func measure(_ name: String, transport: any Transport, request: URLRequest, total: Int, concurrency: Int) async throws -> Stats {
     let perTask = total / concurrency
     let start = ContinuousClock.now
     let latencies = try await withThrowingTaskGroup(of: [Double].self) { group in
@@ -35,10 +41,10 @@ func measure(_ name: String, transport: any Transport, url: URL, total: Int, con
                 var own: [Double] = []
                 own.reserveCapacity(perTask)
                 for _ in 0..<perTask {
-                    let t0 = ContinuousClock.now
-                    let response = try await transport.send(URLRequest(url: url))
-                    precondition(response.statusCode == 200)
-                    own.append(Measurement.nanoseconds(ContinuousClock.now - t0) / 1e9)
+                    let sent = ContinuousClock.now
+                    let response = try await transport.send(request)
+                    guard response.statusCode == 200 else { throw UnexpectedStatus(status: response.statusCode) }
+                    own.append(Measurement.nanoseconds(ContinuousClock.now - sent) / 1e9)
                 }
                 return own
             }

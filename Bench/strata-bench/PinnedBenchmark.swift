@@ -115,7 +115,7 @@ enum PinnedBenchmark {
                     + "interleaved rounds, medians; maxConnectionsPerHost \(maxConnectionsPerHost)")
         // Warm up: every connection of both pools open, the stack's store filled.
         for case .swift(let transport) in variants.map(\.client) {
-            _ = try await timed(transport, request, total: 16 * 50, concurrency: 16)
+            _ = try await strata_bench.measure("warm-up", transport: transport, request: request, total: 16 * 50, concurrency: 16)
         }
         var seconds = [[Double]](repeating: [], count: variants.count)
         var cpu = [[Double]](repeating: [], count: variants.count)
@@ -127,7 +127,8 @@ enum PinnedBenchmark {
                 switch variant.client {
                 case .swift(let transport):
                     let cpuBefore = Measurement.processCPUNanoseconds
-                    let run = try await timed(transport, request, total: requests, concurrency: variant.concurrency)
+                    let run = try await strata_bench.measure(variant.name, transport: transport, request: request,
+                                                             total: requests, concurrency: variant.concurrency)
                     cpu[index].append((Measurement.processCPUNanoseconds - cpuBefore) / 1e3 / Double(requests))
                     seconds[index].append(run.seconds)
                     latencies[index] += run.latencies
@@ -192,41 +193,12 @@ enum PinnedBenchmark {
         return Report(server: server.name, requestsPerRound: requests, rounds: rounds,
                       maxConnectionsPerHost: maxConnectionsPerHost, rows: rows, comparisons: comparisons)
     }
-
-    /// Sends `total` requests from `concurrency` tasks; the wall time and each request's latency.
-    private static func timed(_ transport: any Transport, _ request: URLRequest, total: Int,
-                              concurrency: Int) async throws -> (seconds: Double, latencies: [Double]) {
-        let perTask = total / concurrency
-        let start = ContinuousClock.now
-        let latencies = try await withThrowingTaskGroup(of: [Double].self) { group in
-            for _ in 0..<concurrency {
-                group.addTask {
-                    var own: [Double] = []
-                    own.reserveCapacity(perTask)
-                    for _ in 0..<perTask {
-                        let sent = ContinuousClock.now
-                        let response = try await transport.send(request)
-                        guard response.statusCode == 200 else { throw BenchServer.UnexpectedStatus(status: response.statusCode) }
-                        own.append(Measurement.nanoseconds(ContinuousClock.now - sent) / 1e9)
-                    }
-                    return own
-                }
-            }
-            return try await group.reduce(into: []) { $0 += $1 }
-        }
-        return (Measurement.nanoseconds(ContinuousClock.now - start) / 1e9, latencies)
-    }
 }
 
 /// The loopback TLS server of `strata-bench pinned`: nginx when installed, else the built-in one.
 enum BenchServer: Sendable {
     case nginx(NginxServer, version: String, path: String)
     case builtIn(TLSLoopbackServer, path: String)
-
-    struct UnexpectedStatus: Error, CustomStringConvertible {
-        var status: Int
-        var description: String { "the bench server answered \(status), not 200" }
-    }
 
     /// Starts the server answering `path` with `body` and an `ETag`. nginx speaks HTTP/1.1 only
     /// (the HTTP/1.1 pool is what is measured), TLS 1.3, keep-alive without limit, no access

@@ -38,9 +38,9 @@ enum SessionBenchmark {
             print("round \(round)")
             for concurrency in [1, 16] {
                 print(try await measure("PinningTransport https (TLS 1.3) c=\(concurrency)", transport: pinning,
-                                        url: pinnedURL, total: total, concurrency: concurrency).line)
+                                        request: URLRequest(url: pinnedURL), total: total, concurrency: concurrency).line)
                 print(try await measure("URLSessionTransport plain http c=\(concurrency)", transport: session,
-                                        url: plainURL, total: total, concurrency: concurrency).line)
+                                        request: URLRequest(url: plainURL), total: total, concurrency: concurrency).line)
             }
         }
         print("TLS server connections: \(tls.http.connectionCount)")
