@@ -43,15 +43,20 @@ enum LayerBenchmark {
         func record(_ level: LogLevel, _ message: String, metadata: LogMetadata) {}
     }
 
-    /// The terminal: answers at once with a prebuilt 200 carrying an ETag; with `revalidates`,
-    /// a request whose If-None-Match holds that ETag gets a 304 instead.
+    /// The terminal: answers at once with a prebuilt 200 carrying an ETag, with the header
+    /// fields nginx sends; with `revalidates`, a request whose If-None-Match holds that ETag gets
+    /// nginx's 304 instead.
     private struct Answering: Transport {
         static let etag = "\"v1\""
         let revalidates: Bool
-        private let ok = HTTPResponse(statusCode: 200,
-                                      headers: ["ETag": Answering.etag, "Content-Type": "application/json"],
-                                      body: Data(#"{"id":42,"name":"Ada Lovelace","email":"ada@example.com","active":true}"#.utf8))
-        private let notModified = HTTPResponse(statusCode: 304, headers: ["ETag": Answering.etag])
+        private let ok = HTTPResponse(statusCode: 200, headers: HTTPHeaders([
+            ("Server", "nginx/1.22.1"), ("Date", "Sun, 30 Nov 2025 16:00:00 GMT"), ("Content-Type", "application/json"),
+            ("Content-Length", "71"), ("Connection", "keep-alive"), ("ETag", Answering.etag),
+        ]), body: Data(#"{"id":42,"name":"Ada Lovelace","email":"ada@example.com","active":true}"#.utf8))
+        private let notModified = HTTPResponse(statusCode: 304, headers: HTTPHeaders([
+            ("Server", "nginx/1.22.1"), ("Date", "Sun, 30 Nov 2025 16:00:00 GMT"), ("Connection", "keep-alive"),
+            ("ETag", Answering.etag),
+        ]))
 
         init(revalidates: Bool) { self.revalidates = revalidates }
 

@@ -68,6 +68,15 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
         fields.removeAll { Self.equal($0.name, name) }
     }
 
+    /// The headers without the fields whose name `isRemoved` picks, in order: one pass into one
+    /// array, for code on every request's path (`filter` then `init` copies the fields twice).
+    func removingFields(where isRemoved: (String) -> Bool) -> HTTPHeaders {
+        var kept = HTTPHeaders()
+        kept.fields.reserveCapacity(fields.count)
+        for field in fields where !isRemoved(field.name) { kept.fields.append(field) }
+        return kept
+    }
+
     /// The number of fields, counting repeats.
     public var count: Int { fields.count }
 

@@ -61,8 +61,8 @@ extension ConditionalRequestPolicy {
         // Header lists are short: linear scans with an ASCII case-insensitive compare beat
         // building sets of lower-cased names on every 304.
         let connectionNames = HeaderRules.connectionNames(in: notModified.headers)
-        let updates = notModified.headers.filter {
-            !HeaderRules.isUnstorable($0.name, connectionNames: connectionNames) && !HTTPHeaders.equal($0.name, "Content-Length")
+        let updates = notModified.headers.removingFields {
+            HeaderRules.isUnstorable($0, connectionNames: connectionNames) || HTTPHeaders.equal($0, "Content-Length")
         }
         guard !updates.isEmpty, !Self.repeatsStoredFields(updates, of: entry) else { return entry }
         func isUpdated(_ name: String) -> Bool { updates.contains { HTTPHeaders.equal($0.name, name) } }
@@ -86,15 +86,15 @@ extension ConditionalRequestPolicy {
 
     /// Whether `updates` only repeat fields `entry` holds once each, spelled alike with the same
     /// values (the usual 304, which resends the `ETag`): merging them would change nothing.
-    private static func repeatsStoredFields(_ updates: [(name: String, value: String)], of entry: ETagCacheEntry) -> Bool {
-        for (index, update) in updates.enumerated() {
-            guard !updates[..<index].contains(where: { HTTPHeaders.equal($0.name, update.name) }) else { return false }
-            var matches = 0
+    private static func repeatsStoredFields(_ updates: HTTPHeaders, of entry: ETagCacheEntry) -> Bool {
+        for update in updates {
+            var namesakes = 0, matches = 0
+            for other in updates where HTTPHeaders.equal(other.name, update.name) { namesakes += 1 }
             for field in entry.headers where HTTPHeaders.equal(field.name, update.name) {
                 guard field.name == update.name, field.value == update.value else { return false }
                 matches += 1
             }
-            guard matches == 1 else { return false }
+            guard namesakes == 1, matches == 1 else { return false }
         }
         return true
     }
@@ -105,15 +105,13 @@ extension ConditionalRequestPolicy {
     /// server), and the next 304 brings new ones anyway. Skipping them spares a store a full
     /// rewrite of the body on every 304 (about 6 ms per MiB for ``FileETagStore``).
     func needsStoreUpdate(from stored: ETagCacheEntry, to fresh: ETagCacheEntry) -> Bool {
-        func lasting(_ headers: HTTPHeaders) -> [(name: String, value: String)] {
-            headers.filter { field in !Self.volatileFieldNames.contains { HTTPHeaders.equal($0, field.name) } }
+        func lasting(_ headers: HTTPHeaders) -> HTTPHeaders {
+            headers.removingFields { name in Self.volatileFieldNames.contains { HTTPHeaders.equal($0, name) } }
         }
         guard stored.statusCode == fresh.statusCode, stored.varyingRequestHeaders == fresh.varyingRequestHeaders,
               Self.sameBytes(stored.body, fresh.body) else { return true }
         guard stored.headers != fresh.headers else { return false }
-        let old = lasting(stored.headers), new = lasting(fresh.headers)
-        return old.count != new.count
-            || !zip(old, new).allSatisfy { HTTPHeaders.equal($0.name, $1.name) && $0.value == $1.value }
+        return lasting(stored.headers) != lasting(fresh.headers)
     }
 
     private static let volatileFieldNames = ["Date", "Age", "Expires"]
@@ -179,8 +177,7 @@ extension ConditionalRequestPolicy {
         guard headers.contains(where: { HeaderRules.isUnstorable($0.name, connectionNames: connectionNames) }) else {
             return headers
         }
-        return HTTPHeaders(headers.filter { !HeaderRules.isUnstorable($0.name, connectionNames: connectionNames) }
-            .map { ($0.name, $0.value) })
+        return headers.removingFields { HeaderRules.isUnstorable($0, connectionNames: connectionNames) }
     }
 
     private static func sameOrigin(_ a: URL, _ b: URL) -> Bool {
