@@ -1,12 +1,12 @@
 /// The command line of `strata-bench`: a subcommand, then flags.
 ///
-///     strata-bench [layers | pinned | urlsession | stores | events | http2] [--json] [--quick]
+///     strata-bench [layers | pinned | urlsession | stores | events | http2 | locks] [--json] [--quick]
 ///                  [--rounds N] [--requests N] [--only NAME] [--builtin-server]
 ///
 /// Without a subcommand it runs `layers` then `pinned`, the figures of issue 14.
 struct BenchOptions: Sendable {
     enum Command: String, CaseIterable, Sendable {
-        case all, layers, pinned, urlsession, stores, events, http2
+        case all, layers, pinned, urlsession, stores, events, http2, locks
     }
 
     var command = Command.all
@@ -23,7 +23,7 @@ struct BenchOptions: Sendable {
     /// `pinned` uses the built-in TLS server even when nginx is installed (`--builtin-server`):
     /// for valgrind, under which nginx cannot be started.
     var builtInServer = false
-    /// Positional arguments after the subcommand (the `urlsession` and `http2` scenarios' counts).
+    /// Positional arguments after the subcommand (the `urlsession`, `http2` and `locks` scenarios' counts).
     var positional: [String] = []
 
     static func parse(_ arguments: [String]) throws(UsageError) -> BenchOptions {

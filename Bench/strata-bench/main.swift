@@ -8,6 +8,7 @@
 //   .build/release/strata-bench stores       (ETag stores: Redis vs file vs memory)
 //   .build/release/strata-bench events       (the event channel's cost per request)
 //   .build/release/strata-bench http2 [requests] [rounds]   (pinned HTTP/2 vs HTTP/1.1 vs URLSession, nginx)
+//   .build/release/strata-bench locks [increments]   (LockedValue vs Synchronization.Mutex; see LockBenchmark)
 //   flags: --json (one JSON object on stdout), --quick (a short run for CI), --rounds N,
 //          --requests N, --only NAME (scenarios whose name contains NAME, for perf or callgrind)
 //
@@ -40,6 +41,8 @@ Task.detached {
             try await SessionBenchmark.run(options)
         case .http2:
             try await HTTP2Benchmark.run(arguments: options.positional)
+        case .locks:
+            LockBenchmark.run(iterations: options.positional.first.flatMap { Int($0) } ?? 10_000_000)
         case .all, .layers, .pinned:
             try await BenchReport.run(options)
         }
