@@ -150,6 +150,14 @@ final class POSIXSocketStream: HTTP1ByteStream, Sendable {
         }
     }
 
+    /// Waits until the socket has something to read (or an error or hang-up, which the next
+    /// read reports), within the idle timeout and the deadline. For a caller that knows a read
+    /// now would find nothing, such as one that just sent a request: a `recv` first would only
+    /// add a system call that fails with `EAGAIN`.
+    func waitUntilReadable(deadline: ContinuousClock.Instant) throws(TransportError) {
+        try waitForProgress(Int16(POLLIN), deadline: deadline, doing: "waiting for the response")
+    }
+
     func close() {
         _ = shutdown(descriptor, Int32(SHUT_RDWR))
     }

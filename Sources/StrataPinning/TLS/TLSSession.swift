@@ -22,6 +22,10 @@ final class TLSSession {
     private var unsent: [UInt8] = []
     /// The ALPN protocol the server selected, such as `h2`; nil when it selected none.
     private(set) var selectedProtocol: String?
+    /// Whether everything written since the last read was sent and nothing was received since:
+    /// the next read waits for the socket before asking it, saving a `recv` that could only
+    /// fail with `EAGAIN` (the server cannot have answered a request the moment it was sent).
+    private var awaitingReply = false
 
     /// Wraps a fresh `ssl` (taking ownership) around a connected `socket`.
     ///
@@ -102,12 +106,19 @@ final class TLSSession {
         while true {
             OpenSSLErrorQueue.clear()
             let count = SSL_read(ssl, base, Int32(clamping: buffer.count))
-            if count > 0 { return Int(count) }
+            if count > 0 {
+                awaitingReply = false
+                return Int(count)
+            }
             switch SSL_get_error(ssl, count) {
             case SSL_ERROR_ZERO_RETURN:
                 return 0
             case SSL_ERROR_WANT_READ:
                 try flush(deadline: deadline)
+                if awaitingReply {
+                    awaitingReply = false
+                    try socket.waitUntilReadable(deadline: deadline)
+                }
                 guard try fill(deadline: deadline) else { return 0 }
             case SSL_ERROR_WANT_WRITE:
                 try flush(deadline: deadline)
@@ -144,6 +155,7 @@ final class TLSSession {
                 throw failure(doing: "writing to")
             }
         }
+        awaitingReply = true
     }
 
     /// Whether an idle connection can carry another request: nothing but TLS housekeeping
