@@ -8,9 +8,10 @@ import Foundation
 ///
 /// `proxy` is always the proxy's URL with credentials redacted (``ProxyConfiguration/redactedURL``).
 public enum ProxyError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The proxy answered `407 Proxy Authentication Required`: it wants credentials, or did not
-    /// accept the ones sent. `challenges` are the schemes it offered (`Basic`, `Negotiate`, ...).
-    case authenticationRequired(proxy: String, target: String, sentCredentials: Bool, challenges: [String])
+    /// The proxy answered `407 Proxy Authentication Required` (or `401`, as tinyproxy does for
+    /// wrong credentials): it wants credentials, or did not accept the ones sent. `challenges`
+    /// are the schemes it offered (`Basic`, `Negotiate`, ...).
+    case authenticationRequired(proxy: String, target: String, statusCode: Int, sentCredentials: Bool, challenges: [String])
     /// The proxy answered `CONNECT` with another status outside 2xx.
     case tunnelRefused(proxy: String, target: String, statusCode: Int, reason: String)
     /// The proxy closed the connection before a complete response head.
@@ -25,7 +26,7 @@ public enum ProxyError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The status the proxy answered with, when it answered one.
     public var statusCode: Int? {
         switch self {
-        case .authenticationRequired: 407
+        case let .authenticationRequired(_, _, status, _, _): status
         case let .tunnelRefused(_, _, status, _): status
         case .closedBeforeResponse, .malformedResponse, .responseHeadTooLarge: nil
         }
@@ -34,8 +35,8 @@ public enum ProxyError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What happened, naming the proxy (without credentials), and what to do about it.
     public var description: String {
         switch self {
-        case let .authenticationRequired(proxy, target, sentCredentials, challenges):
-            var text = "The proxy \(proxy) refused to open a tunnel to \(target): 407 Proxy Authentication Required; "
+        case let .authenticationRequired(proxy, target, status, sentCredentials, challenges):
+            var text = "The proxy \(proxy) refused to open a tunnel to \(target) (\(status)); "
             text += sentCredentials
                 ? "it did not accept the user name and password of the proxy URL"
                 : "it needs credentials: put them in the proxy URL, as http://user:password@host:port"

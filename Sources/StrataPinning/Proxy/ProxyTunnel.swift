@@ -64,8 +64,9 @@ enum ProxyTunnel {
 
     /// The error for a refusing answer.
     static func refusal(_ response: ProxyConnectResponse, proxy: ProxyConfiguration, target: String) -> ProxyError {
-        guard response.statusCode != 407 else {
-            return .authenticationRequired(proxy: proxy.redactedURL, target: target,
+        // 401 is not a proxy's status (RFC 9110 §15.5.2), but tinyproxy answers it for wrong credentials.
+        guard response.statusCode != 407, response.statusCode != 401 else {
+            return .authenticationRequired(proxy: proxy.redactedURL, target: target, statusCode: response.statusCode,
                                            sentCredentials: proxy.credentials != nil, challenges: response.challenges)
         }
         return .tunnelRefused(proxy: proxy.redactedURL, target: target, statusCode: response.statusCode,
