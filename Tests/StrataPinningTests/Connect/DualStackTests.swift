@@ -27,8 +27,11 @@ struct DualStackTests {
     func ipv6RefusedIPv4Listens() async throws {
         let server = try TLSLoopbackServer(identity: .leafOnly)
         server.http.route("/hello", response: .init(text: "over IPv4"))
+        // A bound port that refuses (the same number on ::1 could be another test's server).
+        let refusing = try RefusingPort(ipv6: true)
         let events = PinningEventLog()
-        let transport = events.observing(try Self.transport(ScriptedResolver { _, port in [("::1", port), ("127.0.0.1", port)] }))
+        let resolver = ScriptedResolver { _, port in [("::1", refusing.port), ("127.0.0.1", port)] }
+        let transport = events.observing(try Self.transport(resolver))
         let response = try await transport.send(Pinning.get(Self.url(server.port)))
         #expect(response.text == "over IPv4")
         #expect(events.connectedAddresses.map(\.address) == ["127.0.0.1"])
@@ -39,8 +42,9 @@ struct DualStackTests {
     func ipv4RefusedIPv6Listens() async throws {
         let server = try TLSLoopbackServer(identity: .leafOnly, ipv6: true)
         server.http.route("/hello", response: .init(text: "over IPv6"))
+        let refusing = try RefusingPort()
         let events = PinningEventLog()
-        let pinning = try Self.transport(ScriptedResolver { _, port in [("127.0.0.1", port), ("::1", port)] })
+        let pinning = try Self.transport(ScriptedResolver { _, port in [("127.0.0.1", refusing.port), ("::1", port)] })
         let transport = events.observing(pinning)
         let response = try await transport.send(Pinning.get(Self.url(server.port)))
         #expect(response.text == "over IPv6")
