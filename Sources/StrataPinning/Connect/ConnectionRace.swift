@@ -10,6 +10,8 @@
 ///   attempts stay in flight, and whichever connects first wins.
 /// - When every attempt has failed the race is lost; the caller's connect timeout bounds it as a whole.
 struct ConnectionRace {
+    /// RFC 8305 §8: the recommended Connection Attempt Delay.
+    static let defaultAttemptDelay = Duration.milliseconds(250)
     /// RFC 8305 §5: the attempt delay MUST NOT be less than 10 ms.
     static let minimumAttemptDelay = Duration.milliseconds(10)
 

@@ -8,7 +8,7 @@ struct OriginConnector: Sendable {
     /// Resolves host names on a helper thread (tests inject one).
     var resolver: any HostNameResolver = SystemHostNameResolver()
     /// How long one address is tried alone before the next joins it (RFC 8305 §5).
-    var attemptDelay: Duration = .milliseconds(250)
+    var attemptDelay = ConnectionRace.defaultAttemptDelay
     /// The proxy, nil for direct connections.
     var proxy: ProxyConfiguration?
     /// Limits on the proxy's response head.

@@ -58,7 +58,7 @@ final class POSIXSocketStream: HTTP1ByteStream, Sendable {
     ///   timeout runs out (while resolving or connecting).
     static func connect(host: String, port: Int, connectTimeout: Duration, idleTimeout: Duration,
                         resolver: any HostNameResolver = SystemHostNameResolver(),
-                        attemptDelay: Duration = .milliseconds(250)) throws(TransportError) -> POSIXSocketStream {
+                        attemptDelay: Duration = ConnectionRace.defaultAttemptDelay) throws(TransportError) -> POSIXSocketStream {
         let name = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
         let peer = "\(host):\(port)"
         guard !name.utf8.contains(0) else {

@@ -60,6 +60,13 @@ struct ClientIdentityTests {
         }
     }
 
+    @Test("one combined PEM (certificate and key) serves as both arguments")
+    func combinedPEM() throws {
+        let combined = try Fixtures.text("client.pem") + Fixtures.text("client.key")
+        let identity = try ClientIdentity(certificateChainPEM: combined, privateKeyPEM: combined)
+        #expect(identity.certificate == (try Fixtures.certificate("client")))
+    }
+
     @Test("the intermediates of a chain file are kept after the leaf")
     func chain() throws {
         let identity = try ClientIdentity(certificateChainPEM: Fixtures.text("leaf-via-intermediate-chain.pem"),
