@@ -14,13 +14,6 @@ struct OriginConnector: Sendable {
     /// Limits on the proxy's response head.
     var limits: HTTP1Limits = .default
 
-    /// A TCP connection that leads to the pinned host.
-    struct Connection {
-        let socket: POSIXSocketStream
-        /// The proxy it tunnels through, nil when direct.
-        let proxy: ProxyConfiguration?
-    }
-
     /// The proxy that carries connections to `host:port`, nil when they go directly.
     func proxy(for host: String, port: Int) -> ProxyConfiguration? {
         guard let proxy, let canonical = try? CanonicalHost(host) else { return nil }
@@ -32,17 +25,18 @@ struct OriginConnector: Sendable {
     ///
     /// - Parameter opened: Called with the TCP connection as soon as it exists, before the
     ///   tunnel is asked for, so a canceller can close it.
+    /// - Returns: A TCP connection that leads to the pinned host (through the tunnel, if any).
     /// - Throws: `TransportError` (a ``ProxyError`` as `underlying` when the proxy refused).
     func connect(host: String, port: Int, connectTimeout: Duration, idleTimeout: Duration,
                  deadline: ContinuousClock.Instant,
-                 opened: (POSIXSocketStream) -> Void) throws(TransportError) -> Connection {
+                 opened: (POSIXSocketStream) -> Void) throws(TransportError) -> POSIXSocketStream {
         let start = ContinuousClock.now
         let connectDeadline = min(deadline, start + connectTimeout)
         guard let proxy = proxy(for: host, port: port), let target = try? CanonicalHost(host) else {
             let socket = try POSIXSocketStream.connect(host: host, port: port, connectTimeout: connectDeadline - start,
                                                        idleTimeout: idleTimeout, resolver: resolver, attemptDelay: attemptDelay)
             opened(socket)
-            return Connection(socket: socket, proxy: nil)
+            return socket
         }
         let socket: POSIXSocketStream
         do {
@@ -63,6 +57,6 @@ struct OriginConnector: Sendable {
                 + "\(ProxyTunnel.authority(target, port: port)) within the connect timeout "
                 + "(PinningTransport.Configuration.connectTimeout) or the request's deadline")
         }
-        return Connection(socket: socket, proxy: proxy)
+        return socket
     }
 }

@@ -185,8 +185,11 @@ final class PooledConnection: Sendable {
         do {
             let chain = try stream.chainToEvaluate(roots: settings.roots)
             try job.evaluator.evaluate(chain, forHost: host)
-            for failure in ReportOnlyEvaluator.failures(in: job.evaluator, chain: chain, host: host) {
-                events.record(.pinMismatchReported(host: host, servedPins: chain.map(\.spkiPin), failure: failure))
+            // Reports exist only for observers: nothing is evaluated again when nobody listens.
+            if job.collectsEvents {
+                for failure in ReportOnlyEvaluator.failures(in: job.evaluator, chain: chain, host: host) {
+                    events.record(.pinMismatchReported(host: host, servedPins: chain.map(\.spkiPin), failure: failure))
+                }
             }
             events.record(.trustEvaluated(host: host, matchedPin: MatchedPin.of(job.evaluator, chain: chain), failure: nil))
         } catch {

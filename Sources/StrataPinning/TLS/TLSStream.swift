@@ -29,17 +29,14 @@ final class TLSStream: HTTP1ByteStream, @unchecked Sendable {
     let protocolVersion: String
     /// The ALPN protocol the server selected (`h2`, `http/1.1`), or nil when it selected none.
     let selectedProtocol: String?
-    /// The proxy whose tunnel the connection runs through, nil when direct.
-    let proxy: ProxyConfiguration?
 
     private init(session: TLSSession, socket: POSIXSocketStream, host: String, protocolVersion: String,
-                 selectedProtocol: String?, proxy: ProxyConfiguration?) {
+                 selectedProtocol: String?) {
         self.session = session
         self.socket = socket
         self.host = host
         self.protocolVersion = protocolVersion
         self.selectedProtocol = selectedProtocol
-        self.proxy = proxy
     }
 
     /// The IP address the TCP connection went to (the proxy's, through a tunnel).
@@ -62,9 +59,8 @@ final class TLSStream: HTTP1ByteStream, @unchecked Sendable {
     static func open(host: String, port: Int, context: TLSClientContext, timeouts: Timeouts,
                      deadline: ContinuousClock.Instant, connector: OriginConnector = OriginConnector(),
                      identity: ClientIdentity? = nil, opened: (POSIXSocketStream) -> Void = { _ in }) throws -> TLSStream {
-        let connection = try connector.connect(host: host, port: port, connectTimeout: timeouts.connect,
-                                               idleTimeout: timeouts.idle, deadline: deadline, opened: opened)
-        let socket = connection.socket
+        let socket = try connector.connect(host: host, port: port, connectTimeout: timeouts.connect,
+                                           idleTimeout: timeouts.idle, deadline: deadline, opened: opened)
         guard let ssl = context.makeSSL() else {
             socket.close()
             throw TransportError(.tls, message: "OpenSSL cannot create a TLS session")
@@ -87,7 +83,7 @@ final class TLSStream: HTTP1ByteStream, @unchecked Sendable {
         }
         let version = session.protocolVersion
         return TLSStream(session: session, socket: socket, host: host, protocolVersion: version,
-                         selectedProtocol: session.selectedProtocol, proxy: connection.proxy)
+                         selectedProtocol: session.selectedProtocol)
     }
 
     /// The chain the evaluator must see: OpenSSL's verified chain, leaf first (or just the leaf
