@@ -45,8 +45,14 @@ struct TinyproxyTests {
         let proxy = try await TinyproxyServer.start(credentials: ("alice", "s3cret"))
         let server = try TLSLoopbackServer(identity: .leafOnly)
         server.http.route("/hello", response: .init(text: "authorized"))
-        let good = try Self.transport(proxy: proxy.url(user: "alice", password: "s3cret"))
+        let events = PinningEventLog()
+        let good = events.observing(try Self.transport(proxy: proxy.url(user: "alice", password: "s3cret")))
         #expect(try await good.send(Pinning.get(server.url("/hello"))).text == "authorized")
+        // The tunnel's event names the proxy, never its credentials.
+        #expect(events.tunnels.map(\.proxy) == ["http://<redacted>@127.0.0.1:\(proxy.port)"])
+        for text in events.all.flatMap({ [$0.description, $0.message(redactedBy: Redaction())] }) {
+            #expect(!text.contains("s3cret") && !text.contains("alice"), "\(text)")
+        }
 
         // tinyproxy answers 407 with a Basic challenge without credentials, and 401 for wrong ones.
         for (url, sentCredentials, status, offered) in [(proxy.url(), false, 407, ["Basic"]),

@@ -10,12 +10,15 @@ import TLSTestServer
 
 @Suite("Report-only pins: a mismatch is reported with the served chain's pins and the request proceeds")
 struct PinningReportOnlyTests {
-    static func transport(_ pins: String..., httpVersion: HTTPVersionPolicy = .preferHTTP2) throws -> PinningTransport {
-        PinningTransport(inner: CannedRoutesTransport(routes: []),
-                         pinnedDomains: ["localhost": ReportOnlyEvaluator(try PublicKeyPinningEvaluator(pins: pins))],
-                         trustRoots: try Pinning.privateCA(),
-                         configuration: .init(requestTimeout: .seconds(30), httpVersion: httpVersion),
-                         clock: ContinuousClock())
+    static func transport(_ pins: String..., httpVersion: HTTPVersionPolicy = .preferHTTP2,
+                          enforced: [String: any ServerTrustEvaluator] = [:],
+                          resolver: any HostNameResolver = SystemHostNameResolver()) throws -> PinningTransport {
+        var domains = enforced
+        domains["localhost"] = ReportOnlyEvaluator(try PublicKeyPinningEvaluator(pins: pins))
+        return PinningTransport(inner: CannedRoutesTransport(routes: []), pinnedDomains: domains,
+                                trustRoots: try Pinning.privateCA(),
+                                configuration: .init(requestTimeout: .seconds(30), httpVersion: httpVersion),
+                                clock: ContinuousClock(), resolver: resolver)
     }
 
     @Test("a mismatch is reported once per connection, as a warning with the chain's pins, and every request is served")
@@ -45,6 +48,26 @@ struct PinningReportOnlyTests {
         #expect(try await transport.send(Pinning.get(server.url("/hello"))).text == "served")
         #expect(events.reportedMismatches.isEmpty)
         #expect(events.trust.map(\.matchedPin) == [Fixtures.Pin.ca])
+    }
+
+    @Test("beside a report-only host, the same mismatching pins enforced for another host still refuse it")
+    func enforcedHostStillRefused() async throws {
+        let server = try TLSLoopbackServer(identity: .leafOnly)
+        server.http.route("/hello", response: .init(text: "served"))
+        // Both names reach the same server, whose leaf names both: only the evaluator differs.
+        let resolver = ScriptedResolver { _, port in [("127.0.0.1", port)] }
+        let events = PinningEventLog()
+        let transport = events.observing(try Self.transport(
+            Fixtures.Pin.attackerLeaf, enforced: ["api.strata.test": try Pinning.pins(Fixtures.Pin.attackerLeaf)],
+            resolver: resolver))
+        #expect(try await transport.send(Pinning.get(server.url("/hello"))).text == "served")
+        let enforcedURL = URL(string: "https://api.strata.test:\(server.port)/hello")!
+        let error = await Pinning.error { try await transport.send(Pinning.get(enforcedURL)) }
+        let failure = try #require(error as? TransportError)
+        #expect(failure.kind == .tls)
+        #expect(failure.serverTrustError != nil)
+        #expect(events.reportedMismatches.count == 1)
+        #expect(server.http.requestCount == 1)
     }
 
     @Test("an untrusted, expired or misnamed chain is still refused, before any request byte",
