@@ -62,7 +62,8 @@ struct DualStackTests {
         // Tried one after the other, the silent address would hold the request until the connect
         // timeout (20 s) and fail it; raced, IPv4 starts 20 ms later and connects.
         let resolver = ScriptedResolver { _, port in [("::1", silent.port), ("127.0.0.1", port)] }
-        let pinning = try Self.transport(resolver, attemptDelay: .milliseconds(20), connectTimeout: .seconds(20))
+        let pinning = try Self.transport(resolver, attemptDelay: .milliseconds(20),
+                                         connectTimeout: .seconds(20) * TestTimeScale.factor)
         let transport = events.observing(pinning)
         let response = try await transport.send(Pinning.get(Self.url(server.port)))
         #expect(response.text == "raced")
