@@ -26,13 +26,19 @@ let package = Package(
         .target(name: "TestServer", dependencies: ["Strata"], path: "Tests/TestServer"),
         // The loopback server behind TLS (OpenSSL server side) with the committed fixture certificates.
         .target(name: "TLSTestServer", dependencies: ["COpenSSL", "TestServer", "Strata"], path: "Tests/TLSTestServer"),
+        // What every test target shares that is not a server: the wall-clock scale for sanitizer runs.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // The child process FileETagStoreKillTests kills with SIGKILL while it writes a store.
+        .executableTarget(name: "etag-store-writer", dependencies: ["Strata", "TestServer"], path: "Tests/ETagStoreWriter"),
         // A real redis-server on a free port for StrataRedis tests and the store benchmark.
-        .target(name: "RedisTestServer", dependencies: ["Strata", "TestServer"], path: "Tests/RedisTestServer"),
+        .target(name: "RedisTestServer", dependencies: ["Strata", "TestServer", "TestSupport"], path: "Tests/RedisTestServer"),
         // A second process writing to the same Redis, for the concurrent-writers test.
         .executableTarget(name: "redis-store-writer", dependencies: ["StrataRedis", "Strata"], path: "Tests/RedisStoreWriter"),
         // Loopback throughput of PinningTransport vs URLSessionTransport; built by CI, run by hand.
         .executableTarget(name: "strata-bench", dependencies: ["Strata", "StrataPinning", "StrataRedis", "TestServer", "TLSTestServer",
                                                             "RedisTestServer"], path: "Bench/strata-bench"),
+        // The recommended stack under injected faults (scripts/soak.sh); CI runs its --quick form.
+        .executableTarget(name: "strata-soak", dependencies: ["Strata", "StrataPinning", "TestServer", "TLSTestServer"], path: "Bench/strata-soak"),
         // The demo's sandbox: a loopback HTTP/1.1 server (OpenSSL server side, every C call in its
         // OpenSSL/ folder) and a CA + leaf generated in memory. Tests may use it; it uses no test target.
         .target(name: "StrataSandbox", dependencies: ["Strata", "COpenSSL"], path: "Demo/StrataSandbox"),
@@ -40,16 +46,17 @@ let package = Package(
         .target(name: "StrataDemoKit", dependencies: ["Strata", "StrataPinning", "StrataSandbox"],
                 path: "Demo/StrataDemoKit"),
         .executableTarget(name: "strata-demo", dependencies: ["StrataDemoKit"], path: "Demo/strata-demo"),
-        .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataTesting", "TestServer"]),
+        // Depends on etag-store-writer so `swift test` builds the child its kill test runs.
+        .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataTesting", "TestServer", "TestSupport", "etag-store-writer"]),
         .testTarget(name: "StrataTestingTests", dependencies: ["Strata", "StrataTesting"]),
         // Certificates and keys live in Tests/Fixtures/Pinning and are read via #filePath.
-        .testTarget(name: "StrataPinningTests", dependencies: ["StrataPinning", "Strata", "StrataTesting", "COpenSSL", "TestServer", "TLSTestServer"]),
-        .testTarget(name: "StrataSandboxTests", dependencies: ["StrataSandbox", "StrataPinning", "Strata", "COpenSSL"]),
+        .testTarget(name: "StrataPinningTests", dependencies: ["StrataPinning", "Strata", "StrataTesting", "COpenSSL", "TestServer", "TLSTestServer", "TestSupport"]),
+        .testTarget(name: "StrataSandboxTests", dependencies: ["StrataSandbox", "StrataPinning", "Strata", "COpenSSL", "TestSupport"]),
         // Depends on the executable so `swift test` builds the binary its subprocess tests run.
         .testTarget(name: "StrataDemoTests", dependencies: ["StrataDemoKit", "StrataSandbox", "Strata", "StrataPinning", "strata-demo"]),
         // Needs redis-server (Debian: apt install redis-server); skipped with a message without it.
         .testTarget(name: "StrataRedisTests", dependencies: ["StrataRedis", "Strata", "StrataTesting", "TestServer",
-                                                             "RedisTestServer", "redis-store-writer"]),
+                                                             "RedisTestServer", "redis-store-writer", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

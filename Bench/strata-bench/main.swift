@@ -5,6 +5,7 @@
 //   .build/release/strata-bench stores     (ETag stores: Redis vs file vs memory)
 //   .build/release/strata-bench events     (the event channel's cost per request)
 //   .build/release/strata-bench http2 [requests] [rounds]   (pinned HTTP/2 vs HTTP/1.1 vs URLSession, nginx)
+//   .build/release/strata-bench locks [increments]   (LockedValue vs Synchronization.Mutex; see LockBenchmark)
 //
 // Both transports talk to the test suite's loopback server (one thread per connection). On Linux
 // URLSession trusts only the system CA bundle, so it cannot reach the private-CA TLS server:
@@ -76,6 +77,11 @@ func measure(_ name: String, transport: any Transport, url: URL, total: Int, con
     }
     let d = ContinuousClock.now - start
     return Stats(name: name, seconds: Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18, latencies: latencies)
+}
+
+if CommandLine.arguments.dropFirst().first == "locks" {
+    LockBenchmark.run(iterations: Int(CommandLine.arguments.dropFirst(2).first ?? "") ?? 10_000_000)
+    exit(0)
 }
 
 let body = #"{"id":42,"name":"Ada Lovelace","email":"ada@example.com","active":true}"#

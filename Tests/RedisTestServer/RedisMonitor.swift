@@ -5,6 +5,7 @@ import Darwin
 #endif
 import Foundation
 import TestServer
+import TestSupport
 
 /// `redis-cli monitor` attached to a test server: a record of every command every client sends,
 /// for tests that prove what never reaches Redis.
@@ -26,14 +27,18 @@ public final class RedisMonitor: Sendable {
         process.standardError = pipe
         try process.run()
         output = ProcessOutput(pipe.fileHandleForReading)
-        guard output.waitForLine(containing: "OK", timeout: 10 * RedisServerProcess.timeScale) else {
+        guard output.waitForLine(containing: "OK", timeout: 10 * TestTimeScale.factor) else {
             process.terminate()
             throw RedisServerProcess.StartError(log: "redis-cli monitor did not attach: \(output.text)")
         }
     }
 
     deinit {
-        if process.isRunning { process.terminate() }
+        guard process.isRunning else { return }
+        process.terminate()
+        // Foundation frees a Process only once someone waited for it (see RedisServerProcess).
+        let process = process
+        Thread { process.waitUntilExit() }.start()
     }
 
     /// Every monitored line up to and including the first that contains `marker` (send a
@@ -41,7 +46,7 @@ public final class RedisMonitor: Sendable {
     /// relays commands in the order the server ran them).
     public func lines(through marker: String) async -> [String] {
         await offCooperativePool { () -> [String] in
-            _ = self.output.waitForLine(containing: marker, timeout: 10 * RedisServerProcess.timeScale)
+            _ = self.output.waitForLine(containing: marker, timeout: 10 * TestTimeScale.factor)
             return self.output.lines
         }
     }

@@ -6,6 +6,7 @@ import Darwin
 import Foundation
 import Strata
 import TestServer
+import TestSupport
 
 /// A real `redis-server` (Debian package `redis-server`) for tests and benchmarks, on
 /// 127.0.0.1 with a free port chosen by the OS, a temporary working directory and no
@@ -83,8 +84,12 @@ public final class RedisServerProcess: Sendable {
 
     deinit {
         // Signal only: waiting here would block whichever thread releases the server, often a
-        // cooperative one. Foundation's Process reaps the child when it exits.
-        if let process = running.withLock({ $0.take() }), process.isRunning { killProcess(process.processIdentifier) }
+        // cooperative one. A thread of its own waits instead: Foundation's Process reaps the
+        // child either way, but frees itself (and what it was given) only once someone waited.
+        if let process = running.withLock({ $0.take() }), process.isRunning {
+            killProcess(process.processIdentifier)
+            Thread { process.waitUntilExit() }.start()
+        }
         try? FileManager.default.removeItem(at: directory)
     }
 
@@ -124,7 +129,7 @@ public final class RedisServerProcess: Sendable {
         process.standardError = output
         try process.run()
         let log = ProcessOutput(output.fileHandleForReading)
-        guard log.waitForLine(containing: "Ready to accept connections", timeout: 10 * Self.timeScale) else {
+        guard log.waitForLine(containing: "Ready to accept connections", timeout: 10 * TestTimeScale.factor) else {
             if process.isRunning { killProcess(process.processIdentifier) }
             process.waitUntilExit()
             throw StartError(log: log.text)
@@ -136,11 +141,6 @@ public final class RedisServerProcess: Sendable {
         guard let process = running.withLock({ $0.take() }) else { return }
         if process.isRunning { killProcess(process.processIdentifier) }
         process.waitUntilExit()
-    }
-
-    /// `STRATA_TEST_TIME_SCALE` (default 1): how much slower than usual a sanitizer build runs.
-    public static var timeScale: Double {
-        ProcessInfo.processInfo.environment["STRATA_TEST_TIME_SCALE"].flatMap(Double.init).map { max($0, 1) } ?? 1
     }
 }
 

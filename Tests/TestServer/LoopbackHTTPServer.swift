@@ -113,6 +113,8 @@ public final class LoopbackHTTPServer: Sendable {
     private struct State {
         var routes: [Route] = []
         var requests: [Request] = []
+        var recordsRequests = true
+        var requestTotal = 0
         var connections = 0
         var rejectedChannels = 0
         var clients: Set<Int32> = []
@@ -163,8 +165,9 @@ public final class LoopbackHTTPServer: Sendable {
         let (fd, port) = try ipv6 ? Self.listen6() : Self.listen4()
         listener = fd
         self.port = port
-        let thread = Thread { [self] in acceptLoop() }
-        thread.start()
+        let threads = Threads(listener: fd, state: state, stopSignal: stopSignal, greeting: greeting, makeChannel: channel,
+                              session: session)
+        Thread { threads.acceptLoop() }.start()
     }
 
     deinit { stop() }
@@ -225,11 +228,18 @@ public final class LoopbackHTTPServer: Sendable {
         route(path, method: method) { _ in response }
     }
 
-    /// Every request received so far, in order.
+    /// Every request received so far, in order (while ``recordsRequests``).
     public var requests: [Request] { state.withLock { $0.requests } }
 
+    /// Whether ``requests`` keeps every request (the default). A soak turns it off, so the
+    /// server's memory does not grow with the run; ``requestCount`` counts either way.
+    public var recordsRequests: Bool {
+        get { state.withLock { $0.recordsRequests } }
+        set { state.withLock { $0.recordsRequests = newValue } }
+    }
+
     /// How many requests were received.
-    public var requestCount: Int { state.withLock { $0.requests.count } }
+    public var requestCount: Int { state.withLock { $0.requestTotal } }
 
     /// How many connections were accepted.
     public var connectionCount: Int { state.withLock { $0.connections } }
@@ -258,79 +268,92 @@ public final class LoopbackHTTPServer: Sendable {
         for _ in 0..<64 { stopSignal.signal() }
     }
 
-    private var isStopped: Bool { state.withLock { $0.stopped } }
+    /// What the accept thread and the connection threads use. They hold this, never the server,
+    /// so a server a test lets go of is deinitialized (which stops it) even while a thread waits
+    /// in accept() or on an idle keep-alive connection. Otherwise every server not stopped by hand
+    /// would live, with its threads and every request it recorded, until the process exits.
+    private struct Threads: Sendable {
+        let listener: Int32
+        let state: LockedValue<State>
+        let stopSignal: DispatchSemaphore
+        let greeting: Data?
+        let makeChannel: (@Sendable (Int32) -> (any LoopbackByteChannel)?)?
+        let session: (@Sendable (any LoopbackByteChannel) -> Void)?
 
-    private func acceptLoop() {
-        while !isStopped {
-            let client = accept(listener, nil, nil)
-            guard client >= 0 else {
-                if errno == EINTR { continue }
-                return
-            }
-            let accepted = state.withLock { state -> Bool in
-                guard !state.stopped else { return false }
-                state.connections += 1
-                state.clients.insert(client)
-                return true
-            }
-            guard accepted else {
-                close(client)
-                return
-            }
-            let thread = Thread { [self] in serve(client) }
-            thread.start()
-        }
-    }
+        var isStopped: Bool { state.withLock { $0.stopped } }
 
-    private func serve(_ client: Int32) {
-        var connection = SocketConnection(fd: client)
-        defer {
-            connection.finish()
-            state.withLock { _ = $0.clients.remove(client) }
-            close(client)
-        }
-        if let makeChannel {
-            guard let channel = makeChannel(client) else {
-                state.withLock { $0.rejectedChannels += 1 }
-                return
-            }
-            connection = SocketConnection(fd: client, channel: channel)
-            if let session { return session(channel) }
-        }
-        if let greeting {
-            connection.write(greeting)
-            return
-        }
-        while !isStopped {
-            guard let request = connection.readRequest() else { return }
-            let handler = state.withLock { state -> Handler? in
-                state.requests.append(request)
-                return state.routes.first { route in
-                    (route.method == nil || route.method == request.method) && route.path == request.path
-                }?.handler
-            }
-            let response = handler?(request) ?? Response(status: 404, text: "no route for \(request.method) \(request.path)")
-            if response.delay > .zero, stopSignal.wait(timeout: .now() + response.delay.seconds) == .success { return }
-            if let raw = response.raw, let interval = response.dripInterval {
-                guard connection.write(raw.prefix(response.dripAfter)) else { return }
-                for byte in raw.dropFirst(response.dripAfter) {
-                    guard connection.write(Data([byte])), stopSignal.wait(timeout: .now() + interval.seconds) != .success
-                    else { return }
+        func acceptLoop() {
+            while !isStopped {
+                let client = accept(listener, nil, nil)
+                guard client >= 0 else {
+                    if errno == EINTR { continue }
+                    return
                 }
+                let accepted = state.withLock { state -> Bool in
+                    guard !state.stopped else { return false }
+                    state.connections += 1
+                    state.clients.insert(client)
+                    return true
+                }
+                guard accepted else {
+                    close(client)
+                    return
+                }
+                Thread { serve(client) }.start()
+            }
+        }
+
+        private func serve(_ client: Int32) {
+            var connection = SocketConnection(fd: client)
+            defer {
+                connection.finish()
+                state.withLock { _ = $0.clients.remove(client) }
+                close(client)
+            }
+            if let makeChannel {
+                guard let channel = makeChannel(client) else {
+                    state.withLock { $0.rejectedChannels += 1 }
+                    return
+                }
+                connection = SocketConnection(fd: client, channel: channel)
+                if let session { return session(channel) }
+            }
+            if let greeting {
+                connection.write(greeting)
                 return
             }
-            if let raw = response.raw {
-                connection.write(raw)
-                if response.resetsConnection { connection.abortWithReset() }
-                return
+            while !isStopped {
+                guard let request = connection.readRequest() else { return }
+                let handler = state.withLock { state -> Handler? in
+                    state.requestTotal += 1
+                    if state.recordsRequests { state.requests.append(request) }
+                    return state.routes.first { route in
+                        (route.method == nil || route.method == request.method) && route.path == request.path
+                    }?.handler
+                }
+                let response = handler?(request) ?? Response(status: 404, text: "no route for \(request.method) \(request.path)")
+                if response.delay > .zero, stopSignal.wait(timeout: .now() + response.delay.seconds) == .success { return }
+                if let raw = response.raw, let interval = response.dripInterval {
+                    guard connection.write(raw.prefix(response.dripAfter)) else { return }
+                    for byte in raw.dropFirst(response.dripAfter) {
+                        guard connection.write(Data([byte])), stopSignal.wait(timeout: .now() + interval.seconds) != .success
+                        else { return }
+                    }
+                    return
+                }
+                if let raw = response.raw {
+                    connection.write(raw)
+                    if response.resetsConnection { connection.abortWithReset() }
+                    return
+                }
+                let keepAlive = !response.closeConnection && request.header("Connection")?.lowercased() != "close"
+                connection.write(LoopbackHTTPServer.format(response, keepAlive: keepAlive, head: request.method == "HEAD"))
+                if !keepAlive { return }
             }
-            let keepAlive = !response.closeConnection && request.header("Connection")?.lowercased() != "close"
-            connection.write(Self.format(response, keepAlive: keepAlive, head: request.method == "HEAD"))
-            if !keepAlive { return }
         }
     }
 
-    private static func format(_ response: Response, keepAlive: Bool, head: Bool) -> Data {
+    fileprivate static func format(_ response: Response, keepAlive: Bool, head: Bool) -> Data {
         var text = "HTTP/1.1 \(response.status) \(reason(response.status))\r\n"
         var headers = response.headers
         let hasLength = headers.contains { $0.name.lowercased() == "content-length" || $0.name.lowercased() == "transfer-encoding" }

@@ -19,11 +19,16 @@ import Darwin
 package final class LockedValue<Value>: @unchecked Sendable {
     // @unchecked: `value` is read and written only inside `withLock`, under `mutex`.
     @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    @usableFromInline var value: Value
+    // On the heap too, not a stored property: ThreadSanitizer reports a stored property's
+    // exclusivity checks as accesses, and for a zero-size value (`LockedValue(())`, a bare lock)
+    // they land on the object itself, where `lock()` reads `mutex` before holding it: a race
+    // reported between two correctly locked sections (four threads suffice to show it).
+    @usableFromInline let value: UnsafeMutablePointer<Value>
 
     /// Creates a lock guarding `initialValue`.
     package init(_ initialValue: sending Value) {
-        value = initialValue
+        value = .allocate(capacity: 1)
+        value.initialize(to: initialValue)
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
         let result = pthread_mutex_init(mutex, nil)
@@ -34,6 +39,8 @@ package final class LockedValue<Value>: @unchecked Sendable {
         pthread_mutex_destroy(mutex)
         mutex.deinitialize(count: 1)
         mutex.deallocate()
+        value.deinitialize(count: 1)
+        value.deallocate()
     }
 
     /// Runs `body` with exclusive access to the value and returns what it returns.
@@ -42,7 +49,7 @@ package final class LockedValue<Value>: @unchecked Sendable {
         throws(E) -> sending Result {
         lock()
         defer { unlock() }
-        return try body(&value)
+        return try body(&value.pointee)
     }
 
     @inlinable

@@ -40,10 +40,20 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
     /// Creates a certificate from its DER encoding.
     ///
     /// - Parameter der: One DER-encoded X.509 certificate, with nothing after it.
-    /// - Throws: ``CertificateError`` when `der` is empty, too large, not a certificate, or has
-    ///   bytes after the certificate.
+    /// - Throws: ``CertificateError`` when `der` is empty, too large, not a certificate, not in
+    ///   DER (the one encoding X.509 allows), or has bytes after the certificate.
     public init(der: Data) throws(CertificateError) {
-        self = try X509Certificate(der: der).value()
+        let certificate = try X509Certificate(der: der).value()
+        // OpenSSL also reads encodings that are not DER (found by fuzzing: a signature BIT STRING
+        // with nonzero padding bits). `der` is OpenSSL's re-encoding, so such bytes would become
+        // a certificate with other bytes than the caller's: refused, so one certificate has one
+        // encoding and ``der`` is exactly what was read.
+        guard certificate.der == der else {
+            let offset = zip(certificate.der, der).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+                ?? min(certificate.der.count, der.count)
+            throw .malformedDER(reason: "not in DER: the canonical encoding differs from byte \(offset) on")
+        }
+        self = certificate
     }
 
     /// Creates a certificate from a PEM text holding exactly one `CERTIFICATE` block.

@@ -92,15 +92,14 @@ final class ConnectionPool: Sendable {
         return try await PoolWait.wait(until: deadline, expired: {
             TransportError(.timedOut, message: "the whole-request deadline passed while waiting for a free connection to "
                 + "\(host):\(port) (all \(limit) are in use; PinningTransport.Configuration.maxConnectionsPerHost)")
-        }, enqueue: { continuation in
+        }, enqueue: { continuation, refusal in
             let (immediate, evicted) = state.withLock { state -> (Result<Lease, any Error>?, PooledConnection?) in
                 switch takeOrOpen(key, &state) {
                 case let .lease(lease, evicting): return (.success(lease), evicting)
                 case let .refused(error): return (.failure(error), nil)
                 case .wait: break
                 }
-                // onCancel ran before we queued (it found nothing to remove): stop here.
-                if Task.isCancelled { return (.failure(CancellationError()), nil) }
+                if let refusal = refusal() { return (.failure(refusal), nil) }
                 state.hosts[key, default: HostSlots()].waiters.append(Waiter(id: id, continuation: continuation))
                 return (nil, nil)
             }

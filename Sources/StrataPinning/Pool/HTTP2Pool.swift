@@ -104,10 +104,10 @@ final class HTTP2Pool: Sendable {
         }
         return try await PoolWait.wait(until: deadline, expired: {
             TransportError(.timedOut, message: "the whole-request deadline passed while waiting for a connection to \(host):\(port)")
-        }, enqueue: { continuation in
+        }, enqueue: { continuation, refusal in
             state.withLock { state -> Result<Route, any Error>? in
                 if let route = decide(key, &state) { return .success(route) }
-                if Task.isCancelled { return .failure(CancellationError()) }
+                if let refusal = refusal() { return .failure(refusal) }
                 state.hosts[key, default: Host()].waiters.append(Waiter(id: id, continuation: continuation))
                 return nil
             }

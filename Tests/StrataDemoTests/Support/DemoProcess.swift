@@ -45,17 +45,20 @@ final class DemoProcess: Sendable {
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = outputPipe
         process.standardError = errorPipe
+        try process.run()
+        self.process = LockedValue(process)
+        // A thread waits for the exit rather than a terminationHandler: on Linux, Foundation's
+        // Process never frees itself (nor what it was given) once a terminationHandler is set.
         let exited = exited
-        process.terminationHandler = { _ in
+        Thread {
+            process.waitUntilExit()
             let waiter = exited.withLock { state -> CheckedContinuation<Void, Never>? in
                 state.done = true
                 defer { state.waiter = nil }
                 return state.waiter
             }
             waiter?.resume()
-        }
-        try process.run()
-        self.process = LockedValue(process)
+        }.start()
         output = StreamCollector(reading: outputPipe.fileHandleForReading)
         error = StreamCollector(reading: errorPipe.fileHandleForReading)
     }

@@ -164,6 +164,21 @@ struct CertificateTests {
         #expect(throws: CertificateError.trailingBytes(3)) { try Certificate(der: der) }
     }
 
+    /// Found by the `certificate` fuzz target: the CA with its signature BIT STRING claiming two
+    /// unused (padding) bits, which OpenSSL reads and re-encodes with those bits cleared.
+    @Test("an encoding that is not DER is refused, so a certificate keeps exactly the bytes it was read from")
+    func nonCanonicalDER() throws {
+        let canonical = try Fixtures.certificate("ca").der
+        var padded = canonical
+        // The signature BIT STRING's first content byte is its count of unused bits.
+        let unusedBits = padded.index(padded.startIndex, offsetBy: 353)
+        #expect(padded[unusedBits] == 0)
+        padded[unusedBits] = 2
+        let error = #expect(throws: CertificateError.self) { try Certificate(der: padded) }
+        #expect(error?.description.contains("not in DER") == true)
+        #expect(try Certificate(der: canonical).der == canonical)
+    }
+
     @Test("oversized input is refused before parsing")
     func oversized() {
         let der = Data(count: Certificate.maximumDERSize + 1)

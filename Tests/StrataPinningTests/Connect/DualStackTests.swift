@@ -6,6 +6,7 @@ import Strata
 @testable import StrataPinning
 import Testing
 import TestServer
+import TestSupport
 import TLSTestServer
 
 @Suite("Happy eyeballs: a name with IPv6 and IPv4 addresses reaches whichever one listens")
@@ -63,7 +64,7 @@ struct DualStackTests {
         // timeout (20 s) and fail it; raced, IPv4 starts 20 ms later and connects.
         let resolver = ScriptedResolver { _, port in [("::1", silent.port), ("127.0.0.1", port)] }
         let pinning = try Self.transport(resolver, attemptDelay: .milliseconds(20),
-                                         connectTimeout: .seconds(20) * TestTimeScale.factor)
+                                         connectTimeout: TestTimeScale.scaled(.seconds(20)))
         let transport = events.observing(pinning)
         let response = try await transport.send(Pinning.get(Self.url(server.port)))
         #expect(response.text == "raced")

@@ -3,6 +3,7 @@ import Foundation
 import Strata
 @testable import StrataPinning
 import Testing
+import TestSupport
 
 /// A resolver that answers only when the test opens its gate: a DNS server that never replies.
 private final class StalledResolver: HostNameResolver {
@@ -19,15 +20,13 @@ private final class StalledResolver: HostNameResolver {
 
 @Suite("The connect timeout covers name resolution")
 struct NameResolutionTimeoutTests {
-    static let scale = Double(ProcessInfo.processInfo.environment["STRATA_TEST_TIME_SCALE"] ?? "") ?? 1
-
     @Test("a resolver that never answers ends in timedOut at the connect timeout, naming resolution")
     func stalledResolverTimesOut() throws {
         let resolver = StalledResolver()
         defer { resolver.gate.signal() }
         let error = #expect(throws: TransportError.self) {
             try POSIXSocketStream.connect(host: "stalled.example", port: 443,
-                                          connectTimeout: .milliseconds(200) * Self.scale,
+                                          connectTimeout: TestTimeScale.scaled(.milliseconds(200)),
                                           idleTimeout: .seconds(5), resolver: resolver)
         }
         #expect(error?.kind == .timedOut)

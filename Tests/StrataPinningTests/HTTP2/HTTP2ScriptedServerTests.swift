@@ -3,6 +3,7 @@ import Strata
 @testable import StrataPinning
 import Testing
 import TestServer
+import TestSupport
 import TLSTestServer
 
 /// HTTP/2 against a scripted server that sends exactly what each test needs, malformed frame
@@ -153,8 +154,7 @@ struct HTTP2ScriptedServerTests {
             connection.awaitRequests(1)
             connection.drain()  // never answers, not even PINGs
         }
-        let scale = TestTimeScale.factor
-        let transport = try Self.transport(configuration: .init(requestTimeout: .seconds(30 * scale),
+        let transport = try Self.transport(configuration: .init(requestTimeout: TestTimeScale.scaled(.seconds(30)),
                                                                 http2PingInterval: .milliseconds(100)))
         let start = ContinuousClock.now
         let error = await Pinning.error { try await transport.send(Pinning.post(server.url("/"), body: Data("x".utf8))) }
@@ -164,7 +164,7 @@ struct HTTP2ScriptedServerTests {
             Issue.record("expected pingUnanswered, got \(String(describing: transportError.underlying))")
             return
         }
-        #expect(ContinuousClock.now - start < .seconds(10 * scale))
+        #expect(ContinuousClock.now - start < TestTimeScale.scaled(.seconds(10)))
     }
 
     @Test("cancelling one request resets only its stream; the others complete")

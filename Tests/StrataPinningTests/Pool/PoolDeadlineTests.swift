@@ -1,6 +1,7 @@
 import Strata
 @testable import StrataPinning
 import Testing
+import TestSupport
 
 @Suite("The whole-request deadline covers waiting for a free connection")
 struct PoolDeadlineTests {
@@ -25,7 +26,7 @@ struct PoolDeadlineTests {
             #expect(error.kind == .timedOut)
             #expect(error.message.contains("waiting for a free connection"))
         }
-        #expect(ContinuousClock.now - start < .seconds(5))
+        #expect(ContinuousClock.now - start < TestTimeScale.scaled(.seconds(5)))
         #expect(pool.counts(host: "localhost", port: 1) == (open: 1, waiting: 0))
         pool.release(held.connection, keepAlive: false)
         #expect(pool.counts(host: "localhost", port: 1) == (open: 0, waiting: 0))

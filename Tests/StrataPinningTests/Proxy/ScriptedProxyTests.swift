@@ -6,6 +6,7 @@ import Strata
 @testable import StrataPinning
 import Testing
 import TestServer
+import TestSupport
 import TLSTestServer
 
 @Suite("A misbehaving or TLS-inspecting proxy fails the pinned request with an error that says why")
@@ -66,7 +67,7 @@ struct ScriptedProxyTests {
         let proxy = try Self.proxy(answering: .init(status: 200, delay: .seconds(60)))
         defer { proxy.stop() }
         let transport = try Self.transport(proxy: "127.0.0.1:\(proxy.port)",
-                                           connectTimeout: .milliseconds(300) * TestTimeScale.factor)
+                                           connectTimeout: TestTimeScale.scaled(.milliseconds(300)))
         let failure = try await Self.failure(transport)
         #expect(failure.kind == .timedOut)
         #expect(failure.message.contains("did not answer the CONNECT to localhost:443 within the connect timeout"))

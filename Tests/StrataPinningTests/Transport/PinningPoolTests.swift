@@ -8,6 +8,7 @@ import StrataTesting
 import Testing
 import TestServer
 import TLSTestServer
+import TestSupport
 
 @Suite("PinningTransport keeps verified connections alive and handles what servers do to them")
 struct PinningPoolTests {
@@ -223,7 +224,7 @@ struct PinningPoolTests {
         let elapsed = ContinuousClock.now - start
         #expect(throws: CancellationError.self) { try result.get() }
         // Far below the 30 s the server would take; loose because the suite shares two cores.
-        #expect(elapsed < .seconds(5))
+        #expect(elapsed < TestTimeScale.scaled(.seconds(5)))
         server.http.stop()
     }
 

@@ -6,14 +6,15 @@ import RedisTestServer
 import Strata
 @testable import StrataRedis
 import Testing
+import TestSupport
 
 @Suite("RedisClient: timeouts, the connection bound, and no blocked cooperative threads")
 struct RedisClientTests {
     private func client(_ url: URL, maxConnections: Int = 4, connectTimeout: Duration = .seconds(2),
                         commandTimeout: Duration = .seconds(5)) throws -> RedisClient {
         let settings = RedisConnection.Settings(endpoint: try RedisEndpoint(url: url), limits: RESPLimits(),
-                                                connectTimeout: scaled(connectTimeout),
-                                                commandTimeout: scaled(commandTimeout))
+                                                connectTimeout: TestTimeScale.scaled(connectTimeout),
+                                                commandTimeout: TestTimeScale.scaled(commandTimeout))
         return RedisClient(settings: settings, maxConnections: maxConnections)
     }
 

@@ -8,6 +8,7 @@ import Strata
 import StrataTesting
 import Testing
 import TestServer
+import TestSupport
 
 extension Trait where Self == ConditionTrait {
     /// Runs the test only when `redis-server` is installed: these tests start a real one.
@@ -36,9 +37,6 @@ final class StoreEvents: Sendable {
     }
 }
 
-/// `STRATA_TEST_TIME_SCALE` (default 1) applied to a duration: sanitizer builds run slower.
-func scaled(_ duration: Duration) -> Duration { duration * RedisServerProcess.timeScale }
-
 /// A store on `url` with test-friendly timeouts and a hand-moved clock for its circuit breaker,
 /// every call observed by `events` (as the observers of the request calling a store would be).
 func makeStore(_ url: URL, namespace: String = "test:etag", timeToLive: Duration? = nil,
@@ -46,7 +44,7 @@ func makeStore(_ url: URL, namespace: String = "test:etag", timeToLive: Duration
                time: TestClock = TestClock(), events: StoreEvents? = nil) throws -> ObservedStore {
     ObservedStore(inner: try RedisETagStore(
         url: url, namespace: namespace, timeToLive: timeToLive, maxEntryBytes: maxEntryBytes, maxConnections: 4,
-        connectTimeout: scaled(.seconds(2)), commandTimeout: scaled(commandTimeout),
+        connectTimeout: TestTimeScale.scaled(.seconds(2)), commandTimeout: TestTimeScale.scaled(commandTimeout),
         retryDelays: (.milliseconds(100), .seconds(5)), clock: time), events: events)
 }
 
@@ -80,7 +78,8 @@ struct RedisAdmin {
 
     init(_ url: URL) throws {
         let settings = RedisConnection.Settings(endpoint: try RedisEndpoint(url: url), limits: RESPLimits(),
-                                                connectTimeout: scaled(.seconds(2)), commandTimeout: scaled(.seconds(5)))
+                                                connectTimeout: TestTimeScale.scaled(.seconds(2)),
+                                                commandTimeout: TestTimeScale.scaled(.seconds(5)))
         client = RedisClient(settings: settings, maxConnections: 1)
     }
 

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import TestSupport
 
 /// Sends raw bytes to a loopback port and returns everything the server sent until it closed
 /// the connection: for requests no well-behaved client would send.
@@ -9,8 +10,6 @@ import Foundation
 /// The blocking socket calls run on a thread of their own, never on Swift's cooperative pool;
 /// a read timeout (scaled by `STRATA_TEST_TIME_SCALE`) ends a test whose server never closes.
 enum RawClient {
-    static let timeScale = Double(ProcessInfo.processInfo.environment["STRATA_TEST_TIME_SCALE"] ?? "") ?? 1
-
     /// Connects to 127.0.0.1:`port`, writes `request`, half-closes when `finishSending`, and reads
     /// until end of stream.
     static func exchange(port: Int, _ request: String, finishSending: Bool = false) async -> String {
@@ -47,7 +46,7 @@ enum RawClient {
             close(descriptor)
             return -1
         }
-        var timeout = timeval(tv_sec: Int(10 * timeScale), tv_usec: 0)
+        var timeout = timeval(tv_sec: Int(10 * TestTimeScale.factor), tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         return descriptor
     }

@@ -79,6 +79,15 @@ struct RetryAfterTests {
         #expect(RetryAfter.seconds(from: "Thu, 29 Feb 1900 00:00:00 GMT", now: now) == nil)
     }
 
+    /// Found by the `retry-after` fuzz target's differential against ICU, whose calendar is
+    /// Julian before October 1582: HTTP-dates are proleptic Gregorian (RFC 5322 §3.3), so the
+    /// year 997 date below is -30,678,102,623 s (Python's datetime agrees), five days from ICU's.
+    @Test("a date before the Gregorian reform is read in the proleptic Gregorian calendar")
+    func prolepticGregorian() {
+        let before = Date(timeIntervalSince1970: -30_678_102_623 - 10)
+        #expect(RetryAfter.seconds(from: "Sun, 06 Nov 0997 08:49:37 GMT", now: before) == 10)
+    }
+
     @Test("a value longer than maxLength is refused without being parsed")
     func tooLong() {
         let padded = "Sun, 06 Nov 1994 08:49:37 GMT" + String(repeating: " ", count: RetryAfter.maxLength)

@@ -5,6 +5,7 @@ import Foundation
 import Strata
 import Testing
 import TestServer
+import TestSupport
 
 @Suite("URLSessionTransport against a loopback server")
 struct URLSessionTransportTests {
@@ -34,7 +35,7 @@ struct URLSessionTransportTests {
         #expect(response.headers["www-authenticate"] == challenge)
         // Unfixed, the request never completes (the request timeout does not fire either); the
         // bound is loose because the suite shares two cores with heavy tests.
-        #expect(ContinuousClock.now - started < .seconds(10))
+        #expect(ContinuousClock.now - started < TestTimeScale.scaled(.seconds(10)))
     }
 
     // MARK: Redirects
@@ -229,7 +230,7 @@ struct URLSessionTransportTests {
         task.cancel()
         await #expect(throws: CancellationError.self) { _ = try await task.value }
         // Far below the 30 s the server would take; loose because the suite shares two cores.
-        #expect(ContinuousClock.now - cancelled < .seconds(5))
+        #expect(ContinuousClock.now - cancelled < TestTimeScale.scaled(.seconds(5)))
     }
 
     @Test("an already cancelled task sends nothing")

@@ -5,19 +5,18 @@ import Foundation
 import Strata
 import Testing
 import TestServer
+import TestSupport
 
 @Suite("URLSessionTransport's request timeout bounds the whole request, not the gaps between bytes")
 struct WholeRequestTimeoutTests {
-    static let scale = Double(ProcessInfo.processInfo.environment["STRATA_TEST_TIME_SCALE"] ?? "") ?? 1
-
     @Test("a server that drips one byte at a time cannot hold a request past the request timeout")
     func slowDripTimesOut() async throws {
         let server = try LoopbackHTTPServer()
         let body = String(repeating: "x", count: 40)
         // 40 body bytes at 0.25 s each: about 10 s in all, every gap far below the timeout.
         server.route("/drip", response: .drip(head: "HTTP/1.1 200 OK\r\nContent-Length: 40\r\n\r\n", body: body,
-                                              every: .milliseconds(250) * Self.scale))
-        let transport = URLSessionTransport(requestTimeout: .seconds(2) * Self.scale)
+                                              every: TestTimeScale.scaled(.milliseconds(250))))
+        let transport = URLSessionTransport(requestTimeout: TestTimeScale.scaled(.seconds(2)))
         let error = await #expect(throws: TransportError.self) {
             try await transport.send(URLRequest(url: server.url("/drip")))
         }
@@ -31,8 +30,8 @@ struct WholeRequestTimeoutTests {
         let server = try LoopbackHTTPServer()
         server.route("/drip", response: .drip(head: "HTTP/1.1 200 OK\r\nContent-Length: 40\r\n\r\n",
                                               body: String(repeating: "x", count: 40),
-                                              every: .milliseconds(250) * Self.scale))
-        let transport = URLSessionTransport(requestTimeout: .seconds(1) * Self.scale)
+                                              every: TestTimeScale.scaled(.milliseconds(250))))
+        let transport = URLSessionTransport(requestTimeout: TestTimeScale.scaled(.seconds(1)))
         let error = await #expect(throws: TransportError.self) {
             try await RequestDeadline.withTimeout(.seconds(600)) {
                 try await transport.send(URLRequest(url: server.url("/drip")))
@@ -46,7 +45,7 @@ struct WholeRequestTimeoutTests {
     func quickResponse() async throws {
         let server = try LoopbackHTTPServer()
         server.route("/ok", response: .init(text: "ok"))
-        let response = try await URLSessionTransport(requestTimeout: .seconds(30) * Self.scale).send(URLRequest(url: server.url("/ok")))
+        let response = try await URLSessionTransport(requestTimeout: TestTimeScale.scaled(.seconds(30))).send(URLRequest(url: server.url("/ok")))
         #expect(response.statusCode == 200)
     }
 }

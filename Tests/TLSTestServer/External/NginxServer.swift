@@ -88,8 +88,7 @@ public final class NginxServer: Sendable {
     /// The lines of a file in the server's directory, such as a log a directive named
     /// (`access_log $root/connections.log strata_connection;` logs each request's connection number).
     public func lines(of file: String) -> [String] {
-        let text = (try? String(contentsOf: process.directory.appendingPathComponent(file), encoding: .utf8)) ?? ""
-        return text.split(separator: "\n").map(String.init)
+        process.lines(of: file)
     }
 
     /// Stops nginx.

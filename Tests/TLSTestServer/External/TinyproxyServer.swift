@@ -58,8 +58,7 @@ public final class TinyproxyServer: Sendable {
 
     /// The `CONNECT` request lines tinyproxy logged, such as `CONNECT localhost:8443 HTTP/1.1`.
     public var connectRequests: [String] {
-        let text = (try? String(contentsOf: process.directory.appendingPathComponent("tinyproxy.log"), encoding: .utf8)) ?? ""
-        return text.split(separator: "\n").compactMap { line in
+        process.lines(of: "tinyproxy.log").compactMap { line in
             // `CONNECT   <date> [pid]: Request (file descriptor 5): CONNECT localhost:8443 HTTP/1.1`
             line.range(of: "): CONNECT ").map { String(line[line.index($0.lowerBound, offsetBy: 3)...]) }
         }
