@@ -104,18 +104,20 @@ public struct PinningTransport: Transport {
     }
 
     /// The designated initializer, with the clock the pool's idle expiry is measured on (tests
-    /// pass a `TestClock`) and the connection limit the pool counts against (tests inject
-    /// their own). Deadlines and socket timeouts always run in real time.
+    /// pass a `TestClock`), the connection limit the pool counts against and the name resolver
+    /// (tests inject their own). Deadlines and socket timeouts always run in real time.
     init(inner: any Transport, pinnedDomains: [String: any ServerTrustEvaluator], trustRoots: TrustRoots,
-         configuration: Configuration, clock: some Clock<Duration>, threads: ConnectionThreadLimit = .processWide) {
+         configuration: Configuration, clock: some Clock<Duration>, threads: ConnectionThreadLimit = .processWide,
+         resolver: any HostNameResolver = SystemHostNameResolver()) {
         self.inner = inner
         self.maxRedirects = configuration.maxRedirects
         self.redirectSafety = configuration.redirectSafety
         engine = Result { () throws(PinningConfigurationError) -> Engine in
             let domains = try PinnedDomains(pinnedDomains)
             try domains.validate(for: trustRoots)
+            let identities = try ClientIdentities(configuration.clientIdentities, pinned: domains)
             let context = try TLSClientContext(roots: trustRoots, protocols: configuration.httpVersion.alpnProtocols)
-            let settings = ConnectionSettings(
+            var settings = ConnectionSettings(
                 context: context,
                 timeouts: TLSStream.Timeouts(connect: configuration.connectTimeout,
                                              handshake: configuration.handshakeTimeout,
@@ -123,6 +125,9 @@ public struct PinningTransport: Transport {
                 limits: configuration.limits,
                 acceptsBodyEndWithoutCloseNotify: configuration.acceptsBodyEndWithoutCloseNotify, threads: threads,
                 clock: ErasedClock(clock))
+            settings.connector = OriginConnector(resolver: resolver, attemptDelay: configuration.connectionAttemptDelay,
+                                                 proxy: configuration.proxy, limits: configuration.limits)
+            settings.identities = identities
             return Engine(domains: domains, client: PinnedClient(settings: settings, configuration: configuration))
         }
     }
