@@ -162,8 +162,7 @@ struct PinningRoutingTests {
         { URLSessionTransport() },
     ]
 
-    @Test("an unpinned host that redirects to a pinned host cannot lead the request around the pins, "
-          + "even through an inner that follows redirects itself",
+    @Test("an unpinned host that redirects to a pinned host cannot lead the request around the pins, even through an inner that follows redirects itself",
           arguments: inners)
     func redirectFromUnpinnedToPinned(makeInner: @Sendable () -> any Transport) async throws {
         let pinned = try TLSLoopbackServer(identity: .leafOnly)
