@@ -34,9 +34,12 @@ let package = Package(
         .target(name: "RedisTestServer", dependencies: ["Strata", "TestServer", "TestSupport"], path: "Tests/RedisTestServer"),
         // A second process writing to the same Redis, for the concurrent-writers test.
         .executableTarget(name: "redis-store-writer", dependencies: ["StrataRedis", "Strata"], path: "Tests/RedisStoreWriter"),
-        // Loopback throughput of PinningTransport vs URLSessionTransport; built by CI, run by hand.
+        // What the layers and transports cost (strata-bench --help in Bench/strata-bench/main.swift);
+        // CI builds it and runs a --quick pass that fails on errors, never on a figure.
         .executableTarget(name: "strata-bench", dependencies: ["Strata", "StrataPinning", "StrataRedis", "TestServer", "TLSTestServer",
-                                                            "RedisTestServer"], path: "Bench/strata-bench"),
+                                                            "RedisTestServer", "CAllocationCounter"], path: "Bench/strata-bench"),
+        // Counts heap allocations for strata-bench by defining malloc and friends (the bench only).
+        .target(name: "CAllocationCounter", path: "Bench/CAllocationCounter"),
         // The recommended stack under injected faults (scripts/soak.sh); CI runs its --quick form.
         .executableTarget(name: "strata-soak", dependencies: ["Strata", "StrataPinning", "TestServer", "TLSTestServer"], path: "Bench/strata-soak"),
         // The demo's sandbox: a loopback HTTP/1.1 server (OpenSSL server side, every C call in its

@@ -67,7 +67,7 @@ enum HTTP2Benchmark {
         for client in clients {
             _ = try await measure(client, total: 640, concurrency: 64)
         }
-        print("nginx \(nginxVersion()) on loopback, \(body.utf8.count)-byte JSON, \(total) requests per run, "
+        print("nginx \(BenchFixtures.nginxVersion()) on loopback, \(body.utf8.count)-byte JSON, \(total) requests per run, "
               + "median of \(rounds) interleaved rounds, maxConnectionsPerHost 8")
         print("client".padding(toLength: 36, withPad: " ", startingAt: 0)
               + "  c    req/s   p50 ms   p99 ms  connections used (most in a round)")
@@ -93,20 +93,8 @@ enum HTTP2Benchmark {
     }
 
     private static func measure(_ client: Client, total: Int, concurrency: Int) async throws -> Run {
-        let stats = try await strata_bench.measure(client.name, transport: client.transport, url: client.url, total: total,
-                                                   concurrency: concurrency)
+        let stats = try await strata_bench.measure(client.name, transport: client.transport, request: URLRequest(url: client.url),
+                                                   total: total, concurrency: concurrency)
         return Run(requestsPerSecond: stats.requestsPerSecond, p50: stats.percentile(0.5), p99: stats.percentile(0.99))
-    }
-
-    private static func nginxVersion() -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: NginxServer.executable)
-        process.arguments = ["-v"]
-        let pipe = Pipe()
-        process.standardError = pipe
-        guard (try? process.run()) != nil else { return "" }
-        process.waitUntilExit()
-        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        return text.split(separator: "/").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
     }
 }

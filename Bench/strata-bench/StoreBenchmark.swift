@@ -78,7 +78,3 @@ enum StoreBenchmark {
         return Double(perTask * concurrency) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
     }
 }
-
-private extension String {
-    func leftPadded(to width: Int) -> String { String(repeating: " ", count: max(0, width - count)) + self }
-}

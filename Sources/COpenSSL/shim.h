@@ -39,5 +39,7 @@ static inline long strata_SSL_CTX_set_session_cache_mode(SSL_CTX *context, long 
 static inline int strata_SSL_set_tlsext_host_name(SSL *ssl, const char *name) { return (int)SSL_set_tlsext_host_name(ssl, name); }
 static inline uint64_t strata_SSL_OP_NO_RENEGOTIATION(void) { return SSL_OP_NO_RENEGOTIATION; }
 static inline uint64_t strata_SSL_OP_NO_COMPRESSION(void) { return SSL_OP_NO_COMPRESSION; }
+// A client identity's intermediates, sent after its certificate (TLSClientCredential).
+static inline int strata_SSL_add1_chain_cert(SSL *ssl, X509 *certificate) { return (int)SSL_add1_chain_cert(ssl, certificate); }
 
 #endif

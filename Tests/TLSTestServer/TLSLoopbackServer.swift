@@ -45,11 +45,14 @@ public final class TLSLoopbackServer: Sendable {
         public var serverName: String?
         /// Whether the client resumed an earlier session instead of a full handshake.
         public var resumed: Bool
+        /// The common name of the certificate the client presented, nil when it presented none.
+        public var clientCertificateName: String?
 
         /// Creates a record (tests compare against expected handshakes).
-        public init(serverName: String?, resumed: Bool) {
+        public init(serverName: String?, resumed: Bool, clientCertificateName: String? = nil) {
             self.serverName = serverName
             self.resumed = resumed
+            self.clientCertificateName = clientCertificateName
         }
     }
 
@@ -69,14 +72,23 @@ public final class TLSLoopbackServer: Sendable {
     ///   - sendsCloseNotify: End each connection with a TLS close_notify, as a correct server
     ///     does; false closes the socket without one (a sloppy server, or an attacker cutting
     ///     the connection).
+    ///   - clientCertificateAuthority: A fixture CA file (such as `client-ca.pem`): when given,
+    ///     the server requires a client certificate issued by it (mutual TLS) and ends the
+    ///     handshake with an alert otherwise.
+    ///   - ipv6: Listen on `::1` instead of `127.0.0.1`.
+    ///   - answersCONNECT: Act as a TLS-inspecting proxy: read an HTTP `CONNECT` request first,
+    ///     answer `200`, then terminate the TLS that follows with `identity`.
     public init(identity: Identity, ticketAfterEachWrite: Bool = false, maxProtocolVersion: Int32? = nil,
-                alpn: String? = nil, sendsCloseNotify: Bool = true) throws {
-        let context = try ServerTLSContext(identity: identity, maxProtocolVersion: maxProtocolVersion, alpn: alpn)
+                alpn: String? = nil, sendsCloseNotify: Bool = true, clientCertificateAuthority: String? = nil,
+                ipv6: Bool = false, answersCONNECT: Bool = false) throws {
+        let context = try ServerTLSContext(identity: identity, maxProtocolVersion: maxProtocolVersion, alpn: alpn,
+                                           clientCertificateAuthority: clientCertificateAuthority)
         let log = HandshakeLog()
         handshakeLog = log
-        http = try LoopbackHTTPServer { fd in
-            ServerTLSChannel(fd: fd, context: context, ticketAfterEachWrite: ticketAfterEachWrite,
-                             sendsCloseNotify: sendsCloseNotify, log: log)
+        http = try LoopbackHTTPServer(ipv6: ipv6) { fd in
+            if answersCONNECT, !ServerTLSChannel.answerCONNECT(on: fd, log: log) { return nil }
+            return ServerTLSChannel(fd: fd, context: context, ticketAfterEachWrite: ticketAfterEachWrite,
+                                    sendsCloseNotify: sendsCloseNotify, log: log)
         }
     }
 
@@ -93,6 +105,9 @@ public final class TLSLoopbackServer: Sendable {
 
     /// Every completed handshake so far, in order.
     public var handshakes: [Handshake] { handshakeLog.all }
+
+    /// The request lines of the `CONNECT` requests answered (with `answersCONNECT`), in order.
+    public var connectRequests: [String] { handshakeLog.connectRequests }
 
     /// The port the server listens on.
     public var port: Int { http.port }
@@ -123,7 +138,8 @@ final class ServerTLSContext: Sendable {
     /// class stays checked `Sendable`.
     private let alpnWire: LockedValue<UnsafeMutableBufferPointer<UInt8>?>
 
-    init(identity: TLSLoopbackServer.Identity, maxProtocolVersion: Int32?, alpn: String?) throws {
+    init(identity: TLSLoopbackServer.Identity, maxProtocolVersion: Int32?, alpn: String?,
+         clientCertificateAuthority: String? = nil) throws {
         guard let context = SSL_CTX_new(TLS_server_method()) else { throw TLSServerSetupError(description: "SSL_CTX_new") }
         alpnWire = LockedValue(nil)
         if let alpn {
@@ -157,6 +173,16 @@ final class ServerTLSContext: Sendable {
             SSL_CTX_free(context)
             throw TLSServerSetupError(description: "cannot load \(identity.chainFile) / \(identity.keyFile)")
         }
+        if let clientCertificateAuthority {
+            let file = TLSLoopbackServer.fixtures.appendingPathComponent(clientCertificateAuthority).path
+            guard SSL_CTX_load_verify_locations(context, file, nil) == 1, let names = SSL_load_client_CA_file(file) else {
+                SSL_CTX_free(context)
+                throw TLSServerSetupError(description: "cannot load the client CA \(clientCertificateAuthority)")
+            }
+            // The CertificateRequest names the CA; a missing certificate ends the handshake.
+            SSL_CTX_set_client_CA_list(context, names)
+            SSL_CTX_set_verify(context, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, nil)
+        }
         self.context = LockedValue(context)
     }
 
@@ -171,8 +197,11 @@ final class ServerTLSContext: Sendable {
 /// The handshakes a server completed, shared by its connection threads.
 final class HandshakeLog: Sendable {
     private let entries = LockedValue<[TLSLoopbackServer.Handshake]>([])
+    private let connects = LockedValue<[String]>([])
     func append(_ handshake: TLSLoopbackServer.Handshake) { entries.withLock { $0.append(handshake) } }
     var all: [TLSLoopbackServer.Handshake] { entries.withLock { $0 } }
+    func appendCONNECT(_ line: String) { connects.withLock { $0.append(line) } }
+    var connectRequests: [String] { connects.withLock { $0 } }
 }
 
 /// One server-side TLS session over an accepted blocking socket, through memory BIOs.
@@ -210,11 +239,52 @@ final class ServerTLSChannel: LoopbackByteChannel {
             if result == 1 { break }
             guard SSL_get_error(ssl, result) == SSL_ERROR_WANT_READ, fill() else {
                 ERR_clear_error()
+                Self.lingeringClose(fd)
                 return nil
             }
         }
         let serverName = SSL_get_servername(ssl, Int32(TLSEXT_NAMETYPE_host_name)).map { String(cString: $0) }
-        log.append(TLSLoopbackServer.Handshake(serverName: serverName, resumed: SSL_session_reused(ssl) == 1))
+        log.append(TLSLoopbackServer.Handshake(serverName: serverName, resumed: SSL_session_reused(ssl) == 1,
+                                               clientCertificateName: Self.clientCommonName(ssl)))
+    }
+
+    /// The common name of the client's certificate, nil when it sent none.
+    private static func clientCommonName(_ ssl: OpaquePointer) -> String? {
+        guard let certificate = SSL_get0_peer_certificate(ssl), let name = X509_get_subject_name(certificate) else { return nil }
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard X509_NAME_get_text_by_NID(name, NID_commonName, &buffer, Int32(buffer.count)) > 0 else { return nil }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// After a failed handshake: stop sending (the alert is out) and read what the client still
+    /// sends until it closes, so closing never resets the connection and destroys the alert
+    /// before the client reads it (a client may write its request before the alert arrives).
+    private static func lingeringClose(_ fd: Int32) {
+        shutdown(fd, Int32(SHUT_WR))
+        var timeout = timeval(tv_sec: 2, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var sink = [UInt8](repeating: 0, count: 4096)
+        while sink.withUnsafeMutableBytes({ recv(fd, $0.baseAddress, $0.count, 0) }) > 0 {}
+    }
+
+    /// Reads an HTTP `CONNECT` request head from `fd` (byte by byte, so nothing of the TLS that
+    /// follows is consumed) and answers `200`; false when the client sent something else.
+    static func answerCONNECT(on fd: Int32, log: HandshakeLog) -> Bool {
+        var head: [UInt8] = []
+        var byte: UInt8 = 0
+        while !head.suffix(4).elementsEqual("\r\n\r\n".utf8), head.count < 16 * 1024 {
+            guard recv(fd, &byte, 1, 0) == 1 else { return false }
+            head.append(byte)
+        }
+        let line = String(decoding: head.prefix { $0 != UInt8(ascii: "\r") }, as: UTF8.self)
+        guard line.hasPrefix("CONNECT ") else { return false }
+        log.appendCONNECT(line)
+        let answer = Array("HTTP/1.1 200 Connection established\r\n\r\n".utf8)
+        #if canImport(Glibc)
+        return answer.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == answer.count
+        #else
+        return answer.withUnsafeBytes { Darwin.send(fd, $0.baseAddress, $0.count, 0) } == answer.count
+        #endif
     }
 
     deinit { SSL_free(ssl) }

@@ -142,10 +142,12 @@ public final class LoopbackHTTPServer: Sendable {
     /// Starts a server whose connections carry their bytes through a channel made per accepted
     /// socket (a TLS session, for example), on that connection's thread.
     ///
-    /// - Parameter channel: Wraps an accepted socket; `nil` rejects the connection (a failed TLS
-    ///   handshake), which is counted in ``rejectedChannelCount`` and never reads a request.
-    public convenience init(channel: @escaping @Sendable (Int32) -> (any LoopbackByteChannel)?) throws {
-        try self.init(greeting: nil, channel: channel)
+    /// - Parameters:
+    ///   - ipv6: Listen on `::1` instead of `127.0.0.1`.
+    ///   - channel: Wraps an accepted socket; `nil` rejects the connection (a failed TLS
+    ///     handshake), which is counted in ``rejectedChannelCount`` and never reads a request.
+    public convenience init(ipv6: Bool = false, channel: @escaping @Sendable (Int32) -> (any LoopbackByteChannel)?) throws {
+        try self.init(greeting: nil, channel: channel, ipv6: ipv6)
     }
 
     /// Starts a server that hands each connection's channel to `session` instead of reading
@@ -156,37 +158,59 @@ public final class LoopbackHTTPServer: Sendable {
     }
 
     private init(greeting: Data?, channel: (@Sendable (Int32) -> (any LoopbackByteChannel)?)?,
-                 session: (@Sendable (any LoopbackByteChannel) -> Void)? = nil) throws {
+                 session: (@Sendable (any LoopbackByteChannel) -> Void)? = nil, ipv6: Bool = false) throws {
         self.greeting = greeting
         self.makeChannel = channel
         self.session = session
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw ServerError.socket(errno) }
-        var yes: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0, listen(fd, 128) == 0 else {
-            close(fd)
-            throw ServerError.socket(errno)
-        }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
+        let (fd, port) = try ipv6 ? Self.listen6() : Self.listen4()
         listener = fd
-        port = Int(UInt16(bigEndian: address.sin_port))
+        self.port = port
         let threads = Threads(listener: fd, state: state, stopSignal: stopSignal, greeting: greeting, makeChannel: channel,
                               session: session)
         Thread { threads.acceptLoop() }.start()
     }
 
     deinit { stop() }
+
+    /// A listening socket on 127.0.0.1 with an OS-chosen port.
+    private static func listen4() throws -> (Int32, Int) {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let fd = try bindAndListen(AF_INET, &address)
+        return (fd, Int(UInt16(bigEndian: address.sin_port)))
+    }
+
+    /// A listening socket on ::1 with an OS-chosen port.
+    private static func listen6() throws -> (Int32, Int) {
+        var address = sockaddr_in6()
+        address.sin6_family = sa_family_t(AF_INET6)
+        address.sin6_addr = in6addr_loopback
+        let fd = try bindAndListen(AF_INET6, &address)
+        return (fd, Int(UInt16(bigEndian: address.sin6_port)))
+    }
+
+    /// Binds `address` (port 0), listens, and writes the bound address back into it.
+    private static func bindAndListen<Address>(_ family: Int32, _ address: inout Address) throws -> Int32 {
+        let fd = socket(family, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw ServerError.socket(errno) }
+        var yes: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        let size = socklen_t(MemoryLayout<Address>.size)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, size) }
+        }
+        guard bound == 0, listen(fd, 128) == 0 else {
+            let failure = errno
+            close(fd)
+            throw ServerError.socket(failure)
+        }
+        var length = size
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        return fd
+    }
 
     /// `http://127.0.0.1:<port>`.
     public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }

@@ -13,22 +13,15 @@ import Foundation
 /// field, so a name or value that contains CR, LF or NUL (a header injection) is refused with
 /// ``HTTPHeaderError`` and never sent.
 public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral {
-    /// One header field.
-    struct Field: Sendable, Hashable {
-        /// The field name as given.
-        var name: String
-        /// The field value.
-        var value: String
-    }
-
-    private var fields: [Field]
+    /// The fields in order, kept in the shape iteration hands out, so iterating copies nothing.
+    private var fields: [(name: String, value: String)]
 
     /// Creates an empty set of headers.
     public init() { fields = [] }
 
     /// Creates headers from `(name, value)` pairs, keeping their order and any repeats.
     public init(_ pairs: [(String, String)]) {
-        fields = pairs.map { Field(name: $0.0, value: $0.1) }
+        fields = pairs.map { (name: $0.0, value: $0.1) }
     }
 
     /// Creates headers from a dictionary literal such as `["Accept": "application/json"]`.
@@ -43,9 +36,10 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
         set {
             guard let newValue else { return remove(name: name) }
             guard let first = fields.firstIndex(where: { Self.equal($0.name, name) }) else {
-                return fields.append(Field(name: name, value: newValue))
+                return fields.append((name: name, value: newValue))
             }
             fields[first].value = newValue
+            guard fields[(first + 1)...].contains(where: { Self.equal($0.name, name) }) else { return }
             fields = fields.enumerated().filter { $0.offset <= first || !Self.equal($0.element.name, name) }
                 .map(\.element)
         }
@@ -53,7 +47,9 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
 
     /// Every value for `name`, compared case-insensitively, in the order received.
     public func values(for name: String) -> [String] {
-        fields.filter { Self.equal($0.name, name) }.map(\.value)
+        var values: [String] = []
+        for field in fields where Self.equal(field.name, name) { values.append(field.value) }
+        return values
     }
 
     /// Whether a field named `name` is present.
@@ -63,12 +59,22 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
 
     /// Appends a field, keeping any existing fields of the same name.
     public mutating func add(name: String, value: String) {
-        fields.append(Field(name: name, value: value))
+        fields.append((name: name, value: value))
     }
 
     /// Removes every field named `name`.
     public mutating func remove(name: String) {
+        guard contains(name) else { return }
         fields.removeAll { Self.equal($0.name, name) }
+    }
+
+    /// The headers without the fields whose name `isRemoved` picks, in order: one pass into one
+    /// array, for code on every request's path (`filter` then `init` copies the fields twice).
+    func removingFields(where isRemoved: (String) -> Bool) -> HTTPHeaders {
+        var kept = HTTPHeaders()
+        kept.fields.reserveCapacity(fields.count)
+        for field in fields where !isRemoved(field.name) { kept.fields.append(field) }
+        return kept
     }
 
     /// The number of fields, counting repeats.
@@ -79,7 +85,7 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
 
     /// Iterates over the fields in order as `(name, value)` pairs.
     public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {
-        fields.map { (name: $0.name, value: $0.value) }.makeIterator()
+        fields.makeIterator()
     }
 
     /// Headers are equal when they hold the same fields in the same order, names compared
@@ -100,12 +106,30 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
 
     /// Header names are ASCII tokens, so they compare ASCII-case-insensitively (Unicode folding
     /// would make `straße` equal `STRASSE` and break hashing's agreement with `==`).
-    static func equal(_ a: String, _ b: String) -> Bool {
-        a.utf8.elementsEqual(b.utf8) { asciiLowercased($0) == asciiLowercased($1) }
+    ///
+    /// On the path of every request, so: lengths first (most names differ in length), then the
+    /// bytes in place, without building a lower-cased copy.
+    @inline(__always)
+    package static func equal(_ a: String, _ b: String) -> Bool {
+        a.utf8.count == b.utf8.count && equalBytes(a, b)
     }
 
-    private static func asciiLowercased(_ byte: UInt8) -> UInt8 {
-        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte + 32 : byte
+    /// ``equal(_:_:)`` for two names of the same length.
+    private static func equalBytes(_ a: String, _ b: String) -> Bool {
+        var a = a, b = b
+        return a.withUTF8 { a in
+            b.withUTF8 { b in
+                for index in 0..<a.count where a[index] != b[index] {
+                    guard asciiLowercased(a[index]) == asciiLowercased(b[index]) else { return false }
+                }
+                return true
+            }
+        }
+    }
+
+    @inline(__always)
+    package static func asciiLowercased(_ byte: UInt8) -> UInt8 {
+        byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte
     }
 }
 
@@ -161,6 +185,9 @@ extension HTTPHeaders {
 
     /// The request's header fields. `URLRequest` keeps one value per name.
     init(_ request: URLRequest) {
-        self.init((request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+        self.init()
+        guard let all = request.allHTTPHeaderFields, !all.isEmpty else { return }
+        fields = all.map { (name: $0.key, value: $0.value) }
+        if fields.count > 1 { fields.sort { $0.name < $1.name } }
     }
 }

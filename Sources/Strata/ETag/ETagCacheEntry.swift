@@ -53,9 +53,10 @@ public struct ETagCacheEntry: Sendable, Hashable, Codable {
     /// About how many bytes the entry occupies: body plus header text. Stores use it for their
     /// size bounds.
     public var approximateByteCount: Int {
-        let headerBytes = (headers.map { $0 } + varyingRequestHeaders.map { $0 })
-            .reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 }
-        return body.count + headerBytes + (url?.absoluteString.utf8.count ?? 0)
+        var bytes = body.count + (url?.absoluteString.utf8.count ?? 0)
+        for field in headers { bytes += field.name.utf8.count + field.value.utf8.count + 4 }
+        for field in varyingRequestHeaders { bytes += field.name.utf8.count + field.value.utf8.count + 4 }
+        return bytes
     }
 
     private enum CodingKeys: String, CodingKey {

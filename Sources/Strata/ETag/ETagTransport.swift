@@ -42,6 +42,7 @@ public struct ETagTransport: Transport {
     public let inner: any Transport
     private let store: any ETagStoreProtocol
     private let policy: ConditionalRequestPolicy
+    private let identityDigests = IdentityDigestMemo()
 
     /// Creates the decorator.
     ///
@@ -69,20 +70,22 @@ public struct ETagTransport: Transport {
     ///   ``TransportError/Kind/invalidResponse`` when the server answers 304 to a request that
     ///   carried no conditional header.
     public func send(_ request: URLRequest) async throws -> HTTPResponse {
-        switch policy.plan(for: request) {
+        // The request's method, URL and fields, read once: URLRequest accessors are costly on Linux.
+        let facts = ConditionalRequestPolicy.RequestFacts(request)
+        switch policy.plan(for: facts) {
         case .passThrough(let reason):
-            report(.passedThrough(request.url, reason: reason))
+            report(.passedThrough(facts.url, reason: reason))
             return try await inner.send(request)
         case .invalidateOnSuccess:
             let response = try await inner.send(request)
             if policy.invalidates(response) {
                 for url in policy.invalidatedURLs(request: request, response: response) {
-                    await invalidate(url, asSeenBy: request)
+                    await invalidate(url, asSeenBy: facts)
                 }
             }
             return response
         case .useStore:
-            return try await sendUsingStore(request)
+            return try await sendUsingStore(request, facts)
         }
     }
 
@@ -91,24 +94,24 @@ public struct ETagTransport: Transport {
         var key: String
     }
 
-    private func sendUsingStore(_ request: URLRequest) async throws -> HTTPResponse {
-        guard let url = request.url, let primaryKey = policy.primaryKey(for: request) else {
+    private func sendUsingStore(_ request: URLRequest, _ facts: ConditionalRequestPolicy.RequestFacts) async throws -> HTTPResponse {
+        guard let url = facts.url, let primaryKey = policy.primaryKey(for: facts, memo: identityDigests) else {
             return try await inner.send(request)
         }
-        guard let candidate = await lookUp(request, primaryKey: primaryKey),
+        guard let candidate = await lookUp(facts, primaryKey: primaryKey),
               let conditional = policy.conditionalRequest(request, validating: candidate.entry) else {
             report(.miss(url))
-            return try await sendUnconditionally(request, primaryKey: primaryKey, replacing: nil)
+            return try await sendUnconditionally(request, facts, primaryKey: primaryKey, replacing: nil)
         }
         report(.validating(url, etag: candidate.entry.etag, lastModified: candidate.entry.lastModified))
         let response = try await inner.send(conditional)
         guard response.statusCode == 304 else {
-            return await keep(response, for: request, primaryKey: primaryKey, replacing: candidate)
+            return await keep(response, for: facts, primaryKey: primaryKey, replacing: candidate)
         }
         guard let fresh = policy.freshened(candidate.entry, with: response) else {
             report(.validatorMismatch(url))
             await store.remove(for: candidate.key)
-            return try await sendUnconditionally(request, primaryKey: primaryKey, replacing: nil)
+            return try await sendUnconditionally(request, facts, primaryKey: primaryKey, replacing: nil)
         }
         // The entry is already in hand, so an eviction while the request was in flight does not
         // matter: the 304 is answered from this copy, which is written back when its headers
@@ -116,31 +119,31 @@ public struct ETagTransport: Transport {
         var writeBack = policy.needsStoreUpdate(from: candidate.entry, to: fresh)
         if !writeBack { writeBack = await !store.containsEntry(for: candidate.key) }
         if writeBack {
-            for key in policy.storageKeys(for: fresh, primaryKey: primaryKey, request: request) {
+            for key in policy.storageKeys(for: fresh, primaryKey: primaryKey, request: facts) {
                 await store.store(fresh, for: key)
             }
         }
         report(.revalidated(url, bodyBytes: fresh.body.count))
-        return policy.revalidatedResponse(fresh, for: request, url: response.url)
+        return policy.revalidatedResponse(fresh, for: facts, url: response.url)
     }
 
     /// Sends `request` as given (it has no conditional header) and keeps what it may.
-    private func sendUnconditionally(_ request: URLRequest, primaryKey: String,
-                                     replacing candidate: Candidate?) async throws -> HTTPResponse {
+    private func sendUnconditionally(_ request: URLRequest, _ facts: ConditionalRequestPolicy.RequestFacts,
+                                     primaryKey: String, replacing candidate: Candidate?) async throws -> HTTPResponse {
         let response = try await inner.send(request)
         guard response.statusCode != 304 else {
-            throw TransportError(.invalidResponse, method: HTTPMethod(request), url: request.url,
+            throw TransportError(.invalidResponse, method: facts.method, url: facts.url,
                                  message: "the server answered 304 Not Modified to a request without If-None-Match "
                                      + "or If-Modified-Since; ETagTransport has no stored body to answer it with")
         }
-        return await keep(response, for: request, primaryKey: primaryKey, replacing: candidate)
+        return await keep(response, for: facts, primaryKey: primaryKey, replacing: candidate)
     }
 
     /// Stores a full response when the policy allows it, and drops an entry it outdates.
-    private func keep(_ response: HTTPResponse, for request: URLRequest, primaryKey: String,
+    private func keep(_ response: HTTPResponse, for request: ConditionalRequestPolicy.RequestFacts, primaryKey: String,
                       replacing candidate: Candidate?) async -> HTTPResponse {
         guard let url = request.url else { return response }
-        if HTTPMethod(request) == .head {
+        if request.method == .head {
             if let candidate, policy.headResponse(response, outdates: candidate.entry) {
                 await store.remove(for: candidate.key)
                 report(.invalidated(url))
@@ -163,7 +166,7 @@ public struct ETagTransport: Transport {
 
     /// The stored entry that may answer `request`: the primary key's, or the variant its `Vary`
     /// points to.
-    private func lookUp(_ request: URLRequest, primaryKey: String) async -> Candidate? {
+    private func lookUp(_ request: ConditionalRequestPolicy.RequestFacts, primaryKey: String) async -> Candidate? {
         guard let primary = await store.cachedResponse(for: primaryKey) else { return nil }
         if policy.selects(primary, for: request) { return Candidate(entry: primary, key: primaryKey) }
         let names = primary.varyHeaderNames
@@ -177,7 +180,7 @@ public struct ETagTransport: Transport {
 
     /// Removes the entries `request`'s identity has for `url`: the primary entry and the
     /// variant the request would select.
-    private func invalidate(_ url: URL, asSeenBy request: URLRequest) async {
+    private func invalidate(_ url: URL, asSeenBy request: ConditionalRequestPolicy.RequestFacts) async {
         var lookup = request
         lookup.url = url
         guard let primaryKey = policy.primaryKey(for: lookup) else { return }

@@ -25,7 +25,8 @@ import Foundation
 /// Secrets: `Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie` (and more, see
 /// ``Redaction``) are redacted in every event, and the values of the request's secret headers
 /// are scrubbed from every line logged for it; bodies are never logged unless you pass
-/// ``BodyLogging/truncated(maxBytes:)``. When the logger's level is off nothing is formatted.
+/// ``BodyLogging/truncated(maxBytes:)``. When the logger's level is off nothing is formatted;
+/// when it takes no level at all, the layer steps aside and costs a few calls per request.
 public struct LoggingTransport: Transport {
     /// Whether request and response bodies appear in logs.
     public enum BodyLogging: Sendable, Hashable {
@@ -58,6 +59,9 @@ public struct LoggingTransport: Transport {
 
     /// Sends the request through `inner`, logging its start, its outcome and the events below.
     public func send(_ request: URLRequest) async throws -> HTTPResponse {
+        // A logger that takes no level logs nothing for this request: no observer is installed,
+        // so no event is built and no identifier drawn for it.
+        guard Self.levels.contains(where: logger.isEnabled) else { return try await inner.send(request) }
         // The values of this request's secret headers, scrubbed from everything logged for it
         // (a server's error text may quote a token back); found only once something is logged.
         let secrets = RequestSecrets(request: request, redaction: redaction)
@@ -65,6 +69,8 @@ public struct LoggingTransport: Transport {
             write(observed, scrubbing: secrets)
         }
     }
+
+    private static let levels = LogLevel.allCases
 
     private func write(_ observed: ObservedEvent, scrubbing secrets: RequestSecrets) {
         let event = observed.event

@@ -25,20 +25,47 @@ public enum TransportEvents {
 
     /// The logical request being sent in the current task.
     package struct Context: Sendable {
-        /// The request identifier, stable across retries and resends.
-        var requestID: String
+        /// The logical request: its identifier and the attempts it used, shared by every layer.
+        let request: LogicalRequest
         /// The attempt the current send belongs to, starting at 1.
         var attempt: Int
         /// Everyone above who observes, outermost first.
         var observers: [Observer]
-        /// The attempts used so far by this logical request, shared by every layer.
-        let attempts: AttemptCounter
+
+        /// The request identifier, stable across retries and resends.
+        var requestID: String { request.identifier }
     }
 
-    /// The highest attempt number handed out for one logical request.
-    final class AttemptCounter: Sendable {
-        private let highest = Atomic(1)
-        func next() -> Int { highest.add(1, ordering: .relaxed).newValue }
+    /// One logical request: its identifier, drawn only when someone reads it (a stack nobody
+    /// observes never asks the system for a random number), and the highest attempt number
+    /// handed out so far.
+    final class LogicalRequest: Sendable {
+        private let highestAttempt = Atomic(1)
+        /// `0` until drawn; then the identifier's 32 random bits with bit 32 set.
+        private let drawn = Atomic<UInt64>(0)
+
+        func nextAttempt() -> Int { highestAttempt.add(1, ordering: .relaxed).newValue }
+
+        /// Eight hex digits from the system's random source: unique enough to follow one request
+        /// through a log, and carrying nothing about the request. The same for every reader.
+        var identifier: String {
+            var bits = drawn.load(ordering: .relaxed)
+            if bits == 0 {
+                let candidate = UInt64(1) << 32 | UInt64(UInt32.random(in: .min ... .max))
+                let (exchanged, original) = drawn.compareExchange(expected: 0, desired: candidate, ordering: .relaxed)
+                bits = exchanged ? candidate : original
+            }
+            return Self.hex(UInt32(truncatingIfNeeded: bits))
+        }
+
+        /// `value` as eight lower-case hex digits, zero-padded.
+        static func hex(_ value: UInt32) -> String {
+            let digits = Array("0123456789abcdef".utf8)
+            return String(unsafeUninitializedCapacity: 8) { buffer in
+                for index in 0..<8 { buffer[index] = digits[Int(value >> UInt32(28 - 4 * index) & 0xF)] }
+                return 8
+            }
+        }
     }
 
     @TaskLocal static var context: Context?
@@ -69,7 +96,7 @@ public enum TransportEvents {
     /// request again (a retry, a resend after a token refresh) wraps the resend in it.
     public static func withNextAttempt<T>(_ body: () async throws -> T) async rethrows -> T {
         var updated = context ?? newContext()
-        updated.attempt = updated.attempts.next()
+        updated.attempt = updated.request.nextAttempt()
         return try await $context.withValue(updated, operation: body)
     }
 
@@ -91,13 +118,6 @@ public enum TransportEvents {
     }
 
     private static func newContext() -> Context {
-        Context(requestID: makeRequestID(), attempt: 1, observers: [], attempts: AttemptCounter())
-    }
-
-    /// Eight hex digits from the system's random source: unique enough to follow one request
-    /// through a log, and carrying nothing about the request.
-    static func makeRequestID() -> String {
-        let hex = String(UInt32.random(in: .min ... .max), radix: 16)
-        return String(repeating: "0", count: 8 - hex.count) + hex
+        Context(request: LogicalRequest(), attempt: 1, observers: [])
     }
 }

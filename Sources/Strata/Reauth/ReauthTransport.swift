@@ -91,8 +91,13 @@ public struct ReauthTransport: Transport {
         guard let sentToken = BearerCredential.token(in: request) else {
             return try await inner.send(request)  // No bearer token: not ours to renew.
         }
-        guard sharedRefresh.recognises(sentToken, current: await currentToken()) else {
-            return try await inner.send(request)  // The caller's own credential: hands off.
+        // The token last seen as current is ours, whatever the service holds now: asking it
+        // again (an actor hop on every request) would change nothing. A newer token the service
+        // holds is noted by the first request that carries it; a 401 asks the service anyway.
+        if !sharedRefresh.isLatestIssued(sentToken) {
+            guard sharedRefresh.recognises(sentToken, current: await currentToken()) else {
+                return try await inner.send(request)  // The caller's own credential: hands off.
+            }
         }
         let response = try await inner.send(request)
         guard response.statusCode == 401 else { return response }

@@ -60,6 +60,12 @@ final class SingleFlightRefresh: Sendable {
         }
     }
 
+    /// Whether `token` is the token most recently seen as current: certainly ours, so a request
+    /// carrying it needs no question to the auth service (an actor hop on every request).
+    func isLatestIssued(_ token: String) -> Bool {
+        state.withLock { $0.ledger.isLatestIssued(token) }
+    }
+
     /// The number of callers currently waiting for a refresh; for tests and diagnostics.
     var waitingCount: Int {
         state.withLock { $0.flight?.waiters.count ?? 0 }

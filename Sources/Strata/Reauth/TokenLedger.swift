@@ -33,6 +33,11 @@ struct TokenLedger: Sendable, Hashable {
     /// Whether the auth service handed out `token` (recently enough to remember).
     func wasIssued(_ token: String) -> Bool { issued.contains(token) }
 
+    /// Whether `token` is the one most recently noted as current. Such a token was issued, and
+    /// is in no list of replaced tokens (noting it as current took it out), whatever the auth
+    /// service holds now.
+    func isLatestIssued(_ token: String) -> Bool { issued.last == token }
+
     /// Whether a completed refresh already replaced `token`.
     func wasReplaced(_ token: String) -> Bool { replaced.contains(token) }
 

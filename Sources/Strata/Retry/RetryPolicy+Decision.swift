@@ -31,22 +31,23 @@ extension RetryPolicy {
     ///   - retriesSoFar: Retries already made for this request (0 after the first attempt).
     ///   - previousBackoff: The previous computed (not `Retry-After`) delay of this request, for
     ///     ``Jitter/decorrelated``; `nil` before the first retry.
-    ///   - now: The current time, for `Retry-After` HTTP-dates.
+    ///   - now: The current time, for `Retry-After` HTTP-dates; read only when one is present.
     ///   - random: A source of numbers in `0..<1`, called at most once, only when jitter needs it.
-    ///   - timeLeft: The time left before the request's ``RequestDeadline``, or `nil` for none.
+    ///   - timeLeft: The time left before the request's ``RequestDeadline``, or `nil` for none;
+    ///     read only for a retry (a success never reads the clock).
     /// - Returns: ``RetryDecision/retry(_:)`` with the delay, or ``RetryDecision/stop(_:)``.
     package func decision(for outcome: RetryOutcome, request: URLRequest, retriesSoFar: Int,
-                          previousBackoff: Duration? = nil, now: Date,
-                          random: () -> Double, timeLeft: Duration? = nil) -> RetryDecision {
+                          previousBackoff: Duration? = nil, now: @autoclosure () -> Date,
+                          random: () -> Double, timeLeft: @autoclosure () -> Duration? = nil) -> RetryDecision {
         let decision = decisionIgnoringDeadline(for: outcome, request: request, retriesSoFar: retriesSoFar,
                                                 previousBackoff: previousBackoff, now: now, random: random)
         // The wait and at least a moment for the next send must fit before the deadline.
-        if case .retry(let plan) = decision, let timeLeft, plan.delay >= timeLeft { return .stop(.timeoutWouldPass) }
+        if case .retry(let plan) = decision, let timeLeft = timeLeft(), plan.delay >= timeLeft { return .stop(.timeoutWouldPass) }
         return decision
     }
 
     private func decisionIgnoringDeadline(for outcome: RetryOutcome, request: URLRequest, retriesSoFar: Int,
-                                          previousBackoff: Duration?, now: Date,
+                                          previousBackoff: Duration?, now: () -> Date,
                                           random: () -> Double) -> RetryDecision {
         let reason: RetryReason
         var response: HTTPResponse?
@@ -74,7 +75,7 @@ extension RetryPolicy {
 
         if let response, Self.retryAfterStatusCodes.contains(response.statusCode),
            let header = response.headers["Retry-After"],
-           let seconds = RetryAfter.seconds(from: header, now: now) {
+           let seconds = RetryAfter.seconds(from: header, now: now()) {
             let asked = Self.clamped(seconds: seconds)
             guard seconds <= Self.clamped(maxRetryAfter).inSeconds else { return .stop(.retryAfterTooLong(asked)) }
             return .retry(RetryPlan(delay: asked, reason: reason, delaySource: .retryAfter))

@@ -29,6 +29,13 @@ import Foundation
 /// }
 /// ```
 package enum RedirectPolicy {
+    /// Whether a transport above follows redirects itself, so that one below must return them.
+    ///
+    /// `PinningTransport` sets it around `inner`: every hop must come back to it to be matched
+    /// against its pins, or an unpinned host could redirect a request to a pinned one through an
+    /// `inner` that follows redirects (a `URLSessionTransport()` with its default limits).
+    @TaskLocal package static var isFollowedAbove = false
+
     /// Refuses a redirect that would downgrade an `https` request to `http`, unless allowed.
     ///
     /// - Throws: ``TransportError`` of kind ``TransportError/Kind/invalidRequest`` saying why and

@@ -31,7 +31,8 @@ public struct URLSessionTransport: Transport {
         public var maxResponseBodyBytes: Int
         /// The most redirects followed for one request; more fail with
         /// ``TransportError/Kind/tooManyRedirects``. `0` follows none: a 3xx is returned as a
-        /// response (a layer above, such as `PinningTransport`, then decides). Default: 10.
+        /// response (a layer above decides). Under a `PinningTransport` no redirect is followed here,
+        /// whatever this says: it follows every hop itself, to match each against its pins. Default: 10.
         public var maxRedirects: Int
 
         /// Creates limits.
@@ -137,7 +138,8 @@ public struct URLSessionTransport: Transport {
         var redirects = 0
         while true {
             let response = try await sendOnce(current)
-            guard limits.maxRedirects > 0, let location = RedirectPolicy.target(of: response, for: current) else {
+            guard limits.maxRedirects > 0, !RedirectPolicy.isFollowedAbove,
+                  let location = RedirectPolicy.target(of: response, for: current) else {
                 return response
             }
             try RedirectPolicy.check(location, from: current, safety: redirectSafety)

@@ -1,5 +1,7 @@
 /// Passes when any of its evaluators passes: the rule for a host matched by several patterns.
-/// With no evaluators it passes nothing.
+/// With no evaluators it passes nothing. Report-only members never count as passing while an
+/// enforced member exists (they would let every chain through); with only report-only members
+/// it passes, as each of them does.
 struct AnyOfTrustEvaluator: ServerTrustEvaluator, EvaluatorGroup {
     let evaluators: [any ServerTrustEvaluator]
 
@@ -9,9 +11,11 @@ struct AnyOfTrustEvaluator: ServerTrustEvaluator, EvaluatorGroup {
     var requiresPinnedKey: Bool { !evaluators.isEmpty && evaluators.allSatisfy(\.requiresPinnedKey) }
 
     func evaluate(_ chain: [Certificate], forHost host: String) throws {
+        let enforced = evaluators.filter { !($0 is ReportOnlyEvaluator) }
+        if enforced.isEmpty, !evaluators.isEmpty { return }
         var pins: [String] = []
         var otherFailure: (any Error)?
-        for evaluator in evaluators {
+        for evaluator in enforced {
             do {
                 try evaluator.evaluate(chain, forHost: host)
                 return

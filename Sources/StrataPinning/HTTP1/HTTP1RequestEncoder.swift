@@ -36,18 +36,17 @@ enum HTTP1RequestEncoder {
     /// - Returns: The request's bytes and what the connection needs to know about it.
     /// - Throws: ``HTTP1RequestError`` when the request cannot be written unambiguously.
     static func encode(_ request: URLRequest) throws(HTTP1RequestError) -> HTTP1Request {
-        guard let url = request.url,
-              let components = URLComponents(url: url, resolvingAgainstBaseURL: true),
-              let host = components.percentEncodedHost, !host.isEmpty else { throw .missingHost }
-        let scheme = (components.scheme ?? "").lowercased()
-        guard scheme == "http" || scheme == "https" else { throw .unsupportedScheme(components.scheme ?? "") }
+        guard let url = request.url, let parts = Target(url), !parts.host.isEmpty else { throw .missingHost }
+        let host = parts.host
+        let scheme = parts.scheme.lowercased()
+        guard scheme == "http" || scheme == "https" else { throw .unsupportedScheme(parts.scheme) }
         let method = HTTPMethod(request)
         guard !method.rawValue.isEmpty, method.rawValue.utf8.allSatisfy(HTTP1Grammar.isTokenCharacter),
               method.rawValue != "CONNECT" else { throw .unsupportedMethod(method.rawValue) }
         guard request.httpBodyStream == nil else { throw .bodyStreamUnsupported }
 
         let defaultPort = scheme == "https" ? 443 : 80
-        let authority = components.port.map { $0 == defaultPort ? host : "\(host):\($0)" } ?? host
+        let authority = parts.port.map { $0 == defaultPort ? host : "\(host):\($0)" } ?? host
         do {
             try HTTPHeaders.validate(name: "Host", value: authority)
         } catch {
@@ -71,7 +70,7 @@ enum HTTP1RequestEncoder {
         append(method.rawValue, to: &bytes)
         bytes.append(HTTP1Grammar.space)
         var target: [UInt8] = []
-        appendTarget(path: components.percentEncodedPath, query: components.percentEncodedQuery, to: &target)
+        appendTarget(path: parts.path, query: parts.query, to: &target)
         bytes.append(contentsOf: target)
         append(" HTTP/1.1\r\nHost: ", to: &bytes)
         append(authority, to: &bytes)
@@ -97,8 +96,14 @@ enum HTTP1RequestEncoder {
 
     private static let ownedHeaders = ["host", "content-length", "transfer-encoding", "connection"]
 
+    /// The owned header `name` is (lower-case), or `nil`: most fields are not owned, and are
+    /// told apart by length without lower-casing them (names are tokens, checked before).
+    private static func ownedHeader(_ name: String) -> String? {
+        ownedHeaders.first { HTTPHeaders.equal($0, name) }
+    }
+
     private static func isOwned(_ name: String) -> Bool {
-        ownedHeaders.contains(name.lowercased())
+        ownedHeader(name) != nil
     }
 
     /// Checks a caller's value for a header the encoder writes itself.
@@ -106,8 +111,9 @@ enum HTTP1RequestEncoder {
     /// - Returns: Whether the header asks to close the connection.
     private static func checkOwnedHeader(name: String, value: String, authority: String,
                                          bodyLength: Int) throws(HTTP1RequestError) -> Bool {
+        guard let owned = ownedHeader(name) else { return false }
         let trimmed = value.trimmingCharacters(in: .whitespaces)
-        switch name.lowercased() {
+        switch owned {
         case "host":
             guard trimmed.lowercased() == authority.lowercased() else {
                 throw .conflictingHeader(name: name, value: value,
@@ -141,7 +147,7 @@ enum HTTP1RequestEncoder {
 
     /// Writes the origin-form target (RFC 9112 §3.2.1), escaping any byte that URL parsing left
     /// outside RFC 3986 `pchar` (plus `/` and `?` in the query) so the line stays one token.
-    private static func appendTarget(path: String, query: String?, to bytes: inout [UInt8]) {
+    private static func appendTarget(path: Substring, query: Substring?, to bytes: inout [UInt8]) {
         if path.isEmpty {
             bytes.append(UInt8(ascii: "/"))
         } else {
@@ -154,7 +160,7 @@ enum HTTP1RequestEncoder {
 
     private static let hexDigits = Array("0123456789ABCDEF".utf8)
 
-    private static func appendEscaped(_ text: String, to bytes: inout [UInt8]) {
+    private static func appendEscaped(_ text: Substring, to bytes: inout [UInt8]) {
         for byte in text.utf8 {
             if isTargetCharacter(byte) {
                 bytes.append(byte)
@@ -184,5 +190,37 @@ enum HTTP1RequestEncoder {
 
     private static func append(_ text: String, to bytes: inout [UInt8]) {
         bytes.append(contentsOf: text.utf8)
+    }
+}
+
+extension HTTP1RequestEncoder {
+    /// What the request line and `Host` need from a URL: scheme, host and path as written
+    /// (percent-encoded), port, query. A URL of the common shape is split by one scan
+    /// (``SimpleURL``); any other by `URLComponents`, which gives the same parts at many times
+    /// the cost (a full parse and an IDNA pass over the host).
+    struct Target {
+        var scheme: String
+        var host: String
+        var port: Int?
+        var path: Substring
+        var query: Substring?
+
+        init?(_ url: URL) {
+            if let simple = SimpleURL(url) {
+                scheme = String(simple.scheme)
+                host = String(simple.host)
+                port = simple.port
+                path = simple.path
+                query = simple.query
+                return
+            }
+            guard let components = URLComponents(url: url, resolvingAgainstBaseURL: true),
+                  let host = components.percentEncodedHost else { return nil }
+            scheme = components.scheme ?? ""
+            self.host = host
+            port = components.port
+            path = Substring(components.percentEncodedPath)
+            query = components.percentEncodedQuery.map { Substring($0) }
+        }
     }
 }

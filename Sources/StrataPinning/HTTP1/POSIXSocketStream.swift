@@ -9,7 +9,8 @@ import Strata
 /// `poll`, so every wait has a timeout.
 ///
 /// - Connecting resolves the host name on a helper thread (``BoundedResolution``; an IP literal
-///   needs no lookup), then tries each address with a non-blocking `connect` and `poll`; the
+///   needs no lookup), then races the addresses as RFC 8305 describes (``RacingConnect``: IPv6
+///   and IPv4 interleaved, each attempt given a head start before the next joins it); the
 ///   connect timeout covers both, resolution included.
 /// - Writes use `MSG_NOSIGNAL`: writing to a peer that has gone away returns `EPIPE` (reported
 ///   as ``TransportError/Kind/connectionLost``) instead of raising SIGPIPE, and the process's
@@ -28,11 +29,17 @@ final class POSIXSocketStream: HTTP1ByteStream, Sendable {
     let idleTimeout: Duration
     /// `host:port`, for error messages.
     let peer: String
+    /// The IP address connected to, such as `::1`.
+    let address: String
+    /// How many addresses were tried before and including the one connected to.
+    let attempts: Int
 
-    private init(descriptor: Int32, idleTimeout: Duration, peer: String) {
+    private init(descriptor: Int32, idleTimeout: Duration, peer: String, address: String, attempts: Int) {
         self.descriptor = descriptor
         self.idleTimeout = idleTimeout
         self.peer = peer
+        self.address = address
+        self.attempts = attempts
     }
 
     deinit { _ = systemClose(descriptor) }
@@ -45,11 +52,13 @@ final class POSIXSocketStream: HTTP1ByteStream, Sendable {
     ///   - connectTimeout: How long resolving the name and connecting may take in total.
     ///   - idleTimeout: The longest wait for progress on each later read or write.
     ///   - resolver: Resolves a host name (IP literals never reach it).
+    ///   - attemptDelay: How long one address is tried alone before the next joins the race.
     /// - Throws: `TransportError` ``TransportError/Kind/cannotConnect`` when the host cannot be
-    ///   resolved or refuses, ``TransportError/Kind/timedOut`` when the connect timeout runs out
-    ///   (while resolving or connecting).
+    ///   resolved or every address refuses, ``TransportError/Kind/timedOut`` when the connect
+    ///   timeout runs out (while resolving or connecting).
     static func connect(host: String, port: Int, connectTimeout: Duration, idleTimeout: Duration,
-                        resolver: any HostNameResolver = SystemHostNameResolver()) throws(TransportError) -> POSIXSocketStream {
+                        resolver: any HostNameResolver = SystemHostNameResolver(),
+                        attemptDelay: Duration = ConnectionRace.defaultAttemptDelay) throws(TransportError) -> POSIXSocketStream {
         let name = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
         let peer = "\(host):\(port)"
         guard !name.utf8.contains(0) else {
@@ -62,54 +71,9 @@ final class POSIXSocketStream: HTTP1ByteStream, Sendable {
         } else {
             addresses = try BoundedResolution.resolve(name, port: port, with: resolver, deadline: deadline)
         }
-        var lastFailure = TransportError(.cannotConnect, message: "no address to connect to for \(peer)")
-        for address in addresses {
-            do throws(TransportError) {
-                let descriptor = try connectOne(address, peer: peer, deadline: deadline)
-                return POSIXSocketStream(descriptor: descriptor, idleTimeout: idleTimeout, peer: peer)
-            } catch {
-                lastFailure = error
-                if error.kind == .timedOut { break }
-            }
-        }
-        throw lastFailure
-    }
-
-    private static func connectOne(_ address: SocketAddress, peer: String,
-                                   deadline: ContinuousClock.Instant) throws(TransportError) -> Int32 {
-        let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
-        let descriptor = socket(address.family, type, address.socketProtocol)
-        guard descriptor >= 0 else {
-            throw TransportError(.cannotConnect, message: "socket() failed for \(peer): \(errorText(errno))")
-        }
-        var failure: Int32 = EINTR
-        while failure == EINTR {
-            let result = address.bytes.withUnsafeBytes { raw in
-                systemConnect(descriptor, raw.baseAddress?.assumingMemoryBound(to: sockaddr.self), socklen_t(raw.count))
-            }
-            failure = result == 0 ? 0 : errno
-        }
-        if failure == EINPROGRESS || failure == EALREADY {
-            failure = 0
-            do throws(TransportError) {
-                try wait(descriptor, for: Int16(POLLOUT), timeout: deadline - ContinuousClock.now,
-                         timedOut: "connecting to \(peer) timed out")
-            } catch {
-                _ = systemClose(descriptor)
-                throw error
-            }
-            var socketError: Int32 = 0
-            var length = socklen_t(MemoryLayout<Int32>.size)
-            if getsockopt(descriptor, SOL_SOCKET, SO_ERROR, &socketError, &length) != 0 { socketError = errno }
-            failure = socketError
-        }
-        guard failure == 0 else {
-            _ = systemClose(descriptor)
-            throw TransportError(.cannotConnect, message: "cannot connect to \(peer): \(errorText(failure))")
-        }
-        var on: Int32 = 1
-        _ = setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
-        return descriptor
+        let winner = try RacingConnect.race(addresses, peer: peer, attemptDelay: attemptDelay, deadline: deadline)
+        return POSIXSocketStream(descriptor: winner.descriptor, idleTimeout: idleTimeout, peer: peer,
+                                 address: winner.address.presentation, attempts: winner.attempts)
     }
 
     func write(_ bytes: UnsafeRawBufferPointer, deadline: ContinuousClock.Instant) throws(TransportError) {
@@ -148,6 +112,14 @@ final class POSIXSocketStream: HTTP1ByteStream, Sendable {
                 throw TransportError(.connectionLost, message: "reading from \(peer) failed: \(Self.errorText(failure))")
             }
         }
+    }
+
+    /// Waits until the socket has something to read (or an error or hang-up, which the next
+    /// read reports), within the idle timeout and the deadline. For a caller that knows a read
+    /// now would find nothing, such as one that just sent a request: a `recv` first would only
+    /// add a system call that fails with `EAGAIN`.
+    func waitUntilReadable(deadline: ContinuousClock.Instant) throws(TransportError) {
+        try waitForProgress(Int16(POLLIN), deadline: deadline, doing: "waiting for the response")
     }
 
     func close() {
@@ -248,14 +220,5 @@ private func systemClose(_ descriptor: Int32) -> Int32 {
     Glibc.close(descriptor)
     #else
     Darwin.close(descriptor)
-    #endif
-}
-
-/// `connect(2)`, named apart from ``POSIXSocketStream/connect(host:port:connectTimeout:idleTimeout:)``.
-private func systemConnect(_ descriptor: Int32, _ address: UnsafePointer<sockaddr>?, _ length: socklen_t) -> Int32 {
-    #if canImport(Glibc)
-    Glibc.connect(descriptor, address, length)
-    #else
-    Darwin.connect(descriptor, address, length)
     #endif
 }

@@ -33,6 +33,9 @@ final class HTTP2Connection: Sendable {
         var nextID: UInt64 = 0
         /// Its unit of the connection limit went to another connection (``retireForEviction()``).
         var unitHandedOver = false
+        /// The TLS failure that ended the connection (such as the server's alert refusing the
+        /// client certificate): requests that come too late get it, not a retry that would meet it again.
+        var tlsFailure: TransportError?
     }
 
     /// The pool key: which host and port this connection reaches.
@@ -107,15 +110,20 @@ final class HTTP2Connection: Sendable {
     /// - Returns: The exchange's identifier, for ``cancel(_:)``.
     func send(_ request: HTTP2Request, deadline: ContinuousClock.Instant, collectsEvents: Bool,
               completion: @escaping Completion) -> UInt64 {
-        let (id, queued) = shared.withLock { shared -> (UInt64, Bool) in
+        let (id, queued, tlsFailure) = shared.withLock { shared -> (UInt64, Bool, TransportError?) in
             shared.nextID += 1
             guard !shared.closed else {
                 shared.reserved -= 1
-                return (shared.nextID, false)
+                return (shared.nextID, false, shared.tlsFailure)
             }
             shared.commands.append(.open(.init(id: shared.nextID, request: request, deadline: deadline,
                                                collectsEvents: collectsEvents), completion))
-            return (shared.nextID, true)
+            return (shared.nextID, true, nil)
+        }
+        if var tlsFailure {
+            (tlsFailure.method, tlsFailure.url) = (request.method, request.url)
+            completion(.failure(HTTP2StreamFailure(error: tlsFailure, connectionFailed: true)), [])
+            return id
         }
         guard queued else {
             completion(.failure(HTTP2StreamFailure(
@@ -192,10 +200,12 @@ final class HTTP2Connection: Sendable {
         }
     }
 
-    /// Marks the connection closed and returns the requests that arrived too late to be sent.
-    func markClosed() -> [Command] {
+    /// Marks the connection closed (by `tlsFailure`, when a TLS failure ended it) and returns the
+    /// requests that arrived too late to be sent.
+    func markClosed(tlsFailure: TransportError? = nil) -> [Command] {
         shared.withLock { shared in
             shared.closed = true
+            shared.tlsFailure = tlsFailure
             shared.accepting = false
             defer { shared.commands.removeAll() }
             return shared.commands

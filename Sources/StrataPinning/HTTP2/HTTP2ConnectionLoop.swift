@@ -71,7 +71,10 @@ final class HTTP2ConnectionLoop {
                                        idleTimeout: idleTimeout)
         loop.serve()
         stream.close()
-        failLate(connection.markClosed(), connection: connection, reason: "the connection closed")
+        // A TLS failure (the server's alert) would meet a retry on a new connection too.
+        let tlsFailure = multiplexer.connectionFailure.map(\.error).flatMap { $0.kind == .tls ? $0 : nil }
+        failLate(connection.markClosed(tlsFailure: tlsFailure), connection: connection, reason: "the connection closed",
+                 tlsFailure: tlsFailure)
         // Anything still waiting (nothing should be) must hear back.
         for (_, completion) in loop.completions {
             completion(.failure(HTTP2StreamFailure(error: TransportError(.connectionLost, message: "the connection closed"),
@@ -79,9 +82,15 @@ final class HTTP2ConnectionLoop {
         }
     }
 
-    private static func failLate(_ commands: [HTTP2Connection.Command], connection: HTTP2Connection, reason: String) {
+    private static func failLate(_ commands: [HTTP2Connection.Command], connection: HTTP2Connection, reason: String,
+                                 tlsFailure: TransportError? = nil) {
         for case let .open(exchange, completion) in commands {
             connection.release()
+            if var tlsFailure {
+                (tlsFailure.method, tlsFailure.url) = (exchange.request.method, exchange.request.url)
+                completion(.failure(HTTP2StreamFailure(error: tlsFailure, connectionFailed: true)), [])
+                continue
+            }
             completion(.failure(HTTP2StreamFailure(
                 error: TransportError(.connectionLost, method: exchange.request.method, url: exchange.request.url,
                                       message: "not sent: \(reason)"),

@@ -264,13 +264,15 @@ final class HTTP2Multiplexer {
         let reason: HTTP2Error = goAway.map { .goAway($0.code, debug: $0.debug) } ?? .connectionClosed
         let kind = failure?.kind ?? .connectionLost
         let message = failure?.message ?? reason.description
-        connectionFailure = HTTP2StreamFailure(error: TransportError(kind, message: message, underlying: reason),
+        // A typed cause from below (a server's refusal of the client certificate) stays visible.
+        let underlying: any Error = failure?.underlying ?? reason
+        connectionFailure = HTTP2StreamFailure(error: TransportError(kind, message: message, underlying: underlying),
                                                connectionFailed: true)
         for streamID in streams.keys.sorted() {
             guard let stream = streams[streamID] else { continue }
             let unprocessed = goAway.map { streamID > $0.lastStreamID } ?? false
             fail(streamID, HTTP2StreamFailure(
-                error: TransportError(kind, method: stream.method, url: stream.url, message: message, underlying: reason),
+                error: TransportError(kind, method: stream.method, url: stream.url, message: message, underlying: underlying),
                 unprocessed: unprocessed, receivedResponseBytes: stream.statusCode != nil, connectionFailed: true))
         }
     }

@@ -21,6 +21,16 @@ public enum PinningConfigurationError: Error, Sendable, Equatable, CustomStringC
     /// ``TrustRoots/pinnedKeysOnly`` was chosen, but the evaluator for this pattern does not
     /// require a pinned key (``ServerTrustEvaluator/requiresPinnedKey``), so nothing would be checked.
     case pinnedKeysOnlyWithoutPins(hostPattern: String)
+    /// The evaluator for this pattern is (or contains) a ``ReportOnlyEvaluator`` while the roots
+    /// are ``TrustRoots/pinnedKeysOnly``: with no chain validation, a check that never refuses
+    /// would accept any server.
+    case reportOnlyWithPinnedKeysOnly(hostPattern: String)
+    /// ``PinningTransport/Configuration/clientIdentities`` has an identity for a pattern that is
+    /// not a `pinnedDomains` key: requests to unpinned hosts go to the inner transport, which would
+    /// never present it.
+    case clientIdentityWithoutPins(hostPattern: String)
+    /// A ``ProxyConfiguration`` URL that cannot be used; `url` is shown without its credentials.
+    case malformedProxy(url: String, reason: String)
 
     /// A sentence naming the bad value and how to fix it.
     public var description: String {
@@ -46,6 +56,16 @@ public enum PinningConfigurationError: Error, Sendable, Equatable, CustomStringC
             "TrustRoots.pinnedKeysOnly turns chain validation off, so the evaluator is the only check, but the "
                 + "evaluator for '\(Self.shortened(pattern))' pins no key; use a PublicKeyPinningEvaluator (or a "
                 + "CompositeTrustEvaluator containing one), or verify chains with .system or .certificates([ca])."
+        case let .reportOnlyWithPinnedKeysOnly(pattern):
+            "The evaluator for '\(Self.shortened(pattern))' is report-only, but TrustRoots.pinnedKeysOnly turns chain "
+                + "validation off, so nothing would be checked at all; report-only pins need chains verified by "
+                + ".system or .certificates([ca]), or enforce the pins for this host."
+        case let .clientIdentityWithoutPins(pattern):
+            "There is a client identity for '\(Self.shortened(pattern))', which is not a pinnedDomains key; only "
+                + "pinned hosts get their own TLS connections (and so a client certificate): add the pattern to "
+                + "pinnedDomains, or use the same pattern spelling in both."
+        case let .malformedProxy(url, reason):
+            "Cannot use the proxy '\(Self.shortened(url))': \(reason)."
         }
     }
 

@@ -10,8 +10,11 @@ struct ConnectionSettings: Sendable {
     var acceptsBodyEndWithoutCloseNotify = false
     /// The process-wide bound on connection slots (tests pass their own).
     var threads = ConnectionThreadLimit.processWide
-    /// Resolves host names, on a helper thread, within the connect timeout (tests inject one).
-    var resolver: any HostNameResolver = SystemHostNameResolver()
+    /// How connections reach their hosts: name resolution (tests inject a resolver), address
+    /// racing, the proxy.
+    var connector = OriginConnector()
+    /// The client certificates presented per host.
+    var identities = ClientIdentities.none
     /// The clock the pool's idle expiry reads (injectable for tests); deadlines and timeouts
     /// always use the real `ContinuousClock`, since the sockets wait in real time.
     let clock: ErasedClock

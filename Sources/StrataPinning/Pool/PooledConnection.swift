@@ -159,9 +159,12 @@ final class PooledConnection: Sendable {
     private func establish(_ job: ExchangeJob) throws -> HTTP1Connection<TLSStream> {
         let start = ContinuousClock.now
         let stream: TLSStream
+        // Known before connecting, so a refusal can say the proxy may be inspecting TLS.
+        let proxy = settings.connector.proxy(for: host, port: port)
         do {
             stream = try TLSStream.open(host: host, port: port, context: settings.context, timeouts: settings.timeouts,
-                                        deadline: job.deadline, resolver: settings.resolver) { socket in
+                                        deadline: job.deadline, connector: settings.connector,
+                                        identity: settings.identities.identity(for: host)) { socket in
                 let aborted = control.withLock { control -> Bool in
                     control.close = { socket.close() }
                     return control.aborted
@@ -173,18 +176,26 @@ final class PooledConnection: Sendable {
             if let trust = error as? ServerTrustError {
                 events.record(.trustEvaluated(host: host, matchedPin: nil, failure: trust.description))
             }
-            throw PinningFailure.transportError(for: error, request: job.request)
+            throw PinningFailure.transportError(for: error, request: job.request, proxy: proxy)
         }
+        events.record(.addressConnected(host: proxy?.host ?? host, address: stream.address, attempts: stream.connectAttempts))
+        if let proxy { events.record(.tunnelOpened(proxy: proxy.redactedURL, host: host, port: port)) }
         events.record(.connectionOpened(host: host, port: port, tlsVersion: stream.protocolVersion,
                                         duration: ContinuousClock.now - start))
         do {
             let chain = try stream.chainToEvaluate(roots: settings.roots)
             try job.evaluator.evaluate(chain, forHost: host)
+            // Reports exist only for observers: nothing is evaluated again when nobody listens.
+            if job.collectsEvents {
+                for failure in ReportOnlyEvaluator.failures(in: job.evaluator, chain: chain, host: host) {
+                    events.record(.pinMismatchReported(host: host, servedPins: chain.map(\.spkiPin), failure: failure))
+                }
+            }
             events.record(.trustEvaluated(host: host, matchedPin: MatchedPin.of(job.evaluator, chain: chain), failure: nil))
         } catch {
             stream.close()
             events.record(.trustEvaluated(host: host, matchedPin: nil, failure: String(describing: error)))
-            throw PinningFailure.transportError(for: error, request: job.request)
+            throw PinningFailure.transportError(for: error, request: job.request, proxy: proxy)
         }
         // Offered only h2 and the server selected nothing: it does not speak HTTP/2.
         if !settings.context.protocols.contains("http/1.1"), stream.selectedProtocol != "h2" {

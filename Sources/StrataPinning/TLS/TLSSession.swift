@@ -13,6 +13,8 @@ final class TLSSession {
 
     let ssl: OpaquePointer
     let socket: POSIXSocketStream
+    /// The host the connection is for (its certificate is verified for it), for error messages.
+    let host: String
     private let input: OpaquePointer
     private let output: OpaquePointer
     /// One buffer for ciphertext in both directions, reused for the connection's life (never
@@ -22,11 +24,15 @@ final class TLSSession {
     private var unsent: [UInt8] = []
     /// The ALPN protocol the server selected, such as `h2`; nil when it selected none.
     private(set) var selectedProtocol: String?
+    /// Whether everything written since the last read was sent and nothing was received since:
+    /// the next read waits for the socket before asking it, saving a `recv` that could only
+    /// fail with `EAGAIN` (the server cannot have answered a request the moment it was sent).
+    private var awaitingReply = false
 
-    /// Wraps a fresh `ssl` (taking ownership) around a connected `socket`.
+    /// Wraps a fresh `ssl` (taking ownership) around a connected `socket` to `host`.
     ///
     /// - Throws: `TransportError` ``TransportError/Kind/tls`` when OpenSSL cannot allocate the BIOs.
-    init(ssl: OpaquePointer, socket: POSIXSocketStream) throws(TransportError) {
+    init(ssl: OpaquePointer, socket: POSIXSocketStream, host: String) throws(TransportError) {
         guard let input = BIO_new(BIO_s_mem()) else {
             SSL_free(ssl)
             throw TransportError(.tls, message: "OpenSSL cannot allocate memory BIOs")
@@ -42,6 +48,7 @@ final class TLSSession {
         SSL_set_connect_state(ssl)
         self.ssl = ssl
         self.socket = socket
+        self.host = host
         self.input = input
         self.output = output
         scratch = .allocate(byteCount: Self.scratchSize, alignment: 16)
@@ -56,9 +63,10 @@ final class TLSSession {
     ///
     /// - Throws: ``ServerTrustError`` when OpenSSL's verification (chain, dates, host name) failed,
     ///   `TransportError` ``TransportError/Kind/tls`` for any other TLS failure (protocol version,
-    ///   an alert from the server, an ALPN protocol not in `protocols`), or the socket's
+    ///   an alert from the server, with a ``ClientAuthenticationError`` as `underlying` when it
+    ///   is about the client certificate, an ALPN protocol not in `protocols`), or the socket's
     ///   `TransportError` (timeout, reset, close).
-    func handshake(host: String, offering protocols: [String], deadline: ContinuousClock.Instant) throws {
+    func handshake(offering protocols: [String], deadline: ContinuousClock.Instant) throws {
         while true {
             OpenSSLErrorQueue.clear()
             let result = SSL_do_handshake(ssl)
@@ -74,11 +82,15 @@ final class TLSSession {
                 }
                 continue
             }
+            let clientAuthentication = clientAuthenticationFailure()
             let reason = OpenSSLErrorQueue.drain(fallback: "TLS handshake failed (SSL error \(error))")
             // Let the server see our alert; the connection is over either way.
             try? flush(deadline: deadline)
             if let trustFailure = X509VerifyResult.error(code: SSL_get_verify_result(ssl), host: host) {
                 throw trustFailure
+            }
+            if let clientAuthentication {
+                throw TransportError(.tls, message: clientAuthentication.description, underlying: clientAuthentication)
             }
             throw TransportError(.tls, message: "TLS handshake with \(socket.peer) failed: \(reason)")
         }
@@ -102,12 +114,19 @@ final class TLSSession {
         while true {
             OpenSSLErrorQueue.clear()
             let count = SSL_read(ssl, base, Int32(clamping: buffer.count))
-            if count > 0 { return Int(count) }
+            if count > 0 {
+                awaitingReply = false
+                return Int(count)
+            }
             switch SSL_get_error(ssl, count) {
             case SSL_ERROR_ZERO_RETURN:
                 return 0
             case SSL_ERROR_WANT_READ:
                 try flush(deadline: deadline)
+                if awaitingReply {
+                    awaitingReply = false
+                    try socket.waitUntilReadable(deadline: deadline)
+                }
                 guard try fill(deadline: deadline) else { return 0 }
             case SSL_ERROR_WANT_WRITE:
                 try flush(deadline: deadline)
@@ -144,6 +163,7 @@ final class TLSSession {
                 throw failure(doing: "writing to")
             }
         }
+        awaitingReply = true
     }
 
     /// Whether an idle connection can carry another request: nothing but TLS housekeeping
@@ -187,9 +207,25 @@ final class TLSSession {
         return true
     }
 
+    /// The TLS failure of a read or write. A TLS 1.3 server checks the client certificate after
+    /// the client's handshake is complete, so its refusal arrives here, as an alert.
     private func failure(doing activity: String) -> TransportError {
-        TransportError(.tls, message: "TLS failure \(activity) \(socket.peer): "
+        if let clientAuthentication = clientAuthenticationFailure() {
+            OpenSSLErrorQueue.clear()
+            return TransportError(.tls, message: clientAuthentication.description, underlying: clientAuthentication)
+        }
+        return TransportError(.tls, message: "TLS failure \(activity) \(socket.peer): "
             + OpenSSLErrorQueue.drain(fallback: "the TLS session failed"))
+    }
+
+    /// The client-certificate refusal that the alert in the error queue means, if it is one.
+    private func clientAuthenticationFailure() -> ClientAuthenticationError? {
+        guard let alert = TLSAlert.received() else { return nil }
+        // The certificate this session presents, if any (a reference it keeps: not freed here).
+        let presented = SSL_get_certificate(ssl).map { X509Certificate(retaining: $0).subject() }
+        // A client sees the CA list of a TLS 1.2 CertificateRequest only if the server sent one.
+        return alert.clientAuthenticationError(host: host, presented: presented,
+                                               certificateRequested: SSL_get_client_CA_list(ssl) != nil)
     }
 
     /// Records the protocol the server selected; one we did not offer means the server speaks

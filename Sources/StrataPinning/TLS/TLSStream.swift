@@ -2,7 +2,7 @@ import Strata
 
 /// A verified TLS client connection as an ``HTTP1ByteStream``.
 ///
-/// ``open(host:port:context:timeouts:deadline:)`` connects, runs the handshake and returns the
+/// ``open(host:port:context:timeouts:deadline:connector:identity:opened:)`` connects, runs the handshake and returns the
 /// stream before anything is written; the caller then takes ``chainToEvaluate(roots:)`` to its
 /// evaluator and only after that sends a request. Blocking, for dedicated threads.
 ///
@@ -39,37 +39,43 @@ final class TLSStream: HTTP1ByteStream, @unchecked Sendable {
         self.selectedProtocol = selectedProtocol
     }
 
-    /// Connects to `host:port` and completes a TLS handshake in which OpenSSL verified the
-    /// chain and the host name (unless the roots are ``TrustRoots/pinnedKeysOnly``).
+    /// The IP address the TCP connection went to (the proxy's, through a tunnel).
+    var address: String { socket.address }
+    /// How many addresses were tried to open the TCP connection, the one that connected included.
+    var connectAttempts: Int { socket.attempts }
+
+    /// Connects to `host:port` (through `connector`: directly or through its proxy's tunnel)
+    /// and completes a TLS handshake in which OpenSSL verified the chain and the host name
+    /// (unless the roots are ``TrustRoots/pinnedKeysOnly``), presenting `identity` if the server
+    /// asks for a client certificate.
     ///
     /// - Parameters:
     ///   - opened: Called with the TCP connection as soon as it exists, so a canceller can close
-    ///     it during the handshake.
+    ///     it during the tunnel request and the handshake.
     ///   - deadline: The whole request's deadline; connect and handshake stop there too.
-    ///   - resolver: Resolves the host name, within the connect timeout.
-    /// - Throws: ``ServerTrustError`` for a certificate OpenSSL refused, `TransportError` otherwise.
+    /// - Throws: ``ServerTrustError`` for a certificate OpenSSL refused, `TransportError` otherwise
+    ///   (a ``ProxyError`` or ``ClientAuthenticationError`` as its `underlying` when the proxy
+    ///   or the server's client-certificate check refused).
     static func open(host: String, port: Int, context: TLSClientContext, timeouts: Timeouts,
-                     deadline: ContinuousClock.Instant, resolver: any HostNameResolver = SystemHostNameResolver(),
-                     opened: (POSIXSocketStream) -> Void = { _ in }) throws -> TLSStream {
-        let start = ContinuousClock.now
-        let socket = try POSIXSocketStream.connect(host: host, port: port,
-                                                   connectTimeout: min(timeouts.connect, deadline - start),
-                                                   idleTimeout: timeouts.idle, resolver: resolver)
-        opened(socket)
+                     deadline: ContinuousClock.Instant, connector: OriginConnector = OriginConnector(),
+                     identity: ClientIdentity? = nil, opened: (POSIXSocketStream) -> Void = { _ in }) throws -> TLSStream {
+        let socket = try connector.connect(host: host, port: port, connectTimeout: timeouts.connect,
+                                           idleTimeout: timeouts.idle, deadline: deadline, opened: opened)
         guard let ssl = context.makeSSL() else {
             socket.close()
             throw TransportError(.tls, message: "OpenSSL cannot create a TLS session")
         }
         let session: TLSSession
         do {
-            session = try TLSSession(ssl: ssl, socket: socket)
+            session = try TLSSession(ssl: ssl, socket: socket, host: host)
         } catch {
             socket.close()
             throw error
         }
         do {
+            try identity?.credential.install(on: ssl)
             try TLSPeerTrust.expect(host: host, on: ssl)
-            try session.handshake(host: host, offering: context.protocols,
+            try session.handshake(offering: context.protocols,
                                   deadline: min(deadline, ContinuousClock.now + timeouts.handshake))
         } catch {
             socket.close()

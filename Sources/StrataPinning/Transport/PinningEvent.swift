@@ -13,6 +13,16 @@ public enum PinningEvent: TransportEvent, Hashable {
     /// A new TLS connection completed its handshake (`tlsVersion` such as `TLSv1.3`) in `duration`,
     /// connect included. Its trust check follows at once, before any request byte.
     case connectionOpened(host: String, port: Int, tlsVersion: String, duration: Duration)
+    /// A new connection's TCP connection reached `address` of `host` (the proxy's host when
+    /// through a proxy) after `attempts` addresses were tried (IPv6 and IPv4 raced, RFC 8305).
+    case addressConnected(host: String, address: String, attempts: Int)
+    /// The proxy `proxy` (its URL without credentials) opened a `CONNECT` tunnel to `host:port`;
+    /// TLS with the pinned host runs through it.
+    case tunnelOpened(proxy: String, host: String, port: Int)
+    /// A ``ReportOnlyEvaluator`` refused the verified chain of a new connection, and the request
+    /// proceeds: `servedPins` are the chain's pins (leaf first, ready to copy), `failure` what
+    /// the evaluator said.
+    case pinMismatchReported(host: String, servedPins: [String], failure: String)
     /// An idle keep-alive connection passed its liveness check and carries the next request.
     case connectionReused(host: String, port: Int)
     /// An idle connection was closed instead of reused: the server closed it or sent something
@@ -58,6 +68,9 @@ public enum PinningEvent: TransportEvent, Hashable {
         switch self {
         case .sentToInner: "pinning.sent-to-inner"
         case .connectionOpened: "pinning.connection-opened"
+        case .addressConnected: "pinning.address-connected"
+        case .tunnelOpened: "pinning.proxy-tunnel-opened"
+        case .pinMismatchReported: "pinning.report-only-mismatch"
         case .connectionReused: "pinning.connection-reused"
         case .connectionDiscarded: "pinning.connection-discarded"
         case .trustEvaluated: "pinning.trust-evaluated"
@@ -76,12 +89,14 @@ public enum PinningEvent: TransportEvent, Hashable {
         }
     }
 
-    /// `error` for a refused chain; `trace` for the bytes of an exchange; `debug` otherwise.
+    /// `error` for a refused chain; `warning` for a report-only mismatch; `trace` for the bytes
+    /// of an exchange; `debug` otherwise.
     public var logLevel: LogLevel {
         switch self {
         case .trustEvaluated(_, _, let failure): failure == nil ? .debug : .error
+        case .pinMismatchReported: .warning
         case .requestWritten, .responseRead, .sentToInner, .streamOpened, .streamResponseRead: .trace
-        case .connectionOpened, .connectionReused, .connectionDiscarded, .retryingOnFreshConnection, .redirected,
+        case .connectionOpened, .addressConnected, .tunnelOpened, .connectionReused, .connectionDiscarded, .retryingOnFreshConnection, .redirected,
              .interimResponseSkipped, .exchangeFailed, .streamFailed, .http2SettingsReceived, .goAwayReceived, .pingSent: .debug
         }
     }
@@ -93,6 +108,13 @@ public enum PinningEvent: TransportEvent, Hashable {
             "\(redaction.redact(url)) is not pinned; sent to the inner transport"
         case .connectionOpened(let host, let port, let version, let duration):
             "opened a \(version) connection to \(host):\(port) in \(RequestEvent.milliseconds(duration)) ms"
+        case .addressConnected(let host, let address, let attempts):
+            "connected to \(host) at \(address)" + (attempts > 1 ? " (attempt \(attempts) of its addresses)" : "")
+        case .tunnelOpened(let proxy, let host, let port):
+            "the proxy \(redaction.scrub(proxy)) opened a tunnel to \(host):\(port)"
+        case .pinMismatchReported(let host, let served, let failure):
+            "report-only pin check for \(host) failed, request allowed: \(failure); the server's chain has "
+                + served.joined(separator: ", ")
         case .connectionReused(let host, let port):
             "reused the idle connection to \(host):\(port)"
         case .connectionDiscarded(let host, let port, let reason):
@@ -137,6 +159,12 @@ public enum PinningEvent: TransportEvent, Hashable {
             var metadata: LogMetadata = ["host": host, "result": failure == nil ? "matched" : "failed"]
             if let pin { metadata["pin"] = pin }
             return metadata
+        case .pinMismatchReported(let host, let served, _):
+            return ["host": host, "result": "report-only-mismatch", "served-pins": served.joined(separator: " ")]
+        case .addressConnected(let host, let address, let attempts):
+            return ["host": host, "address": address, "attempts": String(attempts)]
+        case .tunnelOpened(let proxy, let host, let port):
+            return ["proxy": redaction.scrub(proxy), "host": host, "port": String(port)]
         case .connectionOpened(let host, let port, _, _), .connectionReused(let host, let port),
              .connectionDiscarded(let host, let port, _), .retryingOnFreshConnection(let host, let port, _):
             return ["host": host, "port": String(port)]

@@ -38,9 +38,9 @@ import Strata
 ///   ``Configuration/redirectSafety`` dropped across origins, https never followed to http unless
 ///   allowed, 307/308 keep the body, 303 becomes `GET`, at most ``Configuration/maxRedirects``):
 ///   every target is matched against `pinnedDomains` again, so an unpinned host that redirects
-///   to a pinned one cannot lead the request around the pins. The default `inner` therefore
-///   follows no redirects itself (`URLSessionTransport` with `maxRedirects: 0`); if you pass your
-///   own `inner`, configure it the same way, or the redirects it follows are not pinned.
+///   to a pinned one cannot lead the request around the pins. A `URLSessionTransport` anywhere
+///   in `inner` returns redirects to this transport whatever its own `maxRedirects`; an `inner`
+///   of your own that follows redirects must not, or the redirects it follows are not pinned.
 /// - A refused certificate throws `TransportError` of kind ``TransportError/Kind/tls`` whose
 ///   `underlying` is the ``ServerTrustError`` (see ``TransportError/serverTrustError``) and whose
 ///   message is its description (for a pin mismatch, the chain's pins ready to copy). `tls` is not
@@ -104,18 +104,20 @@ public struct PinningTransport: Transport {
     }
 
     /// The designated initializer, with the clock the pool's idle expiry is measured on (tests
-    /// pass a `TestClock`) and the connection limit the pool counts against (tests inject
-    /// their own). Deadlines and socket timeouts always run in real time.
+    /// pass a `TestClock`), the connection limit the pool counts against and the name resolver
+    /// (tests inject their own). Deadlines and socket timeouts always run in real time.
     init(inner: any Transport, pinnedDomains: [String: any ServerTrustEvaluator], trustRoots: TrustRoots,
-         configuration: Configuration, clock: some Clock<Duration>, threads: ConnectionThreadLimit = .processWide) {
+         configuration: Configuration, clock: some Clock<Duration>, threads: ConnectionThreadLimit = .processWide,
+         resolver: any HostNameResolver = SystemHostNameResolver()) {
         self.inner = inner
         self.maxRedirects = configuration.maxRedirects
         self.redirectSafety = configuration.redirectSafety
         engine = Result { () throws(PinningConfigurationError) -> Engine in
             let domains = try PinnedDomains(pinnedDomains)
             try domains.validate(for: trustRoots)
+            let identities = try ClientIdentities(configuration.clientIdentities, pinned: domains)
             let context = try TLSClientContext(roots: trustRoots, protocols: configuration.httpVersion.alpnProtocols)
-            let settings = ConnectionSettings(
+            var settings = ConnectionSettings(
                 context: context,
                 timeouts: TLSStream.Timeouts(connect: configuration.connectTimeout,
                                              handshake: configuration.handshakeTimeout,
@@ -123,6 +125,9 @@ public struct PinningTransport: Transport {
                 limits: configuration.limits,
                 acceptsBodyEndWithoutCloseNotify: configuration.acceptsBodyEndWithoutCloseNotify, threads: threads,
                 clock: ErasedClock(clock))
+            settings.connector = OriginConnector(resolver: resolver, attemptDelay: configuration.connectionAttemptDelay,
+                                                 proxy: configuration.proxy, limits: configuration.limits)
+            settings.identities = identities
             return Engine(domains: domains, client: PinnedClient(settings: settings, configuration: configuration))
         }
     }
@@ -205,8 +210,7 @@ public struct PinningTransport: Transport {
     /// could read it as a pinned host that this transport did not recognize.
     private func sendOneHop(_ request: URLRequest, engine: Engine) async throws -> HTTPResponse {
         guard let url = request.url, let rawHost = url.host else {
-            TransportEvents.emit(PinningEvent.sentToInner(url: request.url))
-            return try await inner.send(request)
+            return try await sendToInner(request)
         }
         let host: CanonicalHost
         do {
@@ -216,11 +220,17 @@ public struct PinningTransport: Transport {
                                  message: "refusing the request: \(error.description)", underlying: error)
         }
         guard let evaluator = engine.domains.evaluator(for: host) else {
-            TransportEvents.emit(PinningEvent.sentToInner(url: request.url))
-            return try await inner.send(request)
+            return try await sendToInner(request)
         }
         let port = try Self.httpsPort(of: url, request: request)
         return try await engine.client.send(request, host: host, port: port, evaluator: evaluator)
+    }
+
+    /// Sends one hop through `inner`, telling the Strata transports in it to return redirects
+    /// rather than follow them: the next hop may be pinned, and only `send(_:)` checks that.
+    private func sendToInner(_ request: URLRequest) async throws -> HTTPResponse {
+        TransportEvents.emit(PinningEvent.sentToInner(url: request.url))
+        return try await RedirectPolicy.$isFollowedAbove.withValue(true) { try await inner.send(request) }
     }
 
     /// The port of an `https` URL for a pinned host; anything else is refused before any I/O.

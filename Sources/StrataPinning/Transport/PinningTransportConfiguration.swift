@@ -4,12 +4,20 @@ extension PinningTransport {
     /// Timeouts, pool size and limits for the connections ``PinningTransport`` opens to pinned
     /// hosts. Every value has a default that suits an ordinary JSON API.
     public struct Configuration: Sendable {
-        /// How long resolving the host name and opening the TCP connection may take together.
-        /// Default 10 s.
+        /// How long resolving the host name and opening the TCP connection may take together
+        /// (through a ``proxy``: reaching the proxy and its answer to `CONNECT`). Default 10 s.
         ///
         /// Resolution runs on a helper thread and is abandoned at this timeout (or the request
         /// deadline, if sooner); the system resolver finishes in the background.
         public var connectTimeout: Duration
+        /// How long a connection attempt to one of a host's addresses runs alone before the
+        /// next address is tried beside it (RFC 8305 "Connection Attempt Delay"). Default 250 ms;
+        /// values under 10 ms count as 10 ms, as the RFC requires.
+        ///
+        /// Every address the name resolves to is tried within ``connectTimeout``: the families
+        /// alternate (IPv6 first when the system prefers it), an attempt that fails starts the
+        /// next at once, and the first connection wins; the others are closed.
+        public var connectionAttemptDelay: Duration
         /// How long the TLS handshake may take. Default 10 s.
         public var handshakeTimeout: Duration
         /// The longest wait for any progress while a request is written or its response read.
@@ -52,6 +60,16 @@ extension PinningTransport {
         /// is closed and its requests fail with ``TransportError/Kind/connectionLost`` (idempotent
         /// ones that had no response yet are sent again on a new connection). Default 10 s.
         public var http2PingInterval: Duration
+        /// The HTTP proxy pinned hosts are reached through, with a `CONNECT` tunnel; nil (the
+        /// default) connects directly. Nothing is read from the environment unless you ask:
+        /// `configuration.proxy = try ProxyConfiguration.fromEnvironment()` reads `HTTPS_PROXY`
+        /// and `NO_PROXY`. TLS, the host name check and the pins run end to end with the pinned
+        /// host through the tunnel; a proxy that inspects TLS fails the pin check, by design.
+        public var proxy: ProxyConfiguration?
+        /// Client certificates (mutual TLS) by `pinnedDomains` pattern: the identity of the most
+        /// specific pattern that matches a host is presented when its server asks for one.
+        /// Every key must also be a `pinnedDomains` key (a configuration error otherwise). Default: none.
+        public var clientIdentities: [String: ClientIdentity]
 
         /// Creates a configuration; every parameter defaults to the documented default. Any
         /// duration may be as large as `.seconds(Int64.max)` (in effect, no limit).
@@ -60,7 +78,9 @@ extension PinningTransport {
                     maxConnectionsPerHost: Int = 8, idleConnectionTimeout: Duration = .seconds(30),
                     limits: HTTP1Limits = .default, maxRedirects: Int = 10,
                     redirectSafety: RedirectSafety = RedirectSafety(), acceptsBodyEndWithoutCloseNotify: Bool = false,
-                    httpVersion: HTTPVersionPolicy = .preferHTTP2, http2PingInterval: Duration = .seconds(10)) {
+                    httpVersion: HTTPVersionPolicy = .preferHTTP2, http2PingInterval: Duration = .seconds(10),
+                    connectionAttemptDelay: Duration = .milliseconds(250), proxy: ProxyConfiguration? = nil,
+                    clientIdentities: [String: ClientIdentity] = [:]) {
             self.connectTimeout = connectTimeout
             self.handshakeTimeout = handshakeTimeout
             self.idleReadTimeout = idleReadTimeout
@@ -73,6 +93,9 @@ extension PinningTransport {
             self.acceptsBodyEndWithoutCloseNotify = acceptsBodyEndWithoutCloseNotify
             self.httpVersion = httpVersion
             self.http2PingInterval = http2PingInterval
+            self.connectionAttemptDelay = connectionAttemptDelay
+            self.proxy = proxy
+            self.clientIdentities = clientIdentities
         }
     }
 }

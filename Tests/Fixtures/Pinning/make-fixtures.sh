@@ -16,8 +16,14 @@
 #                 is attacker-leaf.pem followed by the genuine ca.pem (CVE-2016-2402 shape).
 #   san-less      CN=localhost and no subjectAltName at all, issued by ca (a client must not fall
 #                 back to the subject CN: RFC 6125 §6.4.4).
-# `./make-fixtures.sh san-less` makes only san-less (with the existing ca), leaving every other
-# key and pin as it is.
+#   client-ca     a private CA for client certificates (EC P-256), apart from ca
+#   client        a client certificate (extendedKeyUsage clientAuth, CN=strata-test-client) issued
+#                 by client-ca; client-encrypted.key is its key under the passphrase in
+#                 client-passphrase.txt (PKCS #8, AES-256)
+#   client-untrusted  a client certificate issued by attacker-ca (a server trusting client-ca refuses it)
+# `./make-fixtures.sh san-less` makes only san-less (with the existing ca), and
+# `./make-fixtures.sh client` only the client-* files (with the existing attacker-ca), leaving every
+# other key and pin as it is.
 # Private keys are committed on purpose: they are test-only and the TLS test server needs them.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -52,6 +58,13 @@ keyUsage = critical, digitalSignature, keyEncipherment
 extendedKeyUsage = serverAuth
 X
 
+cat > "$work/client.ext" <<'X'
+basicConstraints = critical, CA:FALSE
+keyUsage = critical, digitalSignature
+extendedKeyUsage = clientAuth
+subjectKeyIdentifier = hash
+X
+
 csr()       { openssl req -new -key "$1.key" -subj "$2" -out "$work/$1.csr"; }
 self_sign() { openssl x509 -req -in "$work/$1.csr" -signkey "$1.key" -days 36500 -extfile "$work/$2" -set_serial "0x$(openssl rand -hex 8)" -out "$1.pem" 2>/dev/null; }
 issue()     { openssl x509 -req -in "$work/$1.csr" -CA "$2.pem" -CAkey "$2.key" -days 36500 -extfile "$work/$3" -set_serial "0x$(openssl rand -hex 8)" -out "$1.pem" 2>/dev/null; }
@@ -76,13 +89,25 @@ dated() { openssl ca -batch -notext -config "$work/ca.cnf" -cert ca.pem -keyfile
             -startdate "$2" -enddate "$3" -extfile "$work/leaf.ext" -out "$1.pem" 2>/dev/null; }
 
 san_less() { ec_key san-less; csr san-less "/O=Strata Tests/CN=localhost"; issue san-less ca san-less.ext; }
-if [ "${1:-}" = san-less ]; then
-    san_less
-    grep -v '^san-less ' pins.txt > "$work/pins" || true
-    pin=$(openssl x509 -in san-less.pem -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64)
-    { cat "$work/pins"; echo "san-less sha256/$pin"; } > pins.txt
-    exit 0
-fi
+client() {
+    ec_key client-ca; csr client-ca "/O=Strata Tests/CN=Strata Test Client CA"; self_sign client-ca ca.ext
+    ec_key client;    csr client "/O=Strata Tests/CN=strata-test-client";  issue client client-ca client.ext
+    echo "correct horse battery staple" > client-passphrase.txt
+    openssl pkey -in client.key -aes256 -passout file:client-passphrase.txt -out client-encrypted.key
+    ec_key client-untrusted; csr client-untrusted "/O=Mallory/CN=strata-test-client"; issue client-untrusted attacker-ca client.ext
+}
+# Replaces the pins of the named certificates in pins.txt, keeping every other line.
+repin() {
+    pattern=$(printf '^%s |' "$@"); grep -Ev "${pattern%|}" pins.txt > "$work/pins" || true
+    cp "$work/pins" pins.txt
+    for cert in "$@"; do
+        echo "$cert sha256/$(openssl x509 -in "$cert.pem" -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64)" >> pins.txt
+    done
+}
+case "${1:-}" in
+    san-less) san_less; repin san-less; exit 0 ;;
+    client) client; repin client-ca client client-untrusted; exit 0 ;;
+esac
 
 ec_key ca;           csr ca "/O=Strata Tests/CN=Strata Test Root CA";      self_sign ca ca.ext
 ec_key intermediate; csr intermediate "/O=Strata Tests/CN=Strata Test Intermediate CA"; issue intermediate ca ca.ext
@@ -97,6 +122,7 @@ ec_key self-signed;  csr self-signed "/O=Strata Tests/CN=self-signed localhost";
 ec_key attacker-ca;  csr attacker-ca "/O=Mallory/CN=Attacker Root CA";     self_sign attacker-ca ca.ext
 ec_key attacker-leaf; csr attacker-leaf "/O=Mallory/CN=localhost";         issue attacker-leaf attacker-ca leaf.ext
 san_less
+client
 
 openssl x509 -in leaf-ec.pem -outform der -out leaf-ec.der
 cat leaf-via-intermediate.pem intermediate.pem > leaf-via-intermediate-chain.pem
@@ -104,7 +130,7 @@ cat attacker-leaf.pem ca.pem > forged-chain.pem
 
 # Known answers: the pin pipeline from SECURITY.md, run on every certificate.
 : > pins.txt
-for cert in ca intermediate leaf-ec leaf-rsa leaf-via-intermediate expired not-yet-valid wrong-host self-signed attacker-ca attacker-leaf san-less; do
+for cert in ca intermediate leaf-ec leaf-rsa leaf-via-intermediate expired not-yet-valid wrong-host self-signed attacker-ca attacker-leaf san-less client-ca client client-untrusted; do
     pin=$(openssl x509 -in "$cert.pem" -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64)
     echo "$cert sha256/$pin" >> pins.txt
 done

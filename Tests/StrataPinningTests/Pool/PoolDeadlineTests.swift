@@ -26,7 +26,10 @@ struct PoolDeadlineTests {
             #expect(error.kind == .timedOut)
             #expect(error.message.contains("waiting for a free connection"))
         }
-        #expect(ContinuousClock.now - start < TestTimeScale.scaled(.seconds(5)))
+        // The message proves the pool's own deadline ended the wait; this bound only catches a wait
+        // far past it. Tighter ones measured the parallel suite on two cores (5.4 and 7.6 s in
+        // two runs against a 50 ms deadline), not the pool.
+        #expect(ContinuousClock.now - start < TestTimeScale.scaled(.seconds(30)))
         #expect(pool.counts(host: "localhost", port: 1) == (open: 1, waiting: 0))
         pool.release(held.connection, keepAlive: false)
         #expect(pool.counts(host: "localhost", port: 1) == (open: 0, waiting: 0))

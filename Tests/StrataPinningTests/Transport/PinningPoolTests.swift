@@ -223,8 +223,9 @@ struct PinningPoolTests {
         let result = await task.result
         let elapsed = ContinuousClock.now - start
         #expect(throws: CancellationError.self) { try result.get() }
-        // Far below the 30 s the server would take; loose because the suite shares two cores.
-        #expect(elapsed < TestTimeScale.scaled(.seconds(5)))
+        // Half the 30 s the server would take: what a stall of the parallel suite on two cores
+        // cannot reach (up to 7.6 s measured), what a cancel that waits for the server must.
+        #expect(elapsed < TestTimeScale.scaled(.seconds(15)))
         server.http.stop()
     }
 

@@ -155,17 +155,27 @@ struct PinningRoutingTests {
         #expect(server.http.requestCount == 4)
     }
 
-    @Test("an unpinned host that redirects to a pinned host cannot lead the request around the pins")
-    func redirectFromUnpinnedToPinned() async throws {
+    /// The two ways to build `inner`: the default, which follows no redirects, and a
+    /// `URLSessionTransport()` with its default limits, which follows ten on its own.
+    static let inners: [@Sendable () -> any Transport] = [
+        { PinningTransport.defaultInner() },
+        { URLSessionTransport() },
+    ]
+
+    @Test("an unpinned host that redirects to a pinned host cannot lead the request around the pins, even through an inner that follows redirects itself",
+          arguments: inners)
+    func redirectFromUnpinnedToPinned(makeInner: @Sendable () -> any Transport) async throws {
         let pinned = try TLSLoopbackServer(identity: .leafOnly)
         pinned.http.route("/target", response: .init(text: "pinned body"))
         let plain = try LoopbackHTTPServer()
         plain.route("/hop", response: .init(status: 302, headers: [("Location", pinned.url("/target").absoluteString)]))
 
-        let trusted = try Pinning.transport(inner: PinningTransport.defaultInner())
+        // Were the hop to the pinned host made by the inner URLSession, it would fail: URLSession
+        // does not trust the test CA. PinningTransport makes it, with the test CA and the pins.
+        let trusted = try Pinning.transport(inner: makeInner())
         #expect(try await trusted.send(Pinning.get(plain.url("/hop"))).text == "pinned body")
 
-        let wrongPin = try Pinning.transport(pins: [Fixtures.Pin.attackerCA], inner: PinningTransport.defaultInner())
+        let wrongPin = try Pinning.transport(pins: [Fixtures.Pin.attackerCA], inner: makeInner())
         let error = await Pinning.error { try await wrongPin.send(Pinning.get(plain.url("/hop"))) }
         #expect((error as? TransportError)?.kind == .tls)
         #expect(pinned.http.requests.map(\.path) == ["/target"], "only the trusted transport reached the pinned host")

@@ -27,6 +27,29 @@ final class PinningEventLog: Sendable {
     var trust: [(matchedPin: String?, failure: String?)] {
         all.compactMap { if case let .trustEvaluated(_, pin, failure) = $0 { (pin, failure) } else { nil } }
     }
+    var connectedAddresses: [(address: String, attempts: Int)] {
+        all.compactMap { if case let .addressConnected(_, address, attempts) = $0 { (address, attempts) } else { nil } }
+    }
+    var tunnels: [(proxy: String, target: String)] {
+        all.compactMap { if case let .tunnelOpened(proxy, host, port) = $0 { (proxy, "\(host):\(port)") } else { nil } }
+    }
+    var reportedMismatches: [(servedPins: [String], failure: String)] {
+        all.compactMap { if case let .pinMismatchReported(_, pins, failure) = $0 { (pins, failure) } else { nil } }
+    }
+}
+
+/// A resolver with fixed answers, as a DNS server with chosen records would give: `answers`
+/// maps the request's host and port to the addresses (IP literal and port) to return.
+struct ScriptedResolver: HostNameResolver {
+    let answers: @Sendable (_ host: String, _ port: Int) -> [(literal: String, port: Int)]
+
+    func resolve(_ host: String, port: Int) throws(TransportError) -> [SocketAddress] {
+        let addresses = answers(host, port).flatMap { answer in
+            (try? SystemHostNameResolver.addresses(of: answer.literal, port: answer.port, numericOnly: true)) ?? []
+        }
+        guard !addresses.isEmpty else { throw TransportError(.cannotConnect, message: "cannot resolve \(host): no records") }
+        return addresses
+    }
 }
 
 enum Pinning {
@@ -42,12 +65,13 @@ enum Pinning {
     static func transport(pins: [String] = [Fixtures.Pin.leafEC], extra: [String: any ServerTrustEvaluator] = [:],
                           roots: TrustRoots? = nil, inner: any Transport = CannedRoutesTransport(routes: []),
                           configuration: PinningTransport.Configuration = .init(requestTimeout: .seconds(10)),
-                          clock: some Clock<Duration> = ContinuousClock())
+                          clock: some Clock<Duration> = ContinuousClock(),
+                          resolver: any HostNameResolver = SystemHostNameResolver())
         throws -> PinningTransport {
         var domains = extra
         domains["localhost"] = try PublicKeyPinningEvaluator(pins: pins)
         return PinningTransport(inner: inner, pinnedDomains: domains, trustRoots: try roots ?? privateCA(),
-                                configuration: configuration, clock: clock)
+                                configuration: configuration, clock: clock, resolver: resolver)
     }
 
     static func get(_ url: URL, headers: [String: String] = [:]) -> URLRequest {

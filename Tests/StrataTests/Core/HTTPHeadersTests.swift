@@ -1,4 +1,4 @@
-import Strata
+@testable import Strata
 import Testing
 
 @Suite("HTTPHeaders")
@@ -42,6 +42,33 @@ struct HTTPHeadersTests {
         #expect(HTTPHeaders([("A", "1")]) != HTTPHeaders([("A", "2")]))
         // Only ASCII letters fold: equal values must hash equally.
         #expect(HTTPHeaders([("straße", "1")]) != HTTPHeaders([("STRASSE", "1")]))
+    }
+
+    @Test("names compare as ASCII lower-casing would: letters fold, neighbouring punctuation and non-ASCII do not",
+          arguments: [
+              ("Content-Type", "content-type"), ("ETAG", "etag"), ("ETag", "ETags"), ("X-A", "X_A"), ("X@", "X`"),
+              ("X[", "X{"), ("Z", "z"), ("É", "é"), ("é", "é"), ("", ""), ("a", ""), ("Accept", "Accepu"),
+          ])
+    func nameComparison(a: String, b: String) {
+        // The reference: lower-casing ASCII letters only, as RFC 9110 tokens are ASCII.
+        func folded(_ name: String) -> [UInt8] { name.utf8.map { (65...90).contains($0) ? $0 + 32 : $0 } }
+        let expected = folded(a) == folded(b)
+        #expect(HTTPHeaders.equal(a, b) == expected)
+        #expect(HTTPHeaders.equal(b, a) == expected)
+        let headers = HTTPHeaders([(a, "v")])
+        #expect(headers.contains(b) == expected)
+        #expect(headers[b] == (expected ? "v" : nil))
+        #expect(headers.values(for: b) == (expected ? ["v"] : []))
+        if expected { #expect(headers.hashValue == HTTPHeaders([(b, "v")]).hashValue) }
+    }
+
+    @Test("removing fields by name keeps the others in order, repeats and spelling included")
+    func removingFields() {
+        let headers = HTTPHeaders([("A", "1"), ("Date", "d"), ("a", "2"), ("B", "3"), ("date", "e")])
+        let kept = headers.removingFields { HTTPHeaders.equal($0, "date") }
+        #expect(kept.map { "\($0.name)=\($0.value)" } == ["A=1", "a=2", "B=3"])
+        #expect(headers.removingFields { _ in false } == headers)
+        #expect(headers.removingFields { _ in true }.isEmpty)
     }
 
     @Test("a value containing CR, LF or NUL is refused", arguments: ["a\r\nX-Injected: 1", "a\nb", "a\rb", "a\u{0}b"])

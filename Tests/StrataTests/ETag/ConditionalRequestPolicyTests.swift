@@ -157,6 +157,19 @@ struct ConditionalRequestPolicyTests {
         #expect(fresh.body == entry.body)
     }
 
+    @Test("a 304 that only repeats stored fields leaves the entry as it is; a respelled or changed field still replaces")
+    func repeatingNotModified() throws {
+        let entry = ETagCacheEntry(response: makeResponse("hello", headers: ["ETag": "\"1\"", "Content-Type": "text/plain"]))
+        #expect(policy.freshened(entry, with: makeResponse("", status: 304, headers: ["ETag": "\"1\""])) == entry)
+        let respelled = try #require(policy.freshened(entry, with: makeResponse("", status: 304, headers: ["etag": "\"1\""])))
+        #expect(respelled.headers.map(\.name) == ["etag", "Content-Type"])
+        let repeated = HTTPHeaders([("ETag", "\"1\""), ("ETag", "\"1\"")])
+        #expect(try #require(policy.freshened(entry, with: makeResponse("", status: 304, headers: repeated))).headers
+            .values(for: "ETag") == ["\"1\"", "\"1\""])
+        #expect(!policy.needsStoreUpdate(from: entry, to: entry))
+        #expect(policy.needsStoreUpdate(from: entry, to: respelled) == false, "names compare case-insensitively")
+    }
+
     @Test("a 304 whose ETag or Last-Modified differs from the entry's confirms nothing")
     func mismatchedNotModified() {
         let tagged = ETagCacheEntry(response: makeResponse("x", headers: ["ETag": "\"1\"", "Last-Modified": "A"]))

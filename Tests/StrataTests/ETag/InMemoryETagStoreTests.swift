@@ -60,6 +60,32 @@ struct InMemoryETagStoreTests {
         await store.removeAll()
         #expect(await store.count == 0)
     }
+
+    @Test("sixteen tasks storing, reading and removing at once leave the bounds and the byte count exact")
+    func concurrentUse() async {
+        let store = InMemoryETagStore(maxEntries: 8)
+        let entries = (0..<24).map { ETagCacheEntry(response: makeResponse(String(repeating: "b", count: $0), headers: ["ETag": "\"1\""])) }
+        await withTaskGroup(of: Void.self) { group in
+            for task in 0..<16 {
+                group.addTask {
+                    for round in 0..<60 {
+                        let index = (task * 7 + round) % entries.count
+                        await store.store(entries[index], for: "k\(index)")
+                        _ = await store.cachedResponse(for: "k\((index + 3) % entries.count)")
+                        if round % 10 == 9 { await store.remove(for: "k\((index + 5) % entries.count)") }
+                    }
+                }
+            }
+        }
+        var held = 0, bytes = 0
+        for (index, entry) in entries.enumerated() where await store.containsEntry(for: "k\(index)") {
+            held += 1
+            bytes += entry.approximateByteCount
+        }
+        #expect(held <= 8)
+        #expect(await store.count == held)
+        #expect(await store.byteCount == bytes)
+    }
 }
 
 @Suite("Least-recently-used order")

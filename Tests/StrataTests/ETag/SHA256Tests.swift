@@ -42,3 +42,17 @@ struct SHA256Tests {
         #expect(digest.joined() == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
     }
 }
+
+@Suite("SHA-256 over text")
+struct SHA256TextTests {
+    @Test("text fed piece by piece hashes like its UTF-8 bytes at once, ASCII or not, across block boundaries")
+    func utf8Pieces() {
+        let pieces = ["strata-etag-identity\u{0}", "authorization", ":13:", "Bearer ü-tök", "\n", "", String(repeating: "x", count: 70),
+                      "日本語", String(repeating: "y", count: 64)]
+        var hasher = SHA256()
+        for piece in pieces { hasher.update(utf8: piece) }
+        #expect(hasher.finalizeHex() == SHA256.hexDigest(Array(pieces.joined().utf8)))
+        #expect(SHA256.hexDigest(Array(pieces.joined().utf8))
+            == SHA256.hash(Array(pieces.joined().utf8)).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined())
+    }
+}

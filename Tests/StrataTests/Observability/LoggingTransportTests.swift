@@ -109,6 +109,33 @@ struct LoggingTransportTests {
         #expect(!evaluated.withLock { $0 })
     }
 
+    @Test("a logger that takes no level steps aside: events below it are not even built")
+    func silentLoggerStepsAside() async throws {
+        struct Silent: StrataLogger {
+            func isEnabled(_ level: LogLevel) -> Bool { false }
+            func record(_ level: LogLevel, _ message: String, metadata: LogMetadata) {}
+        }
+        /// Reports one event per request, counting the times the event is built.
+        struct Reporting: Transport {
+            let inner: any Transport
+            let built: LockedValue<Int>
+            func send(_ request: URLRequest) async throws -> HTTPResponse {
+                TransportEvents.emit({ built.withLock { $0 += 1 }; return ReauthEvent.started }())
+                return try await inner.send(request)
+            }
+        }
+        let built = LockedValue(0)
+        let stack = LoggingTransport(inner: Reporting(inner: CannedResponseTransport(string: "x"), built: built),
+                                     logger: Silent())
+        #expect(try await stack.send(secretRequest()).text == "x")
+        #expect(built.withLock { $0 } == 0)
+        // A logger that takes any one level observes as before.
+        let recording = LoggingTransport(inner: Reporting(inner: CannedResponseTransport(string: "x"), built: built),
+                                         logger: RecordingLogger())
+        _ = try await recording.send(secretRequest())
+        #expect(built.withLock { $0 } == 1)
+    }
+
     @Test("without an observer, emitting an event builds nothing")
     func emitWithoutObserver() {
         let evaluated = LockedValue(false)

@@ -77,6 +77,8 @@ struct ReauthPolicyTests {
     @Test("bearer tokens are read from Authorization values", arguments: [
         ("Bearer abc", "abc"), ("bearer abc", "abc"), ("BEARER  abc.def-1", "abc.def-1"),
         ("Bearer", nil), ("Bearer ", nil), ("Bearerabc", nil), ("Basic abc", nil), ("", nil),
+        // Read by bytes, but as characters would be: a combining mark joins the space before it.
+        ("Bearer ü-token", "ü-token"), ("Bearer \u{301}abc", nil), ("Bearer\u{301} abc", nil), ("Bearer  \t", "\t"),
     ] as [(String, String?)])
     func bearerParsing(value: String, token: String?) {
         #expect(BearerCredential.token(inAuthorization: value) == token)

@@ -266,3 +266,28 @@ struct RetryDeadlineDecisionTests {
         #expect(decide(.zero) == .stop(.timeoutWouldPass))
     }
 }
+
+@Suite("RetryPolicy decisions read the clock only when they need it")
+struct RetryClockReadingTests {
+    /// Counts the reads of the clock and of the deadline that a decision makes.
+    private final class Reads {
+        var clock = 0, deadline = 0
+        func now() -> Date { clock += 1; return Date(timeIntervalSince1970: 1_800_000_000) }
+        func timeLeft() -> Duration? { deadline += 1; return .seconds(60) }
+    }
+
+    private func reads(for response: HTTPResponse) -> (clock: Int, deadline: Int) {
+        let reads = Reads()
+        _ = RetryPolicy().decision(for: .response(response), request: RetryFixtures.request(), retriesSoFar: 0,
+                                   now: reads.now(), random: { 0.5 }, timeLeft: reads.timeLeft())
+        return (reads.clock, reads.deadline)
+    }
+
+    @Test("a success reads neither; a retry reads the deadline, and the clock only for a Retry-After")
+    func lazyReads() {
+        #expect(reads(for: HTTPResponse(statusCode: 200)) == (0, 0))
+        #expect(reads(for: HTTPResponse(statusCode: 404)) == (0, 0))
+        #expect(reads(for: HTTPResponse(statusCode: 503)) == (0, 1))
+        #expect(reads(for: HTTPResponse(statusCode: 503, headers: ["Retry-After": "Fri, 15 Jan 2027 08:00:12 GMT"])) == (1, 1))
+    }
+}

@@ -112,4 +112,23 @@ public final class LoopbackProcess: Sendable {
         }
         return false
     }
+
+    /// The lines of a file in the process's directory (a log the server appends to), empty
+    /// when it does not exist yet.
+    public func lines(of file: String) -> [String] {
+        // Read with POSIX calls: FoundationEssentials' String(contentsOf:) leaked its 4 KB read
+        // buffer here once under LeakSanitizer (servers append to their logs while a test reads).
+        let descriptor = open(directory.appendingPathComponent(file).path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return [] }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count > 0 { bytes += chunk[..<count]; continue }
+            if count < 0 && errno == EINTR { continue }
+            break
+        }
+        return String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)
+    }
 }

@@ -88,20 +88,7 @@ public final class NginxServer: Sendable {
     /// The lines of a file in the server's directory, such as a log a directive named
     /// (`access_log $root/connections.log strata_connection;` logs each request's connection number).
     public func lines(of file: String) -> [String] {
-        // Read with POSIX calls: FoundationEssentials' String(contentsOf:) leaked its 4 KB read
-        // buffer here once under LeakSanitizer (nginx appends to its logs while a test reads).
-        let descriptor = open(process.directory.appendingPathComponent(file).path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return [] }
-        defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count > 0 { bytes += chunk[..<count]; continue }
-            if count < 0 && errno == EINTR { continue }
-            break
-        }
-        return String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)
+        process.lines(of: file)
     }
 
     /// Stops nginx.

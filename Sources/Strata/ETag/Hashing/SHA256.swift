@@ -24,11 +24,13 @@ struct SHA256: Sendable {
     // first 8 primes.
     private var state: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) =
         (0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19)
-    private var pending: [UInt8] = []
+    /// Message bytes not yet compressed (fewer than 64), in place: a hasher allocates nothing.
+    private var pending: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+    private var pendingCount = 0
     private var totalByteCount: UInt64 = 0
 
     /// Creates a hasher with the initial hash value.
-    init() { pending.reserveCapacity(64) }
+    init() {}
 
     /// The digest of `bytes`.
     static func hash<Bytes: Sequence>(_ bytes: Bytes) -> [UInt8] where Bytes.Element == UInt8 {
@@ -39,8 +41,9 @@ struct SHA256: Sendable {
 
     /// The digest of `bytes` as 64 lower-case hexadecimal digits.
     static func hexDigest<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
-        let digits = Array("0123456789abcdef".utf8)
-        return String(decoding: hash(bytes).flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0x0f)]] }, as: UTF8.self)
+        var hasher = SHA256()
+        hasher.update(bytes)
+        return hasher.finalizeHex()
     }
 
     /// Feeds more message bytes.
@@ -49,83 +52,135 @@ struct SHA256: Sendable {
         if done == nil { Array(bytes).withUnsafeBytes { update($0) } }
     }
 
+    /// Feeds the UTF-8 bytes of `text`.
+    mutating func update(utf8 text: String) {
+        var text = text
+        text.withUTF8 { update(UnsafeRawBufferPointer($0)) }
+    }
+
     private mutating func update(_ input: UnsafeRawBufferPointer) {
+        guard let base = input.baseAddress, !input.isEmpty else { return }
         totalByteCount &+= UInt64(input.count)
         var offset = 0
-        if !pending.isEmpty {
-            offset = min(64 - pending.count, input.count)
-            pending.append(contentsOf: input[0..<offset])
-            guard pending.count == 64 else { return }
-            pending.withUnsafeBytes { compress($0, at: 0) }
-            pending.removeAll(keepingCapacity: true)
+        if pendingCount > 0 {
+            offset = min(64 - pendingCount, input.count)
+            let start = pendingCount
+            withUnsafeMutableBytes(of: &pending) { $0.baseAddress!.advanced(by: start).copyMemory(from: base, byteCount: offset) }
+            pendingCount += offset
+            guard pendingCount == 64 else { return }
+            var block = pending
+            withUnsafeBytes(of: &block) { compress(blocks: $0.baseAddress!, count: 1) }
+            pendingCount = 0
         }
-        while input.count - offset >= 64 {
-            compress(input, at: offset)
-            offset += 64
+        let blocks = (input.count - offset) / 64
+        if blocks > 0 {
+            compress(blocks: base + offset, count: blocks)
+            offset += blocks * 64
         }
-        pending.append(contentsOf: input[offset...])
+        let left = input.count - offset
+        if left > 0 {
+            withUnsafeMutableBytes(of: &pending) { $0.baseAddress!.copyMemory(from: base + offset, byteCount: left) }
+            pendingCount = left
+        }
     }
 
     /// Pads the message (FIPS 180-4 §5.1.1) and returns the 32-byte digest.
     mutating func finalize() -> [UInt8] {
-        let bitLength = totalByteCount &* 8
-        pending.append(0x80)
-        if pending.count > 56 {
-            pending.append(contentsOf: repeatElement(0, count: 64 - pending.count))
-            pending.withUnsafeBytes { compress($0, at: 0) }
-            pending.removeAll(keepingCapacity: true)
-        }
-        pending.append(contentsOf: repeatElement(0, count: 56 - pending.count))
-        for shift in stride(from: 56, through: 0, by: -8) {
-            pending.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift)))
-        }
-        pending.withUnsafeBytes { compress($0, at: 0) }
-        pending.removeAll()
-        let words = [state.0, state.1, state.2, state.3, state.4, state.5, state.6, state.7]
-        return words.flatMap { word in
-            [UInt8(word >> 24), UInt8(truncatingIfNeeded: word >> 16), UInt8(truncatingIfNeeded: word >> 8),
-             UInt8(truncatingIfNeeded: word)]
+        var words = finalizeWords()
+        return withUnsafeBytes(of: &words) { words in
+            [UInt8](unsafeUninitializedCapacity: 32) { buffer, count in
+                let bytes = UnsafeMutableRawPointer(buffer.baseAddress!)
+                for index in 0..<8 {
+                    let word = words.load(fromByteOffset: index * 4, as: UInt32.self)
+                    bytes.storeBytes(of: word.bigEndian, toByteOffset: index * 4, as: UInt32.self)
+                }
+                count = 32
+            }
         }
     }
 
-    // FIPS 180-4 §6.2.2, the 64-byte block of `block` starting at `start`.
-    private mutating func compress(_ block: UnsafeRawBufferPointer, at start: Int) {
-        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { schedule in
+    /// Pads the message and returns the digest as 64 lower-case hexadecimal digits.
+    mutating func finalizeHex() -> String {
+        var words = finalizeWords()
+        let digits: StaticString = "0123456789abcdef"
+        return withUnsafeBytes(of: &words) { words in
+            String(unsafeUninitializedCapacity: 64) { buffer in
+                for index in 0..<64 {
+                    let word = words.load(fromByteOffset: index / 8 * 4, as: UInt32.self)
+                    buffer[index] = digits.utf8Start[Int(word >> UInt32(28 - 4 * (index % 8)) & 0xF)]
+                }
+                return 64
+            }
+        }
+    }
+
+    /// Pads the message and returns the eight words of the digest.
+    private mutating func finalizeWords() -> (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) {
+        let bitLength = totalByteCount &* 8
+        var tail: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64,
+                   UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        let count = pendingCount
+        // The pending bytes, 0x80, zeros, and the bit length in the last 8 bytes of one or two blocks.
+        let blocks = count < 56 ? 1 : 2
+        withUnsafeMutableBytes(of: &tail) { tail in
+            withUnsafeBytes(of: &pending) { tail.baseAddress!.copyMemory(from: $0.baseAddress!, byteCount: count) }
+            tail[count] = 0x80
+            tail.storeBytes(of: bitLength.bigEndian, toByteOffset: blocks * 64 - 8, as: UInt64.self)
+        }
+        withUnsafeBytes(of: &tail) { compress(blocks: $0.baseAddress!, count: blocks) }
+        pendingCount = 0
+        return state
+    }
+
+    // FIPS 180-4 §6.2.2, for `count` consecutive 64-byte blocks at `blocks`.
+    private mutating func compress(blocks: UnsafeRawPointer, count: Int) {
+        Self.roundConstants.withUnsafeBufferPointer { constants in
+            withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { schedule in
+                Self.compress(&state, blocks: blocks, count: count, constants: constants.baseAddress!,
+                              schedule: schedule.baseAddress!)
+            }
+        }
+    }
+
+    /// The compression loop, free of closures: the working variables stay in registers.
+    private static func compress(_ state: inout (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32),
+                                 blocks: UnsafeRawPointer, count: Int, constants: UnsafePointer<UInt32>,
+                                 schedule: UnsafeMutablePointer<UInt32>) {
+        var (h0, h1, h2, h3, h4, h5, h6, h7) = state
+        for block in 0..<count {
+            let base = blocks + block * 64
             for index in 0..<16 {
-                let base = start + index * 4
-                schedule[index] = UInt32(block[base]) << 24 | UInt32(block[base + 1]) << 16
-                    | UInt32(block[base + 2]) << 8 | UInt32(block[base + 3])
+                schedule[index] = UInt32(bigEndian: base.loadUnaligned(fromByteOffset: index * 4, as: UInt32.self))
             }
             for index in 16..<64 {
-                let s0 = rotate(schedule[index - 15], 7) ^ rotate(schedule[index - 15], 18) ^ (schedule[index - 15] >> 3)
-                let s1 = rotate(schedule[index - 2], 17) ^ rotate(schedule[index - 2], 19) ^ (schedule[index - 2] >> 10)
+                let w15 = schedule[index - 15], w2 = schedule[index - 2]
+                let s0 = rotate(w15, 7) ^ rotate(w15, 18) ^ (w15 >> 3)
+                let s1 = rotate(w2, 17) ^ rotate(w2, 19) ^ (w2 >> 10)
                 schedule[index] = schedule[index - 16] &+ s0 &+ schedule[index - 7] &+ s1
             }
-            var (a, b, c, d, e, f, g, h) = state
-            Self.roundConstants.withUnsafeBufferPointer { constants in
-                for index in 0..<64 {
-                    let sum1 = rotate(e, 6) ^ rotate(e, 11) ^ rotate(e, 25)
-                    let choice = (e & f) ^ (~e & g)
-                    let temp1 = h &+ sum1 &+ choice &+ constants[index] &+ schedule[index]
-                    let sum0 = rotate(a, 2) ^ rotate(a, 13) ^ rotate(a, 22)
-                    let majority = (a & b) ^ (a & c) ^ (b & c)
-                    let temp2 = sum0 &+ majority
-                    h = g
-                    g = f
-                    f = e
-                    e = d &+ temp1
-                    d = c
-                    c = b
-                    b = a
-                    a = temp1 &+ temp2
-                }
+            var (a, b, c, d, e, f, g, h) = (h0, h1, h2, h3, h4, h5, h6, h7)
+            for index in 0..<64 {
+                let sum1 = rotate(e, 6) ^ rotate(e, 11) ^ rotate(e, 25)
+                let choice = (e & f) ^ (~e & g)
+                let temp1 = h &+ sum1 &+ choice &+ constants[index] &+ schedule[index]
+                let sum0 = rotate(a, 2) ^ rotate(a, 13) ^ rotate(a, 22)
+                let majority = (a & b) ^ (a & c) ^ (b & c)
+                h = g
+                g = f
+                f = e
+                e = d &+ temp1
+                d = c
+                c = b
+                b = a
+                a = temp1 &+ sum0 &+ majority
             }
-            state = (state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d,
-                     state.4 &+ e, state.5 &+ f, state.6 &+ g, state.7 &+ h)
+            h0 &+= a; h1 &+= b; h2 &+= c; h3 &+= d; h4 &+= e; h5 &+= f; h6 &+= g; h7 &+= h
         }
+        state = (h0, h1, h2, h3, h4, h5, h6, h7)
     }
 
-    private func rotate(_ value: UInt32, _ count: UInt32) -> UInt32 {
-        (value >> count) | (value << (32 - count))
+    @inline(__always)
+    private static func rotate(_ value: UInt32, _ count: UInt32) -> UInt32 {
+        (value >> count) | (value << (32 &- count))
     }
 }

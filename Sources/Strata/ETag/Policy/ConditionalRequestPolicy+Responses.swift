@@ -15,21 +15,23 @@ extension ConditionalRequestPolicy {
     /// `If-None-Match` takes precedence, so sending both adds nothing). `nil` when the entry
     /// has no validator.
     func conditionalRequest(_ request: URLRequest, validating entry: ETagCacheEntry) -> URLRequest? {
-        var conditional = request
         if let etag = entry.etag {
-            conditional.setValue(etag, forHTTPHeaderField: "If-None-Match")
+            return request.settingHeaderValue(etag, for: "If-None-Match")
         } else if let lastModified = entry.lastModified {
-            conditional.setValue(lastModified, forHTTPHeaderField: "If-Modified-Since")
-        } else {
-            return nil
+            return request.settingHeaderValue(lastModified, for: "If-Modified-Since")
         }
-        return conditional
+        return nil
     }
 
     /// Decides whether a response to a `GET` is stored (RFC 9111 §3): only a `200` with a
     /// validator, without `no-store` on either side and without `Vary: *`.
     func storeDecision(for response: HTTPResponse, to request: URLRequest) -> StoreDecision {
-        guard HTTPMethod(request) == .get else { return .doNotStore(.head) }
+        storeDecision(for: response, to: RequestFacts(request))
+    }
+
+    /// ``storeDecision(for:to:)`` for the request `facts` describe.
+    func storeDecision(for response: HTTPResponse, to request: RequestFacts) -> StoreDecision {
+        guard request.method == .get else { return .doNotStore(.head) }
         guard response.statusCode == 200 else { return .doNotStore(.status) }
         guard !HeaderRules.forbidsStorage(response.headers) else { return .doNotStore(.responseNoStore) }
         let varyNames = HeaderRules.varyNames(in: response.headers)
@@ -56,25 +58,45 @@ extension ConditionalRequestPolicy {
             if let stored = entry.lastModified,
                stored.trimmingASCIIWhitespace() != received.trimmingASCIIWhitespace() { return nil }
         }
-        let skipped = Self.unfreshenableNames(in: notModified.headers)
-        let updates = notModified.headers.filter { !skipped.contains($0.name.lowercased()) }
-        let updatedNames = Set(updates.map { $0.name.lowercased() })
+        // Header lists are short: linear scans with an ASCII case-insensitive compare beat
+        // building sets of lower-cased names on every 304.
+        let connectionNames = HeaderRules.connectionNames(in: notModified.headers)
+        let updates = notModified.headers.removingFields {
+            HeaderRules.isUnstorable($0, connectionNames: connectionNames) || HTTPHeaders.equal($0, "Content-Length")
+        }
+        guard !updates.isEmpty, !Self.repeatsStoredFields(updates, of: entry) else { return entry }
+        func isUpdated(_ name: String) -> Bool { updates.contains { HTTPHeaders.equal($0.name, name) } }
         // Replaced fields keep their stored position; fields the entry lacked go at the end.
         var merged: [(String, String)] = []
-        var written = Set<String>()
+        var written: [String] = []
         for field in entry.headers {
-            let name = field.name.lowercased()
-            guard updatedNames.contains(name) else {
+            guard isUpdated(field.name) else {
                 merged.append((field.name, field.value))
                 continue
             }
-            guard written.insert(name).inserted else { continue }
-            merged += updates.filter { $0.name.lowercased() == name }.map { ($0.name, $0.value) }
+            guard !written.contains(where: { HTTPHeaders.equal($0, field.name) }) else { continue }
+            written.append(field.name)
+            merged += updates.filter { HTTPHeaders.equal($0.name, field.name) }.map { ($0.name, $0.value) }
         }
         merged += updates.filter { !entry.headers.contains($0.name) }.map { ($0.name, $0.value) }
         var fresh = entry
         fresh.headers = HTTPHeaders(merged)
         return fresh
+    }
+
+    /// Whether `updates` only repeat fields `entry` holds once each, spelled alike with the same
+    /// values (the usual 304, which resends the `ETag`): merging them would change nothing.
+    private static func repeatsStoredFields(_ updates: HTTPHeaders, of entry: ETagCacheEntry) -> Bool {
+        for update in updates {
+            var namesakes = 0, matches = 0
+            for other in updates where HTTPHeaders.equal(other.name, update.name) { namesakes += 1 }
+            for field in entry.headers where HTTPHeaders.equal(field.name, update.name) {
+                guard field.name == update.name, field.value == update.value else { return false }
+                matches += 1
+            }
+            guard namesakes == 1, matches == 1 else { return false }
+        }
+        return true
     }
 
     /// Whether a freshened entry must be written back: its headers changed in a field other
@@ -83,19 +105,36 @@ extension ConditionalRequestPolicy {
     /// server), and the next 304 brings new ones anyway. Skipping them spares a store a full
     /// rewrite of the body on every 304 (about 6 ms per MiB for ``FileETagStore``).
     func needsStoreUpdate(from stored: ETagCacheEntry, to fresh: ETagCacheEntry) -> Bool {
-        let volatile: Set<String> = ["date", "age", "expires"]
         func lasting(_ headers: HTTPHeaders) -> HTTPHeaders {
-            HTTPHeaders(headers.filter { !volatile.contains($0.name.lowercased()) }.map { ($0.name, $0.value) })
+            headers.removingFields { name in Self.volatileFieldNames.contains { HTTPHeaders.equal($0, name) } }
         }
-        return lasting(stored.headers) != lasting(fresh.headers) || stored.body != fresh.body
-            || stored.statusCode != fresh.statusCode || stored.varyingRequestHeaders != fresh.varyingRequestHeaders
+        guard stored.statusCode == fresh.statusCode, stored.varyingRequestHeaders == fresh.varyingRequestHeaders,
+              Self.sameBytes(stored.body, fresh.body) else { return true }
+        guard stored.headers != fresh.headers else { return false }
+        return lasting(stored.headers) != lasting(fresh.headers)
+    }
+
+    private static let volatileFieldNames = ["Date", "Age", "Expires"]
+
+    /// Whether two bodies hold the same bytes; a freshened entry shares its body's storage with
+    /// the stored one, which is then not compared byte by byte (1 MiB would take tens of µs).
+    private static func sameBytes(_ a: Data, _ b: Data) -> Bool {
+        guard a.count == b.count else { return false }
+        return a.withUnsafeBytes { a in
+            b.withUnsafeBytes { b in a.baseAddress == b.baseAddress || a.elementsEqual(b) }
+        }
     }
 
     /// The response the caller gets for a confirmed entry: `200` with the freshened headers and
     /// the stored body (none for `HEAD`), marked ``HTTPResponse/Source/revalidated``.
     func revalidatedResponse(_ entry: ETagCacheEntry, for request: URLRequest, url: URL?) -> HTTPResponse {
+        revalidatedResponse(entry, for: RequestFacts(request), url: url)
+    }
+
+    /// ``revalidatedResponse(_:for:url:)`` for the request `facts` describe.
+    func revalidatedResponse(_ entry: ETagCacheEntry, for request: RequestFacts, url: URL?) -> HTTPResponse {
         HTTPResponse(statusCode: entry.statusCode, headers: entry.headers,
-                     body: HTTPMethod(request) == .head ? Data() : entry.body,
+                     body: request.method == .head ? Data() : entry.body,
                      url: url ?? entry.url, source: .revalidated)
     }
 
@@ -134,12 +173,11 @@ extension ConditionalRequestPolicy {
 
     /// Headers without the fields a store never keeps.
     static func storable(_ headers: HTTPHeaders) -> HTTPHeaders {
-        let skipped = HeaderRules.unstorableNames(in: headers)
-        return HTTPHeaders(headers.filter { !skipped.contains($0.name.lowercased()) }.map { ($0.name, $0.value) })
-    }
-
-    private static func unfreshenableNames(in headers: HTTPHeaders) -> Set<String> {
-        HeaderRules.unstorableNames(in: headers).union(["content-length"])
+        let connectionNames = HeaderRules.connectionNames(in: headers)
+        guard headers.contains(where: { HeaderRules.isUnstorable($0.name, connectionNames: connectionNames) }) else {
+            return headers
+        }
+        return headers.removingFields { HeaderRules.isUnstorable($0, connectionNames: connectionNames) }
     }
 
     private static func sameOrigin(_ a: URL, _ b: URL) -> Bool {

@@ -25,7 +25,16 @@ import Foundation
 public struct ConditionalRequestPolicy: Sendable, Hashable {
     /// Request fields whose values partition entries by identity. Default: `Authorization` and
     /// `Cookie`.
-    public var identityHeaderNames: [String]
+    public var identityHeaderNames: [String] {
+        didSet { (identityFieldNames, keyIdentityFieldNames) = Self.fieldNames(identityHeaderNames) }
+    }
+
+    /// ``identityHeaderNames`` lower-cased and sorted, as the identity digest reads them, and the
+    /// same with the userinfo field, as the primary key's digest reads them: kept so that every
+    /// request does not lower-case and sort them again. Derived from ``identityHeaderNames``, so
+    /// the synthesized equality still compares policies by their identity fields.
+    private var identityFieldNames: [String]
+    private var keyIdentityFieldNames: [String]
 
     /// Creates a policy.
     ///
@@ -33,6 +42,15 @@ public struct ConditionalRequestPolicy: Sendable, Hashable {
     ///   values differ never share entries. Add any custom credential header your API uses.
     public init(identityHeaderNames: [String] = ["Authorization", "Cookie"]) {
         self.identityHeaderNames = identityHeaderNames
+        (identityFieldNames, keyIdentityFieldNames) = Self.fieldNames(identityHeaderNames)
+    }
+
+    private static func lowercasedSorted(_ names: [String]) -> [String] {
+        names.map { $0.lowercased() }.sorted()
+    }
+
+    private static func fieldNames(_ names: [String]) -> (identity: [String], key: [String]) {
+        (lowercasedSorted(names), lowercasedSorted(names + [userinfoField]))
     }
 
     /// What the transport does with a request.
@@ -46,11 +64,12 @@ public struct ConditionalRequestPolicy: Sendable, Hashable {
     }
 
     /// Decides how `request` relates to the store.
-    func plan(for request: URLRequest) -> Plan {
-        let method = HTTPMethod(request)
-        let headers = HTTPHeaders(request)
+    func plan(for request: URLRequest) -> Plan { plan(for: RequestFacts(request)) }
+
+    /// Decides how the request `facts` describe relates to the store.
+    func plan(for request: RequestFacts) -> Plan {
         guard request.url != nil else { return .passThrough(.noURL) }
-        switch method {
+        switch request.method {
         case .post, .put, .patch, .delete:
             return .invalidateOnSuccess
         case .get, .head:
@@ -58,12 +77,14 @@ public struct ConditionalRequestPolicy: Sendable, Hashable {
         default:
             return .passThrough(.method)
         }
-        let conditionals = ["If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "If-Range"]
-        if conditionals.contains(where: headers.contains) { return .passThrough(.callerConditional) }
-        if headers.contains("Range") { return .passThrough(.range) }
-        if HeaderRules.forbidsStorage(headers) { return .passThrough(.requestNoStore) }
-        return .useStore(storesBody: method == .get)
+        if Self.conditionalFieldNames.contains(where: request.headers.contains) { return .passThrough(.callerConditional) }
+        if request.headers.contains("Range") { return .passThrough(.range) }
+        if HeaderRules.forbidsStorage(request.headers) { return .passThrough(.requestNoStore) }
+        return .useStore(storesBody: request.method == .get)
     }
+
+    private static let conditionalFieldNames = ["If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since",
+                                                "If-Range"]
 
     // MARK: Keys
 
@@ -71,14 +92,22 @@ public struct ConditionalRequestPolicy: Sendable, Hashable {
     ///
     /// A URL's `user:password@` is a credential: it is left out of the key (keys are written to
     /// disk and reported) and counted in the identity digest instead, like `Authorization`.
-    func primaryKey(for request: URLRequest) -> String? {
+    func primaryKey(for request: URLRequest) -> String? { primaryKey(for: RequestFacts(request)) }
+
+    /// The primary key for the request `facts` describe, or `nil` when it has no URL; with
+    /// `memo`, the identity digest of the same credentials as last time is not computed again.
+    func primaryKey(for request: RequestFacts, memo: IdentityDigestMemo? = nil) -> String? {
         guard let url = request.url else { return nil }
-        var identity = HTTPHeaders(request)
-        if url.user != nil || url.password != nil {
-            identity.add(name: Self.userinfoField, value: "\(url.user ?? ""):\(url.password ?? "")")
-        }
-        let digest = Self.identityDigest(of: identity, names: identityHeaderNames + [Self.userinfoField]) ?? "-"
-        return "etag-v1 " + Self.normalized(url) + " id=" + digest
+        let key = ResourceKey(url)
+        var identity = request.headers
+        if let userinfo = key.userinfo { identity.add(name: Self.userinfoField, value: userinfo) }
+        let digest = Self.identityDigest(of: identity, lowercasedSortedNames: keyIdentityFieldNames, memo: memo) ?? "-"
+        var primaryKey = "etag-v1 "
+        primaryKey.reserveCapacity(12 + key.resource.utf8.count + digest.utf8.count)
+        primaryKey += key.resource
+        primaryKey += " id="
+        primaryKey += digest
+        return primaryKey
     }
 
     /// The identity field standing for URL userinfo; not a token, so no real header has this name.
@@ -86,6 +115,11 @@ public struct ConditionalRequestPolicy: Sendable, Hashable {
 
     /// The key of the variant of `primaryKey` that `request` selects, given the `Vary` names.
     func variantKey(primaryKey: String, varyNames: [String], request: URLRequest) -> String {
+        variantKey(primaryKey: primaryKey, varyNames: varyNames, request: RequestFacts(request))
+    }
+
+    /// The key of the variant of `primaryKey` that the request `facts` describe selects.
+    func variantKey(primaryKey: String, varyNames: [String], request: RequestFacts) -> String {
         let selected = varyingHeaders(of: request, names: varyNames)
         let parts = varyNames.sorted().map { name -> String in
             // Length-prefixed so no value can imitate another field's boundary.
@@ -98,6 +132,11 @@ public struct ConditionalRequestPolicy: Sendable, Hashable {
     /// The keys an entry for `request` is stored under: the primary key, and the variant key
     /// when the entry's response has a `Vary`.
     func storageKeys(for entry: ETagCacheEntry, primaryKey: String, request: URLRequest) -> [String] {
+        storageKeys(for: entry, primaryKey: primaryKey, request: RequestFacts(request))
+    }
+
+    /// The keys an entry for the request `facts` describe is stored under.
+    func storageKeys(for entry: ETagCacheEntry, primaryKey: String, request: RequestFacts) -> [String] {
         let names = entry.varyHeaderNames
         guard !names.isEmpty else { return [primaryKey] }
         return [primaryKey, variantKey(primaryKey: primaryKey, varyNames: names, request: request)]
@@ -106,7 +145,13 @@ public struct ConditionalRequestPolicy: Sendable, Hashable {
     /// Whether `entry` may answer `request`: every field its `Vary` names has the same value in
     /// the request as when the entry was stored (RFC 9111 §4.1), absent matching absent.
     func selects(_ entry: ETagCacheEntry, for request: URLRequest) -> Bool {
+        selects(entry, for: RequestFacts(request))
+    }
+
+    /// Whether `entry` may answer the request `facts` describe.
+    func selects(_ entry: ETagCacheEntry, for request: RequestFacts) -> Bool {
         let names = entry.varyHeaderNames
+        guard !names.isEmpty else { return true }
         guard !names.contains("*") else { return false }
         let current = varyingHeaders(of: request, names: names)
         return names.allSatisfy { current[$0] == entry.varyingRequestHeaders[$0] }
@@ -114,18 +159,45 @@ public struct ConditionalRequestPolicy: Sendable, Hashable {
 
     /// A hex SHA-256 digest of the identity fields, or `-` when the request carries none.
     func identityPartition(of headers: HTTPHeaders) -> String {
-        Self.identityDigest(of: headers, names: identityHeaderNames) ?? "-"
+        Self.identityDigest(of: headers, lowercasedSortedNames: identityFieldNames) ?? "-"
     }
 
     /// A hex SHA-256 digest of the values of `names` in `headers`, or `nil` when none is present.
     static func identityDigest(of headers: HTTPHeaders, names: [String]) -> String? {
-        var material = ""
-        for name in names.map({ $0.lowercased() }).sorted() {
-            for value in headers.values(for: name) { material += "\(name):\(value.utf8.count):\(value)\n" }
+        identityDigest(of: headers, lowercasedSortedNames: lowercasedSorted(names))
+    }
+
+    /// ``identityDigest(of:names:)`` for names already lower-cased and sorted; with `memo`, a
+    /// digest of the same fields as the last one is not computed again.
+    private static func identityDigest(of headers: HTTPHeaders, lowercasedSortedNames names: [String],
+                                       memo: IdentityDigestMemo? = nil) -> String? {
+        // Each present field as its lower-cased name and its value, in digest order.
+        var fields: [String] = []
+        fields.reserveCapacity(2 * names.count)
+        for name in names {
+            for field in headers where HTTPHeaders.equal(field.name, name) {
+                fields.append(name)
+                fields.append(field.value)
+            }
         }
-        guard !material.isEmpty else { return nil }
-        // A fixed label keeps this digest distinct from any other SHA-256 use of the same value.
-        return SHA256.hexDigest(Array("strata-etag-identity\u{0}".utf8) + Array(material.utf8))
+        guard !fields.isEmpty else { return nil }
+        guard let memo else { return digest(ofIdentityFields: fields) }
+        return memo.digest(of: fields) { digest(ofIdentityFields: fields) }
+    }
+
+    /// SHA-256 over a fixed label and "name:length:value\n" per field (length-prefixed so no value
+    /// can imitate another field), as 64 hex digits.
+    private static func digest(ofIdentityFields fields: [String]) -> String {
+        var hasher = SHA256()
+        // The label keeps this digest distinct from any other SHA-256 use of the same value.
+        hasher.update(utf8: "strata-etag-identity\u{0}")
+        for index in stride(from: 0, to: fields.count, by: 2) {
+            hasher.update(utf8: fields[index])
+            hasher.update(utf8: ":\(fields[index + 1].utf8.count):")
+            hasher.update(utf8: fields[index + 1])
+            hasher.update(utf8: "\n")
+        }
+        return hasher.finalizeHex()
     }
 
     /// The request's values for `names`, lower-cased names, whitespace trimmed. The value of an
@@ -133,11 +205,16 @@ public struct ConditionalRequestPolicy: Sendable, Hashable {
     /// keys and stored entries, which are written to disk and reported, and must never hold a
     /// credential. Comparing digests still tells one credential from another (RFC 9111 §4.1).
     func varyingHeaders(of request: URLRequest, names: [String]) -> HTTPHeaders {
-        let headers = HTTPHeaders(request)
-        let identityNames = Set(identityHeaderNames.map { $0.lowercased() })
+        varyingHeaders(of: RequestFacts(request), names: names)
+    }
+
+    /// ``varyingHeaders(of:names:)`` for the request `facts` describe.
+    func varyingHeaders(of request: RequestFacts, names: [String]) -> HTTPHeaders {
+        guard !names.isEmpty else { return HTTPHeaders() }
+        let headers = request.headers
         var selected = HTTPHeaders()
         for name in names where name != "*" {
-            if identityNames.contains(name.lowercased()) {
+            if identityFieldNames.contains(name.lowercased()) {
                 guard let digest = Self.identityDigest(of: headers, names: [name]) else { continue }
                 selected.add(name: name, value: digest)
                 continue
@@ -151,14 +228,6 @@ public struct ConditionalRequestPolicy: Sendable, Hashable {
     /// The URL without fragment and userinfo, scheme and host lower-cased: the resource, not the
     /// method or who asks.
     static func normalized(_ url: URL) -> String {
-        // A URL URLComponents cannot take apart is keyed by its digest: its text may hold userinfo.
-        let opaque = "sha256:" + SHA256.hexDigest(Array(url.absoluteString.utf8))
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return opaque }
-        components.fragment = nil
-        components.user = nil
-        components.password = nil
-        components.scheme = components.scheme?.lowercased()
-        components.host = components.host?.lowercased()
-        return components.string ?? opaque
+        ResourceKey(url).resource
     }
 }

@@ -1,4 +1,7 @@
 /// Header facts the ETag policy needs, as pure functions over ``HTTPHeaders``.
+///
+/// They run several times per request, so each returns at once when the field it parses is
+/// absent (as `Cache-Control` and `Vary` usually are) and compares names without lower-casing.
 enum HeaderRules {
     /// The lower-cased directive names of every `Cache-Control` field (RFC 9111 §5.2), arguments
     /// dropped: `max-age=60, No-Store` gives `["max-age", "no-store"]`.
@@ -10,31 +13,46 @@ enum HeaderRules {
 
     /// Whether `Cache-Control: no-store` is present (RFC 9111 §5.2.1.5, §5.2.2.5).
     static func forbidsStorage(_ headers: HTTPHeaders) -> Bool {
-        cacheControlDirectives(in: headers).contains("no-store")
+        headers.contains("Cache-Control") && cacheControlDirectives(in: headers).contains("no-store")
     }
 
     /// The lower-cased field names listed by `Vary` (RFC 9110 §12.5.5), in order, without
     /// repeats. `*` is returned as is.
     static func varyNames(in headers: HTTPHeaders) -> [String] {
+        let values = headers.values(for: "Vary")
+        guard !values.isEmpty else { return [] }
         var seen = Set<String>()
-        return listElements(headers.values(for: "Vary")).map { $0.lowercased() }.filter { seen.insert($0).inserted }
+        return listElements(values).map { $0.lowercased() }.filter { seen.insert($0).inserted }
     }
 
-    /// Hop-by-hop fields (RFC 9110 §7.6.1) that describe one connection, not the representation,
-    /// plus any field the `Connection` header names. They are neither stored nor freshened.
-    static func hopByHopNames(in headers: HTTPHeaders) -> Set<String> {
-        var names: Set<String> = ["connection", "proxy-connection", "keep-alive", "te", "transfer-encoding",
-                                  "upgrade", "trailer", "proxy-authenticate", "proxy-authorization"]
-        names.formUnion(listElements(headers.values(for: "Connection")).map { $0.lowercased() })
-        return names
+    /// Hop-by-hop fields (RFC 9110 §7.6.1) that describe one connection, not the representation.
+    /// With the fields `Connection` names, they are neither stored nor freshened.
+    private static let hopByHopNames = ["Connection", "Proxy-Connection", "Keep-Alive", "TE", "Transfer-Encoding",
+                                        "Upgrade", "Trailer", "Proxy-Authenticate", "Proxy-Authorization"]
+
+    /// Fields never written to a store besides the hop-by-hop ones: `Set-Cookie`, which is a
+    /// credential for the client's cookie store, not part of the representation (RFC 9111 §3.1
+    /// lets a cache leave out such fields; keeping cookies off disk is the point).
+    private static let credentialNames = ["Set-Cookie", "Set-Cookie2"]
+
+    /// The field names the `Connection` fields of `headers` list (each one hop-by-hop).
+    static func connectionNames(in headers: HTTPHeaders) -> [String] {
+        let values = headers.values(for: "Connection")
+        // Most responses say just `keep-alive` or `close`: one element, nothing to split or trim.
+        if values.count == 1, let value = values.first,
+           !value.isEmpty, !value.utf8.contains(where: { $0 == UInt8(ascii: ",") || $0 == 0x20 || $0 == 0x09 }) {
+            return values
+        }
+        return values.isEmpty ? [] : listElements(values)
     }
 
-    /// Fields never written to a store: hop-by-hop ones, and `Set-Cookie`, which is a credential
-    /// for the client's cookie store, not part of the representation (RFC 9111 §3.1 lets a cache
-    /// leave out such fields; keeping cookies off disk is the point).
-    static func unstorableNames(in headers: HTTPHeaders) -> Set<String> {
-        hopByHopNames(in: headers).union(["set-cookie", "set-cookie2"])
+    /// Whether a field named `name` is never written to a store: a hop-by-hop field, one that
+    /// `connectionNames` (from ``connectionNames(in:)``) lists, or `Set-Cookie`.
+    static func isUnstorable(_ name: String, connectionNames: [String]) -> Bool {
+        unstorableNames.contains { HTTPHeaders.equal($0, name) } || connectionNames.contains { HTTPHeaders.equal($0, name) }
     }
+
+    private static let unstorableNames = hopByHopNames + credentialNames
 
     /// The non-empty, trimmed elements of comma-separated list fields (RFC 9110 §5.6.1).
     static func listElements(_ values: [String]) -> [String] {

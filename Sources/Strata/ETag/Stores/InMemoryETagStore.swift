@@ -4,10 +4,26 @@
 /// most `maxEntries` entries and `maxTotalBytes` bytes (bodies plus headers, see
 /// ``ETagCacheEntry/approximateByteCount``), evicting the least recently used entry first; an
 /// entry larger than `maxTotalBytes` alone is not stored. Reading an entry counts as using it.
+///
+/// Safe to use from any number of tasks. Its state is behind a lock held for a dictionary
+/// lookup, not isolated to the actor: every call runs in the caller's task, so an
+/// ``ETagTransport`` reading and writing it on each request never waits for the actor's
+/// executor or hops to it (at 16 concurrent requests those hops cost more than the lookups).
 public actor InMemoryETagStore: ETagStoreProtocol {
-    private var entries: [String: ETagCacheEntry] = [:]
-    private var order = LeastRecentlyUsedOrder<String>()
-    private var totalBytes = 0
+    private struct State {
+        /// Each entry with its ``ETagCacheEntry/approximateByteCount``, counted once when stored.
+        var entries: [String: (entry: ETagCacheEntry, bytes: Int)] = [:]
+        var order = LeastRecentlyUsedOrder<String>()
+        var totalBytes = 0
+
+        mutating func remove(_ key: String) {
+            guard let removed = entries.removeValue(forKey: key) else { return }
+            totalBytes -= removed.bytes
+            order.remove(key)
+        }
+    }
+
+    private let state = LockedValue(State())
     private let maxEntries: Int
     private let maxTotalBytes: Int
 
@@ -24,52 +40,64 @@ public actor InMemoryETagStore: ETagStoreProtocol {
     }
 
     /// Returns the entry under `key` and marks it as the most recently used.
-    public func cachedResponse(for key: String) -> ETagCacheEntry? {
-        guard let entry = entries[key] else { return nil }
-        order.touch(key)
-        return entry
+    nonisolated public func cachedResponse(for key: String) async -> ETagCacheEntry? {
+        state.withLock { state in
+            guard let stored = state.entries[key] else { return nil }
+            state.order.touch(key)
+            return stored.entry
+        }
     }
 
     /// Whether an entry is stored under `key`; does not count as a use.
-    public func containsEntry(for key: String) -> Bool { entries[key] != nil }
+    nonisolated public func containsEntry(for key: String) async -> Bool {
+        state.withLock { $0.entries[key] != nil }
+    }
 
     /// Stores `entry` under `key`, then evicts least recently used entries until both bounds hold.
-    public func store(_ entry: ETagCacheEntry, for key: String) {
+    nonisolated public func store(_ entry: ETagCacheEntry, for key: String) async {
         let bytes = entry.approximateByteCount
         guard bytes <= maxTotalBytes else {
-            remove(for: key)
+            state.withLock { $0.remove(key) }
             TransportEvents.emit(ETagStoreEvent.rejectedTooLarge(keyDigest: ETagStoreEvent.keyDigest(of: key), bytes: bytes,
-                                       limit: maxTotalBytes))
+                                                                  limit: maxTotalBytes))
             return
         }
-        remove(for: key)
-        entries[key] = entry
-        totalBytes += bytes
-        order.touch(key)
-        while entries.count > maxEntries || totalBytes > maxTotalBytes, let victim = order.oldest {
-            let evictedBytes = entries[victim]?.approximateByteCount ?? 0
-            remove(for: victim)
-            TransportEvents.emit(ETagStoreEvent.evicted(keyDigest: ETagStoreEvent.keyDigest(of: victim), bytes: evictedBytes))
+        let evicted = state.withLock { state -> [(key: String, bytes: Int)] in
+            // One lookup whether the key is new or replaced (the common case: a stored entry
+            // written again after each 200 or changed 304).
+            if let replaced = state.entries.updateValue((entry, bytes), forKey: key) { state.totalBytes -= replaced.bytes }
+            state.totalBytes += bytes
+            state.order.touch(key)
+            var evicted: [(key: String, bytes: Int)] = []
+            while state.entries.count > maxEntries || state.totalBytes > maxTotalBytes, let victim = state.order.oldest {
+                evicted.append((victim, state.entries[victim]?.bytes ?? 0))
+                state.remove(victim)
+            }
+            return evicted
+        }
+        // Reported outside the lock, in the caller's task (observers are task-local).
+        for victim in evicted {
+            TransportEvents.emit(ETagStoreEvent.evicted(keyDigest: ETagStoreEvent.keyDigest(of: victim.key), bytes: victim.bytes))
         }
     }
 
     /// Removes the entry under `key`, if any.
-    public func remove(for key: String) {
-        guard let removed = entries.removeValue(forKey: key) else { return }
-        totalBytes -= removed.approximateByteCount
-        order.remove(key)
+    nonisolated public func remove(for key: String) async {
+        state.withLock { $0.remove(key) }
     }
 
     /// Removes every entry.
-    public func removeAll() {
-        entries = [:]
-        order.removeAll()
-        totalBytes = 0
+    nonisolated public func removeAll() async {
+        state.withLock { $0 = State() }
     }
 
     /// The number of entries held.
-    public var count: Int { entries.count }
+    nonisolated public var count: Int {
+        get async { state.withLock { $0.entries.count } }
+    }
 
     /// The bytes held, as counted against `maxTotalBytes`.
-    public var byteCount: Int { totalBytes }
+    nonisolated public var byteCount: Int {
+        get async { state.withLock { $0.totalBytes } }
+    }
 }

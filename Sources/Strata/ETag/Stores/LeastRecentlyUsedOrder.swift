@@ -15,6 +15,9 @@ struct LeastRecentlyUsedOrder<Key: Hashable & Sendable>: Sendable {
 
     /// Makes `key` the most recently used, adding it if new.
     mutating func touch(_ key: Key) {
+        // Touching the newest key again (a store reading the entry it just wrote) changes
+        // nothing, and a comparison is cheaper than hashing the key.
+        if newest == key { return }
         if links[key] != nil {
             guard newest != key else { return }
             remove(key)

@@ -1,0 +1,75 @@
+/// The command line of `strata-bench`: a subcommand, then flags.
+///
+///     strata-bench [layers | pinned | urlsession | stores | events | http2 | locks] [--json] [--quick]
+///                  [--rounds N] [--requests N] [--only NAME] [--builtin-server]
+///
+/// Without a subcommand it runs `layers` then `pinned`, the figures of issue 14.
+struct BenchOptions: Sendable {
+    enum Command: String, CaseIterable, Sendable {
+        case all, layers, pinned, urlsession, stores, events, http2, locks
+    }
+
+    var command = Command.all
+    /// Machine-readable output: one JSON object on standard output, and nothing else there.
+    var json = false
+    /// A short run for CI: fewer requests and rounds; the figures are rough.
+    var quick = false
+    /// Interleaved rounds per scenario; the median is reported.
+    var rounds: Int?
+    /// Requests per scenario and round.
+    var requests: Int?
+    /// Runs only the scenarios whose name contains this text (for `perf record` or callgrind).
+    var only: String?
+    /// `pinned` uses the built-in TLS server even when nginx is installed (`--builtin-server`):
+    /// for valgrind, under which nginx cannot be started.
+    var builtInServer = false
+    /// Positional arguments after the subcommand (the `urlsession`, `http2` and `locks` scenarios' counts).
+    var positional: [String] = []
+
+    static func parse(_ arguments: [String]) throws(UsageError) -> BenchOptions {
+        var options = BenchOptions()
+        var rest = arguments[...]
+        if let first = rest.first, let command = Command(rawValue: first) {
+            options.command = command
+            rest = rest.dropFirst()
+        }
+        while let argument = rest.popFirst() {
+            switch argument {
+            case "--json": options.json = true
+            case "--quick": options.quick = true
+            case "--builtin-server": options.builtInServer = true
+            case "--rounds": options.rounds = try positiveNumber(after: argument, in: &rest)
+            case "--requests": options.requests = try positiveNumber(after: argument, in: &rest)
+            case "--only":
+                guard let value = rest.popFirst() else { throw UsageError(message: "--only needs a scenario name") }
+                options.only = value
+            case let other where other.hasPrefix("-"):
+                throw UsageError(message: "unknown option \(other)")
+            default:
+                options.positional.append(argument)
+            }
+        }
+        return options
+    }
+
+    /// Whether the scenario called `name` runs (see `--only`).
+    func includes(_ name: String) -> Bool {
+        only.map { name.localizedCaseInsensitiveContains($0) } ?? true
+    }
+
+    private static func positiveNumber(after flag: String, in rest: inout ArraySlice<String>) throws(UsageError) -> Int {
+        guard let text = rest.popFirst(), let value = Int(text), value > 0 else {
+            throw UsageError(message: "\(flag) needs a positive number")
+        }
+        return value
+    }
+}
+
+/// A command line `strata-bench` does not understand.
+struct UsageError: Error, CustomStringConvertible {
+    var message: String
+    var description: String {
+        "strata-bench: \(message)\nusage: strata-bench [layers | pinned | urlsession | stores | events | http2] "
+            + "[--json] [--quick] [--rounds N] [--requests N] [--only NAME] [--builtin-server]"
+    }
+}

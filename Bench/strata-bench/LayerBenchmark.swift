@@ -1,0 +1,165 @@
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Foundation
+import Strata
+
+/// `strata-bench layers`: what each decorator adds to a request, alone and stacked, over an
+/// in-memory terminal (no network, so only the layers' own work counts): nanoseconds and heap
+/// allocations per request, sequential GETs carrying a bearer token.
+///
+/// Every scenario runs once per round, rounds interleaved (each round starts one scenario
+/// later), and the median round is reported. A layer's overhead is the median, over rounds, of
+/// its time minus the bare terminal's time in the same round.
+enum LayerBenchmark {
+    struct Row: Encodable {
+        var name: String
+        /// Median nanoseconds per request over the rounds, and the fastest and slowest round.
+        var nanosecondsPerRequest: Double
+        var fastestRound: Double
+        var slowestRound: Double
+        /// Median over rounds of this scenario's time minus the bare terminal's.
+        var overheadNanoseconds: Double
+        /// The same two figures in CPU time (every thread of the process): what the layers cost
+        /// when other processes compete for the cores, as they do on a shared machine.
+        var cpuNanosecondsPerRequest: Double
+        var cpuOverheadNanoseconds: Double
+        var allocationsPerRequest: Double
+        var extraAllocationsPerRequest: Double
+        /// The issue 14 target for the overhead, when there is one.
+        var targetNanoseconds: Double?
+        var meetsTarget: Bool?
+    }
+
+    struct Report: Encodable {
+        var requestsPerRound: Int
+        var rounds: Int
+        var rows: [Row]
+    }
+
+    /// A logger whose level is off: a LoggingTransport above it formats nothing.
+    private struct SilentLogger: StrataLogger {
+        func isEnabled(_ level: LogLevel) -> Bool { false }
+        func record(_ level: LogLevel, _ message: String, metadata: LogMetadata) {}
+    }
+
+    /// The terminal: answers at once with a prebuilt 200 carrying an ETag, with the header
+    /// fields nginx sends; with `revalidates`, a request whose If-None-Match holds that ETag gets
+    /// nginx's 304 instead.
+    private struct Answering: Transport {
+        static let etag = "\"v1\""
+        let revalidates: Bool
+        private let ok = HTTPResponse(statusCode: 200, headers: HTTPHeaders([
+            ("Server", "nginx/1.22.1"), ("Date", "Sun, 30 Nov 2025 16:00:00 GMT"), ("Content-Type", "application/json"),
+            ("Content-Length", "71"), ("Connection", "keep-alive"), ("ETag", Answering.etag),
+        ]), body: Data(#"{"id":42,"name":"Ada Lovelace","email":"ada@example.com","active":true}"#.utf8))
+        private let notModified = HTTPResponse(statusCode: 304, headers: HTTPHeaders([
+            ("Server", "nginx/1.22.1"), ("Date", "Sun, 30 Nov 2025 16:00:00 GMT"), ("Connection", "keep-alive"),
+            ("ETag", Answering.etag),
+        ]))
+
+        init(revalidates: Bool) { self.revalidates = revalidates }
+
+        func send(_ request: URLRequest) async throws -> HTTPResponse {
+            var response = request.value(forHTTPHeaderField: "If-None-Match") == Self.etag && revalidates ? notModified : ok
+            response.url = request.url
+            return response
+        }
+    }
+
+    private struct Scenario {
+        var name: String
+        var target: Double?
+        var transport: any Transport
+    }
+
+    private static func scenarios() -> [Scenario] {
+        let auth = InMemoryAuthService(accessToken: "token")
+        let stored = Answering(revalidates: false)
+        let revalidating = Answering(revalidates: true)
+        func reauth(_ inner: any Transport) -> any Transport { ReauthTransport(inner: inner, authService: auth) {} }
+        func stack(_ terminal: Answering) -> any Transport {
+            reauth(RetryTransport(inner: ETagTransport(inner: terminal, store: InMemoryETagStore())))
+        }
+        return [
+            Scenario(name: "in-memory terminal alone", transport: stored),
+            Scenario(name: "RetryTransport", target: 1_000, transport: RetryTransport(inner: stored)),
+            Scenario(name: "ReauthTransport", target: 1_000, transport: reauth(stored)),
+            Scenario(name: "LoggingTransport, logger off", target: 1_000,
+                     transport: LoggingTransport(inner: stored, logger: SilentLogger())),
+            Scenario(name: "ETagTransport, 200 stored", target: 2_000,
+                     transport: ETagTransport(inner: stored, store: InMemoryETagStore())),
+            Scenario(name: "ETagTransport, 304 revalidated", target: 2_000,
+                     transport: ETagTransport(inner: revalidating, store: InMemoryETagStore())),
+            Scenario(name: "Reauth → Retry → ETag, 200 stored", transport: stack(stored)),
+            Scenario(name: "Reauth → Retry → ETag, 304 revalidated", transport: stack(revalidating)),
+            Scenario(name: "Logging (off) → Reauth → Retry → ETag, 304",
+                     transport: LoggingTransport(inner: stack(revalidating), logger: SilentLogger())),
+        ]
+    }
+
+    static func run(_ options: BenchOptions, output: BenchOutput) async throws -> Report {
+        let requests = options.requests ?? (options.quick ? 10_000 : 100_000)
+        let rounds = options.rounds ?? (options.quick ? 3 : 5)
+        let all = scenarios()
+        let baseline = all[0].name
+        let chosen = all.enumerated().filter { $0.offset == 0 || options.includes($0.element.name) }.map(\.element)
+        var request = URLRequest(url: URL(string: "https://api.example.com/v1/todos?page=1")!)
+        request.setValue("Bearer token", forHTTPHeaderField: "Authorization")
+
+        output.line("In-memory layers: \(formatted(Double(requests))) sequential GETs with a bearer token per scenario "
+                    + "and round, \(rounds) interleaved rounds, medians")
+        var nanoseconds: [String: [Double]] = [:]
+        var cpuNanoseconds: [String: [Double]] = [:]
+        var allocations: [String: [Double]] = [:]
+        for round in 0..<rounds {
+            for index in chosen.indices {
+                let scenario = chosen[(index + round) % chosen.count]
+                for _ in 0..<1_000 { _ = try await scenario.transport.send(request) }
+                let allocationsBefore = Measurement.allocations
+                let cpuStart = Measurement.processCPUNanoseconds
+                let start = ContinuousClock.now
+                for _ in 0..<requests { _ = try await scenario.transport.send(request) }
+                let elapsed = ContinuousClock.now - start
+                let cpu = Measurement.processCPUNanoseconds - cpuStart
+                let allocated = Measurement.allocations - allocationsBefore
+                cpuNanoseconds[scenario.name, default: []].append(cpu / Double(requests))
+                nanoseconds[scenario.name, default: []].append(Measurement.nanoseconds(elapsed) / Double(requests))
+                allocations[scenario.name, default: []].append(Double(allocated) / Double(requests))
+            }
+        }
+
+        let baseNanoseconds = nanoseconds[baseline]!
+        let baseCPUNanoseconds = cpuNanoseconds[baseline]!
+        let baseAllocations = Measurement.median(allocations[baseline]!)
+        let rows = chosen.map { scenario -> Row in
+            let times = nanoseconds[scenario.name]!
+            let overhead = Measurement.median(zip(times, baseNanoseconds).map { $0 - $1 })
+            let cpuTimes = cpuNanoseconds[scenario.name]!
+            let allocated = Measurement.median(allocations[scenario.name]!)
+            return Row(name: scenario.name, nanosecondsPerRequest: Measurement.median(times),
+                       fastestRound: times.min()!, slowestRound: times.max()!, overheadNanoseconds: overhead,
+                       cpuNanosecondsPerRequest: Measurement.median(cpuTimes),
+                       cpuOverheadNanoseconds: Measurement.median(zip(cpuTimes, baseCPUNanoseconds).map { $0 - $1 }),
+                       allocationsPerRequest: allocated, extraAllocationsPerRequest: allocated - baseAllocations,
+                       targetNanoseconds: scenario.target, meetsTarget: scenario.target.map { overhead <= $0 })
+        }
+        output.line("".padded(to: 46) + "wall ns/request".leftPadded(to: 16) + "".leftPadded(to: 16)
+                    + "cpu ns/request".leftPadded(to: 17) + "allocations".leftPadded(to: 14))
+        output.line("scenario".padded(to: 46) + "median".leftPadded(to: 8) + "overhead".leftPadded(to: 10)
+                    + "rounds".leftPadded(to: 14) + "median".leftPadded(to: 8) + "overhead".leftPadded(to: 10)
+                    + "each".leftPadded(to: 7) + "extra".leftPadded(to: 7) + "  target (wall overhead)")
+        for row in rows {
+            let target = row.targetNanoseconds.map { "≤ \(formatted($0)) ns " + (row.meetsTarget! ? "met" : "MISSED") } ?? ""
+            output.line(row.name.padded(to: 46) + formatted(row.nanosecondsPerRequest).leftPadded(to: 8)
+                        + (row.name == baseline ? "" : formatted(row.overheadNanoseconds)).leftPadded(to: 10)
+                        + "\(formatted(row.fastestRound))–\(formatted(row.slowestRound))".leftPadded(to: 14)
+                        + formatted(row.cpuNanosecondsPerRequest).leftPadded(to: 8)
+                        + (row.name == baseline ? "" : formatted(row.cpuOverheadNanoseconds)).leftPadded(to: 10)
+                        + formatted(row.allocationsPerRequest, decimals: 1).leftPadded(to: 7)
+                        + (row.name == baseline ? "" : formatted(row.extraAllocationsPerRequest, decimals: 1)).leftPadded(to: 7)
+                        + "  " + target)
+        }
+        return Report(requestsPerRound: requests, rounds: rounds, rows: rows)
+    }
+}

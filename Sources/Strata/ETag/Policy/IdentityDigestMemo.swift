@@ -1,0 +1,22 @@
+/// The last identity digest an ``ETagTransport`` computed, with the identity fields it was
+/// computed from: one user's requests carry the same credential request after request, and
+/// SHA-256 over a long token (a JWT is about a kilobyte) costs microseconds each time.
+///
+/// It holds one identity, in memory only (as the auth service that issued the credential does);
+/// the next request with another identity replaces it, so nothing lingers beyond the last user.
+final class IdentityDigestMemo: Sendable {
+    private struct Last {
+        var fields: [String]
+        var digest: String
+    }
+
+    private let last = LockedValue<Last?>(nil)
+
+    /// The digest of `fields`: the remembered one when `fields` are the last ones, else `compute()`.
+    func digest(of fields: [String], compute: () -> String) -> String {
+        if let remembered = last.withLock({ $0?.fields == fields ? $0?.digest : nil }) { return remembered }
+        let digest = compute()
+        last.withLock { $0 = Last(fields: fields, digest: digest) }
+        return digest
+    }
+}

@@ -1,0 +1,54 @@
+/// The ``PinningTransport/Configuration/clientIdentities`` table: host patterns (the
+/// `pinnedDomains` syntax), each with the identity presented to its servers.
+///
+/// When several patterns match a host, the most specific one wins: an exact name over
+/// `*.` over `**.`, then the longer domain. Every pattern must also be a `pinnedDomains` key:
+/// only pinned hosts travel over this transport's own TLS connections.
+struct ClientIdentities: Sendable {
+    private struct Entry: Sendable {
+        let pattern: HostPattern
+        let identity: ClientIdentity
+    }
+
+    private let entries: [Entry]
+
+    /// No identities: no host is offered a client certificate.
+    static let none = ClientIdentities(entries: [])
+
+    private init(entries: [Entry]) {
+        self.entries = entries
+    }
+
+    /// Parses every key of `identities` as a ``HostPattern`` that `pinned` also has.
+    ///
+    /// - Throws: ``PinningConfigurationError/malformedHostPattern(_:reason:)`` or
+    ///   ``PinningConfigurationError/clientIdentityWithoutPins(hostPattern:)`` for the first bad
+    ///   key in sorted order.
+    init(_ identities: [String: ClientIdentity], pinned: PinnedDomains) throws(PinningConfigurationError) {
+        let pinnedPatterns = Set(pinned.patterns)
+        var entries: [Entry] = []
+        for (key, identity) in identities.sorted(by: { $0.key < $1.key }) {
+            let pattern = try HostPattern(key)
+            guard pinnedPatterns.contains(pattern) else { throw .clientIdentityWithoutPins(hostPattern: pattern.description) }
+            entries.append(Entry(pattern: pattern, identity: identity))
+        }
+        self.entries = entries
+    }
+
+    /// The identity to present to `host` (a ``CanonicalHost`` name), nil for none.
+    func identity(for host: String) -> ClientIdentity? {
+        guard !entries.isEmpty, let canonical = try? CanonicalHost(host) else { return nil }
+        return entries.filter { $0.pattern.matches(canonical) }
+            .max { Self.specificity($0.pattern) < Self.specificity($1.pattern) }?.identity
+    }
+
+    /// Orders patterns from least to most specific.
+    private static func specificity(_ pattern: HostPattern) -> (kind: Int, length: Int) {
+        let kind = switch pattern.kind {
+        case .anyDepth: 0
+        case .oneLabel: 1
+        case .exact: 2
+        }
+        return (kind, pattern.base.utf8.count)
+    }
+}
