@@ -8,6 +8,12 @@ import Strata
 /// streams it is still sending to, and a flood of frames is read in bounded batches so writes
 /// and timers keep their turn. Outgoing ciphertext is capped at ``outputHighWater``: request
 /// bodies are only framed as the socket drains.
+///
+/// Whenever output waits for the socket, a write-progress deadline runs: a server that takes no
+/// byte for the idle read timeout (for ``closingGrace`` once the connection is winding down with
+/// no stream left) ends the connection. Without it, a server that stopped reading would keep an
+/// unsendable GOAWAY, and with it the thread, the socket and a unit of the connection limit,
+/// forever: nothing else is timed once no stream is open.
 final class HTTP2ConnectionLoop {
     /// How much encrypted output may wait for the socket before no more frames are produced.
     static let outputHighWater = 256 * 1024
@@ -29,6 +35,8 @@ final class HTTP2ConnectionLoop {
     private var completions: [UInt64: HTTP2Connection.Completion] = [:]
     private var idleSince: ContinuousClock.Instant?
     private var closingSince: ContinuousClock.Instant?
+    /// The last time the socket took output, or found none waiting.
+    private var outputMovedAt = ContinuousClock.now
     private var transportEnded = false
     /// The last read turn stopped at its limit: more may be buffered, without the socket showing it.
     private var unread = false
@@ -96,6 +104,7 @@ final class HTTP2ConnectionLoop {
             apply(connection.takeCommands(), now: now)
             multiplexer.tick(now: now)
             let unwritten = write(now: now)
+            endIfOutputStalled(now: now)
             deliver()
             retireWhenIdle(now: now)
             if isOver(now: now) { return }
@@ -149,13 +158,43 @@ final class HTTP2ConnectionLoop {
                     written += produced
                 }
                 // The socket is full (poll for POLLOUT), or nothing is left to frame.
-                guard try stream.flushAvailable(), multiplexer.wantsWrite else { return false }
+                guard try flush(now: now), multiplexer.wantsWrite else { return false }
                 if written >= Self.writeBudget { return true }
             }
         } catch {
             end(error)
             return false
         }
+    }
+
+    /// Sends waiting ciphertext as far as the socket takes it, noting whether output moved.
+    ///
+    /// - Returns: Whether everything was sent.
+    private func flush(now: ContinuousClock.Instant) throws(TransportError) -> Bool {
+        let waiting = stream.pendingOutputBytes
+        let sentAll = try stream.flushAvailable()
+        if sentAll || stream.pendingOutputBytes < waiting { outputMovedAt = now }
+        return sentAll
+    }
+
+    /// When output that waits for the socket must have moved, or nil when none waits.
+    private func outputDeadline() -> ContinuousClock.Instant? {
+        guard !transportEnded, stream.pendingOutputBytes > 0 else { return nil }
+        return outputMovedAt + writeTimeout
+    }
+
+    /// How long output may wait without the socket taking a byte: the idle read timeout while
+    /// streams may still be served, ``closingGrace`` once only a GOAWAY or resets are left to send.
+    private var writeTimeout: Duration {
+        multiplexer.acceptsStreams || multiplexer.openStreamCount > 0 ? multiplexer.timing.idleTimeout : Self.closingGrace
+    }
+
+    /// Ends the connection when its output stopped moving past ``outputDeadline()``: the server
+    /// stopped reading, and streams (or the connection's end) can never make progress.
+    private func endIfOutputStalled(now: ContinuousClock.Instant) {
+        guard let deadline = outputDeadline(), now >= deadline else { return }
+        end(TransportError(.timedOut, message: "the server at \(connection.host):\(connection.port) took no data for "
+            + "\(writeTimeout) while \(stream.pendingOutputBytes) bytes waited to be sent; the HTTP/2 connection was closed"))
     }
 
     /// Reads and processes up to ``readsPerTurn`` pieces.
@@ -225,6 +264,7 @@ final class HTTP2ConnectionLoop {
         var deadlines = [multiplexer.nextDeadline()].compactMap { $0 }
         if let idleSince { deadlines.append(idleSince + idleTimeout) }
         if let closingSince { deadlines.append(closingSince + Self.closingGrace) }
+        if let outputDeadline = outputDeadline() { deadlines.append(outputDeadline) }
         return deadlines.min().map { max($0 - now, .zero) }
     }
 }

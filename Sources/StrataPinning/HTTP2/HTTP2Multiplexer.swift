@@ -17,7 +17,8 @@ import Strata
 ///   one is cancelled (RST_STREAM CANCEL); the other streams carry on.
 /// - A stream the server resets fails with ``HTTP2Error/streamReset(_:)``; REFUSED_STREAM, a
 ///   stream above a GOAWAY's last stream identifier, and a request never sent are
-///   ``HTTP2StreamFailure/unprocessed`` (§8.7), to be retried elsewhere.
+///   ``HTTP2StreamFailure/unprocessed`` (§8.7), to be retried elsewhere, unless its response
+///   head already arrived.
 /// - A connection error (nghttp2 found the server breaking the protocol) fails every stream
 ///   with ``HTTP2Error/connectionError(_:reason:)`` and ends the connection.
 /// - Each stream has the whole-request deadline, and, once its HEADERS went out, the idle
@@ -71,7 +72,8 @@ final class HTTP2Multiplexer {
 
     private let session: NGHTTP2Session
     private let limits: HTTP1Limits
-    private let timing: Timing
+    /// How long things may take (the connection's loop bounds a stalled write by it too).
+    let timing: Timing
     /// Events of the exchanges that collect them, by exchange.
     private var eventLogs: [UInt64: [HTTP2Event]] = [:]
     private var streams: [Int32: Stream] = [:]
@@ -110,6 +112,15 @@ final class HTTP2Multiplexer {
     static let connectionWindowBytes = 16 << 20
     /// RFC 9113 §6.5.2 recommends servers allow at least 100; assumed until SETTINGS arrive.
     static let assumedMaxConcurrentStreams = 100
+    /// The most body storage reserved ahead of the bytes, whatever `content-length` declares:
+    /// a declared length costs the server nothing, so 100 streams declaring the body limit must
+    /// not claim 100 times that much memory before any byte arrives (as in the HTTP/1.1 parser).
+    static let maxBodyReservation = 1 << 20
+
+    /// How much body storage a stream reserves for a declared `content-length`.
+    static func initialBodyCapacity(declaredLength: Int) -> Int {
+        min(max(declaredLength, 0), maxBodyReservation)
+    }
 
     // MARK: - State
 
@@ -366,7 +377,9 @@ final class HTTP2Multiplexer {
             }
             stream.statusCode = status
             stream.headers = regular
-            if let length = regular["content-length"].flatMap(Int.init) { stream.body.reserveCapacity(length) }
+            if let length = regular["content-length"].flatMap(Int.init) {
+                stream.body.reserveCapacity(Self.initialBodyCapacity(declaredLength: length))
+            }
         } else {
             stream.trailers = regular
         }
@@ -402,6 +415,13 @@ final class HTTP2Multiplexer {
 
     private func fail(_ streamID: Int32, _ failure: HTTP2StreamFailure) {
         guard let stream = streams[streamID] else { return }
+        var failure = failure
+        // A response head proves the server processed the request, whatever a REFUSED_STREAM or
+        // a GOAWAY's last stream identifier claims (§8.7): sending it again could repeat a POST.
+        if stream.statusCode != nil {
+            failure.unprocessed = false
+            failure.receivedResponseBytes = true
+        }
         record(.failed(streamID: streamID, kind: failure.error.kind, message: failure.error.message), on: streamID)
         finish(stream.id, streamID: streamID, .failure(failure))
     }

@@ -25,7 +25,7 @@ struct HTTP2StreamFailure: Error, Sendable, CustomStringConvertible {
     var error: TransportError
     /// The server provably did not process the request (RFC 9113 §8.7: its stream is above a
     /// GOAWAY's last stream identifier, was refused with REFUSED_STREAM, or was never sent), so
-    /// it may be sent again whatever its method.
+    /// it may be sent again whatever its method. Never set once a response head arrived.
     var unprocessed = false
     /// Whether any part of a response (a header block) arrived before the failure.
     var receivedResponseBytes = false

@@ -17,7 +17,8 @@ import Strata
 ///   HTTP/2 connection of the same transport (``evictIdleHTTP2``), or the request fails at once
 ///   with `cannotConnect`; it does not wait for other hosts' connections.
 /// - A host with no slot and no waiter leaves the table, so a client that talked to many hosts
-///   keeps no entry for them.
+///   keeps no entry for them; `hostForgotten` hears of it (the HTTP/2 pool forgets then that
+///   the host answered over HTTP/1.1).
 ///
 /// Policy only: all I/O happens on the slots' threads.
 final class ConnectionPool: Sendable {
@@ -68,13 +69,17 @@ final class ConnectionPool: Sendable {
     /// Closes an idle HTTP/2 connection of the same transport and hands its unit of the
     /// connection limit over; false when there is none. Called under this pool's lock.
     private let evictIdleHTTP2: @Sendable () -> Bool
+    /// Told when a host leaves the table. Called under this pool's lock.
+    private let hostForgotten: @Sendable (Key) -> Void
 
     init(settings: ConnectionSettings, maxConnectionsPerHost: Int, idleTimeout: Duration,
-         evictIdleHTTP2: @escaping @Sendable () -> Bool = { false }) {
+         evictIdleHTTP2: @escaping @Sendable () -> Bool = { false },
+         hostForgotten: @escaping @Sendable (Key) -> Void = { _ in }) {
         self.settings = settings
         self.maxConnectionsPerHost = max(1, maxConnectionsPerHost)
         self.idleTimeout = idleTimeout
         self.evictIdleHTTP2 = evictIdleHTTP2
+        self.hostForgotten = hostForgotten
     }
 
     /// A slot for `host:port`, waiting while the host is at its limit, but not past `deadline`.
@@ -127,7 +132,7 @@ final class ConnectionPool: Sendable {
     private func removeWaiter(_ id: UInt64, key: Key) -> Waiter? {
         state.withLock { state -> Waiter? in
             guard let index = state.hosts[key]?.waiters.firstIndex(where: { $0.id == id }) else { return nil }
-            defer { Self.forgetIfEmpty(key, &state) }
+            defer { forgetIfEmpty(key, &state) }
             return state.hosts[key]?.waiters.remove(at: index)
         }
     }
@@ -140,7 +145,7 @@ final class ConnectionPool: Sendable {
             guard var slots = state.hosts[key] else { return (nil, true) }
             defer {
                 state.hosts[key] = slots
-                Self.forgetIfEmpty(key, &state)
+                forgetIfEmpty(key, &state)
             }
             if !slots.waiters.isEmpty { return (slots.waiters.removeFirst(), false) }
             if keepAlive, !state.isShutDown {
@@ -170,7 +175,7 @@ final class ConnectionPool: Sendable {
             state.hosts[key]?.idle.remove(at: index)
             state.hosts[key]?.open -= 1
             threads.release()
-            Self.forgetIfEmpty(key, &state)
+            forgetIfEmpty(key, &state)
             return true
         }
     }
@@ -186,7 +191,7 @@ final class ConnectionPool: Sendable {
                 for _ in slots.idle { threads.release() }
                 slots.idle = []
                 state.hosts[key] = slots
-                Self.forgetIfEmpty(key, &state)
+                forgetIfEmpty(key, &state)
             }
             return idle
         }
@@ -232,7 +237,7 @@ final class ConnectionPool: Sendable {
             if let victim = Self.oldestIdle(in: state) {
                 state.hosts[victim.key]?.idle.removeAll { $0.connection === victim.connection }
                 state.hosts[victim.key]?.open -= 1
-                Self.forgetIfEmpty(victim.key, &state)
+                forgetIfEmpty(victim.key, &state)
                 evicted = victim.connection
                 slots = state.hosts[key] ?? HostSlots()
             } else if !evictIdleHTTP2() {
@@ -259,8 +264,9 @@ final class ConnectionPool: Sendable {
     }
 
     /// Drops `key`'s entry once it has no slot and no waiter.
-    private static func forgetIfEmpty(_ key: Key, _ state: inout State) {
+    private func forgetIfEmpty(_ key: Key, _ state: inout State) {
         guard let slots = state.hosts[key], slots.open <= 0, slots.idle.isEmpty, slots.waiters.isEmpty else { return }
         state.hosts[key] = nil
+        hostForgotten(key)
     }
 }

@@ -10,7 +10,8 @@ import Strata
 /// - a stream on the oldest connection with room below the server's
 ///   SETTINGS_MAX_CONCURRENT_STREAMS (packing streams keeps one connection per host and lets
 ///   spare ones idle out);
-/// - else a new connection, one at a time per host, up to `maxConnectionsPerHost`;
+/// - else a new connection, one at a time per host, up to `maxConnectionsPerHost` connections
+///   that accept streams (one winding down after a GOAWAY, or stuck, does not hold a place);
 /// - else, at that limit, a stream beyond the server's limit on the least loaded connection,
 ///   which nghttp2 holds until a stream finishes;
 /// - while the host's protocol is unknown and its first connection is being opened, a wait:
@@ -19,7 +20,9 @@ import Strata
 ///
 /// Waiters are served first come, first served whenever something changes (a connection is
 /// registered or closes, an attempt fails, a host turns out to speak HTTP/1.1); a cancelled
-/// waiter, or one whose deadline passed, leaves at once. Policy only: I/O happens on the
+/// waiter, or one whose deadline passed, leaves at once. A host with no connection, attempt or
+/// waiter leaves the table, unless it answered over HTTP/1.1: that is remembered until the
+/// HTTP/1.1 pool forgets the host (``forgetHTTP1(for:)``). Policy only: I/O happens on the
 /// connections' threads.
 final class HTTP2Pool: Sendable {
     /// Where a request goes.
@@ -59,6 +62,10 @@ final class HTTP2Pool: Sendable {
         var speaksHTTP1 = false
         var speaksHTTP2 = false
         var waiters: [Waiter] = []
+
+        /// Nothing worth an entry: no connection, attempt, waiter, or HTTP/1.1 answer to remember
+        /// (an HTTP/2 answer is learned again by the next attempt at no cost).
+        var isEmpty: Bool { connections.isEmpty && connecting <= 0 && waiters.isEmpty && !speaksHTTP1 }
     }
 
     private struct State {
@@ -85,7 +92,9 @@ final class HTTP2Pool: Sendable {
         }
         // The protocol is unknown while the first attempt runs: wait for it rather than race it.
         if connecting > 0, !speaksHTTP2 { return .wait }
-        if connecting == 0, loads.count < maxConnections { return .connect }
+        // Only connections that accept streams hold a place: one winding down (or stuck) must
+        // not keep the host waiting until it is gone.
+        if connecting == 0, accepting.count < maxConnections { return .connect }
         if let least = accepting.min(by: { loads[$0].reserved < loads[$1].reserved }) { return .useBeyondLimit(least) }
         return .wait
     }
@@ -123,7 +132,7 @@ final class HTTP2Pool: Sendable {
             if counted { host.connecting -= 1 }
             host.speaksHTTP2 = true
             guard !state.isShutDown else {
-                state.hosts[key] = host
+                Self.store(host, at: key, in: &state)
                 return ([], true)
             }
             host.connections.append(connection)
@@ -143,10 +152,21 @@ final class HTTP2Pool: Sendable {
         })
     }
 
+    /// The HTTP/1.1 pool has no connection left to `key`: that the host answered over HTTP/1.1
+    /// is forgotten with it (the next attempt learns the protocol again).
+    func forgetHTTP1(for key: ConnectionPool.Key) {
+        state.withLock { state in
+            guard var host = state.hosts[key] else { return }
+            host.speaksHTTP1 = false
+            Self.store(host, at: key, in: &state)
+        }
+    }
+
     /// A counted attempt failed (or was abandoned) before any protocol was known.
     func attemptFailed(for key: ConnectionPool.Key) {
         resume(state.withLock { state in
             state.hosts[key]?.connecting -= 1
+            defer { Self.forgetIfEmpty(key, &state) }
             return serveWaiters(key, &state)
         })
     }
@@ -156,6 +176,7 @@ final class HTTP2Pool: Sendable {
         let key = ConnectionPool.Key(host: connection.host, port: connection.port)
         resume(state.withLock { state in
             state.hosts[key]?.connections.removeAll { $0 === connection }
+            defer { Self.forgetIfEmpty(key, &state) }
             return serveWaiters(key, &state)
         })
     }
@@ -167,6 +188,7 @@ final class HTTP2Pool: Sendable {
             for (key, host) in state.hosts {
                 guard let connection = host.connections.first(where: { $0.retireForEviction() }) else { continue }
                 state.hosts[key]?.connections.removeAll { $0 === connection }
+                Self.forgetIfEmpty(key, &state)
                 return true
             }
             return false
@@ -188,13 +210,16 @@ final class HTTP2Pool: Sendable {
         return (connections.count, connections.reduce(0) { $0 + $1.load.reserved })
     }
 
+    /// How many hosts have an entry, for tests and diagnostics.
+    var hostCount: Int { state.withLock { $0.hosts.count } }
+
     // MARK: - Under the lock
 
     /// Applies ``decide(loads:connecting:speaksHTTP1:speaksHTTP2:maxConnections:)`` and claims
     /// what it chose; nil when the request must wait (or queue behind earlier waiters).
     private func decide(_ key: ConnectionPool.Key, _ state: inout State, waiting: Bool = false) -> Route? {
         var host = state.hosts[key] ?? Host()
-        defer { state.hosts[key] = host }
+        defer { Self.store(host, at: key, in: &state) }
         guard waiting || host.waiters.isEmpty else { return nil }
         // A reservation can fail if the connection's thread changed it since the snapshot: decide again.
         while true {
@@ -236,7 +261,17 @@ final class HTTP2Pool: Sendable {
     private func removeWaiter(_ id: UInt64, key: ConnectionPool.Key) -> Waiter? {
         state.withLock { state -> Waiter? in
             guard let index = state.hosts[key]?.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+            defer { Self.forgetIfEmpty(key, &state) }
             return state.hosts[key]?.waiters.remove(at: index)
         }
+    }
+
+    /// Keeps `host` as `key`'s entry, or drops the entry when it holds nothing.
+    private static func store(_ host: Host, at key: ConnectionPool.Key, in state: inout State) {
+        state.hosts[key] = host.isEmpty ? nil : host
+    }
+
+    private static func forgetIfEmpty(_ key: ConnectionPool.Key, _ state: inout State) {
+        if state.hosts[key]?.isEmpty == true { state.hosts[key] = nil }
     }
 }

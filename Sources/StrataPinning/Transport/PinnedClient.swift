@@ -32,7 +32,9 @@ final class PinnedClient: Sendable {
         let http2 = configuration.httpVersion == .http1Only ? nil
             : HTTP2Pool(maxConnectionsPerHost: configuration.maxConnectionsPerHost)
         pool = ConnectionPool(settings: settings, maxConnectionsPerHost: configuration.maxConnectionsPerHost,
-                              idleTimeout: configuration.idleConnectionTimeout) { [weak http2] in http2?.evictIdle() ?? false }
+                              idleTimeout: configuration.idleConnectionTimeout,
+                              evictIdleHTTP2: { [weak http2] in http2?.evictIdle() ?? false },
+                              hostForgotten: { [weak http2] in http2?.forgetHTTP1(for: $0) })
         self.http2 = http2
         self.settings = settings
         requestTimeout = configuration.requestTimeout
@@ -53,6 +55,9 @@ final class PinnedClient: Sendable {
 
     /// How many hosts the pool has an entry for.
     var poolHostCount: Int { pool.hostCount }
+
+    /// How many hosts the HTTP/2 pool has an entry for.
+    var http2HostCount: Int { http2?.hostCount ?? 0 }
 
     /// How many HTTP/2 connections to `host:port` exist and how many streams they carry.
     func http2Counts(host: String, port: Int) -> (connections: Int, streams: Int) {

@@ -151,6 +151,12 @@ public struct PinningTransport: Transport {
         return engine.client.poolHostCount
     }
 
+    /// How many hosts the HTTP/2 pool keeps an entry for (zero when unusable); for tests and diagnostics.
+    var http2HostCount: Int {
+        guard case let .success(engine) = engine else { return 0 }
+        return engine.client.http2HostCount
+    }
+
     /// How many HTTP/2 connections to `host:port` exist and how many streams they carry; for
     /// tests and diagnostics.
     func http2Counts(host: String, port: Int) -> (connections: Int, streams: Int) {

@@ -119,6 +119,33 @@ struct HTTP2MultiplexerTests {
         #expect(harness.failure(1)?.unprocessed == true)
     }
 
+    @Test("a response head proves the request processed: REFUSED_STREAM or a GOAWAY's last stream after it does not make it unprocessed")
+    func responseHeadOutranksRefusal() throws {
+        let harness = try Harness()
+        for id in 1...3 { try harness.open(UInt64(id), Harness.post("/orders/\(id)", body: Data("{}".utf8))) }
+        harness.clientFrames()
+        harness.serve(.headers(stream: 1, Harness.ok),
+                      .rstStream(stream: 1, code: HTTP2ErrorCode.refusedStream.rawValue))
+        let refused = try #require(harness.failure(1))
+        #expect(refused.error.underlying as? HTTP2Error == .streamReset(.refusedStream))
+        #expect(!refused.unprocessed)
+        #expect(refused.receivedResponseBytes)
+        // Stream 3 answered before the GOAWAY that leaves it out; stream 5 did not.
+        harness.serve(.headers(stream: 3, Harness.ok), .goAway(lastStream: 1, code: 0))
+        let answered = try #require(harness.failure(2))
+        #expect(!answered.unprocessed)
+        #expect(answered.receivedResponseBytes)
+        #expect(harness.failure(3)?.unprocessed == true)
+    }
+
+    @Test("a declared content-length reserves at most 1 MiB of body storage before the bytes arrive")
+    func bodyReservationIsCapped() {
+        #expect(HTTP2Multiplexer.initialBodyCapacity(declaredLength: 64 << 20) == 1 << 20)
+        #expect(HTTP2Multiplexer.initialBodyCapacity(declaredLength: (1 << 20) + 1) == 1 << 20)
+        #expect(HTTP2Multiplexer.initialBodyCapacity(declaredLength: 512) == 512)
+        #expect(HTTP2Multiplexer.initialBodyCapacity(declaredLength: -1) == 0)
+    }
+
     @Test("GOAWAY: streams above the last stream identifier fail unprocessed at once, the rest complete, no new stream starts")
     func goAway() throws {
         let harness = try Harness()

@@ -132,6 +132,31 @@ struct HTTP2ScriptedServerTests {
         #expect(events.retries.count == 2)
     }
 
+    @Test("a POST refused with REFUSED_STREAM after its response head arrived is not sent again: the server processed it")
+    func refusedAfterResponseHeadNotResent() async throws {
+        let requests = LockedValue(0)
+        let server = try ScriptedHTTP2Server { connection in
+            connection.handshake()
+            // Counts every request, on this connection or a later one: a resent POST shows up here.
+            while let stream = connection.awaitRequests(1).first {
+                if requests.withLock({ count -> Int in
+                    count += 1
+                    return count
+                }) == 1 {
+                    connection.write(.headers(stream: stream, [(":status", "200")]),
+                                     .rstStream(stream: stream, code: HTTP2ErrorCode.refusedStream.rawValue))
+                } else {
+                    connection.respond(stream: stream, body: "sent twice")
+                }
+            }
+        }
+        let error = await Pinning.error { try await Self.transport().send(Pinning.post(server.url("/orders"), body: Data("1".utf8))) }
+        let failure = try #require(error as? TransportError)
+        #expect(failure.kind == .connectionLost)
+        #expect(failure.underlying as? HTTP2Error == .streamReset(.refusedStream))
+        #expect(requests.withLock { $0 } == 1)
+    }
+
     @Test("a server that sends GOAWAY after its response closes the connection; the next request opens a new one")
     func goAwayWhileIdle() async throws {
         let server = try ScriptedHTTP2Server { connection in

@@ -116,6 +116,20 @@ struct HTTP2ConnectionThreadLimitTests {
         #expect(await eventually { transport.http2Counts(host: "localhost", port: server.port).connections == 0 })
     }
 
+    @Test("the HTTP/2 pool keeps no entry for hosts it has nothing for: closed HTTP/2 connections, an HTTP/1.1 host whose connection closed")
+    func forgetsHostsItNoLongerUses() async throws {
+        let http2 = try Self.server(closingAfterFirstResponse: true)
+        let http1 = try TLSLoopbackServer(identity: .leafOnly)
+        http1.http.route("/bye", response: .init(text: "bye", closeConnection: true))
+        let transport = try transport(threads: ConnectionThreadLimit(maximum: 8))
+        for host in ["localhost", "127.0.0.1"] {
+            #expect(try await transport.send(Pinning.get(http2.url("/", host: host))).statusCode == 200)
+            #expect(try await transport.send(Pinning.get(http1.url("/bye", host: host))).text == "bye")
+        }
+        #expect(await eventually { transport.http2HostCount == 0 })
+        #expect(transport.pooledHostCount == 0)
+    }
+
     @Test("at the limit, an idle HTTP/2 connection is closed to make room for a connection to another host")
     func idleHTTP2ConnectionMakesRoom() async throws {
         let server = try Self.server()

@@ -34,12 +34,21 @@ struct HTTP2PoolPolicyTests {
         #expect(Self.decide([Load(reserved: 5, maxConcurrentStreams: 2, accepting: true), lighter], max: 2) == .useBeyondLimit(1))
     }
 
-    @Test("connections that stopped accepting (GOAWAY) are never chosen; with none left a new one opens or the request waits")
+    @Test("connections that stopped accepting (GOAWAY) are never chosen; with none left a new one opens or the request waits for the one opening")
     func skipsGoingAway() {
         let goingAway = Load(reserved: 0, maxConcurrentStreams: 100, accepting: false)
         #expect(Self.decide([goingAway]) == .connect)
-        #expect(Self.decide([goingAway], max: 1) == .wait)
         #expect(Self.decide([goingAway], connecting: 1) == .wait)
+    }
+
+    @Test("connections that no longer accept streams do not count toward the per-host limit: a stuck one cannot block the host")
+    func closingConnectionsHoldNoPlace() {
+        let stuck = Load(reserved: 0, maxConcurrentStreams: 100, accepting: false)
+        #expect(Self.decide([stuck], max: 1) == .connect)
+        #expect(Self.decide(Array(repeating: stuck, count: 8), max: 8) == .connect)
+        let full = Load(reserved: 2, maxConcurrentStreams: 2, accepting: true)
+        #expect(Self.decide([stuck, full], max: 2) == .connect)
+        #expect(Self.decide([stuck, full, full], max: 2) == .useBeyondLimit(1))
     }
 
     @Test("a host that answered over HTTP/1.1 goes to the HTTP/1.1 pool unless an HTTP/2 connection still accepts")
