@@ -59,10 +59,12 @@ public final class RedisServerProcess: Sendable {
     public static func start(password: String? = nil, configuration: [String] = []) async throws -> RedisServerProcess {
         guard let executable else { throw StartError(log: "redis-server is not installed (apt-get install redis-server)") }
         return try await offCooperativePool {
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-redis-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             var failures: [String] = []
             for _ in 0..<8 {
+                // A directory per attempt: a server that failed to start removes its directory
+                // when it is released, and the next attempt must not find it gone.
+                let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-redis-\(UUID().uuidString)")
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
                 let port = try RefusingPort().port
                 var arguments = ["--port", String(port), "--bind", "127.0.0.1", "--dir", directory.path, "--save", "",
                                  "--appendonly", "no", "--daemonize", "no", "--logfile", "", "--loglevel", "notice"]
@@ -77,7 +79,6 @@ public final class RedisServerProcess: Sendable {
                     failures.append(error.log)
                 }
             }
-            try? FileManager.default.removeItem(at: directory)
             throw StartError(log: failures.joined(separator: "\n---\n"))
         }
     }
