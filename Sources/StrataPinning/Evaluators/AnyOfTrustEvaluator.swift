@@ -1,7 +1,8 @@
 /// Passes when any of its evaluators passes: the rule for a host matched by several patterns.
-/// With no evaluators it passes nothing. Report-only members never count as passing while an
-/// enforced member exists (they would let every chain through); with only report-only members
-/// it passes, as each of them does.
+/// With no evaluators it passes nothing. Members that enforce nothing (report-only ones, or
+/// composites made only of report-only ones, at any depth) never count as passing while an
+/// enforced member exists (they would let every chain through); with only such members it
+/// passes, as each of them does.
 struct AnyOfTrustEvaluator: ServerTrustEvaluator, EvaluatorGroup {
     let evaluators: [any ServerTrustEvaluator]
 
@@ -11,7 +12,8 @@ struct AnyOfTrustEvaluator: ServerTrustEvaluator, EvaluatorGroup {
     var requiresPinnedKey: Bool { !evaluators.isEmpty && evaluators.allSatisfy(\.requiresPinnedKey) }
 
     func evaluate(_ chain: [Certificate], forHost host: String) throws {
-        let enforced = evaluators.filter { !($0 is ReportOnlyEvaluator) }
+        // Recursive: a composite holding only report-only evaluators never throws either.
+        let enforced = evaluators.filter { !ReportOnlyEvaluator.enforcesNothing($0) }
         if enforced.isEmpty, !evaluators.isEmpty { return }
         var pins: [String] = []
         var otherFailure: (any Error)?

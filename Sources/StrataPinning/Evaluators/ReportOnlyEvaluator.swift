@@ -58,6 +58,17 @@ public struct ReportOnlyEvaluator: ServerTrustEvaluator {
         return group.members.contains(where: isContained)
     }
 
+    /// Whether `evaluator` can never refuse a chain because everything in it is report-only: a
+    /// report-only evaluator, or a composite whose members all enforce nothing (at any depth).
+    /// Such an evaluator must not count as "passing" next to an enforced one. An empty composite
+    /// never refuses either, so it enforces nothing; evaluator types Strata cannot look inside
+    /// count as enforcing.
+    static func enforcesNothing(_ evaluator: any ServerTrustEvaluator) -> Bool {
+        if evaluator is ReportOnlyEvaluator { return true }
+        guard let group = evaluator as? any EvaluatorGroup else { return false }
+        return group.members.allSatisfy(enforcesNothing)
+    }
+
     /// One line for an event: for a pin mismatch, the pins that were expected.
     private static func summary(of error: any Error) -> String {
         guard case let .pinMismatch(_, _, pins) = error as? ServerTrustError else { return String(describing: error) }

@@ -53,6 +53,28 @@ struct ReportOnlyEvaluatorTests {
         #expect(ReportOnlyEvaluator.failures(in: passing, chain: chain, host: "api.strata.test").count == 1)
     }
 
+    @Test("a composite holding only report-only evaluators, at any depth, cannot let a chain through an enforced pattern")
+    func wrappedReportOnlyDoesNotDecide() throws {
+        let chain = try Self.chain()
+        let passingReportOnly = ReportOnlyEvaluator(try Pinning.pins(Fixtures.Pin.leafEC))
+        let wrappers: [any ServerTrustEvaluator] = [
+            CompositeTrustEvaluator([passingReportOnly]),
+            CompositeTrustEvaluator([CompositeTrustEvaluator([passingReportOnly]), ReportOnlyEvaluator(passingReportOnly)]),
+        ]
+        for wrapper in wrappers {
+            let domains = try PinnedDomains(["**.strata.test": wrapper,
+                                             "api.strata.test": try Pinning.pins(Fixtures.Pin.attackerLeaf)])
+            let evaluator = try #require(domains.evaluator(forHost: "api.strata.test"))
+            #expect(throws: ServerTrustError.self) { try evaluator.evaluate(chain, forHost: "api.strata.test") }
+            // Alone it still enforces nothing.
+            try #require(domains.evaluator(forHost: "other.strata.test")).evaluate(chain, forHost: "other.strata.test")
+        }
+        // A composite with one enforced member still decides next to another pattern.
+        let mixed = try PinnedDomains(["**.strata.test": CompositeTrustEvaluator([passingReportOnly, try Pinning.pins(Fixtures.Pin.leafEC)]),
+                                       "api.strata.test": try Pinning.pins(Fixtures.Pin.attackerLeaf)])
+        try #require(mixed.evaluator(forHost: "api.strata.test")).evaluate(chain, forHost: "api.strata.test")
+    }
+
     @Test("with .pinnedKeysOnly it is a configuration error, wherever it sits in the evaluator")
     func pinnedKeysOnly() async throws {
         let pins = try Pinning.pins(Fixtures.Pin.leafEC)
