@@ -15,7 +15,7 @@ struct ProxyURL {
         }
         var rest = Substring(text.trimmingCharacters(in: .whitespaces))
         guard !rest.isEmpty else { throw reject("it is empty") }
-        if let schemeEnd = rest.range(of: "://") {
+        if let schemeEnd = Self.schemeEnd(in: rest) {
             let scheme = rest[..<schemeEnd.lowerBound].lowercased()
             guard scheme == "http" else {
                 throw reject(scheme == "https"
@@ -72,19 +72,47 @@ struct ProxyURL {
     }
 
     /// `text` with everything between the scheme and the last `@` replaced, so a malformed URL
-    /// can be shown in an error without its credentials.
+    /// can be shown in an error without its credentials. Without an `@`, a `user:password`
+    /// would read as host and port, so whatever follows the host's colon is replaced unless it
+    /// is a port number.
     static func redacting(_ text: String) -> String {
-        guard let at = text.lastIndex(of: "@") else { return text }
-        let start = text.range(of: "://").map(\.upperBound) ?? text.startIndex
-        guard start <= at else { return "<redacted>" }
-        return text[..<start] + "<redacted>" + text[at...]
+        let start = schemeEnd(in: Substring(text))?.upperBound ?? text.startIndex
+        if let at = text.lastIndex(of: "@") {
+            // A scheme token holds no '@', so `at` is never before `start`.
+            return text[..<start] + "<redacted>" + text[at...]
+        }
+        let authority = text[start...]
+        let hostEnd = authority.hasPrefix("[") ? authority.firstIndex(of: "]") ?? authority.endIndex : authority.startIndex
+        guard let colon = authority[hostEnd...].firstIndex(of: ":") else { return text }
+        var port = authority[authority.index(after: colon)...]
+        if port.hasSuffix("/") { port = port.dropLast() }
+        guard !port.allSatisfy(\.isASCIIDigit) else { return text }
+        return text[...colon] + "<redacted>"
+    }
+
+    /// Where `text`'s `scheme://` ends, or nil when it has none. A scheme is only the RFC 3986
+    /// token `ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )` (section 3.1): a `://` inside a password,
+    /// as in `alice:pa://ss@proxy`, is not one, so the password is never echoed as a scheme.
+    private static func schemeEnd(in text: Substring) -> Range<Substring.Index>? {
+        guard let end = text.range(of: "://") else { return nil }
+        let scheme = text[..<end.lowerBound]
+        guard let first = scheme.first, first.isASCII, first.isLetter,
+              scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }) else { return nil }
+        return end
     }
 
     private static func port(_ text: Substring,
                              _ reject: (String) -> PinningConfigurationError) throws(PinningConfigurationError) -> Int {
-        guard !text.isEmpty, text.allSatisfy(\.isASCII), let port = Int(text), (1...65535).contains(port) else {
-            throw reject("the port '\(text.prefix(10))' is not a number from 1 to 65535")
+        guard !text.isEmpty, text.allSatisfy(\.isASCIIDigit), let port = Int(text), (1...65535).contains(port) else {
+            // Echoed only when it is digits: without an '@', `alice:password` reads as host:port.
+            throw reject(text.allSatisfy(\.isASCIIDigit) && !text.isEmpty
+                ? "the port '\(text.prefix(10))' is not a number from 1 to 65535"
+                : "the port is not a number from 1 to 65535")
         }
         return port
     }
+}
+
+private extension Character {
+    var isASCIIDigit: Bool { ("0"..."9").contains(self) }
 }

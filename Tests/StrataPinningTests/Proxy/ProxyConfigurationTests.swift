@@ -69,6 +69,22 @@ struct ProxyConfigurationTests {
         #expect(!(error?.description.contains("s3cret") ?? true))
     }
 
+    @Test("a password that looks like a scheme or a port never shows in the error",
+          arguments: [
+              ("alice:pa://ss@proxy:3128", ["alice", "pa:", "ss@"]),
+              ("alice:hunt://er2@proxy:3128", ["alice", "hunt", "er2"]),
+              ("http://alice:hunter2", ["hunter2", "hunt"]),
+              ("alice:hunter2/", ["hunter2", "hunt"]),
+          ])
+    func passwordNeverEchoed(url: String, secrets: [String]) {
+        let error = #expect(throws: PinningConfigurationError.self) { try ProxyConfiguration(url: url) }
+        for text in [error?.description ?? "", error?.localizedDescription ?? "", String(describing: error)] {
+            for secret in secrets {
+                #expect(!text.contains(secret), "\(text)")
+            }
+        }
+    }
+
     @Test("the environment is read only when asked: https_proxy before HTTPS_PROXY, no_proxy before NO_PROXY")
     func environment() throws {
         #expect(try ProxyConfiguration.fromEnvironment([:]) == nil)
