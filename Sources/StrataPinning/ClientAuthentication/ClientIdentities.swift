@@ -1,8 +1,10 @@
 /// The ``PinningTransport/Configuration/clientIdentities`` table: host patterns (the
 /// `pinnedDomains` syntax), each with the identity presented to its servers.
 ///
-/// When several patterns match a host, the most specific one wins: an exact name over
-/// `*.` over `**.`, then the longer domain. Every pattern must also be a `pinnedDomains` key:
+/// When several patterns match a host, the most specific one wins: an exact name first, then
+/// the longer base domain, then `*.` over `**.` on the same domain. So for
+/// `payments.example.com`, `**.payments.example.com` (which covers its own apex) wins over
+/// `*.example.com`. Every pattern must also be a `pinnedDomains` key:
 /// only pinned hosts travel over this transport's own TLS connections.
 struct ClientIdentities: Sendable {
     private struct Entry: Sendable {
@@ -42,13 +44,14 @@ struct ClientIdentities: Sendable {
             .max { Self.specificity($0.pattern) < Self.specificity($1.pattern) }?.identity
     }
 
-    /// Orders patterns from least to most specific.
-    private static func specificity(_ pattern: HostPattern) -> (kind: Int, length: Int) {
+    /// Orders matching patterns from least to most specific. Length before kind: a wildcard on a
+    /// longer base domain names a narrower set of hosts than one on a shorter base.
+    private static func specificity(_ pattern: HostPattern) -> (exact: Int, length: Int, kind: Int) {
         let kind = switch pattern.kind {
         case .anyDepth: 0
         case .oneLabel: 1
         case .exact: 2
         }
-        return (kind, pattern.base.utf8.count)
+        return (pattern.kind == .exact ? 1 : 0, pattern.base.utf8.count, kind)
     }
 }

@@ -73,4 +73,26 @@ struct ClientIdentityTests {
                                           privateKeyPEM: Fixtures.text("leaf-via-intermediate.key"))
         #expect(identity.intermediates.map(\.spkiPin) == [Fixtures.Pin.intermediate])
     }
+
+    @Test("the most specific pattern wins: exact, then the longer base domain, then *. over **.")
+    func mostSpecificPattern() throws {
+        let general = try Self.identity()
+        let specific = try ClientIdentity(certificateChainPEM: Fixtures.text("leaf-via-intermediate-chain.pem"),
+                                          privateKeyPEM: Fixtures.text("leaf-via-intermediate.key"))
+        let evaluator = try Pinning.pins(Fixtures.Pin.leafEC)
+        func chosen(_ identities: [String: ClientIdentity], _ host: String) throws -> ClientIdentity? {
+            let pinned = try PinnedDomains(Dictionary(uniqueKeysWithValues: identities.keys.map { ($0, evaluator as any ServerTrustEvaluator) }))
+            return try ClientIdentities(identities, pinned: pinned).identity(for: host)
+        }
+        // `**.payments.example.com` covers its apex and names fewer hosts than `*.example.com`.
+        let overlap = ["*.example.com": general, "**.payments.example.com": specific]
+        #expect(try chosen(overlap, "payments.example.com")?.certificate == specific.certificate)
+        #expect(try chosen(overlap, "eu.payments.example.com")?.certificate == specific.certificate)
+        #expect(try chosen(overlap, "shop.example.com")?.certificate == general.certificate)
+        // Same base domain: one label over any depth; an exact name over everything.
+        let sameBase = ["**.example.com": general, "*.example.com": specific]
+        #expect(try chosen(sameBase, "shop.example.com")?.certificate == specific.certificate)
+        let exact = ["shop.example.com": general, "**.shop.example.com": specific]
+        #expect(try chosen(exact, "shop.example.com")?.certificate == general.certificate)
+    }
 }
