@@ -21,7 +21,16 @@ struct ProxyConnectResponse: Equatable {
     /// The length of the head at the start of `bytes`, through its empty line, or nil while the
     /// empty line has not arrived. Lines may end in CRLF or a bare LF (RFC 9112 §2.2).
     static func headLength(in bytes: [UInt8]) -> Int? {
-        var index = 0
+        var scanned = 0
+        return headLength(in: bytes, resumingAt: &scanned)
+    }
+
+    /// ``headLength(in:)`` for bytes that grow between calls: the scan starts at `scanned` and,
+    /// while the head is incomplete, leaves it where the next call may resume, so a proxy that
+    /// trickles its answer costs linear time, not quadratic. The end of a head (`\n\n` or
+    /// `\n\r\n`) is at most 3 bytes long, so resuming 3 bytes before the end misses none.
+    static func headLength(in bytes: [UInt8], resumingAt scanned: inout Int) -> Int? {
+        var index = min(scanned, bytes.count)
         while let newline = bytes[index...].firstIndex(of: UInt8(ascii: "\n")) {
             let next = newline + 1
             if next < bytes.count, bytes[next] == UInt8(ascii: "\n") { return next + 1 }
@@ -30,6 +39,7 @@ struct ProxyConnectResponse: Equatable {
             }
             index = next
         }
+        scanned = max(0, bytes.count - 3)
         return nil
     }
 

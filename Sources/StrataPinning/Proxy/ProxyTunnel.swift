@@ -32,9 +32,10 @@ enum ProxyTunnel {
             Result { () throws(TransportError) in try socket.write(bytes, deadline: deadline) }
         }.get()
         var received: [UInt8] = []
+        var scanned = 0
         var scratch = [UInt8](repeating: 0, count: 4096)
         while true {
-            if let length = ProxyConnectResponse.headLength(in: received) {
+            if let length = ProxyConnectResponse.headLength(in: received, resumingAt: &scanned) {
                 let response: ProxyConnectResponse
                 do {
                     response = try ProxyConnectResponse(head: received[..<length], maxHeaderCount: limits.maxHeaderCount, proxy: name)

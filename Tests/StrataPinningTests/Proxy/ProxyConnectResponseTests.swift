@@ -31,6 +31,31 @@ struct ProxyConnectResponseTests {
         #expect(ProxyConnectResponse.headLength(in: []) == nil)
     }
 
+    @Test("a head arriving in pieces, split at any byte or one byte at a time, ends where it does whole",
+          arguments: ["HTTP/1.1 200 OK\r\nVia: 1.1 proxy\r\n\r\nTLS", "HTTP/1.1 200 OK\n\n", "HTTP/1.1 407 No\nProxy-Authenticate: Basic\n\r\n",
+                      "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\n\r\n"])
+    func headInPieces(text: String) throws {
+        let bytes = Array(text.utf8)
+        let whole = try #require(ProxyConnectResponse.headLength(in: bytes))
+        let parsed = try ProxyConnectResponse(head: bytes[..<whole], maxHeaderCount: 10, proxy: "p")
+        for split in 0...bytes.count {
+            var scanned = 0
+            let first = ProxyConnectResponse.headLength(in: Array(bytes[..<split]), resumingAt: &scanned)
+            let length = first ?? ProxyConnectResponse.headLength(in: bytes, resumingAt: &scanned)
+            #expect(length == whole, "split at \(split)")
+            #expect(first != nil || scanned == max(0, split - 3), "the next scan resumes near the end")
+        }
+        var received: [UInt8] = []
+        var scanned = 0
+        var found: Int?
+        for byte in bytes where found == nil {
+            received.append(byte)
+            found = ProxyConnectResponse.headLength(in: received, resumingAt: &scanned)
+        }
+        #expect(found == whole)
+        #expect(try ProxyConnectResponse(head: received[..<whole], maxHeaderCount: 10, proxy: "p") == parsed)
+    }
+
     @Test("any 2xx opens the tunnel, whatever its reason phrase or fields")
     func success() throws {
         #expect(try Self.parse("HTTP/1.1 200 Connection established\r\n\r\n").isSuccess)
