@@ -18,6 +18,14 @@ struct ProxyConnectResponse: Equatable {
     /// Whether the tunnel is open.
     var isSuccess: Bool { (200..<300).contains(statusCode) }
 
+    /// Whether this is an interim answer (`100 Continue`, `103 Early Hints`, ...) that a final
+    /// one follows: RFC 9110 §15.2 has a client parse and skip any number of them. `101` is not
+    /// one here: it switches protocols, which only an `Upgrade` request may ask for.
+    var isInterim: Bool { (100..<200).contains(statusCode) && statusCode != 101 }
+
+    /// How many interim answers are skipped before the proxy is taken to be misbehaving.
+    static let maximumInterimCount = 8
+
     /// The length of the head at the start of `bytes`, through its empty line, or nil while the
     /// empty line has not arrived. Lines may end in CRLF or a bare LF (RFC 9112 §2.2).
     static func headLength(in bytes: [UInt8]) -> Int? {

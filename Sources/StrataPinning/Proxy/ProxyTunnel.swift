@@ -19,7 +19,9 @@ enum ProxyTunnel {
     }
 
     /// Asks the proxy on `socket` for a tunnel to `host:port` and reads its answer, whose head
-    /// must fit `limits`, by `deadline`. On success the socket carries the tunnel.
+    /// must fit `limits`, by `deadline`. Interim (1xx) heads before it are skipped, at most
+    /// ``ProxyConnectResponse/maximumInterimCount`` of them, within the same head limit and
+    /// deadline. On success the socket carries the tunnel.
     ///
     /// - Throws: `TransportError` whose `underlying` is a ``ProxyError`` when the proxy refuses
     ///   or answers badly; the socket's own `TransportError` (timeout, reset) otherwise.
@@ -33,6 +35,9 @@ enum ProxyTunnel {
         }.get()
         var received: [UInt8] = []
         var scanned = 0
+        // Interim (1xx) heads already skipped: their bytes count against the head limit too.
+        var interimCount = 0
+        var interimBytes = 0
         var scratch = [UInt8](repeating: 0, count: 4096)
         while true {
             if let length = ProxyConnectResponse.headLength(in: received, resumingAt: &scanned) {
@@ -42,6 +47,17 @@ enum ProxyTunnel {
                 } catch {
                     throw failure(error)
                 }
+                if response.isInterim {
+                    interimCount += 1
+                    guard interimCount <= ProxyConnectResponse.maximumInterimCount else {
+                        throw failure(.malformedResponse(
+                            proxy: name, reason: "it sent more than \(ProxyConnectResponse.maximumInterimCount) interim (1xx) answers"))
+                    }
+                    received.removeFirst(length)
+                    interimBytes += length
+                    scanned = 0
+                    continue
+                }
                 guard response.isSuccess else { throw failure(refusal(response, proxy: proxy, target: target)) }
                 // The pinned host speaks only after our ClientHello: anything here came from the proxy.
                 guard length == received.count else {
@@ -49,10 +65,10 @@ enum ProxyTunnel {
                 }
                 return
             }
-            guard received.count < limits.maxHeaderBlockBytes else {
+            guard interimBytes + received.count < limits.maxHeaderBlockBytes else {
                 throw failure(.responseHeadTooLarge(proxy: name, limit: limits.maxHeaderBlockBytes))
             }
-            let wanted = min(scratch.count, limits.maxHeaderBlockBytes - received.count)
+            let wanted = min(scratch.count, limits.maxHeaderBlockBytes - interimBytes - received.count)
             let count = try scratch.withUnsafeMutableBytes { buffer in
                 Result { () throws(TransportError) -> Int in
                     try socket.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[..<wanted]), deadline: deadline)

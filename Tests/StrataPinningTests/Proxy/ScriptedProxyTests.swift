@@ -62,6 +62,24 @@ struct ScriptedProxyTests {
         #expect(failure.message.contains("http://127.0.0.1:\(proxy.port)"))
     }
 
+    @Test("interim 1xx answers before the final one are skipped, a bounded number of them within the head limit")
+    func interimAnswers() async throws {
+        let interim = "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a>; rel=preload\r\n\r\n"
+        let proxy = try Self.proxy(answering: .raw(interim + "HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n"))
+        let failure = try await Self.failure(try Self.transport(proxy: "127.0.0.1:\(proxy.port)"))
+        // The final answer decides, not the first interim one.
+        #expect(failure.underlying as? ProxyError == .tunnelRefused(proxy: "http://127.0.0.1:\(proxy.port)", target: "localhost:443",
+                                                                    statusCode: 502, reason: "Bad Gateway"))
+        let endless = try Self.proxy(answering: .raw(String(repeating: "HTTP/1.1 100 Continue\r\n\r\n", count: 9)))
+        let tooMany = try await Self.failure(try Self.transport(proxy: "127.0.0.1:\(endless.port)"))
+        #expect(tooMany.message.contains("more than 8 interim (1xx) answers"), "\(tooMany.message)")
+        let large = try Self.proxy(answering: .raw(String(repeating: "HTTP/1.1 100 Continue\r\nVia: \(String(repeating: "x", count: 300))\r\n\r\n",
+                                                          count: 4)))
+        let overLimit = try await Self.failure(try Self.transport(proxy: "127.0.0.1:\(large.port)",
+                                                                  limits: HTTP1Limits(maxHeaderBlockBytes: 1024)))
+        #expect(overLimit.message.contains("over the limit of 1024"), "\(overLimit.message)")
+    }
+
     @Test("a proxy that never answers is given up at the connect timeout, naming it")
     func silentProxy() async throws {
         let proxy = try Self.proxy(answering: .init(status: 200, delay: .seconds(60)))
