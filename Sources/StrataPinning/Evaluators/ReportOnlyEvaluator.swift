@@ -6,7 +6,9 @@
 /// evaluator's verdict is reported instead of enforced. When it refuses a new connection's
 /// verified chain, ``PinningTransport`` reports ``PinningEvent/pinMismatchReported(host:servedPins:failure:)``
 /// (with the pins of the chain the server served) to its observers, and the request proceeds.
-/// Reports come once per new connection, not per request.
+/// Reports come once per new connection, not per request. Over HTTP/1.1, a connection opened by
+/// a request nobody observed reports to the first observed request that reuses it; an HTTP/2
+/// connection reports only to the request that opened it.
 ///
 /// ```swift
 /// PinningTransport(pinnedDomains: [

@@ -20,6 +20,9 @@ final class PooledConnection: Sendable {
     /// The kept connection: touched only by the slot's own thread, one job at a time; the
     /// mutex makes that checked and is never contended.
     private let kept = LockedValue<HTTP1Connection<TLSStream>?>(nil)
+    /// The report-only mismatches of the last connection opened, while no observed job has had
+    /// them: its opening job had no observer, so the first observed job reusing it reports them.
+    private let unreported = LockedValue<[PinningEvent]>([])
 
     /// What another thread may do to a running job: close its socket so a blocked call returns.
     private struct Control {
@@ -101,6 +104,11 @@ final class PooledConnection: Sendable {
         var connection: HTTP1Connection<TLSStream>
         if let reused {
             events.record(.connectionReused(host: host, port: port))
+            if job.collectsEvents {
+                for event in unreported.withLock({ unreported in defer { unreported = [] }; return unreported }) {
+                    events.record(event)
+                }
+            }
             connection = reused
         } else {
             connection = try establish(job)
@@ -185,12 +193,14 @@ final class PooledConnection: Sendable {
         do {
             let chain = try stream.chainToEvaluate(roots: settings.roots)
             try job.evaluator.evaluate(chain, forHost: host)
-            // Reports exist only for observers: nothing is evaluated again when nobody listens.
-            if job.collectsEvents {
-                for failure in ReportOnlyEvaluator.failures(in: job.evaluator, chain: chain, host: host) {
-                    events.record(.pinMismatchReported(host: host, servedPins: chain.map(\.spkiPin), failure: failure))
-                }
+            // Evaluated even when nobody observes (only when a report-only evaluator applies: one
+            // pin check per new connection), so an observed request reusing it still learns them.
+            let reports = ReportOnlyEvaluator.failures(in: job.evaluator, chain: chain, host: self.host).map { failure in
+                PinningEvent.pinMismatchReported(host: self.host, servedPins: chain.map(\.spkiPin), failure: failure)
             }
+            // An HTTP/2 connection leaves this slot: its later streams do not get them (documented).
+            unreported.withLock { $0 = job.collectsEvents || stream.selectedProtocol == "h2" ? [] : reports }
+            for report in reports { events.record(report) }
             events.record(.trustEvaluated(host: host, matchedPin: MatchedPin.of(job.evaluator, chain: chain), failure: nil))
         } catch {
             stream.close()

@@ -39,6 +39,22 @@ struct PinningReportOnlyTests {
         #expect(server.http.requestCount == 2)
     }
 
+    @Test("a mismatch found while nobody observed is reported to the first observed request reusing the connection")
+    func mismatchReportedOnReuse() async throws {
+        let server = try TLSLoopbackServer(identity: .leafOnly)
+        server.http.route("/hello", response: .init(text: "served"))
+        let transport = try Self.transport(Fixtures.Pin.attackerLeaf)
+        #expect(try await transport.send(Pinning.get(server.url("/hello"))).text == "served")
+        let events = PinningEventLog()
+        let observed = events.observing(transport)
+        for _ in 0..<2 {
+            #expect(try await observed.send(Pinning.get(server.url("/hello"))).text == "served")
+        }
+        #expect(events.reusedCount == 2)
+        #expect(events.openedCount == 0)
+        #expect(events.reportedMismatches.map(\.servedPins) == [[Fixtures.Pin.leafEC, Fixtures.Pin.ca]])
+    }
+
     @Test("matching report-only pins report nothing and say which pin matched")
     func matchReportsNothing() async throws {
         let server = try TLSLoopbackServer(identity: .leafOnly)
