@@ -80,12 +80,13 @@ case "$module" in
             -o "$binary" 2>&1 | quiet
         ;;
     *)
-        # The target is compiled into $module, which imports Strata (StrataPinning also OpenSSL).
+        # The target is compiled into $module, which imports Strata (StrataPinning also OpenSSL
+        # and nghttp2).
         strata_library
         # shellcheck disable=SC2046
-        swiftc "${flags[@]}" -module-name "$module" -I "$build/lib" -I Sources/COpenSSL \
+        swiftc "${flags[@]}" -module-name "$module" -I "$build/lib" -I Sources/COpenSSL -I Sources/CNGHTTP2 \
             $(sources_of "$module") "${support[@]}" "Fuzz/$directory"/*.swift \
-            "$build/lib/libStrata.a" -lssl -lcrypto -o "$binary" 2>&1 | quiet
+            "$build/lib/libStrata.a" -lssl -lcrypto -lnghttp2 -o "$binary" 2>&1 | quiet
         ;;
 esac
 [[ -x "$binary" ]] || { echo "building $target failed" >&2; exit 1; }

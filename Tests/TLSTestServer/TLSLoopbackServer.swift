@@ -356,7 +356,10 @@ final class ServerTLSChannel: LoopbackByteChannel {
 
     /// Moves received ciphertext into OpenSSL; false at end of stream or on error.
     private func fill() -> Bool {
-        let count = scratch.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        var count: Int
+        repeat {  // a signal (the suite's children's SIGCHLD) interrupts a read; it is not the end
+            count = scratch.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        } while count < 0 && errno == EINTR
         guard count > 0 else { return false }
         return scratch.withUnsafeBytes { BIO_write(input, $0.baseAddress, Int32(count)) } == Int32(count)
     }

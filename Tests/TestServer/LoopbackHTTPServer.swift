@@ -286,7 +286,9 @@ public final class LoopbackHTTPServer: Sendable {
             while !isStopped {
                 let client = accept(listener, nil, nil)
                 guard client >= 0 else {
-                    if errno == EINTR { continue }
+                    // A client that gave up before it was accepted (ECONNABORTED) or a signal
+                    // ends one accept, not the server; the closed listener (stop()) ends it.
+                    if errno == EINTR || errno == ECONNABORTED || errno == EPROTO { continue }
                     return
                 }
                 let accepted = state.withLock { state -> Bool in
@@ -420,8 +422,15 @@ final class PlainSocketChannel: LoopbackByteChannel {
 
     init(fd: Int32) { self.fd = fd }
 
+    /// The bytes read, or 0 at the end of the stream or on an error. A call a signal
+    /// interrupted is repeated: the suite's child processes send SIGCHLD to any of its threads,
+    /// and reading EINTR as the end closed a connection before its request was read.
     func receive(into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        max(0, recv(fd, buffer.baseAddress, buffer.count, 0))
+        while true {
+            let count = recv(fd, buffer.baseAddress, buffer.count, 0)
+            if count < 0 && errno == EINTR { continue }
+            return max(0, count)
+        }
     }
 
     func send(_ bytes: UnsafeRawBufferPointer) -> Bool {
@@ -429,6 +438,7 @@ final class PlainSocketChannel: LoopbackByteChannel {
         var offset = 0
         while offset < bytes.count {
             let sent = socketSend(fd, base + offset, bytes.count - offset)
+            if sent < 0 && errno == EINTR { continue }
             if sent <= 0 { return false }
             offset += sent
         }
