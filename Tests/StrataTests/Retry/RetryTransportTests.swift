@@ -318,13 +318,11 @@ struct RetryTransportTests {
         // Unstructured on purpose: a task group would wait for a child stuck on a task that never
         // ends, which is the hang this guard exists to turn into a failure.
         let (outcomes, report) = AsyncStream<Result<HTTPResponse, any Error>?>.makeStream()
-        let waiter = Task { report.yield(await task.result) }
+        Task { report.yield(await task.result) }
         let guardTimer = Task { try? await Task.sleep(for: bound); report.yield(nil) }
-        var first: Result<HTTPResponse, any Error>?? = nil
-        for await outcome in outcomes { first = outcome; break }
+        var outcome: Result<HTTPResponse, any Error>?   // nil: the guard fired first
+        for await reported in outcomes { outcome = reported; break }
         guardTimer.cancel()
-        _ = waiter
-        let outcome = first ?? nil
         guard let outcome else {
             Issue.record("the cancelled request was still waiting after \(bound)")
             return
