@@ -165,6 +165,13 @@ final class HTTP2Multiplexer {
         let request = exchange.request
         if exchange.collectsEvents { eventLogs[exchange.id] = [] }
         guard acceptsStreams else {
+            if var failure = connectionFailure?.error, failure.kind == .tls {
+                // A TLS failure (a client certificate the server refused after a TLS 1.3
+                // handshake) answers every request of the connection, like the streams it failed:
+                // a final refusal, not a loss worth sending the request again for.
+                (failure.method, failure.url) = (request.method, request.url)
+                return finish(exchange.id, streamID: 0, .failure(HTTP2StreamFailure(error: failure, connectionFailed: true)))
+            }
             let reason = connectionFailure?.error.message ?? "the connection is closing"
             return finish(exchange.id, streamID: 0, .failure(HTTP2StreamFailure(
                 error: error(.connectionLost, request.method, request.url, "not sent: \(reason)"), unprocessed: true)))

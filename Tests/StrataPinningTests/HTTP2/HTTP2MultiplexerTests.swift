@@ -338,6 +338,26 @@ struct HTTP2MultiplexerTests {
         #expect(failure.error.underlying as? HTTP2Error == .connectionClosed)
     }
 
+    @Test("after a TLS failure ended the connection, a request that arrives late gets that failure, not a retryable loss")
+    func tlsFailureAnswersLateRequests() throws {
+        // Over TLS 1.3 a server refuses a missing client certificate after the handshake: its
+        // alert can end the connection before or after a request reaches the multiplexer.
+        let harness = try Harness()
+        try harness.open(1, Harness.get("/a"))
+        harness.clientFrames()
+        let refusal = ClientAuthenticationError.certificateRequired(host: "localhost")
+        harness.closeTransport(TransportError(.tls, message: refusal.description, underlying: refusal))
+        try harness.open(2, Harness.get("/b"))
+        for id: UInt64 in [1, 2] {
+            let failure = try #require(harness.failure(id))
+            #expect(failure.error.kind == .tls, "exchange \(id)")
+            #expect(!failure.error.isTransient, "exchange \(id)")
+            #expect(!failure.unprocessed, "exchange \(id)")
+            #expect(failure.error.underlying as? ClientAuthenticationError == refusal, "exchange \(id)")
+        }
+        #expect(harness.failure(2)?.error.url?.path == "/b")
+    }
+
     @Test("connection-specific header fields are dropped and names lower-cased; Host becomes :authority")
     func requestFields() throws {
         var request = Harness.get("/x")
