@@ -13,6 +13,12 @@
 #include <openssl/x509_vfy.h>
 #include <openssl/x509v3.h>
 
+// OpenSSL initialized without the cleanup it otherwise registers with atexit() (it is a function,
+// but the flag expression is what Swift cannot import). See OpenSSLLibrary.swift for why.
+static inline int strata_OPENSSL_init_without_atexit(void) {
+    return OPENSSL_init_ssl(OPENSSL_INIT_NO_ATEXIT | OPENSSL_INIT_LOAD_SSL_STRINGS | OPENSSL_INIT_LOAD_CRYPTO_STRINGS, NULL);
+}
+
 // STACK_OF(X509): the verified chain from SSL_get0_verified_chain / X509_STORE_CTX_get1_chain.
 static inline int strata_sk_X509_num(const STACK_OF(X509) *stack) { return sk_X509_num(stack); }
 static inline X509 *strata_sk_X509_value(const STACK_OF(X509) *stack, int index) { return sk_X509_value(stack, index); }

@@ -10,6 +10,7 @@ final class ECPrivateKey {
     ///
     /// - Throws: ``SandboxOpenSSLError`` when OpenSSL cannot generate the key.
     init() throws(SandboxOpenSSLError) {
+        _ = OpenSSLLibrary.initialized
         // EVP_EC_gen is a variadic macro Swift cannot call; this is its expansion step by step.
         guard let context = EVP_PKEY_CTX_new_from_name(nil, "EC", nil) else {
             throw .drained("create an EC key context")

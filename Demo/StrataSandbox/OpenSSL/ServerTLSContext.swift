@@ -11,6 +11,7 @@ final class ServerTLSContext: Sendable {
     ///
     /// - Throws: ``SandboxOpenSSLError`` when OpenSSL refuses the certificate or the key.
     init(identity: sending ServerIdentity) throws(SandboxOpenSSLError) {
+        _ = OpenSSLLibrary.initialized
         guard let context = SSL_CTX_new(TLS_server_method()) else { throw .drained("create a TLS server context") }
         // SSL_CTX_use_* take their own references, so the identity's objects may go away.
         guard strata_SSL_CTX_set_min_proto_version(context, TLS1_2_VERSION) == 1,

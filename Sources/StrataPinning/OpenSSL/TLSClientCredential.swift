@@ -24,6 +24,7 @@ final class TLSClientCredential: Sendable {
     ///
     /// - Throws: ``ClientIdentityError``.
     init(chain: [Certificate], privateKeyPEM: String, passphrase: String?) throws(ClientIdentityError) {
+        _ = OpenSSLLibrary.initialized
         var x509s: [X509Certificate] = []
         for certificate in chain {
             do {
