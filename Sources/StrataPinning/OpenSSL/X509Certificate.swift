@@ -22,7 +22,6 @@ final class X509Certificate {
     ///
     /// - Throws: ``CertificateError/malformedDER(reason:)`` or ``CertificateError/trailingBytes(_:)``.
     convenience init(der: Data) throws(CertificateError) {
-        _ = OpenSSLLibrary.initialized
         guard !der.isEmpty else { throw .empty }
         guard der.count <= Certificate.maximumDERSize else {
             throw .tooLarge(bytes: der.count, limit: Certificate.maximumDERSize)

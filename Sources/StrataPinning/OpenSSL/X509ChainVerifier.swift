@@ -11,7 +11,6 @@ struct X509ChainVerifier {
 
     /// Creates a verifier trusting `roots`.
     init(roots: TrustRoots) throws(PinningConfigurationError) {
-        _ = OpenSSLLibrary.initialized
         store = try X509TrustStore(roots: roots)
     }
 

@@ -18,7 +18,6 @@ final class X509TrustStore {
     /// - Throws: ``PinningConfigurationError/noTrustedCertificates`` for an empty list, or
     ///   ``PinningConfigurationError/trustStoreFailed(reason:)`` with OpenSSL's reason.
     init(roots: TrustRoots) throws(PinningConfigurationError) {
-        _ = OpenSSLLibrary.initialized
         OpenSSLErrorQueue.clear()
         guard let store = X509_STORE_new() else {
             throw .trustStoreFailed(reason: OpenSSLErrorQueue.drain(fallback: "out of memory"))

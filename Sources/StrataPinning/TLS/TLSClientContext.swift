@@ -23,7 +23,6 @@ final class TLSClientContext: Sendable {
     ///
     /// - Throws: ``PinningConfigurationError`` when the trust store or the context cannot be built.
     init(roots: TrustRoots, protocols: [String] = ["http/1.1"]) throws(PinningConfigurationError) {
-        _ = OpenSSLLibrary.initialized
         let store = try X509TrustStore(roots: roots)
         // RFC 7301 §3.1: each name prefixed by its length.
         let wire = protocols.flatMap { [UInt8($0.utf8.count)] + Array($0.utf8) }
