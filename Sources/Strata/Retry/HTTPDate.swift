@@ -41,10 +41,12 @@ enum HTTPDate {
               let day = number(fields[0], digits: 2...2), let month = month(fields[1]),
               let twoDigitYear = number(fields[2], digits: 2...2) else { return nil }
         // RFC 9110 §5.6.7: a two-digit year that would be more than 50 years in the future is
-        // the most recent past year with the same last two digits.
+        // the most recent past year with the same last two digits; any other is read forward.
+        // So the year falls in (now - 50, now + 50]: in 1994, "09" is 2009, not 1909.
         let currentYear = year(of: now)
         var year = currentYear - currentYear % 100 + twoDigitYear
         if year > currentYear + 50 { year -= 100 }
+        if year <= currentYear - 50 { year += 100 }
         return date(year: year, month: month, day: day, time: parts[2])
     }
 

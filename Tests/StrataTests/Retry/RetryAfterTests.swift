@@ -39,6 +39,17 @@ struct RetryAfterTests {
         #expect(future.map { $0 - 20_000_000 } == 0)
     }
 
+    @Test("RFC 850's two-digit year up to 50 years ahead is the next century's when that is nearer")
+    func rfc850TwoDigitYearCrossesCentury() {
+        // In 1994, "09" is 2009 (15 years ahead), not 1909 (85 years back): found by fuzzing.
+        let in1994 = Date(timeIntervalSince1970: 784_111_777)
+        let in2009 = 1_257_497_377.0 - 784_111_777   // Fri, 06 Nov 2009 08:49:37 GMT
+        #expect(RetryAfter.seconds(from: "Friday, 06-Nov-09 08:49:37 GMT", now: in1994) == in2009)
+        // "44" is exactly 50 years ahead of 1994, not more: 2044. "45" is 1945, 49 years back.
+        #expect((RetryAfter.seconds(from: "Sunday, 06-Nov-44 08:49:37 GMT", now: in1994) ?? 0) > 0)
+        #expect(RetryAfter.seconds(from: "Tuesday, 06-Nov-45 08:49:37 GMT", now: in1994) == 0)
+    }
+
     @Test("asctime, with the day padded by a space or not")
     func asctime() {
         #expect(RetryAfter.seconds(from: "Sun Nov  6 08:49:37 1994", now: now) == 37)
