@@ -24,7 +24,7 @@ struct SoakStack: Sendable {
         // Retries back off for milliseconds, not the default half second: the faults are dense
         // by design, and the soak is about correctness and resources, not waiting.
         let retry = RetryTransport(inner: ETagTransport(inner: pinning),
-                                   policy: RetryPolicy(maxRetries: 5, baseDelay: 0.001, maxDelay: 0.02))
+                                   policy: RetryPolicy(maxRetries: 5, baseDelay: .milliseconds(1), maxDelay: .milliseconds(20)))
         let auth = InMemoryAuthService(accessToken: server.currentToken)
         let refreshes = LockedValue(0)
         // A refresh loop is still refused, at a rate scaled to this load (one expiry per

@@ -142,7 +142,7 @@ struct CannedRoutesTransportTests {
         await #expect(throws: CannedRoutesError.self) {
             try await CannedRoutesTransport(routes: routes).send(request(.get, "/a"))
         }
-        #expect(try CannedRoutesTransport.validated(routes: Array(routes.prefix(1))) is CannedRoutesTransport)
+        _ = try CannedRoutesTransport.validated(routes: Array(routes.prefix(1)))  // The valid prefix is accepted.
     }
 
     @Test("ClosureTransport: .succeeding, .failing and .sequence answer in order, the last repeating, and record requests")

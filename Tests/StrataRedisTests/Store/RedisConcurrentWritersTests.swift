@@ -25,7 +25,7 @@ struct RedisConcurrentWritersTests {
         let server = try await RedisServerProcess.start()
         let first = try runWriter("A", url: server.url())
         let second = try runWriter("B", url: server.url())
-        let summaries = try await offCooperativePool { () -> [String] in
+        let summaries = await offCooperativePool { () -> [String] in
             [first, second].map { process in
                 let output = (process.standardOutput as! Pipe).fileHandleForReading.readDataToEndOfFile()
                 process.waitUntilExit()
