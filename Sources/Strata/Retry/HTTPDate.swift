@@ -30,8 +30,8 @@ enum HTTPDate {
     private static func imfFixdate(_ parts: [Substring]) -> Date? {
         guard shortDayNames.contains(parts[0].dropLast()), parts[5] == "GMT",
               let day = number(parts[1], digits: 2...2), let month = month(parts[2]),
-              let year = number(parts[3], digits: 4...4) else { return nil }
-        return date(year: year, month: month, day: day, time: parts[4])
+              let year = number(parts[3], digits: 4...4), let second = secondOfDay(parts[4]) else { return nil }
+        return date(year: year, month: month, day: day, second: second)
     }
 
     /// `Sunday, 06-Nov-94 08:49:37 GMT`
@@ -39,35 +39,45 @@ enum HTTPDate {
         let fields = parts[1].split(separator: "-", omittingEmptySubsequences: false)
         guard longDayNames.contains(parts[0].dropLast()), parts[3] == "GMT", fields.count == 3,
               let day = number(fields[0], digits: 2...2), let month = month(fields[1]),
-              let twoDigitYear = number(fields[2], digits: 2...2) else { return nil }
-        // RFC 9110 §5.6.7: a two-digit year that would be more than 50 years in the future is
-        // the most recent past year with the same last two digits; any other is read forward.
-        // So the year falls in (now - 50, now + 50]: in 1994, "09" is 2009, not 1909.
-        let currentYear = year(of: now)
-        var year = currentYear - currentYear % 100 + twoDigitYear
-        if year > currentYear + 50 { year -= 100 }
-        if year <= currentYear - 50 { year += 100 }
-        return date(year: year, month: month, day: day, time: parts[2])
+              let twoDigitYear = number(fields[2], digits: 2...2),
+              let second = secondOfDay(parts[2]) else { return nil }
+        // RFC 9110 §5.6.7: a timestamp that would be more than 50 years in the future is the most
+        // recent past year with the same last two digits; any other is read forward. So the date
+        // falls in (now - 50 years, now + 50 years], compared as calendar fields, before the day
+        // is checked against the chosen year's calendar (29 Feb exists in 2000, not in 1900).
+        // In 1994, "09" is 2009, not 1909.
+        let today = civilDate(of: now)
+        var year = today.year - today.year % 100 + twoDigitYear
+        if (year, month, day, second) > (today.year + 50, today.month, today.day, today.second) {
+            year -= 100
+        } else if (year, month, day, second) <= (today.year - 50, today.month, today.day, today.second) {
+            year += 100
+        }
+        return date(year: year, month: month, day: day, second: second)
     }
 
     /// `Sun Nov  6 08:49:37 1994`
     private static func asctime(_ parts: [Substring]) -> Date? {
         guard shortDayNames.contains(parts[0]), let month = month(parts[1]),
-              let day = number(parts[2], digits: 1...2), let year = number(parts[4], digits: 4...4)
-        else { return nil }
-        return date(year: year, month: month, day: day, time: parts[3])
+              let day = number(parts[2], digits: 1...2), let year = number(parts[4], digits: 4...4),
+              let second = secondOfDay(parts[3]) else { return nil }
+        return date(year: year, month: month, day: day, second: second)
     }
 
-    /// Combines validated fields with `HH:MM:SS` (second 60 allowed for a leap second).
-    private static func date(year: Int, month: Int, day: Int, time: Substring) -> Date? {
+    /// `HH:MM:SS` as seconds since midnight (second 60 allowed for a leap second).
+    private static func secondOfDay(_ time: Substring) -> Int? {
         let fields = time.split(separator: ":", omittingEmptySubsequences: false)
         guard fields.count == 3,
               let hour = number(fields[0], digits: 2...2), hour < 24,
               let minute = number(fields[1], digits: 2...2), minute < 60,
-              let second = number(fields[2], digits: 2...2), second <= 60,
-              (1...daysIn(month: month, year: year)).contains(day) else { return nil }
-        let days = daysSince1970(year: year, month: month, day: day)
-        return Date(timeIntervalSince1970: Double(days * 86_400 + hour * 3_600 + minute * 60 + second))
+              let second = number(fields[2], digits: 2...2), second <= 60 else { return nil }
+        return hour * 3_600 + minute * 60 + second
+    }
+
+    /// Combines validated fields with a second of the day, or `nil` when the day does not exist.
+    private static func date(year: Int, month: Int, day: Int, second: Int) -> Date? {
+        guard (1...daysIn(month: month, year: year)).contains(day) else { return nil }
+        return Date(timeIntervalSince1970: Double(daysSince1970(year: year, month: month, day: day) * 86_400 + second))
     }
 
     private static func month(_ name: Substring) -> Int? {
@@ -89,18 +99,22 @@ enum HTTPDate {
         }
     }
 
-    /// The UTC year of `date` (Howard Hinnant's `civil_from_days`, year part only).
-    private static func year(of date: Date) -> Int {
+    /// The UTC calendar date of `date` and its second of the day (Howard Hinnant's
+    /// `civil_from_days`).
+    private static func civilDate(of date: Date) -> (year: Int, month: Int, day: Int, second: Int) {
         // Dates beyond ±10¹² days (or NaN) cannot come from a clock; clamp so Int() cannot trap.
-        let rawDays = (date.timeIntervalSince1970 / 86_400).rounded(.down)
-        let days = rawDays.isNaN ? 0 : Int(min(max(rawDays, -1e12), 1e12))
+        let rawSeconds = date.timeIntervalSince1970.rounded(.down)
+        let seconds = rawSeconds.isNaN ? 0 : Int(min(max(rawSeconds, -8.64e16), 8.64e16))
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let shifted = days + 719_468
         let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
         let dayOfEra = shifted - era * 146_097
         let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
         let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
         let monthIndex = (5 * dayOfYear + 2) / 153
-        return yearOfEra + era * 400 + (monthIndex >= 10 ? 1 : 0)
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day, seconds - days * 86_400)
     }
 
     /// Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's `days_from_civil`).

@@ -42,12 +42,34 @@ struct RetryAfterTests {
     @Test("RFC 850's two-digit year up to 50 years ahead is the next century's when that is nearer")
     func rfc850TwoDigitYearCrossesCentury() {
         // In 1994, "09" is 2009 (15 years ahead), not 1909 (85 years back): found by fuzzing.
-        let in1994 = Date(timeIntervalSince1970: 784_111_777)
-        let in2009 = 1_257_497_377.0 - 784_111_777   // Fri, 06 Nov 2009 08:49:37 GMT
+        let in1994 = Date(timeIntervalSince1970: 784_111_777)   // Sun, 06 Nov 1994 08:49:37 GMT
+        let in2009 = 1_257_497_377.0 - 784_111_777               // Fri, 06 Nov 2009 08:49:37 GMT
         #expect(RetryAfter.seconds(from: "Friday, 06-Nov-09 08:49:37 GMT", now: in1994) == in2009)
-        // "44" is exactly 50 years ahead of 1994, not more: 2044. "45" is 1945, 49 years back.
+    }
+
+    @Test("RFC 850's 50-year line is drawn on the timestamp, to the second")
+    func rfc850FiftyYearsToTheSecond() {
+        let in1994 = Date(timeIntervalSince1970: 784_111_777)   // Sun, 06 Nov 1994 08:49:37 GMT
+        // Exactly 50 years ahead is not *more* than 50: 2044, a future date.
         #expect((RetryAfter.seconds(from: "Sunday, 06-Nov-44 08:49:37 GMT", now: in1994) ?? 0) > 0)
+        // One second more would be more than 50 years ahead, so it is 1944: in the past, retry now.
+        #expect(RetryAfter.seconds(from: "Sunday, 06-Nov-44 08:49:38 GMT", now: in1994) == 0)
+        // "45" is 1945, 49 years back.
         #expect(RetryAfter.seconds(from: "Tuesday, 06-Nov-45 08:49:37 GMT", now: in1994) == 0)
+        // On 1 Jan 1970, "20" late in December is 1920: 2020-12-31 would be 51 years ahead.
+        let epoch = Date(timeIntervalSince1970: 0)
+        #expect(RetryAfter.seconds(from: "Thursday, 31-Dec-20 23:59:59 GMT", now: epoch) == 0)
+        #expect((RetryAfter.seconds(from: "Wednesday, 01-Jan-20 00:00:00 GMT", now: epoch) ?? 0) > 0)
+    }
+
+    @Test("RFC 850's 29 February is checked against the century the 50-year rule chose")
+    func rfc850LeapDayAcrossCenturies() {
+        // In 1994, "00" is 2000 (a leap year), so 29 Feb exists; read as 1900 it would not.
+        let in1994 = Date(timeIntervalSince1970: 784_111_777)
+        #expect(RetryAfter.seconds(from: "Tuesday, 29-Feb-00 00:00:00 GMT", now: in1994) != nil)
+        // In 2080, "00" is 2100 (not a leap year): there is no such day, so the value is malformed.
+        let in2080 = Date(timeIntervalSince1970: 3_471_292_800)   // 2080-01-01
+        #expect(RetryAfter.seconds(from: "Monday, 29-Feb-00 00:00:00 GMT", now: in2080) == nil)
     }
 
     @Test("asctime, with the day padded by a space or not")
