@@ -103,11 +103,11 @@ struct ProxyURL {
 
     private static func port(_ text: Substring,
                              _ reject: (String) -> PinningConfigurationError) throws(PinningConfigurationError) -> Int {
-        guard !text.isEmpty, text.allSatisfy(\.isASCIIDigit), let port = Int(text), (1...65535).contains(port) else {
+        let isDigits = !text.isEmpty && text.allSatisfy(\.isASCIIDigit)
+        guard isDigits, let port = Int(text), (1...65535).contains(port) else {
             // Echoed only when it is digits: without an '@', `alice:password` reads as host:port.
-            throw reject(text.allSatisfy(\.isASCIIDigit) && !text.isEmpty
-                ? "the port '\(text.prefix(10))' is not a number from 1 to 65535"
-                : "the port is not a number from 1 to 65535")
+            throw reject(isDigits ? "the port '\(text.prefix(10))' is not a number from 1 to 65535"
+                                  : "the port is not a number from 1 to 65535")
         }
         return port
     }
