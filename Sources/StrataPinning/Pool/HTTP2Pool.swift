@@ -10,18 +10,24 @@ import Strata
 /// - a stream on the oldest connection with room below the server's
 ///   SETTINGS_MAX_CONCURRENT_STREAMS (packing streams keeps one connection per host and lets
 ///   spare ones idle out);
-/// - else a new connection, one at a time per host, up to `maxConnectionsPerHost` connections
-///   that accept streams (one winding down after a GOAWAY, or stuck, does not hold a place);
+/// - else a new connection, one at a time per host, up to `maxConnectionsPerHost` connections,
+///   counting those winding down after a GOAWAY: each holds its thread and its unit of the
+///   process-wide ``ConnectionThreadLimit`` until its last stream has ended, so a server that
+///   sends GOAWAY after every first stream cannot make each request open another connection;
 /// - else, at that limit, a stream beyond the server's limit on the least loaded connection,
 ///   which nghttp2 holds until a stream finishes;
 /// - while the host's protocol is unknown and its first connection is being opened, a wait:
 ///   a burst of requests to a new host opens one connection, not one each;
-/// - for a host that answered with HTTP/1.1 (and has no HTTP/2 connection), the HTTP/1.1 pool.
+/// - for a host that answered with HTTP/1.1 (and has no HTTP/2 connection that accepts streams),
+///   the HTTP/1.1 pool, unless the host's HTTP/2 connections fill its places (the attempt could
+///   turn out to be HTTP/2 again);
+/// - else a wait for a connection to end, up to the request's deadline.
 ///
 /// Waiters are served first come, first served whenever something changes (a connection is
 /// registered or closes, an attempt fails, a host turns out to speak HTTP/1.1); a cancelled
-/// waiter, or one whose deadline passed, leaves at once. A host with no connection, attempt or
-/// waiter leaves the table, unless it answered over HTTP/1.1: that is remembered until the
+/// waiter, or one whose deadline passed, leaves at once. A connection leaves the table as soon as
+/// its thread has ended (``closed(_:)``) or its unit went to another connection
+/// (``evictIdle()``). A host with no connection, attempt or waiter leaves the table, unless it answered over HTTP/1.1: that is remembered until the
 /// HTTP/1.1 pool forgets the host (``forgetHTTP1(for:)``). Policy only: I/O happens on the
 /// connections' threads.
 final class HTTP2Pool: Sendable {
@@ -86,15 +92,16 @@ final class HTTP2Pool: Sendable {
     static func decide(loads: [Load], connecting: Int, speaksHTTP1: Bool, speaksHTTP2: Bool,
                        maxConnections: Int) -> Decision {
         let accepting = loads.indices.filter { loads[$0].accepting }
-        if speaksHTTP1, accepting.isEmpty { return .http1 }
+        // Every connection still listed holds a thread and a unit of the process-wide limit,
+        // draining ones included: they all count, or GOAWAYs would let one host take every unit.
+        let hasRoom = loads.count < maxConnections
+        if speaksHTTP1, accepting.isEmpty { return hasRoom ? .http1 : .wait }
         if let roomy = accepting.first(where: { loads[$0].reserved < loads[$0].maxConcurrentStreams }) {
             return .use(roomy)
         }
         // The protocol is unknown while the first attempt runs: wait for it rather than race it.
         if connecting > 0, !speaksHTTP2 { return .wait }
-        // Only connections that accept streams hold a place: one winding down (or stuck) must
-        // not keep the host waiting until it is gone.
-        if connecting == 0, accepting.count < maxConnections { return .connect }
+        if connecting == 0, hasRoom { return .connect }
         if let least = accepting.min(by: { loads[$0].reserved < loads[$1].reserved }) { return .useBeyondLimit(least) }
         return .wait
     }
@@ -171,7 +178,8 @@ final class HTTP2Pool: Sendable {
         })
     }
 
-    /// `connection` closed; it is forgotten.
+    /// `connection`'s thread has ended and given its unit back: it is forgotten at once, and its
+    /// place goes to the next waiter.
     func closed(_ connection: HTTP2Connection) {
         let key = ConnectionPool.Key(host: connection.host, port: connection.port)
         resume(state.withLock { state in

@@ -41,14 +41,22 @@ struct HTTP2PoolPolicyTests {
         #expect(Self.decide([goingAway], connecting: 1) == .wait)
     }
 
-    @Test("connections that no longer accept streams do not count toward the per-host limit: a stuck one cannot block the host")
-    func closingConnectionsHoldNoPlace() {
-        let stuck = Load(reserved: 0, maxConcurrentStreams: 100, accepting: false)
-        #expect(Self.decide([stuck], max: 1) == .connect)
-        #expect(Self.decide(Array(repeating: stuck, count: 8), max: 8) == .connect)
+    @Test("connections draining after a GOAWAY keep their place until they end: at the per-host limit a request waits, it opens nothing")
+    func drainingConnectionsHoldTheirPlace() {
+        let draining = Load(reserved: 1, maxConcurrentStreams: 100, accepting: false)
+        #expect(Self.decide([draining], max: 1) == .wait)
+        #expect(Self.decide([draining, draining], max: 2) == .wait)
+        #expect(Self.decide([draining], max: 2) == .connect)
         let full = Load(reserved: 2, maxConcurrentStreams: 2, accepting: true)
-        #expect(Self.decide([stuck, full], max: 2) == .connect)
-        #expect(Self.decide([stuck, full, full], max: 2) == .useBeyondLimit(1))
+        #expect(Self.decide([draining, full], max: 2) == .useBeyondLimit(1))
+        #expect(Self.decide([draining, full], max: 3) == .connect)
+    }
+
+    @Test("a host that also answered over HTTP/1.1 opens no further connection while draining HTTP/2 ones fill its places")
+    func http1HostAtLimitWaits() {
+        let draining = Load(reserved: 1, maxConcurrentStreams: 100, accepting: false)
+        #expect(Self.decide([draining, draining], http1: true, max: 2) == .wait)
+        #expect(Self.decide([draining], http1: true, max: 2) == .http1)
     }
 
     @Test("a host that answered over HTTP/1.1 goes to the HTTP/1.1 pool unless an HTTP/2 connection still accepts")
