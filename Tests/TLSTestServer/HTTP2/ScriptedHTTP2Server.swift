@@ -75,14 +75,16 @@ public final class HTTP2ScriptConnection {
         }
     }
 
-    /// Sends frames, in order, in one write.
-    public func write(_ frames: HTTP2Frame...) {
+    /// Sends frames, in order, in one write; false once the client is gone.
+    @discardableResult
+    public func write(_ frames: HTTP2Frame...) -> Bool {
         write(bytes: frames.flatMap(\.bytes))
     }
 
-    /// Sends raw bytes.
-    public func write(bytes: [UInt8]) {
-        _ = bytes.withUnsafeBytes { channel.send($0) }
+    /// Sends raw bytes; false once the client is gone.
+    @discardableResult
+    public func write(bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { channel.send($0) }
     }
 
     /// The opening a well-behaved server makes: sends its SETTINGS (with `settings`) and
