@@ -111,6 +111,8 @@ struct HTTP2PoolDrainingLimitTests {
         }
         let answer = try await transport.send(Pinning.get(other.url("/", host: "127.0.0.1")))
         #expect(answer.text == "other host")
+        // The hostile host's draining connections and the other host's one: nothing else.
+        #expect(threads.inUse <= Self.maxConnectionsPerHost + 1)
 
         let failures = await waiting.value.compactMap { result -> TransportError? in
             if case let .failure(error) = result { error as? TransportError } else { nil }
