@@ -212,6 +212,8 @@ final class ServerTLSChannel: LoopbackByteChannel {
     private let output: OpaquePointer
     private let ticketAfterEachWrite: Bool
     private let sendsCloseNotify: Bool
+    /// The common name of the client's certificate, read once the handshake is done.
+    private(set) var peerCertificateName: String?
     private var scratch = [UInt8](repeating: 0, count: 64 * 1024)
 
     /// Runs the handshake; nil when it fails (the client refused us, or spoke something else).
@@ -244,8 +246,9 @@ final class ServerTLSChannel: LoopbackByteChannel {
             }
         }
         let serverName = SSL_get_servername(ssl, Int32(TLSEXT_NAMETYPE_host_name)).map { String(cString: $0) }
+        peerCertificateName = Self.clientCommonName(ssl)
         log.append(TLSLoopbackServer.Handshake(serverName: serverName, resumed: SSL_session_reused(ssl) == 1,
-                                               clientCertificateName: Self.clientCommonName(ssl)))
+                                               clientCertificateName: peerCertificateName))
     }
 
     /// The common name of the client's certificate, nil when it sent none.

@@ -23,6 +23,9 @@ public final class LoopbackHTTPServer: Sendable {
         public var headers: [(name: String, value: String)]
         /// The request body.
         public var body: Data
+        /// The common name of the client certificate presented on the request's connection (a
+        /// TLS server requiring client certificates), nil when none was.
+        public var clientCertificateName: String? = nil
 
         /// The path without the query.
         public var path: String { String(target.prefix { $0 != "?" }) }
@@ -409,11 +412,15 @@ public protocol LoopbackByteChannel: AnyObject {
     func send(_ bytes: UnsafeRawBufferPointer) -> Bool
     /// Called once before the socket closes (a TLS session sends its close_notify here).
     func finish()
+    /// The common name of the certificate the client presented, nil when it presented none.
+    var peerCertificateName: String? { get }
 }
 
 extension LoopbackByteChannel {
     /// Nothing to say before closing a plain socket.
     public func finish() {}
+    /// A plain socket has no client certificate.
+    public var peerCertificateName: String? { nil }
 }
 
 /// The socket itself as a channel.
@@ -474,6 +481,7 @@ struct SocketConnection {
         }
         var request = LoopbackHTTPServer.Request(method: String(requestLine[0]), target: String(requestLine[1]),
                                                  headers: headers, body: Data())
+        request.clientCertificateName = channel.peerCertificateName
         if request.header("Expect")?.lowercased() == "100-continue" {
             write(Data("HTTP/1.1 100 Continue\r\n\r\n".utf8))
         }

@@ -21,6 +21,8 @@ import Foundation
 public struct TransportStack: Transport {
     /// The outermost layer (or the terminal transport, for a stack without layers).
     public let inner: any Transport
+    /// `inner`, when it reports client identities (looked up once, not per request).
+    private let cacheIdentities: (any CacheIdentityProviding)?
 
     /// Builds `layers` around `terminal`, the first layer outermost.
     ///
@@ -34,10 +36,19 @@ public struct TransportStack: Transport {
     /// Builds `layers` around `terminal`, the first layer outermost.
     public init(layers: [TransportLayer], terminal: any Transport) {
         inner = layers.reversed().reduce(terminal) { inner, layer in layer.wrapping(inner) }
+        cacheIdentities = inner as? any CacheIdentityProviding
     }
 
     /// Sends `request` through the outermost layer.
     public func send(_ request: URLRequest) async throws -> HTTPResponse {
         try await inner.send(request)
+    }
+}
+
+extension TransportStack: CacheIdentityProviding {
+    /// The client identity `inner` reports for `url`, or `nil` when it reports none or does not
+    /// conform: this layer never changes which certificate a request is sent with.
+    public func cacheIdentity(for url: URL) -> String? {
+        cacheIdentities?.cacheIdentity(for: url)
     }
 }

@@ -31,8 +31,12 @@ import Foundation
 /// - A successful `POST`, `PUT`, `PATCH` or `DELETE` removes the entries of its URL (and of a
 ///   same-origin `Location`/`Content-Location`) for the requesting identity. Other identities'
 ///   entries stay, but this layer always asks the server, so they only serve as validators.
-/// - Entries are partitioned by identity (see ``ConditionalRequestPolicy``): one user's body is
-///   never served to another, and no credential is ever written to the store.
+/// - Entries are partitioned (see ``CachePartition``): by the request's credentials, or by a
+///   partition the caller names so that a token refresh keeps them; and, either way, by the
+///   client certificate the transport below will present, when it reports one
+///   (``CacheIdentityProviding``: `PinningTransport` does, and Strata's own decorators between
+///   pass it on). One identity's body is never served to another, and no credential, partition
+///   name or certificate is ever written to the store.
 /// - The store cannot fail a request: a store that loses or cannot read an entry makes the
 ///   request a plain one.
 ///
@@ -43,16 +47,25 @@ public struct ETagTransport: Transport {
     private let store: any ETagStoreProtocol
     private let policy: ConditionalRequestPolicy
     private let identityDigests = IdentityDigestMemo()
+    /// `inner`, when it can tell which client certificate a request will be sent with.
+    private let clientIdentities: (any CacheIdentityProviding)?
 
     /// Creates the decorator.
+    ///
+    /// When `inner` conforms to ``CacheIdentityProviding`` (a `PinningTransport`, or one of
+    /// Strata's decorators above it), the client identity it reports for each URL is part of that
+    /// request's partition. The conformance is looked up here, once: a decorator that does not
+    /// conform, between this layer and the one presenting certificates, hides the certificate;
+    /// then give each client identity its own ``CachePartition/named(_:)`` partition.
     ///
     /// - Parameters:
     ///   - inner: The transport that sends requests.
     ///   - store: Where responses are kept. Default: an ``InMemoryETagStore``.
-    ///   - policy: Keying rules, such as which request fields identify a user.
+    ///   - policy: Keying rules: which request fields identify a user, which partition to use.
     public init(inner: any Transport, store: any ETagStoreProtocol = InMemoryETagStore(),
                 policy: ConditionalRequestPolicy = ConditionalRequestPolicy()) {
         self.inner = inner
+        clientIdentities = inner as? any CacheIdentityProviding
         self.store = store
         self.policy = policy
     }
@@ -95,7 +108,10 @@ public struct ETagTransport: Transport {
     }
 
     private func sendUsingStore(_ request: URLRequest, _ facts: ConditionalRequestPolicy.RequestFacts) async throws -> HTTPResponse {
-        guard let url = facts.url, let primaryKey = policy.primaryKey(for: facts, memo: identityDigests) else {
+        guard let url = facts.url,
+              let primaryKey = policy.primaryKey(for: facts, clientIdentity: clientIdentities?.cacheIdentity(for: url),
+                                                 memo: identityDigests)
+        else {
             return try await inner.send(request)
         }
         guard let candidate = await lookUp(facts, primaryKey: primaryKey),
@@ -183,7 +199,8 @@ public struct ETagTransport: Transport {
     private func invalidate(_ url: URL, asSeenBy request: ConditionalRequestPolicy.RequestFacts) async {
         var lookup = request
         lookup.url = url
-        guard let primaryKey = policy.primaryKey(for: lookup) else { return }
+        guard let primaryKey = policy.primaryKey(for: lookup, clientIdentity: clientIdentities?.cacheIdentity(for: url))
+        else { return }
         if let primary = await store.cachedResponse(for: primaryKey), !primary.varyHeaderNames.isEmpty {
             await store.remove(for: policy.variantKey(primaryKey: primaryKey, varyNames: primary.varyHeaderNames,
                                                       request: lookup))

@@ -38,6 +38,8 @@ public struct LoggingTransport: Transport {
 
     /// The transport that sends the requests.
     public let inner: any Transport
+    /// `inner`, when it reports client identities (looked up once, not per request).
+    private let cacheIdentities: (any CacheIdentityProviding)?
     private let logger: any StrataLogger
     private let redaction: Redaction
     private let bodies: BodyLogging
@@ -52,6 +54,7 @@ public struct LoggingTransport: Transport {
     public init(inner: any Transport, logger: any StrataLogger, redaction: Redaction = Redaction(),
                 bodies: BodyLogging = .off) {
         self.inner = inner
+        cacheIdentities = inner as? any CacheIdentityProviding
         self.logger = logger
         self.redaction = redaction
         self.bodies = bodies
@@ -152,5 +155,13 @@ extension TransportLayer {
     public static func logging(logger: any StrataLogger, redaction: Redaction = Redaction(),
                                bodies: LoggingTransport.BodyLogging = .off) -> TransportLayer {
         TransportLayer { LoggingTransport(inner: $0, logger: logger, redaction: redaction, bodies: bodies) }
+    }
+}
+
+extension LoggingTransport: CacheIdentityProviding {
+    /// The client identity `inner` reports for `url`, or `nil` when it reports none or does not
+    /// conform: this layer never changes which certificate a request is sent with.
+    public func cacheIdentity(for url: URL) -> String? {
+        cacheIdentities?.cacheIdentity(for: url)
     }
 }

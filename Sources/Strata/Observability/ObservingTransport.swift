@@ -27,6 +27,8 @@ import Foundation
 public struct ObservingTransport: Transport {
     /// The transport that sends the requests.
     public let inner: any Transport
+    /// `inner`, when it reports client identities (looked up once, not per request).
+    private let cacheIdentities: (any CacheIdentityProviding)?
     private let observer: @Sendable (ObservedEvent) -> Void
 
     /// Creates an observing decorator.
@@ -36,6 +38,7 @@ public struct ObservingTransport: Transport {
     ///   - observer: Called with every event of every request sent through this transport.
     public init(inner: any Transport, observer: @escaping @Sendable (ObservedEvent) -> Void) {
         self.inner = inner
+        cacheIdentities = inner as? any CacheIdentityProviding
         self.observer = observer
     }
 
@@ -70,5 +73,13 @@ extension TransportLayer {
     /// An ``ObservingTransport`` layer, for a ``TransportStack``.
     public static func observing(_ observer: @escaping @Sendable (ObservedEvent) -> Void) -> TransportLayer {
         TransportLayer { ObservingTransport(inner: $0, observer: observer) }
+    }
+}
+
+extension ObservingTransport: CacheIdentityProviding {
+    /// The client identity `inner` reports for `url`, or `nil` when it reports none or does not
+    /// conform: this layer never changes which certificate a request is sent with.
+    public func cacheIdentity(for url: URL) -> String? {
+        cacheIdentities?.cacheIdentity(for: url)
     }
 }

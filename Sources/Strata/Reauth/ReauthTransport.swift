@@ -52,6 +52,8 @@ import Foundation
 public struct ReauthTransport: Transport {
     /// The transport that sends the requests and their resends.
     public let inner: any Transport
+    /// `inner`, when it reports client identities (looked up once, not per request).
+    private let cacheIdentities: (any CacheIdentityProviding)?
     private let authService: any AuthServiceProtocol
     private let sharedRefresh: SingleFlightRefresh
 
@@ -71,6 +73,7 @@ public struct ReauthTransport: Transport {
                 clock: some Clock<Duration> = ContinuousClock(),
                 refreshToken: @escaping @Sendable () async throws -> Void) {
         self.inner = inner
+        cacheIdentities = inner as? any CacheIdentityProviding
         self.authService = authService
         sharedRefresh = SingleFlightRefresh(authService: authService, refreshToken: refreshToken,
                                             loopGuard: loopGuard, elapsed: ErasedClock(clock).elapsed)
@@ -165,5 +168,13 @@ extension TransportLayer {
             ReauthTransport(inner: $0, authService: authService, loopGuard: loopGuard, clock: clock,
                             refreshToken: refreshToken)
         }
+    }
+}
+
+extension ReauthTransport: CacheIdentityProviding {
+    /// The client identity `inner` reports for `url`, or `nil` when it reports none or does not
+    /// conform: this layer never changes which certificate a request is sent with.
+    public func cacheIdentity(for url: URL) -> String? {
+        cacheIdentities?.cacheIdentity(for: url)
     }
 }

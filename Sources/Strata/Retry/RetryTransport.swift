@@ -33,6 +33,8 @@ import Foundation
 public struct RetryTransport: Transport {
     /// The transport each attempt is sent through.
     public let inner: any Transport
+    /// `inner`, when it reports client identities (looked up once, not per request).
+    private let cacheIdentities: (any CacheIdentityProviding)?
     /// The rules for what is retried and how long to wait.
     public let policy: RetryPolicy
     private let clock: ErasedClock
@@ -54,6 +56,7 @@ public struct RetryTransport: Transport {
                 clock: some Clock<Duration> = ContinuousClock(),
                 random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) {
         self.inner = inner
+        cacheIdentities = inner as? any CacheIdentityProviding
         self.policy = policy
         self.clock = ErasedClock(clock)
         wallClockOrigin = Date()
@@ -145,5 +148,13 @@ extension TransportLayer {
     public static func retry(policy: RetryPolicy = RetryPolicy(), clock: some Clock<Duration> = ContinuousClock(),
                              random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) -> TransportLayer {
         TransportLayer { RetryTransport(inner: $0, policy: policy, clock: clock, random: random) }
+    }
+}
+
+extension RetryTransport: CacheIdentityProviding {
+    /// The client identity `inner` reports for `url`, or `nil` when it reports none or does not
+    /// conform: this layer never changes which certificate a request is sent with.
+    public func cacheIdentity(for url: URL) -> String? {
+        cacheIdentities?.cacheIdentity(for: url)
     }
 }

@@ -14,11 +14,18 @@ struct ClientIdentities: Sendable {
 
     private let entries: [Entry]
 
+    /// Every pattern with its certificate's SPKI pin, one `pattern pin` line each in pattern
+    /// order, or nil when there are none: which certificate goes to which hosts, and nothing
+    /// secret. Made once, as it is reported for every cached request.
+    let table: String?
+
     /// No identities: no host is offered a client certificate.
     static let none = ClientIdentities(entries: [])
 
     private init(entries: [Entry]) {
         self.entries = entries
+        table = entries.isEmpty ? nil
+            : entries.map { "\($0.pattern.description) \($0.identity.certificate.spkiPin)" }.joined(separator: "\n")
     }
 
     /// Parses every key of `identities` as a ``HostPattern`` that `pinned` also has.
@@ -34,7 +41,7 @@ struct ClientIdentities: Sendable {
             guard pinnedPatterns.contains(pattern) else { throw .clientIdentityWithoutPins(hostPattern: pattern.description) }
             entries.append(Entry(pattern: pattern, identity: identity))
         }
-        self.entries = entries
+        self.init(entries: entries)
     }
 
     /// The identity to present to `host` (a ``CanonicalHost`` name), nil for none.

@@ -52,6 +52,9 @@ import Strata
 ///   ``Configuration/requestTimeout``, bounds it, redirects included.
 /// - What it does (connections opened and reused, trust checks, redirects) is reported as
 ///   ``PinningEvent``s through `TransportEvents` to the observers above it.
+/// - The client certificates it presents are reported to an `ETagTransport` above
+///   (``cacheIdentity(for:)``), so a store shared by stacks with different certificates never
+///   answers one with another's body.
 ///
 /// ```swift
 /// let transport = PinningTransport(
@@ -61,15 +64,17 @@ import Strata
 /// ```
 /// Copies share one connection pool; connections close when the last copy goes away.
 public struct PinningTransport: Transport {
-    private struct Engine: Sendable {
+    struct Engine: Sendable {
         let domains: PinnedDomains
         let client: PinnedClient
+        /// The client identities by host pattern, also in `client`'s settings.
+        let identities: ClientIdentities
     }
 
     /// Carries the requests for hosts that are not pinned.
     public let inner: any Transport
-    private let engine: Result<Engine, PinningConfigurationError>
-    private let maxRedirects: Int
+    let engine: Result<Engine, PinningConfigurationError>
+    let maxRedirects: Int
     private let redirectSafety: RedirectSafety
 
     /// Creates a transport that pins the hosts matched by `pinnedDomains`.
@@ -128,7 +133,8 @@ public struct PinningTransport: Transport {
             settings.connector = OriginConnector(resolver: resolver, attemptDelay: configuration.connectionAttemptDelay,
                                                  proxy: configuration.proxy, limits: configuration.limits)
             settings.identities = identities
-            return Engine(domains: domains, client: PinnedClient(settings: settings, configuration: configuration))
+            return Engine(domains: domains, client: PinnedClient(settings: settings, configuration: configuration),
+                          identities: identities)
         }
     }
 

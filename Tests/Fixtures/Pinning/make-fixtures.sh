@@ -21,8 +21,11 @@
 #                 by client-ca; client-encrypted.key is its key under the passphrase in
 #                 client-passphrase.txt (PKCS #8, AES-256)
 #   client-untrusted  a client certificate issued by attacker-ca (a server trusting client-ca refuses it)
+#   client-second a second client certificate (CN=strata-test-client-2, its own key) issued by
+#                 client-ca: another caller the same server accepts
 # `./make-fixtures.sh san-less` makes only san-less (with the existing ca), and
-# `./make-fixtures.sh client` only the client-* files (with the existing attacker-ca), leaving every
+# `./make-fixtures.sh client` only the client-* files (with the existing attacker-ca), and
+# `./make-fixtures.sh client-second` only client-second (with the existing client-ca), leaving every
 # other key and pin as it is.
 # Private keys are committed on purpose: they are test-only and the TLS test server needs them.
 set -euo pipefail
@@ -95,6 +98,10 @@ client() {
     echo "correct horse battery staple" > client-passphrase.txt
     openssl pkey -in client.key -aes256 -passout file:client-passphrase.txt -out client-encrypted.key
     ec_key client-untrusted; csr client-untrusted "/O=Mallory/CN=strata-test-client"; issue client-untrusted attacker-ca client.ext
+    client_second
+}
+client_second() {
+    ec_key client-second; csr client-second "/O=Strata Tests/CN=strata-test-client-2"; issue client-second client-ca client.ext
 }
 # Replaces the pins of the named certificates in pins.txt, keeping every other line.
 repin() {
@@ -106,7 +113,8 @@ repin() {
 }
 case "${1:-}" in
     san-less) san_less; repin san-less; exit 0 ;;
-    client) client; repin client-ca client client-untrusted; exit 0 ;;
+    client) client; repin client-ca client client-untrusted client-second; exit 0 ;;
+    client-second) client_second; repin client-second; exit 0 ;;
 esac
 
 ec_key ca;           csr ca "/O=Strata Tests/CN=Strata Test Root CA";      self_sign ca ca.ext
@@ -130,7 +138,7 @@ cat attacker-leaf.pem ca.pem > forged-chain.pem
 
 # Known answers: the pin pipeline from SECURITY.md, run on every certificate.
 : > pins.txt
-for cert in ca intermediate leaf-ec leaf-rsa leaf-via-intermediate expired not-yet-valid wrong-host self-signed attacker-ca attacker-leaf san-less client-ca client client-untrusted; do
+for cert in ca intermediate leaf-ec leaf-rsa leaf-via-intermediate expired not-yet-valid wrong-host self-signed attacker-ca attacker-leaf san-less client-ca client client-untrusted client-second; do
     pin=$(openssl x509 -in "$cert.pem" -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64)
     echo "$cert sha256/$pin" >> pins.txt
 done

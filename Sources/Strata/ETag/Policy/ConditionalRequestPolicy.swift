@@ -9,10 +9,15 @@ import Foundation
 ///
 /// ## Keys
 /// A *primary key* names a resource as one identity sees it: the URL without its fragment
-/// (scheme and host lower-cased), so `GET` and `HEAD` share entries, plus a partition derived
-/// from the request's identity headers (by default ``defaultIdentityHeaderNames``). The partition
-/// is a SHA-256 digest of those values, so keys, file names and events never contain a
-/// credential, and one user's body is never served to another.
+/// (scheme and host lower-cased), so `GET` and `HEAD` share entries, plus a ``partition``:
+/// - ``CachePartition/perCredential`` (the default): the request's identity headers (by default
+///   ``defaultIdentityHeaderNames``) and URL userinfo;
+/// - ``CachePartition/named(_:)``: the caller's name, whatever the credentials;
+///
+/// and, either way, the client identity (TLS client certificate) the transport below reports
+/// for the URL (see ``CacheIdentityProviding``). The key holds a SHA-256 digest of these, so
+/// keys, file names and events never contain a credential, a partition name or a certificate,
+/// and one identity's body is never served to another.
 ///
 /// A response's `Vary` is only known once it arrives, so the entry stored under the primary key
 /// remembers the names its `Vary` listed. When they are not empty, the entry is also stored under
@@ -36,6 +41,11 @@ public struct ConditionalRequestPolicy: Sendable, Hashable {
     private var identityFieldNames: [String]
     private var keyIdentityFieldNames: [String]
 
+    /// Which requests share entries: ``CachePartition/perCredential`` (the default) or a
+    /// ``CachePartition/named(_:)`` partition that survives a token refresh. A client identity
+    /// the transport below reports is part of the partition either way.
+    public var partition: CachePartition
+
     /// The request headers ``Redaction`` treats as secret by default (`Authorization`,
     /// `Proxy-Authorization`, `Cookie`, `X-API-Key`, `X-Auth-Token`; not `Set-Cookie`, a
     /// response field), lower-cased: what logs hide, entries are partitioned by.
@@ -44,12 +54,18 @@ public struct ConditionalRequestPolicy: Sendable, Hashable {
 
     /// Creates a policy.
     ///
-    /// - Parameter identityHeaderNames: Request fields that identify the user. Requests whose
-    ///   values differ never share entries. Add any custom credential header your API uses
-    ///   (`defaultIdentityHeaderNames + ["X-Tenant-Key"]`). Whatever you pass, the default
-    ///   names' values reach keys and stored entries only as digests.
-    public init(identityHeaderNames: [String] = ConditionalRequestPolicy.defaultIdentityHeaderNames) {
+    /// - Parameters:
+    ///   - identityHeaderNames: Request fields that identify the user. With the
+    ///     ``CachePartition/perCredential`` partition, requests whose values differ never share
+    ///     entries. Add any custom credential header your API uses
+    ///     (`defaultIdentityHeaderNames + ["X-Tenant-Key"]`). Whatever you pass, the default
+    ///     names' values reach keys and stored entries only as digests.
+    ///   - partition: Which requests share entries (see ``CachePartition``). Default:
+    ///     ``CachePartition/perCredential``.
+    public init(identityHeaderNames: [String] = ConditionalRequestPolicy.defaultIdentityHeaderNames,
+                partition: CachePartition = .perCredential) {
         self.identityHeaderNames = identityHeaderNames
+        self.partition = partition
         (identityFieldNames, keyIdentityFieldNames) = Self.fieldNames(identityHeaderNames)
     }
 
@@ -96,20 +112,42 @@ public struct ConditionalRequestPolicy: Sendable, Hashable {
 
     // MARK: Keys
 
-    /// The primary key for `request`'s URL and identity, or `nil` when it has no URL.
+    /// The primary key for `request`'s URL and partition, or `nil` when it has no URL.
     ///
     /// A URL's `user:password@` is a credential: it is left out of the key (keys are written to
     /// disk and reported) and counted in the identity digest instead, like `Authorization`.
-    func primaryKey(for request: URLRequest) -> String? { primaryKey(for: RequestFacts(request)) }
+    ///
+    /// - Parameter clientIdentity: What the transport below reported for the URL
+    ///   (``CacheIdentityProviding``), nil when it presents no client certificate.
+    func primaryKey(for request: URLRequest, clientIdentity: String? = nil) -> String? {
+        primaryKey(for: RequestFacts(request), clientIdentity: clientIdentity)
+    }
 
     /// The primary key for the request `facts` describe, or `nil` when it has no URL; with
-    /// `memo`, the identity digest of the same credentials as last time is not computed again.
-    func primaryKey(for request: RequestFacts, memo: IdentityDigestMemo? = nil) -> String? {
+    /// `memo`, the identity digest of the same partition as last time is not computed again.
+    func primaryKey(for request: RequestFacts, clientIdentity: String? = nil, memo: IdentityDigestMemo? = nil) -> String? {
         guard let url = request.url else { return nil }
         let key = ResourceKey(url)
-        var identity = request.headers
-        if let userinfo = key.userinfo { identity.add(name: Self.userinfoField, value: userinfo) }
-        let digest = Self.identityDigest(of: identity, lowercasedSortedNames: keyIdentityFieldNames, memo: memo) ?? "-"
+        // The partition's fields, digested as identity fields are. The pseudo-fields' names start
+        // with ":", which no real field name can, so no header can imitate them; with neither a
+        // name nor a client identity, the key is the one versions before partitions wrote, so
+        // upgrading orphans nothing.
+        var identity: HTTPHeaders
+        var names: [String]
+        switch partition.kind {
+        case .perCredential:
+            identity = request.headers
+            if let userinfo = key.userinfo { identity.add(name: Self.userinfoField, value: userinfo) }
+            names = keyIdentityFieldNames
+        case .named(let digest):
+            identity = [Self.partitionField: digest]
+            names = [Self.partitionField]
+        }
+        if let clientIdentity {
+            identity.add(name: Self.clientIdentityField, value: clientIdentity)
+            names.append(Self.clientIdentityField)
+        }
+        let digest = Self.identityDigest(of: identity, lowercasedSortedNames: names, memo: memo) ?? "-"
         var primaryKey = "etag-v1 "
         primaryKey.reserveCapacity(12 + key.resource.utf8.count + digest.utf8.count)
         primaryKey += key.resource
@@ -120,6 +158,10 @@ public struct ConditionalRequestPolicy: Sendable, Hashable {
 
     /// The identity field standing for URL userinfo; not a token, so no real header has this name.
     private static let userinfoField = ":userinfo"
+    /// The field standing for a named partition's digest, in place of every credential.
+    private static let partitionField = ":partition"
+    /// The field standing for the client identity the transport below reports.
+    private static let clientIdentityField = ":client-identity"
 
     /// The key of the variant of `primaryKey` that `request` selects, given the `Vary` names.
     func variantKey(primaryKey: String, varyNames: [String], request: URLRequest) -> String {
