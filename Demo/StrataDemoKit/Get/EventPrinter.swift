@@ -64,8 +64,10 @@ struct EventRecord: Encodable {
     var details: [String: String]
 
     /// Reads `observed`, redacting with `redaction` and scrubbing `secretsFrom`'s secret values.
+    /// Events quote the server (a URL it redirected to, a certificate name, an error message), so
+    /// control characters are escaped too: JSON escapes C0 but leaves DEL and C1 raw.
     init(_ observed: ObservedEvent, redaction: Redaction, secretsFrom headers: HTTPHeaders) {
-        let scrub = { (text: String) in redaction.scrub(text, secretsFrom: headers) }
+        let scrub = { (text: String) in TerminalText.escaping(redaction.scrub(text, secretsFrom: headers)) }
         event = observed.event.name
         request = observed.requestID
         attempt = observed.attempt

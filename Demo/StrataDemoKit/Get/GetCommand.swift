@@ -27,7 +27,10 @@ struct GetCommand {
             OptionSpec("-H", "--header", value: "<'Name: value'>", repeatable: true, help: "Adds a request header; repeatable."),
             OptionSpec("-X", "--request", value: "<method>", help: "Uses this method. The default is GET, or POST with --data."),
             OptionSpec("-d", "--data", value: "<text|@file>", help: "Sends this body, or the bytes of the file after '@'."),
-            OptionSpec("--token", value: "<token>", help: "Sends 'Authorization: Bearer <token>'; it never appears in any output."),
+            OptionSpec("--token", value: "<token|@file|-|env>",
+                       help: "Sends 'Authorization: Bearer <token>', the token read from a file with @file, from standard input "
+                           + "with -, or from the \(TokenSource.environmentVariable) environment variable with env. Prefer those: "
+                           + "a token written here shows in the process list and the shell history. It never appears in any output."),
             OptionSpec("--etag-dir", value: "<dir>",
                        help: "Keeps responses in a FileETagStore there; the next run revalidates (304) instead of downloading."),
             OptionSpec("--retries", value: "<n>", help: "Retries transient failures up to n times (0 to 10). The default is 2."),
@@ -46,15 +49,33 @@ struct GetCommand {
             """],
         examples: [
             "strata-demo get https://example.com/",
-            "strata-demo get https://localhost:8443/v1/todos --ca ca.pem --pin sha256/… --token … --etag-dir .etags",
-            "strata-demo get https://localhost:8443/v1/todos --ca ca.pem --token … -X POST -d '{\"title\":\"Ship it\"}' -H 'Content-Type: application/json'",
+            "strata-demo get https://localhost:8443/v1/todos --ca ca.pem --pin sha256/… --token @token.txt --etag-dir .etags",
+            "STRATA_TOKEN=… strata-demo get https://localhost:8443/v1/todos --ca ca.pem --token env -X POST -d '{\"title\":\"Ship it\"}' -H 'Content-Type: application/json'",
         ])
 
     let options: GetOptions
     let output: DemoOutput
+    /// The environment `--token env` reads.
+    var environment: [String: String] = ProcessInfo.processInfo.environment
+    /// Reads standard input for `--token -`, up to the given number of bytes.
+    var standardInput: @Sendable (Int) -> Data = { (try? FileHandle.standardInput.read(upToCount: $0)) ?? Data() }
 
-    /// Sends the request and writes what came back.
+    /// Reads the token, sends the request and writes what came back.
     func run() async -> ExitStatus {
+        guard let source = options.token, !source.isLiteral else { return await send() }
+        var withToken = options
+        do {
+            // Read at run time, not while parsing: the command line is checked without any I/O.
+            withToken.token = .literal(try source.read(environment: environment, standardInput: standardInput))
+        } catch {
+            output.error(error.description)
+            return .failure
+        }
+        return await GetCommand(options: withToken, output: output).send()
+    }
+
+    /// Sends the request, its token read, and writes what came back.
+    private func send() async -> ExitStatus {
         let request: URLRequest
         let transport: any Transport
         do {
@@ -72,7 +93,8 @@ struct GetCommand {
             output.error(failure.description)
             return .failure
         } catch {
-            output.error(GetFailure.transport(scrubbed("\(error)")).description)
+            // Errors from below quote the server (a status line, a certificate name, a proxy's reason).
+            output.error(GetFailure.transport(TerminalText.escaping(scrubbed("\(error)"), keepingLineBreaks: true)).description)
             return .failure
         }
         return deliver(response)
@@ -195,8 +217,7 @@ struct GetCommand {
     private static func snippet(of body: Data) -> String {
         guard !body.isEmpty, body.count <= 512, let text = String(data: body, encoding: .utf8) else { return "" }
         let line = text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
-        let printable = line.unicodeScalars.filter { !CharacterSet.controlCharacters.contains($0) }
-        return printable.isEmpty ? "" : ": " + String(String.UnicodeScalarView(printable))
+        return line.isEmpty ? "" : ": " + TerminalText.escaping(line)
     }
 
     /// `text` without the values of the request's secret headers (the token).

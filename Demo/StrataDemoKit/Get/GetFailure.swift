@@ -6,6 +6,8 @@ import StrataPinning
 enum GetFailure: Error, CustomStringConvertible {
     /// A file named by `--data @file` or `--ca` could not be read or used.
     case input(InputFile.Failure)
+    /// The `--token` source held no usable token; the message names the source, never the token.
+    case token(String)
     /// The `--etag-dir` directory could not be created or used.
     case etagDirectory(FileETagStoreError)
     /// The pins or the CA could not be applied to the URL's host.
@@ -22,6 +24,8 @@ enum GetFailure: Error, CustomStringConvertible {
         switch self {
         case .input(let failure):
             failure.description
+        case .token(let message):
+            message
         case .etagDirectory(let error):
             error.description
         case .pinning(let error):

@@ -24,7 +24,9 @@ struct GetOptions: Equatable, Sendable {
     var pins: [SPKIPin]
     var caFile: String?
     var body: Body?
-    var token: String?
+    /// Where the bearer token comes from; ``GetCommand`` reads it (``TokenSource/read(environment:standardInput:)``)
+    /// before sending, leaving ``TokenSource/literal(_:)``.
+    var token: TokenSource?
     var etagDirectory: String?
     var retries: Int
     var timeout: Duration?
@@ -42,7 +44,9 @@ struct GetOptions: Equatable, Sendable {
         let text = parsed.positionals[0]
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
               let host = url.host, !host.isEmpty else {
-            throw spec.usageError("'\(text)' is not an http or https URL; write it as https://host[:port]/path.")
+            // Shown without what may be credentials: the URL did not parse as meant.
+            let shown = Redaction().scrub(Redaction.redactingUserinfo(in: text, .rejected))
+            throw spec.usageError("'\(shown)' is not an http or https URL; write it as https://host[:port]/path.")
         }
         self.url = url
         pins = []
@@ -55,20 +59,24 @@ struct GetOptions: Equatable, Sendable {
         headers = HTTPHeaders()
         for field in parsed.values("--header") {
             guard let colon = field.firstIndex(of: ":") else {
-                throw spec.usageError("Write a header as 'Name: value', not '\(field)'.")
+                // Never echoed: 'Authorization Bearer <token>' with its colon forgotten is a credential.
+                throw spec.usageError("-H '\(Self.shown(malformed: field))' has no ':'; write a header as 'Name: value'.")
             }
             let name = String(field[..<colon])
             let value = field[field.index(after: colon)...].trimmingCharacters(in: .whitespaces)
             do { try HTTPHeaders.validate(name: name, value: value) } catch { throw spec.usageError(error.description) }
             headers.add(name: name, value: value)
         }
-        token = parsed.value("--token")
-        if let token {
+        token = parsed.value("--token").map(TokenSource.init)
+        switch token {
+        case .literal(let literal)?:
             // The message must not repeat the token: it is a secret, and may be half-pasted.
-            guard !token.isEmpty, (try? HTTPHeaders.validate(name: "Authorization", value: "Bearer \(token)")) != nil,
-                  !token.contains(" ") else {
+            guard TokenSource.isWellFormed(literal) else {
                 throw spec.usageError("The --token value is empty or contains spaces or control characters; pass the bare token.")
             }
+        case .file(let path)? where path.isEmpty:
+            throw spec.usageError("Write --token @<file> with a file name after '@'.")
+        default: break
         }
         if let data = parsed.value("--data") {
             body = data.hasPrefix("@") ? .file(String(data.dropFirst())) : .text(data)
@@ -89,11 +97,22 @@ struct GetOptions: Equatable, Sendable {
         includeHead = parsed.has("--include")
     }
 
-    /// The headers sent: `-H`'s, then `Authorization: Bearer` for `--token`.
+    /// The headers sent: `-H`'s, then `Authorization: Bearer` for `--token` once it was read.
     var requestHeaders: HTTPHeaders {
         var fields = headers
-        if let token { fields["Authorization"] = "Bearer \(token)" }
+        if case .literal(let token)? = token { fields["Authorization"] = "Bearer \(token)" }
         return fields
+    }
+
+    /// A malformed `-H` as an error shows it: its first word when that looks like a header name
+    /// followed by more (`Authorization <redacted>`), else only the placeholder, since a single
+    /// word may be the secret itself.
+    private static func shown(malformed field: String) -> String {
+        let words = field.split(separator: " ", maxSplits: 1)
+        guard words.count == 2, (try? HTTPHeaders.validate(name: String(words[0]), value: "")) != nil else {
+            return Redaction.placeholder
+        }
+        return "\(words[0]) \(Redaction.placeholder)"
     }
 
     /// Whether the URL's host goes through `PinningTransport`'s own TLS: when it is pinned, or a

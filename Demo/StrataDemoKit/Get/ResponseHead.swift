@@ -5,7 +5,8 @@ import Foundation
 import Strata
 
 /// A response's status line and header fields as `-i` and `-v` show them. The protocol version
-/// is not shown: a response through `URLSessionTransport` may have come over HTTP/2.
+/// is not shown: a response through `URLSessionTransport` may have come over HTTP/2. Names and
+/// values come from the server, so their control characters are escaped (``TerminalText``).
 struct ResponseHead {
     /// `200 OK`.
     let status: String
@@ -14,6 +15,6 @@ struct ResponseHead {
 
     init(_ response: HTTPResponse) {
         status = "\(response.statusCode) \(HTTPURLResponse.localizedString(forStatusCode: response.statusCode))"
-        lines = ["HTTP \(status)"] + response.headers.map { "\($0.name): \($0.value)" }
+        lines = ["HTTP \(status)"] + response.headers.map { TerminalText.escaping("\($0.name): \($0.value)") }
     }
 }

@@ -3,6 +3,9 @@ import StrataPinning
 
 /// What `strata-demo pin` prints about certificates: each one's pin, subject and expiry, as
 /// lines for a person or as JSON for a script, and a warning for each that expires soon.
+///
+/// Names are shown as ``TerminalText`` escapes them: OpenSSL escapes C0 controls and DEL in a
+/// name but keeps UTF-8 readable, and so passes C1 controls (U+009B is a CSI) through.
 struct CertificateReport {
     /// Certificates expiring within this many days get a warning.
     static let expiryWarningDays = 30
@@ -26,7 +29,7 @@ struct CertificateReport {
     func lines(output: DemoOutput) -> [String] {
         entries.flatMap { entry in
             let certificate = entry.certificate
-            return [output.styled(certificate.spkiPin, .green) + ": " + certificate.subject,
+            return [output.styled(certificate.spkiPin, .green) + ": " + Self.shown(certificate.subject),
                     "    valid until \(Self.timestamp(certificate.notAfter)): \(expiryPhrase(certificate))"
                         + (entry.file.map { ", from \($0)" } ?? "")]
         }
@@ -38,10 +41,10 @@ struct CertificateReport {
         entries.compactMap { entry in
             let certificate = entry.certificate
             if certificate.notBefore > now {
-                return "\(certificate.subject) is not valid before \(Self.timestamp(certificate.notBefore))."
+                return "\(Self.shown(certificate.subject)) is not valid before \(Self.timestamp(certificate.notBefore))."
             }
             guard daysLeft(certificate) < Self.expiryWarningDays else { return nil }
-            return "\(certificate.subject) \(expiryPhrase(certificate)) (\(Self.timestamp(certificate.notAfter))); "
+            return "\(Self.shown(certificate.subject)) \(expiryPhrase(certificate)) (\(Self.timestamp(certificate.notAfter))); "
                 + "replace it before you rely on it."
         }
     }
@@ -62,7 +65,7 @@ struct CertificateReport {
         }
         let items = entries.map { entry in
             let certificate = entry.certificate
-            return Item(pin: certificate.spkiPin, subject: certificate.subject, issuer: certificate.issuer,
+            return Item(pin: certificate.spkiPin, subject: Self.shown(certificate.subject), issuer: Self.shown(certificate.issuer),
                         notBefore: Self.timestamp(certificate.notBefore), notAfter: Self.timestamp(certificate.notAfter),
                         daysLeft: daysLeft(certificate), expiresSoon: daysLeft(certificate) < Self.expiryWarningDays,
                         file: entry.file)
@@ -83,6 +86,9 @@ struct CertificateReport {
         let count = days == 0 ? "less than a day" : "\(days) day\(days == 1 ? "" : "s")"
         return seconds < 0 ? "expired \(count) ago" : "expires in \(count)"
     }
+
+    /// A certificate's name as printed.
+    private static func shown(_ name: String) -> String { TerminalText.escaping(name) }
 
     /// `2026-06-01T12:00:00Z`.
     private static func timestamp(_ date: Date) -> String { ISO8601DateFormatter().string(from: date) }

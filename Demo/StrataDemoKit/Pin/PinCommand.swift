@@ -80,7 +80,8 @@ struct PinCommand {
                 let chain = try await PinProbe(target: target, caFile: caFile).verifiedChain()
                 report = CertificateReport(entries: chain.map { .init(certificate: $0, file: nil) }, isChain: true, now: now)
             } catch {
-                output.error(error.description)
+                // A trust failure quotes the server's certificate names.
+                output.error(TerminalText.escaping(error.description, keepingLineBreaks: true))
                 return .failure
             }
             if !json { output.errorLine("Verified chain of \(target), leaf first; paste the pins into PublicKeyPinningEvaluator(pins:):") }

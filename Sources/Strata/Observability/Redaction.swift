@@ -50,7 +50,7 @@ public struct Redaction: Sendable, Hashable {
     /// traps on characters such as `<`.
     public func redact(_ url: URL?) -> String {
         guard let url else { return "<no URL>" }
-        var text = redactingUserinfo(in: url.absoluteString)
+        var text = Self.redactingUserinfo(in: url.absoluteString, .parsed)
         for separator in ["?", "#"] {
             guard let start = text.firstIndex(of: Character(separator)) else { continue }
             let end = separator == "?" ? (text[start...].firstIndex(of: "#") ?? text.endIndex) : text.endIndex
@@ -76,16 +76,6 @@ public struct Redaction: Sendable, Hashable {
         // Up to the authority's last `@`, as URL parsers read it (a raw `@` in a password).
         return text.replacingOccurrences(of: "(://)[^/?#\\s]*[^/?#@\\s][^/?#\\s]*@", with: "$1\(Self.placeholder)@",
                                          options: .regularExpression)
-    }
-
-    private func redactingUserinfo(in text: String) -> String {
-        guard let schemeEnd = text.range(of: "://") else { return text }
-        let authorityEnd = text[schemeEnd.upperBound...].firstIndex { "/?#".contains($0) } ?? text.endIndex
-        let authority = text[schemeEnd.upperBound..<authorityEnd]
-        guard let at = authority.lastIndex(of: "@"), at > authority.startIndex else { return text }
-        var redacted = text
-        redacted.replaceSubrange(authority.startIndex..<at, with: Self.placeholder)
-        return redacted
     }
 
     private func redactingParameters(_ parameters: Substring) -> String {

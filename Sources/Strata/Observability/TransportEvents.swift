@@ -15,6 +15,12 @@ import Synchronization
 ///   wraps its whole `send` in ``withinRequest(_:)``, so that every send below shares one
 ///   identifier even when nothing above observes, and wraps each *resend* in
 ///   ``withNextAttempt(_:)``, so that attempt numbers rise by one per send across all layers.
+/// - Every event carries the attempt of the send it belongs to. An event a layer reports about
+///   an outcome it got from below (a retry scheduled after a 503, a token refresh after a 401)
+///   belongs to the send that produced that outcome, which may be a later attempt than the
+///   layer's own (a retry inside a resend, a resend inside a retry): the layer reports it within
+///   ``withLatestAttempt(_:)``. The sends of one logical request are sequential, so the latest
+///   send is the one whose outcome just came back.
 /// - Work a layer does on its own behalf (a token refresh, which sends requests of its own)
 ///   runs in ``detached(_:)`` and is not reported as part of the request that triggered it.
 ///
@@ -45,6 +51,9 @@ public enum TransportEvents {
         private let drawn = Atomic<UInt64>(0)
 
         func nextAttempt() -> Int { highestAttempt.add(1, ordering: .relaxed).newValue }
+
+        /// The highest attempt number handed out so far: the latest send.
+        var latestAttempt: Int { highestAttempt.load(ordering: .relaxed) }
 
         /// Eight hex digits from the system's random source: unique enough to follow one request
         /// through a log, and carrying nothing about the request. The same for every reader.
@@ -97,6 +106,18 @@ public enum TransportEvents {
     public static func withNextAttempt<T>(_ body: () async throws -> T) async rethrows -> T {
         var updated = context ?? newContext()
         updated.attempt = updated.request.nextAttempt()
+        return try await $context.withValue(updated, operation: body)
+    }
+
+    /// Runs `body` as the latest attempt of the current logical request: the send whose outcome
+    /// the calling layer has just received from the layers below. A layer wraps what it reports
+    /// about that outcome in it (a retry scheduled because of it, a refresh started by its 401),
+    /// so those events carry the attempt number of the send that caused them. A resend started
+    /// inside `body` with ``withNextAttempt(_:)`` still gets the next number.
+    public static func withLatestAttempt<T>(_ body: () async throws -> T) async rethrows -> T {
+        // Nobody observes: nothing would read the number.
+        guard var updated = context, !updated.observers.isEmpty else { return try await body() }
+        updated.attempt = updated.request.latestAttempt
         return try await $context.withValue(updated, operation: body)
     }
 

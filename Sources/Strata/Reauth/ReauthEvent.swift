@@ -9,6 +9,10 @@ import Foundation
 /// A refresh reports ``started`` and then exactly one of ``succeeded(waiters:duration:)`` or
 /// ``failed(_:waiters:duration:)``, under the request whose 401 started it; each request that
 /// is then sent again reports ``resentWithNewToken(url:)`` under its own identifier.
+///
+/// Every case is observed under the attempt number of the send whose 401 caused it (when a
+/// ``RetryTransport`` below retried first, that is its last send, not the first); the resend
+/// that follows is the next attempt.
 public enum ReauthEvent: TransportEvent {
     /// A request carrying the current token got 401, and a token refresh started.
     case started

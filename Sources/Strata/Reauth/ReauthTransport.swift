@@ -107,7 +107,8 @@ public struct ReauthTransport: Transport {
         // Another origin's 401 (after a cross-origin redirect) is not about our token.
         guard RedirectPolicy.answersOrigin(of: request, response) else { return response }
         guard request.httpBodyStream == nil else { return response }  // A stream cannot be sent again.
-        return try await recover(request, rejecting: sentToken, from: response)
+        // What follows is reported as the send that got the 401, which a retry below may have made.
+        return try await TransportEvents.withLatestAttempt { try await recover(request, rejecting: sentToken, from: response) }
     }
 
     /// Resends a request whose `sentToken` got `unauthorized`, with a newer token.

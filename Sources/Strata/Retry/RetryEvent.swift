@@ -16,6 +16,11 @@ public enum RetryEvent: TransportEvent, Hashable {
 
     /// The transport waits `delay` and then sends the request again: `retry` is 1 for the first
     /// retry (the second send).
+    ///
+    /// Observed under the attempt whose outcome is being retried: the event that follows the
+    /// first send's 503 carries attempt 1, and the retry it schedules is sent as attempt 2.
+    /// `retry` counts this layer's retries; the attempt counts every send of the logical
+    /// request, so the two differ when another layer resends too (a ``ReauthTransport``).
     case scheduled(retry: Int, delay: Duration, reason: RetryReason, delaySource: DelaySource,
                    method: HTTPMethod, url: URL?)
 

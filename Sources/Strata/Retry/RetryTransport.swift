@@ -29,7 +29,8 @@ import Foundation
 ///   would not end before it is not started, and the last outcome is handed back instead.
 /// - All requests through one instance, and its copies, share one ``RetryBudget`` bucket.
 /// - Each retry is reported as ``RetryEvent/scheduled(retry:delay:reason:delaySource:method:url:)``
-///   through ``TransportEvents``, and runs as the next attempt of the logical request.
+///   through ``TransportEvents``, under the attempt number of the send that failed, and runs as
+///   the next attempt of the logical request.
 public struct RetryTransport: Transport {
     /// The transport each attempt is sent through.
     public let inner: any Transport
@@ -115,9 +116,12 @@ public struct RetryTransport: Transport {
             }
             retries += 1
             if plan.delaySource == .backoff { previousBackoff = plan.delay }
-            TransportEvents.emit(RetryEvent.scheduled(retry: retries, delay: plan.delay, reason: plan.reason,
-                                                      delaySource: plan.delaySource, method: HTTPMethod(request),
-                                                      url: request.url))
+            // Reported as the send whose outcome is retried, which a layer below may have resent.
+            await TransportEvents.withLatestAttempt {
+                TransportEvents.emit(RetryEvent.scheduled(retry: retries, delay: plan.delay, reason: plan.reason,
+                                                          delaySource: plan.delaySource, method: HTTPMethod(request),
+                                                          url: request.url))
+            }
             // A clock may return from a sleep normally although the task was cancelled meanwhile;
             // the check at the top of the loop then stops before another send.
             try await clock.sleep(for: plan.delay)

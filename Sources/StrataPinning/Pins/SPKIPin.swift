@@ -19,7 +19,9 @@ public struct SPKIPin: Sendable, Hashable, CustomStringConvertible {
     /// prefix is matched case-insensitively, the base64 is not).
     ///
     /// - Throws: ``PinningConfigurationError/malformedPin(_:reason:)`` naming the problem: an
-    ///   unknown algorithm, invalid base64, or a digest that is not 32 bytes.
+    ///   unknown algorithm, invalid base64, a digest that is not 32 bytes, or base64 that is not
+    ///   in its canonical form (nonzero unused bits in the last character; the message gives
+    ///   the canonical pin).
     public init(_ text: String) throws(PinningConfigurationError) {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard trimmed.utf8.count <= Self.maximumTextLength else {
@@ -31,6 +33,14 @@ public struct SPKIPin: Sendable, Hashable, CustomStringConvertible {
         }
         guard digest.count == Self.digestLength else {
             throw .malformedPin(text, reason: "decodes to \(digest.count) bytes; a SHA-256 pin is 32 bytes")
+        }
+        // Base64 leaves unused bits in the last character; decoders ignore them, so several
+        // spellings decode to one digest. Only the canonical one is accepted, so the pin
+        // configured is the pin compared, printed and listed in a failure (RFC 4648 §3.5).
+        let canonical = digest.base64EncodedString()
+        guard encoded == canonical else {
+            throw .malformedPin(text, reason: "'\(encoded)' is not canonical base64: its last character carries bits "
+                + "that no digest has; the pin it decodes to is written sha256/\(canonical)")
         }
         sha256 = Array(digest)
     }

@@ -1,3 +1,5 @@
+import Strata
+
 /// A proxy URL taken apart: `[http://][user[:password]@]host[:port][/]`. Pure, so every
 /// spelling an environment variable may hold is tested without a network.
 struct ProxyURL {
@@ -11,11 +13,12 @@ struct ProxyURL {
     ///   with the URL shown without its credentials.
     init(_ text: String) throws(PinningConfigurationError) {
         func reject(_ reason: String) -> PinningConfigurationError {
-            .malformedProxy(url: Self.redacting(text), reason: reason)
+            .malformedProxy(url: Redaction.redactingUserinfo(in: text, .rejected), reason: reason)
         }
         var rest = Substring(text.trimmingCharacters(in: .whitespaces))
         guard !rest.isEmpty else { throw reject("it is empty") }
-        if let schemeEnd = Self.schemeEnd(in: rest) {
+        // Where the scheme ends as the redaction above reads it: a `://` inside a password is no scheme.
+        if let schemeEnd = Redaction.schemeDelimiter(in: rest) {
             let scheme = rest[..<schemeEnd.lowerBound].lowercased()
             guard scheme == "http" else {
                 throw reject(scheme == "https"
@@ -69,36 +72,6 @@ struct ProxyURL {
     static func format(host: CanonicalHost, port: Int, hasCredentials: Bool) -> String {
         let name = host.name.contains(":") ? "[\(host.name)]" : host.name
         return "http://\(hasCredentials ? "<redacted>@" : "")\(name):\(port)"
-    }
-
-    /// `text` with everything between the scheme and the last `@` replaced, so a malformed URL
-    /// can be shown in an error without its credentials. Without an `@`, a `user:password`
-    /// would read as host and port, so whatever follows the host's colon is replaced unless it
-    /// is a port number.
-    static func redacting(_ text: String) -> String {
-        let start = schemeEnd(in: Substring(text))?.upperBound ?? text.startIndex
-        if let at = text.lastIndex(of: "@") {
-            // A scheme token holds no '@', so `at` is never before `start`.
-            return text[..<start] + "<redacted>" + text[at...]
-        }
-        let authority = text[start...]
-        let hostEnd = authority.hasPrefix("[") ? authority.firstIndex(of: "]") ?? authority.endIndex : authority.startIndex
-        guard let colon = authority[hostEnd...].firstIndex(of: ":") else { return text }
-        var port = authority[authority.index(after: colon)...]
-        if port.hasSuffix("/") { port = port.dropLast() }
-        guard !port.allSatisfy(\.isASCIIDigit) else { return text }
-        return text[...colon] + "<redacted>"
-    }
-
-    /// Where `text`'s `scheme://` ends, or nil when it has none. A scheme is only the RFC 3986
-    /// token `ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )` (section 3.1): a `://` inside a password,
-    /// as in `alice:pa://ss@proxy`, is not one, so the password is never echoed as a scheme.
-    private static func schemeEnd(in text: Substring) -> Range<Substring.Index>? {
-        guard let end = text.range(of: "://") else { return nil }
-        let scheme = text[..<end.lowerBound]
-        guard let first = scheme.first, first.isASCII, first.isLetter,
-              scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }) else { return nil }
-        return end
     }
 
     private static func port(_ text: Substring,

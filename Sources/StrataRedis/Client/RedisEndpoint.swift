@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 
 /// Where and as whom the client connects, parsed from a `redis://[user:password@]host[:port][/db]`
 /// URL (the scheme Redis documents, https://www.iana.org/assignments/uri-schemes/prov/redis).
@@ -52,6 +53,11 @@ struct RedisEndpoint: Sendable, CustomStringConvertible {
         self.port = port
         self.user = user
         self.password = password
+        // A path holding an '@' is the tail of a password whose '/' was not percent-encoded.
+        guard !components.percentEncodedPath.contains("@") else {
+            throw invalid("the text after the host holds an '@', as when a password contains '/', '?' or '#' that are not "
+                + "percent-encoded; write them as %2F, %3F and %23 (and '@' as %40)")
+        }
         database = try Self.database(fromPath: components.path, invalid: invalid)
     }
 
@@ -72,16 +78,16 @@ struct RedisEndpoint: Sendable, CustomStringConvertible {
     }
 
     /// The URL's text with its user information, query and fragment replaced: any of them may
-    /// hold a password, even a misplaced one.
+    /// hold a password, even a misplaced one. The URL is being rejected, so its user information
+    /// is taken to reach its last `@` (a password pasted with a raw `/`, as in
+    /// `redis://:Xy@9/kQ2v@cache:6379`, parses with the rest of the password as the path).
     static func redacted(_ url: URL) -> String {
-        var text = url.absoluteString
+        // Userinfo first: a raw '?' or '#' in a password would otherwise end the redaction early.
+        var text = Redaction.redactingUserinfo(in: url.absoluteString, .rejected)
         if let queryStart = text.firstIndex(where: { $0 == "?" || $0 == "#" }) {
-            text.replaceSubrange(queryStart..., with: "?<redacted>")
+            text.replaceSubrange(queryStart..., with: "?\(Redaction.placeholder)")
         }
-        guard let schemeEnd = text.range(of: "://") else { return text }
-        let authorityEnd = text[schemeEnd.upperBound...].firstIndex { "/?#".contains($0) } ?? text.endIndex
-        guard let at = text[schemeEnd.upperBound..<authorityEnd].lastIndex(of: "@") else { return text }
-        return text.replacingCharacters(in: schemeEnd.upperBound..<at, with: "<redacted>")
+        return text
     }
 }
 

@@ -33,8 +33,9 @@ final class DemoProcess: Sendable {
     /// - Parameters:
     ///   - environment: Variables set over this process's environment.
     ///   - directory: The working directory; the default is a fresh empty one.
+    ///   - standardInput: Bytes the process reads on standard input, then end of file; nil for none.
     init(_ arguments: [String], environment: [String: String] = [:], directory: URL? = nil,
-         executable: URL = DemoProcess.builtExecutable) throws {
+         standardInput: Data? = nil, executable: URL = DemoProcess.builtExecutable) throws {
         let process = Process()
         let outputPipe = Pipe()
         let errorPipe = Pipe()
@@ -42,10 +43,15 @@ final class DemoProcess: Sendable {
         process.arguments = arguments
         process.currentDirectoryURL = try directory ?? Self.temporaryDirectory()
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        process.standardInput = FileHandle.nullDevice
+        let inputPipe = standardInput.map { _ in Pipe() }
+        process.standardInput = inputPipe ?? FileHandle.nullDevice
         process.standardOutput = outputPipe
         process.standardError = errorPipe
         try process.run()
+        if let inputPipe, let standardInput {
+            inputPipe.fileHandleForWriting.write(standardInput)
+            try inputPipe.fileHandleForWriting.close()
+        }
         self.process = LockedValue(process)
         // A thread waits for the exit rather than a terminationHandler: on Linux, Foundation's
         // Process never frees itself (nor what it was given) once a terminationHandler is set.
@@ -65,8 +71,9 @@ final class DemoProcess: Sendable {
 
     /// Runs `strata-demo` to completion.
     static func run(_ arguments: [String], environment: [String: String] = [:], directory: URL? = nil,
-                    executable: URL = DemoProcess.builtExecutable) async throws -> Result {
-        try await DemoProcess(arguments, environment: environment, directory: directory, executable: executable).finished()
+                    standardInput: Data? = nil, executable: URL = DemoProcess.builtExecutable) async throws -> Result {
+        try await DemoProcess(arguments, environment: environment, directory: directory, standardInput: standardInput,
+                              executable: executable).finished()
     }
 
     /// Standard output so far.

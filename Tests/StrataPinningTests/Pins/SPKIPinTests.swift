@@ -26,6 +26,23 @@ struct SPKIPinTests {
         #expect(try SPKIPin("PIN-SHA256=\"\(Self.base64)\"").description == "sha256/\(Self.base64)")
     }
 
+    @Test("base64 with nonzero unused bits is refused, and the message gives the canonical pin")
+    func nonCanonicalPadding() throws {
+        // 43 characters and '=': the last 'B' (000001) sets one of the two bits no digest has.
+        let given = "sha256/" + String(repeating: "B", count: 43) + "="
+        let canonical = "sha256/" + String(repeating: "B", count: 42) + "A="
+        #expect(Data(base64Encoded: String(given.dropFirst(7)))?.count == 32)  // a lenient decoder takes it
+        let error = #expect(throws: PinningConfigurationError.self) { try SPKIPin(given) }
+        guard case .malformedPin(let shown, let reason)? = error else {
+            Issue.record("expected malformedPin, got \(String(describing: error))")
+            return
+        }
+        #expect(shown == given)
+        #expect(reason.contains(canonical), "\(reason)")
+        #expect(try SPKIPin(canonical).description == canonical)
+        #expect(throws: PinningConfigurationError.self) { try SPKIPin("pin-sha256=\"\(given.dropFirst(7))\"") }
+    }
+
     @Test("a digest that is not 32 bytes is rejected with its length", arguments: [31, 33, 20, 0])
     func wrongLength(bytes: Int) {
         let text = "sha256/" + Data(repeating: 1, count: bytes).base64EncodedString()

@@ -50,6 +50,24 @@ struct RedisEndpointTests {
         }
     }
 
+    @Test("a password pasted without percent-encoding is invalidURL, and no part of it shows in the error",
+          arguments: [
+              // Not "9/" alone: the real port and database, ":6379/2", are shown and hold it.
+              ("redis://:Xy@9/kQ2v@cache.internal:6379/2", ["kQ2v", "@9/", "9/kQ2v", "Xy"]),
+              ("redis://default:1234/secret@cache:6379", ["1234", "secret", "default"]),
+          ])
+    func unencodedPassword(url: String, secrets: [String]) {
+        let error = #expect(throws: RedisETagStoreError.self) { try endpoint(url) }
+        guard case .invalidURL(let shown, _)? = error else {
+            Issue.record("expected invalidURL, got \(String(describing: error))")
+            return
+        }
+        for text in [shown, error?.description ?? "", error?.localizedDescription ?? ""] {
+            for secret in secrets { #expect(!text.contains(secret), "\(text)") }
+        }
+        #expect(error?.description.contains("%2F") == true, "\(String(describing: error))")
+    }
+
     @Test("the endpoint and its password print without the password, also through dump")
     func printing() throws {
         let parsed = try endpoint("redis://fleet:TopSecret@[::1]:7000/2")

@@ -30,9 +30,9 @@ struct EventSequenceTests {
         #expect(summary == [
             "request.start 1",                      // outer: the logical request
             "request.start 1", "request.response 1 503",
-            "retry.scheduled 1 1",
+            "retry.scheduled 1 1",            // attempt 1 failed: its retry is reported under it
             "request.start 2", "request.response 2 502",
-            "retry.scheduled 1 2",
+            "retry.scheduled 2 2",
             "request.start 3", "request.response 3 200",
             "request.response 1 200",               // outer: the final outcome
         ])

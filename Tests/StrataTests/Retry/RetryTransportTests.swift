@@ -194,7 +194,7 @@ struct RetryTransportTests {
         #expect(RetryFixtures.delays(events) == [.seconds(10), .seconds(1)])   // U(0.5, 0.5 × 3), not U(0.5, 10 × 3)
     }
 
-    @Test("each retry is reported with its number, delay, reason, method and URL, as the next attempt")
+    @Test("each retry is reported with its number, delay, reason, method and URL, under the attempt that failed")
     func eventsReportRetries() async throws {
         let inner = CannedRoutesTransport(routes: [CannedRoute(pattern: todos, error: TransportError(.cannotConnect))])
         let events = RecordingObserver()
@@ -212,7 +212,7 @@ struct RetryTransportTests {
         let jittered = RetryEvent.scheduled(retry: 1, delay: .microseconds(371_234), reason: .transportError(.cannotConnect),
                                             delaySource: .retryAfter, method: .put, url: url)
         #expect(jittered.description == "retry 1 of PUT https://api.example.com/todos in 0.371 s as Retry-After asked (cannot connect)")
-        #expect(events.all.filter { $0.event is RetryEvent }.map(\.attempt) == [1, 1])
+        #expect(events.all.filter { $0.event is RetryEvent }.map(\.attempt) == [1, 2])
     }
 
     @Test("a 503 with Retry-After waits exactly as asked, even with jitter that would draw less")
