@@ -328,6 +328,14 @@ final class HTTP2Multiplexer {
             case let .fieldCount(count): .tooManyHeaders(limit: count)
             }
             fail(streamID, HTTP2StreamFailure(error: error(.invalidResponse, stream, reason), receivedResponseBytes: true))
+        case let .statusRefused(streamID, values):
+            guard let stream = streams[streamID] else { return }
+            // nghttp2 refused it and reset the stream; the reason comes from the shared rule.
+            let reason: HTTP2Error = switch Self.status(values) {
+            case let .failure(violation): violation
+            case .success: .malformedResponse(reason: "nghttp2 refused its :status \(HTTPStatusCodeRule.shown(values.last ?? []))")
+            }
+            fail(streamID, HTTP2StreamFailure(error: error(.invalidResponse, stream, reason), receivedResponseBytes: true))
         case let .malformed(streamID, reason):
             guard let stream = streams[streamID] else { return }
             fail(streamID, HTTP2StreamFailure(error: error(.invalidResponse, stream, HTTP2Error.malformedResponse(reason: reason)),
@@ -387,9 +395,10 @@ final class HTTP2Multiplexer {
         stream.lastProgress = now
         let regular = HTTPHeaders(fields.filter { !$0.name.hasPrefix(":") }.map { ($0.name, $0.value) })
         if stream.statusCode == nil {
-            // nghttp2 has checked that a response block carries exactly one three-digit :status.
-            guard let status = fields.first(where: { $0.name == ":status" }).flatMap({ Int($0.value) }) else {
-                return abandon(streamID, .invalidResponse, HTTP2Error.malformedResponse(reason: "no :status"))
+            let status: Int
+            switch Self.status(fields.filter { $0.name == ":status" }.map { Array($0.value.utf8) }) {
+            case let .success(code): status = code
+            case let .failure(reason): return abandon(streamID, .invalidResponse, reason)
             }
             if (100..<200).contains(status) {
                 stream.interimStatusCodes.append(status)
@@ -412,6 +421,27 @@ final class HTTP2Multiplexer {
         }
         streams[streamID] = stream
         if endStream { complete(streamID) }
+    }
+
+    /// The status code of a response header block with `values` as its `:status` fields, by
+    /// ``HTTPStatusCodeRule`` (the HTTP/1.1 parser's rule), or why the block is malformed. nghttp2
+    /// refuses most of these itself (``NGHTTP2Event/statusRefused(streamID:values:)``), but not
+    /// `099` or `999`: three digits are all it checks.
+    static func status(_ values: [[UInt8]]) -> Result<Int, HTTP2Error> {
+        guard let value = values.first else { return .failure(.malformedResponse(reason: "no :status")) }
+        // RFC 9113 §8.3: each pseudo-header field appears at most once.
+        guard values.count == 1 else {
+            return .failure(.malformedResponse(reason: "a second :status \(HTTPStatusCodeRule.shown(values[1])) in one header block"))
+        }
+        let code: Int
+        do {
+            code = try HTTPStatusCodeRule.statusCode(value)
+        } catch {
+            return .failure(.malformedResponse(reason: error.description))
+        }
+        // RFC 9113 §8.6: HTTP/2 has no 101 (Switching Protocols); a response carrying it is malformed.
+        guard code != 101 else { return .failure(.malformedResponse(reason: "101 (Switching Protocols) does not exist in HTTP/2")) }
+        return .success(code)
     }
 
     // MARK: - Endings
