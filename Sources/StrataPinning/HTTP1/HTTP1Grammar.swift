@@ -73,11 +73,11 @@ enum HTTP1Grammar {
         return bytes[lower..<upper]
     }
 
-    /// Up to 80 bytes of `bytes`, quoted, with anything unprintable escaped, for an error
+    /// Up to `limit` bytes of `bytes`, quoted, with anything unprintable escaped, for an error
     /// message a person can read without the bytes disturbing a terminal or a log line.
-    static func excerpt(_ bytes: some Collection<UInt8>) -> String {
+    static func excerpt(_ bytes: some Collection<UInt8>, limit: Int = 80) -> String {
         var text = "\""
-        for byte in bytes.prefix(80) {
+        for byte in bytes.prefix(limit) {
             switch byte {
             case UInt8(ascii: "\""): text += "\\\""
             case UInt8(ascii: "\\"): text += "\\\\"
@@ -88,7 +88,7 @@ enum HTTP1Grammar {
                 text += String(byte, radix: 16, uppercase: true)
             }
         }
-        if bytes.count > 80 { text += "…" }
+        if bytes.count > limit { text += "…" }
         return text + "\""
     }
 }

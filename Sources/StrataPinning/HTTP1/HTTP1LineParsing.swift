@@ -35,9 +35,11 @@ enum HTTP1LineParsing {
     private static let maxChunkSizeDigits = 15
 
     /// Parses `HTTP/1.x SP 3DIGIT [SP reason-phrase]` (RFC 9112 §4; the reason may be absent).
+    /// The status code is everything up to the next space, judged by ``HTTPStatusCodeRule``, the
+    /// rule HTTP/2's `:status` follows too.
     static func statusLine(_ bytes: Line) throws(HTTP1ResponseError) -> (HTTP1Response.Version, Int) {
         let invalid = HTTP1ResponseError.invalidStatusLine(excerpt: HTTP1Grammar.excerpt(bytes))
-        guard bytes.count >= 12 else { throw invalid }
+        guard bytes.count >= 9 else { throw invalid }
         let base = bytes.startIndex
         for offset in 0..<5 where bytes[base + offset] != httpSlash[offset] { throw invalid }
         guard HTTP1Grammar.isDigit(bytes[base + 5]), bytes[base + 6] == UInt8(ascii: "."),
@@ -47,15 +49,16 @@ enum HTTP1LineParsing {
         }
         // RFC 9110 §2.5: a higher minor version is understood as the highest one we speak.
         let version: HTTP1Response.Version = bytes[base + 7] == UInt8(ascii: "0") ? .http1_0 : .http1_1
-        var status = 0
-        for offset in 9..<12 {
-            guard HTTP1Grammar.isDigit(bytes[base + offset]) else { throw invalid }
-            status = status * 10 + Int(bytes[base + offset] - UInt8(ascii: "0"))
+        let codeStart = base + 9
+        let codeEnd = bytes[codeStart...].firstIndex(of: HTTP1Grammar.space) ?? bytes.endIndex
+        let status: Int
+        do {
+            status = try HTTPStatusCodeRule.statusCode(bytes[codeStart..<codeEnd])
+        } catch {
+            throw .invalidStatusCode(error)
         }
-        guard (100...599).contains(status) else { throw invalid }
-        if bytes.count > 12 {
-            guard bytes[base + 12] == HTTP1Grammar.space else { throw invalid }
-            for byte in bytes[(base + 13)...] where !HTTP1Grammar.isFieldValueCharacter(byte) { throw invalid }
+        if codeEnd < bytes.endIndex {
+            for byte in bytes[(codeEnd + 1)...] where !HTTP1Grammar.isFieldValueCharacter(byte) { throw invalid }
         }
         return (version, status)
     }

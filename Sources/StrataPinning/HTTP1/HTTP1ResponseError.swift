@@ -7,6 +7,9 @@
 enum HTTP1ResponseError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The status line is not `HTTP/1.x NNN [reason]` (RFC 9112 §4).
     case invalidStatusLine(excerpt: String)
+    /// The status line's status code breaks ``HTTPStatusCodeRule`` (not three digits, or
+    /// outside 100–599), the rule HTTP/2's `:status` follows too.
+    case invalidStatusCode(HTTPStatusCodeRule.Violation)
     /// The server answered with an HTTP version other than 1.x.
     case unsupportedVersion(excerpt: String)
     /// A header or trailer line is not `name: value`, the name is not a token, or the value
@@ -62,6 +65,8 @@ enum HTTP1ResponseError: Error, Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .invalidStatusLine(let excerpt):
             "The response's status line \(excerpt) is not \"HTTP/1.1 <3-digit status> [reason]\"."
+        case .invalidStatusCode(let violation):
+            "The response's status line is invalid: \(violation)."
         case .unsupportedVersion(let excerpt):
             "The server answered with \(excerpt); only HTTP/1.0 and HTTP/1.1 are supported here."
         case .invalidHeaderField(let excerpt):

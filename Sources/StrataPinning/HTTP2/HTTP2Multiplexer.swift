@@ -81,8 +81,11 @@ final class HTTP2Multiplexer {
     private var finished: [Finished] = []
     private var lastReceived: ContinuousClock.Instant
     private var pingSentAt: ContinuousClock.Instant?
-    /// The GOAWAY the server sent, if any.
+    /// The GOAWAY the server sent (the latest, with the lowest last stream identifier), if any.
     private(set) var goAway: (lastStreamID: Int32, code: HTTP2ErrorCode, debug: String)?
+    /// The SETTINGS_MAX_CONCURRENT_STREAMS last recorded as an event, so a repeated SETTINGS
+    /// that changes nothing is not recorded again.
+    private var recordedMaxConcurrentStreams: Int?
     /// Why the connection is over, once it is.
     private(set) var connectionFailure: HTTP2StreamFailure?
     /// Whether ``shutDown()`` was called.
@@ -116,6 +119,14 @@ final class HTTP2Multiplexer {
     /// a declared length costs the server nothing, so 100 streams declaring the body limit must
     /// not claim 100 times that much memory before any byte arrives (as in the HTTP/1.1 parser).
     static let maxBodyReservation = 1 << 20
+
+    /// The most events one exchange's log holds. An exchange's own story is a handful of events
+    /// (its request, the server's SETTINGS and GOAWAY, a PING or two, its response or failure);
+    /// anything more can only be connection-wide events the server provokes (a SETTINGS whose
+    /// value keeps changing, a PING per quiet `pingInterval` over a long deadline). Past this many
+    /// they are dropped, so a server's frames cost no memory per frame (issue 21); the last place
+    /// is kept for the exchange's ending, the one event every observer needs.
+    static let maxEventsPerStream = 64
 
     /// How much body storage a stream reserves for a declared `content-length`.
     static func initialBodyCapacity(declaredLength: Int) -> Int {
@@ -317,6 +328,14 @@ final class HTTP2Multiplexer {
             case let .fieldCount(count): .tooManyHeaders(limit: count)
             }
             fail(streamID, HTTP2StreamFailure(error: error(.invalidResponse, stream, reason), receivedResponseBytes: true))
+        case let .statusRefused(streamID, values):
+            guard let stream = streams[streamID] else { return }
+            // nghttp2 refused it and reset the stream; the reason comes from the shared rule.
+            let reason: HTTP2Error = switch Self.status(values) {
+            case let .failure(violation): violation
+            case .success: .malformedResponse(reason: "nghttp2 refused its :status \(HTTPStatusCodeRule.shown(values.last ?? []))")
+            }
+            fail(streamID, HTTP2StreamFailure(error: error(.invalidResponse, stream, reason), receivedResponseBytes: true))
         case let .malformed(streamID, reason):
             guard let stream = streams[streamID] else { return }
             fail(streamID, HTTP2StreamFailure(error: error(.invalidResponse, stream, HTTP2Error.malformedResponse(reason: reason)),
@@ -345,8 +364,12 @@ final class HTTP2Multiplexer {
             stream.lastProgress = now
             streams[streamID] = stream
         case let .goAway(lastStreamID, code, debug):
-            goAway = (lastStreamID, code, debug)
-            recordForAll(.goAwayReceived(lastStreamID: lastStreamID, code: code))
+            // Only the first GOAWAY is news to an observer: nghttp2 refuses a higher last stream
+            // identifier (§6.8), and a lower one shows in the `failed` events of the streams it
+            // cuts off below. nghttp2 counts no GOAWAY flood, so a server repeating 17-byte
+            // GOAWAYs must not add an event per frame to every exchange (issue 21).
+            if goAway == nil { recordForAll(.goAwayReceived(lastStreamID: lastStreamID, code: code)) }
+            goAway = (min(lastStreamID, goAway?.lastStreamID ?? lastStreamID), code, debug)
             // §6.8: streams above the last identifier were not processed and never will be.
             for streamID in streams.keys.sorted() where streamID > lastStreamID {
                 guard let stream = streams[streamID] else { continue }
@@ -354,6 +377,11 @@ final class HTTP2Multiplexer {
                                                   unprocessed: true))
             }
         case let .settings(maxConcurrentStreams):
+            // A SETTINGS that leaves the stream limit as it was tells an observer nothing; one
+            // that keeps changing it is bounded by maxEventsPerStream (nghttp2 bounds only the
+            // ACKs it owes, not how many SETTINGS arrive).
+            guard maxConcurrentStreams != recordedMaxConcurrentStreams else { return }
+            recordedMaxConcurrentStreams = maxConcurrentStreams
             recordForAll(.settingsReceived(maxConcurrentStreams: maxConcurrentStreams))
         case .pingAcknowledged:
             pingSentAt = nil
@@ -367,9 +395,10 @@ final class HTTP2Multiplexer {
         stream.lastProgress = now
         let regular = HTTPHeaders(fields.filter { !$0.name.hasPrefix(":") }.map { ($0.name, $0.value) })
         if stream.statusCode == nil {
-            // nghttp2 has checked that a response block carries exactly one three-digit :status.
-            guard let status = fields.first(where: { $0.name == ":status" }).flatMap({ Int($0.value) }) else {
-                return abandon(streamID, .invalidResponse, HTTP2Error.malformedResponse(reason: "no :status"))
+            let status: Int
+            switch Self.status(fields.filter { $0.name == ":status" }.map { Array($0.value.utf8) }) {
+            case let .success(code): status = code
+            case let .failure(reason): return abandon(streamID, .invalidResponse, reason)
             }
             if (100..<200).contains(status) {
                 stream.interimStatusCodes.append(status)
@@ -392,6 +421,27 @@ final class HTTP2Multiplexer {
         }
         streams[streamID] = stream
         if endStream { complete(streamID) }
+    }
+
+    /// The status code of a response header block with `values` as its `:status` fields, by
+    /// ``HTTPStatusCodeRule`` (the HTTP/1.1 parser's rule), or why the block is malformed. nghttp2
+    /// refuses most of these itself (``NGHTTP2Event/statusRefused(streamID:values:)``), but not
+    /// `099` or `999`: three digits are all it checks.
+    static func status(_ values: [[UInt8]]) -> Result<Int, HTTP2Error> {
+        guard let value = values.first else { return .failure(.malformedResponse(reason: "no :status")) }
+        // RFC 9113 §8.3: each pseudo-header field appears at most once.
+        guard values.count == 1 else {
+            return .failure(.malformedResponse(reason: "a second :status \(HTTPStatusCodeRule.shown(values[1])) in one header block"))
+        }
+        let code: Int
+        do {
+            code = try HTTPStatusCodeRule.statusCode(value)
+        } catch {
+            return .failure(.malformedResponse(reason: error.description))
+        }
+        // RFC 9113 §8.6: HTTP/2 has no 101 (Switching Protocols); a response carrying it is malformed.
+        guard code != 101 else { return .failure(.malformedResponse(reason: "101 (Switching Protocols) does not exist in HTTP/2")) }
+        return .success(code)
     }
 
     // MARK: - Endings
@@ -439,15 +489,21 @@ final class HTTP2Multiplexer {
         finished.append(Finished(id: id, streamID: streamID, result: result, events: eventLogs.removeValue(forKey: id) ?? []))
     }
 
-    /// Records `event` for the exchange on `streamID`, if it collects events.
+    /// Records `event` for the exchange on `streamID`, if it collects events. Its own events
+    /// (request sent, then one ending) always fit: ``recordForAll(_:)`` leaves them room.
     private func record(_ event: @autoclosure () -> HTTP2Event, on streamID: Int32) {
-        guard let id = streams[streamID]?.id, eventLogs[id] != nil else { return }
+        guard let id = streams[streamID]?.id, let count = eventLogs[id]?.count,
+              count < Self.maxEventsPerStream else { return }
         eventLogs[id]?.append(event())
     }
 
-    /// Records a connection-wide `event` for every open exchange that collects events.
+    /// Records a connection-wide `event` for every open exchange that collects events, except
+    /// those whose log is full (the last place stays free for the exchange's ending).
     private func recordForAll(_ event: HTTP2Event) {
-        for id in eventLogs.keys { eventLogs[id]?.append(event) }
+        // Over a copy of the keys, so each log is appended to in place.
+        for id in Array(eventLogs.keys) where eventLogs[id, default: []].count < Self.maxEventsPerStream - 1 {
+            eventLogs[id]?.append(event)
+        }
     }
 
     /// Ends the connection over `reason`: every open stream fails with it.

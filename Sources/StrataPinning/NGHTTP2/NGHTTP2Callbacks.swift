@@ -20,6 +20,9 @@ final class NGHTTP2CallbackState {
     var bodies: [Int32: ArraySlice<UInt8>] = [:]
     /// The latest error text nghttp2 gave, for the connection error that may follow it.
     var lastErrorText = ""
+    /// The value of a `:status` field nghttp2 just refused, from its error text, for the
+    /// invalid-frame callback that follows at once.
+    var refusedStatusValue: [UInt8]?
     private var blocks: [Int32: Block] = [:]
 
     init(maxHeaderListBytes: Int, maxHeaderCount: Int) {
@@ -53,6 +56,11 @@ final class NGHTTP2CallbackState {
                                        value: String(decoding: value, as: UTF8.self)))
         blocks[streamID] = block
         return nil
+    }
+
+    /// The `:status` values the stream's block carried so far, in order.
+    func statusValues(_ streamID: Int32) -> [[UInt8]] {
+        (blocks[streamID]?.fields ?? []).filter { $0.name == ":status" }.map { Array($0.value.utf8) }
     }
 
     func takeBlock(_ streamID: Int32) -> [HTTP2Field] {
@@ -112,12 +120,21 @@ enum NGHTTP2Callbacks {
             let reason = String(cString: nghttp2_strerror(libraryError))
             state.lastErrorText = reason
             let streamID = frame.pointee.hd.stream_id
-            if streamID != 0 { state.events.append(.malformed(streamID: streamID, reason: reason)) }
+            let refusedStatus = state.refusedStatusValue
+            state.refusedStatusValue = nil
+            if let refusedStatus, streamID != 0, libraryError == NGHTTP2_ERR_HTTP_HEADER.rawValue {
+                state.events.append(.statusRefused(streamID: streamID, values: state.statusValues(streamID) + [refusedStatus]))
+            } else if streamID != 0 {
+                state.events.append(.malformed(streamID: streamID, reason: reason))
+            }
             return 0
         }
-        nghttp2_session_callbacks_set_error_callback2(callbacks) { _, _, message, length, userData in
+        nghttp2_session_callbacks_set_error_callback2(callbacks) { _, libraryError, message, length, userData in
             guard let message, let state = NGHTTP2CallbackState.from(userData) else { return 0 }
-            state.lastErrorText = String(decoding: UnsafeRawBufferPointer(start: message, count: length), as: UTF8.self)
+            let text = UnsafeRawBufferPointer(start: message, count: length)
+            state.lastErrorText = String(decoding: text, as: UTF8.self)
+            state.refusedStatusValue = libraryError == NGHTTP2_ERR_HTTP_HEADER.rawValue
+                ? NGHTTP2Callbacks.refusedStatusValue(inErrorText: text) : nil
             return 0
         }
         nghttp2_session_callbacks_set_on_frame_send_callback(callbacks) { _, frame, userData in
@@ -148,6 +165,23 @@ enum NGHTTP2Callbacks {
                                          reason: String(cString: nghttp2_strerror(libraryError))))
             return 0
         }
+    }
+
+    /// The text nghttp2 (1.x, `session_call_error_callback` in `inflate_header_block`) gives
+    /// for a header field its HTTP messaging checks refuse, up to the value.
+    private static let refusedStatusPrefix = Array("name: [:status], value: [".utf8)
+
+    /// The value of the `:status` field named by nghttp2's error text for a refused header field
+    /// ("... name: [:status], value: [2OO]"), or nil for any other field or text: nghttp2 offers
+    /// the refused field nowhere else. The name is fixed, so the value runs from just after it to
+    /// the text's final `]`, whatever bytes it holds.
+    static func refusedStatusValue(inErrorText text: UnsafeRawBufferPointer) -> [UInt8]? {
+        let prefix = refusedStatusPrefix
+        guard text.count > prefix.count, text.last == UInt8(ascii: "]") else { return nil }
+        for start in 0...(text.count - prefix.count - 1) where text[start..<(start + prefix.count)].elementsEqual(prefix) {
+            return Array(text[(start + prefix.count)..<(text.count - 1)])
+        }
+        return nil
     }
 
     /// The event for a complete frame the server sent, if it means anything to the client.

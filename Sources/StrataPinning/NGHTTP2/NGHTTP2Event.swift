@@ -16,6 +16,11 @@ enum NGHTTP2Event: Sendable, Equatable {
     /// nghttp2 found the server's frame on `streamID` malformed (RFC 9113 §8.1.1) and reset the
     /// stream with PROTOCOL_ERROR; `reason` is nghttp2's text.
     case malformed(streamID: Int32, reason: String)
+    /// nghttp2 refused a `:status` field on `streamID` (not three characters, not digits, `101`,
+    /// or a second one in the block) and reset the stream with PROTOCOL_ERROR. `values` are the
+    /// block's `:status` values in order, the refused one last, for ``HTTPStatusCodeRule`` to
+    /// name what was wrong as it does for HTTP/1.1.
+    case statusRefused(streamID: Int32, values: [[UInt8]])
     /// `streamID` closed; `code` is NO_ERROR for an orderly end.
     case closed(streamID: Int32, code: HTTP2ErrorCode)
     /// The request on `streamID` was never sent: the server never saw it. `refused` when the

@@ -175,7 +175,7 @@ struct HTTP1LoopbackTests {
     }
 
     @Test("raw malformed responses each give their own typed error", arguments: [
-        ("HTTP/1.1 OK\r\n\r\n", HTTP1ResponseError.invalidStatusLine(excerpt: "\"HTTP/1.1 OK\"")),
+        ("HTTP/1.1 OK\r\n\r\n", HTTP1ResponseError.invalidStatusCode(.notThreeDigits(shown: "\"OK\""))),
         ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nnope\r\n", .invalidChunkSize(excerpt: "\"nope\"")),
         ("HTTP/1.1 200 OK\r\nX-Big: " + String(repeating: "b", count: 70_000) + "\r\n\r\n",
          .headerBlockTooLarge(limit: 64 * 1024)),

@@ -15,6 +15,8 @@ final class MultiplexerHarness {
     private(set) var results: [UInt64: Result<HTTP2Response, HTTP2StreamFailure>] = [:]
     /// The events of every finished exchange, in the order the exchanges finished.
     private(set) var events: [HTTP2Event] = []
+    /// The events of each finished exchange, by exchange.
+    private(set) var eventsByExchange: [UInt64: [HTTP2Event]] = [:]
     /// Exchanges reported finished more than once (a bug the tests look for).
     private(set) var finishedTwice: [UInt64] = []
 
@@ -59,6 +61,17 @@ final class MultiplexerHarness {
         collect()
     }
 
+    /// Feeds `bytes` to the client `times` times, sending out what it queues after each (such as
+    /// the ACK owed for each SETTINGS), as a connection's loop does between reads: nghttp2 ends a
+    /// connection that leaves more than 1,000 ACKs unsent.
+    func serve(bytes: [UInt8], times: Int) {
+        for _ in 0..<times {
+            serve(bytes: bytes)
+            while multiplexer.produce(upTo: 1 << 20, now: now, into: { _ in }) > 0 {}
+        }
+        collect()
+    }
+
     /// The connection under the multiplexer closed.
     func closeTransport(_ failure: TransportError? = nil) {
         multiplexer.transportEnded(failure)
@@ -84,6 +97,7 @@ final class MultiplexerHarness {
             if results[finished.id] != nil { finishedTwice.append(finished.id) }
             results[finished.id] = finished.result
             events += finished.events
+            eventsByExchange[finished.id] = finished.events
         }
     }
 
