@@ -21,8 +21,8 @@ enum EventBenchmark {
 
     /// A terminal that answers at once, with an ETag so the ETag layer stores and revalidates.
     private struct Answering: Transport {
-        func send(_ request: URLRequest) async throws -> HTTPResponse {
-            HTTPResponse(statusCode: request.value(forHTTPHeaderField: "If-None-Match") == nil ? 200 : 304,
+        func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+            HTTPResponse(statusCode: request.headers["If-None-Match"] == nil ? 200 : 304,
                          headers: ["ETag": "\"v1\"", "Content-Type": "application/json"], body: Data("{}".utf8), url: request.url)
         }
     }

@@ -60,8 +60,8 @@ enum LayerBenchmark {
 
         init(revalidates: Bool) { self.revalidates = revalidates }
 
-        func send(_ request: URLRequest) async throws -> HTTPResponse {
-            var response = request.value(forHTTPHeaderField: "If-None-Match") == Self.etag && revalidates ? notModified : ok
+        func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+            var response = request.headers["If-None-Match"] == Self.etag && revalidates ? notModified : ok
             response.url = request.url
             return response
         }

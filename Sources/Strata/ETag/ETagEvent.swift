@@ -17,8 +17,6 @@ public enum ETagEvent: Sendable, Hashable {
         case requestNoStore = "the request says Cache-Control: no-store"
         /// A method that neither reads from nor invalidates the store, such as `OPTIONS`.
         case method = "the method does not use the store"
-        /// The request has no URL to key an entry by.
-        case noURL = "the request has no URL"
     }
 
     /// Why a response was not stored.

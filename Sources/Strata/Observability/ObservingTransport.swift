@@ -43,13 +43,13 @@ public struct ObservingTransport: Transport {
     }
 
     /// Sends the request through `inner`, reporting its start, its outcome and every event below.
-    public func send(_ request: URLRequest) async throws -> HTTPResponse {
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         try await Self.send(request, through: inner, observer: observer)
     }
 
     /// Sends `request` through `inner` with `observer` installed, reporting the request's
     /// ``RequestEvent``s to `observer` alone.
-    static func send(_ request: URLRequest, through inner: any Transport,
+    static func send(_ request: HTTPRequest, through inner: any Transport,
                      observer: @escaping @Sendable (ObservedEvent) -> Void) async throws -> HTTPResponse {
         try await TransportEvents.observing(observer) { context in
             let report = { (event: RequestEvent) in

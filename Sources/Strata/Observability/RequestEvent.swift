@@ -9,11 +9,11 @@ import Foundation
 /// attempt).
 public enum RequestEvent: TransportEvent {
     /// The request is about to be sent by the layer below the observer.
-    case started(URLRequest)
+    case started(HTTPRequest)
     /// A response arrived after `duration`.
-    case responded(URLRequest, HTTPResponse, duration: Duration)
+    case responded(HTTPRequest, HTTPResponse, duration: Duration)
     /// No response arrived; `error` was thrown after `duration`.
-    case failed(URLRequest, any Error, duration: Duration)
+    case failed(HTTPRequest, any Error, duration: Duration)
 
     /// `request.start`, `request.response` or `request.failure`.
     public var name: String {
@@ -53,8 +53,8 @@ public enum RequestEvent: TransportEvent {
     public func logMetadata(redactedBy redaction: Redaction) -> LogMetadata {
         switch self {
         case .started(let request):
-            return ["method": HTTPMethod(request).rawValue, "url": redaction.redact(request.url),
-                    "headers": Self.format(HTTPHeaders(request), redaction)]
+            return ["method": request.method.rawValue, "url": redaction.redact(request.url),
+                    "headers": Self.format(request.headers, redaction)]
         case .responded(_, let response, let duration):
             return ["status": String(response.statusCode), "duration_ms": Self.milliseconds(duration),
                     "body_bytes": String(response.body.count), "source": response.source.rawValue,
@@ -65,8 +65,8 @@ public enum RequestEvent: TransportEvent {
         }
     }
 
-    private static func line(_ request: URLRequest, _ redaction: Redaction) -> String {
-        "\(HTTPMethod(request)) \(redaction.redact(request.url))"
+    private static func line(_ request: HTTPRequest, _ redaction: Redaction) -> String {
+        "\(request.method) \(redaction.redact(request.url))"
     }
 
     private static func format(_ headers: HTTPHeaders, _ redaction: Redaction) -> String {

@@ -85,12 +85,12 @@ public struct ReauthTransport: Transport {
     /// - Returns: The response to the request, or to its resend after a refresh.
     /// - Throws: ``ReauthError`` when the token could not be refreshed, whatever `inner`
     ///   throws, or `CancellationError` when the calling task is cancelled.
-    public func send(_ request: URLRequest) async throws -> HTTPResponse {
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         // One logical request: a LoggingTransport below sees the resend under the same identifier.
         try await TransportEvents.withinRequest { try await sendRenewing(request) }
     }
 
-    private func sendRenewing(_ request: URLRequest) async throws -> HTTPResponse {
+    private func sendRenewing(_ request: HTTPRequest) async throws -> HTTPResponse {
         guard let sentToken = BearerCredential.token(in: request) else {
             return try await inner.send(request)  // No bearer token: not ours to renew.
         }
@@ -106,13 +106,13 @@ public struct ReauthTransport: Transport {
         guard response.statusCode == 401 else { return response }
         // Another origin's 401 (after a cross-origin redirect) is not about our token.
         guard RedirectPolicy.answersOrigin(of: request, response) else { return response }
-        guard request.httpBodyStream == nil else { return response }  // A stream cannot be sent again.
+        guard request.isReplayable else { return response }  // A single-pass body cannot be sent again.
         // What follows is reported as the send that got the 401, which a retry below may have made.
         return try await TransportEvents.withLatestAttempt { try await recover(request, rejecting: sentToken, from: response) }
     }
 
     /// Resends a request whose `sentToken` got `unauthorized`, with a newer token.
-    private func recover(_ request: URLRequest, rejecting sentToken: String,
+    private func recover(_ request: HTTPRequest, rejecting sentToken: String,
                          from unauthorized: HTTPResponse) async throws -> HTTPResponse {
         guard let current = await currentToken() else {
             return unauthorized  // Signed out while the request was in flight: the 401 stands.
@@ -133,21 +133,21 @@ public struct ReauthTransport: Transport {
     }
 
     /// Resends a request whose token had been replaced before its 401 arrived.
-    private func resendLate(_ request: URLRequest, with token: String) async throws -> HTTPResponse {
+    private func resendLate(_ request: HTTPRequest, with token: String) async throws -> HTTPResponse {
         let resend = try Self.authorizing(request, with: token)
         TransportEvents.emit(ReauthEvent.resentWithCurrentToken(url: request.url))
         return try await sendAgain(resend)
     }
 
     /// Sends a resend as the next attempt, so events below it carry the right attempt number.
-    private func sendAgain(_ request: URLRequest) async throws -> HTTPResponse {
+    private func sendAgain(_ request: HTTPRequest) async throws -> HTTPResponse {
         try await TransportEvents.withNextAttempt { try await inner.send(request) }
     }
 
     /// `request` with `token` as its bearer credential.
     ///
     /// - Throws: ``ReauthError/invalidToken(_:)`` when the token cannot go in a header.
-    private static func authorizing(_ request: URLRequest, with token: String) throws(ReauthError) -> URLRequest {
+    private static func authorizing(_ request: HTTPRequest, with token: String) throws(ReauthError) -> HTTPRequest {
         do { return try BearerCredential.authorizing(request, with: token) } catch { throw .invalidToken(error) }
     }
 

@@ -74,12 +74,12 @@ public struct RetryTransport: Transport {
     ///   not retry, or the last response when retries, the budget or `maxRetryAfter` ran out.
     /// - Throws: The last error when it is not retryable or retries ran out; `CancellationError`
     ///   when the calling task is cancelled.
-    public func send(_ request: URLRequest) async throws -> HTTPResponse {
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         // One logical request: a LoggingTransport below sees every attempt under one identifier.
         try await TransportEvents.withinRequest { try await sendRetrying(request) }
     }
 
-    private func sendRetrying(_ request: URLRequest) async throws -> HTTPResponse {
+    private func sendRetrying(_ request: HTTPRequest) async throws -> HTTPResponse {
         var retries = 0
         var previousBackoff: Duration?
         var lastRetryCost: Int?
@@ -119,7 +119,7 @@ public struct RetryTransport: Transport {
             // Reported as the send whose outcome is retried, which a layer below may have resent.
             await TransportEvents.withLatestAttempt {
                 TransportEvents.emit(RetryEvent.scheduled(retry: retries, delay: plan.delay, reason: plan.reason,
-                                                          delaySource: plan.delaySource, method: HTTPMethod(request),
+                                                          delaySource: plan.delaySource, method: request.method,
                                                           url: request.url))
             }
             // A clock may return from a sleep normally although the task was cancelled meanwhile;

@@ -124,7 +124,7 @@ public struct URLSessionTransport: Transport {
     ///   a header that could inject others or a refused redirect, without sending anything;
     ///   ``TransportError/Kind/timedOut`` when the request timeout or ``RequestDeadline``
     ///   passes), or `CancellationError`.
-    public func send(_ request: URLRequest) async throws -> HTTPResponse {
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         // One deadline for the whole request, redirects included: the configured timeout or an
         // enclosing RequestDeadline, whichever ends first.
         try await RequestDeadline.withTimeout(wholeRequestTimeout, setBy: "URLSessionTransport's requestTimeout, "
@@ -133,7 +133,7 @@ public struct URLSessionTransport: Transport {
         }
     }
 
-    private func sendFollowingRedirects(_ request: URLRequest) async throws -> HTTPResponse {
+    private func sendFollowingRedirects(_ request: HTTPRequest) async throws -> HTTPResponse {
         var current = request
         var redirects = 0
         while true {
@@ -148,18 +148,19 @@ public struct URLSessionTransport: Transport {
             else { return response }
             redirects += 1
             guard redirects <= limits.maxRedirects else {
-                throw TransportError(.tooManyRedirects, method: HTTPMethod(current), url: request.url,
+                throw TransportError(.tooManyRedirects, method: current.method, url: request.url,
                                      message: "more than \(limits.maxRedirects) redirects (URLSessionTransport.Limits.maxRedirects)")
             }
             current = next
         }
     }
 
-    private func sendOnce(_ request: URLRequest) async throws -> HTTPResponse {
+    private func sendOnce(_ request: HTTPRequest) async throws -> HTTPResponse {
         try Task.checkCancellation()
         try Self.validate(request)
-        let timedOut = RequestDeadline.timedOut(method: HTTPMethod(request), url: request.url)
+        let timedOut = RequestDeadline.timedOut(method: request.method, url: request.url)
         guard let deadline = RequestDeadline.current, deadline > .now else { throw timedOut }
+        let request = try await foundationRequest(for: request)
         let task = owner.session.dataTask(with: request)
         let delegate = owner.delegate
         let timer = delegate.fail(task, at: deadline, with: timedOut)
@@ -174,15 +175,35 @@ public struct URLSessionTransport: Transport {
         }
     }
 
-    private static func validate(_ request: URLRequest) throws(TransportError) {
-        let method = HTTPMethod(request)
-        guard let url = request.url, let scheme = url.scheme?.lowercased(),
-              scheme == "http" || scheme == "https", url.host?.isEmpty == false else {
+    /// `request` as URLSession takes it. A body in memory or a file goes as it is (a file is
+    /// read by URLSession as it sends); a single-pass stream is read into memory first, within
+    /// ``singlePassUploadLimit``, since FoundationNetworking takes no stream of our own.
+    private func foundationRequest(for request: HTTPRequest) async throws -> URLRequest {
+        var foundation = request.urlRequest
+        if let body = request.body, case .singlePass = body.source {
+            do {
+                foundation.httpBody = try await body.collect(upTo: Self.singlePassUploadLimit)
+            } catch let error as HTTPBodyError {
+                throw TransportError(.invalidRequest, method: request.method, url: request.url,
+                                     message: "cannot send the request body: \(error.description)", underlying: error)
+            }
+        }
+        return foundation
+    }
+
+    /// The most bytes of a single-pass request body held in memory for URLSession: the size the
+    /// response limit defaults to. Give a larger upload as a file (``HTTPBody/init(contentsOf:)``).
+    static let singlePassUploadLimit = 64 << 20
+
+    private static func validate(_ request: HTTPRequest) throws(TransportError) {
+        let method = request.method
+        let url = request.url
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host?.isEmpty == false else {
             throw TransportError(.invalidRequest, method: method, url: request.url,
                                  message: "only absolute http and https URLs can be sent")
         }
         do {
-            try HTTPHeaders(request).validate()
+            try request.headers.validate()
         } catch {
             throw TransportError(.invalidRequest, method: method, url: url, message: error.description, underlying: error)
         }

@@ -4,13 +4,13 @@ import FoundationNetworking
 import Foundation
 import Strata
 
-/// Serializes a `URLRequest` as an HTTP/1.1 request message (RFC 9112 §3).
+/// Serializes an `HTTPRequest` as an HTTP/1.1 request message (RFC 9112 §3).
 ///
 /// What goes on the wire, in order:
 /// - the request line with the origin-form target: the URL's path (`/` when empty) and query,
 ///   percent-encoded; never the fragment or user information;
 /// - `Host`, with the port when it is not the scheme's default (RFC 9110 §7.2);
-/// - the caller's headers, sorted by name, each checked with `HTTPHeaders.validate(name:value:)`
+/// - the caller's headers, in the request's order, each checked with `HTTPHeaders.validate(name:value:)`
 ///   so no CR, LF or NUL ever reaches the wire;
 /// - `Content-Length` for a body, and `Content-Length: 0` for `POST`, `PUT` and `PATCH` without
 ///   one (RFC 9110 §8.6: a server may otherwise wait for a body or answer 411);
@@ -31,19 +31,43 @@ import Strata
 /// - `Connection` may be `close` or `keep-alive`; other options (such as `upgrade`) are refused
 ///   because this client does not switch protocols.
 enum HTTP1RequestEncoder {
-    /// Serializes `request`.
+    /// The largest request body sent: bodies are held in memory and written with the head.
+    static let maxBodyBytes = 64 << 20
+
+    /// The bytes of `request`'s body, read into memory within ``maxBodyBytes``.
+    ///
+    /// - Throws: ``HTTP1RequestError/bodyTooLarge(limit:)`` past the limit, or
+    ///   ``HTTP1RequestError/unreadableBody(_:)`` when reading the body fails.
+    static func bodyBytes(of request: HTTPRequest) async throws(HTTP1RequestError) -> [UInt8] {
+        guard let body = request.body else { return [] }
+        if let bytes = body.bytesInMemory {
+            guard bytes.count <= maxBodyBytes else { throw .bodyTooLarge(limit: maxBodyBytes) }
+            return bytes
+        }
+        do {
+            return [UInt8](try await body.collect(upTo: maxBodyBytes))
+        } catch HTTPBodyError.tooLarge {
+            throw .bodyTooLarge(limit: maxBodyBytes)
+        } catch let error as HTTPBodyError {
+            throw .unreadableBody(error)
+        } catch {
+            throw .unreadableBody(.unreadableStream(reason: String(describing: error)))
+        }
+    }
+
+    /// Serializes `request` with `body`, its body's bytes (from ``bodyBytes(of:)``).
     ///
     /// - Returns: The request's bytes and what the connection needs to know about it.
     /// - Throws: ``HTTP1RequestError`` when the request cannot be written unambiguously.
-    static func encode(_ request: URLRequest) throws(HTTP1RequestError) -> HTTP1Request {
-        guard let url = request.url, let parts = Target(url), !parts.host.isEmpty else { throw .missingHost }
+    static func encode(_ request: HTTPRequest, body: [UInt8] = []) throws(HTTP1RequestError) -> HTTP1Request {
+        let url = request.url
+        guard let parts = Target(url), !parts.host.isEmpty else { throw .missingHost }
         let host = parts.host
         let scheme = parts.scheme.lowercased()
         guard scheme == "http" || scheme == "https" else { throw .unsupportedScheme(parts.scheme) }
-        let method = HTTPMethod(request)
+        let method = request.method
         guard !method.rawValue.isEmpty, method.rawValue.utf8.allSatisfy(HTTP1Grammar.isTokenCharacter),
               method.rawValue != "CONNECT" else { throw .unsupportedMethod(method.rawValue) }
-        guard request.httpBodyStream == nil else { throw .bodyStreamUnsupported }
 
         let defaultPort = scheme == "https" ? 443 : 80
         let authority = parts.port.map { $0 == defaultPort ? host : "\(host):\($0)" } ?? host
@@ -52,8 +76,7 @@ enum HTTP1RequestEncoder {
         } catch {
             throw .invalidHeader(error)
         }
-        let body = request.httpBody ?? Data()
-        let callerHeaders = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }
+        let callerHeaders = request.headers
         var closesConnection = false
         for (name, value) in callerHeaders {
             do {
@@ -75,7 +98,7 @@ enum HTTP1RequestEncoder {
         append(" HTTP/1.1\r\nHost: ", to: &bytes)
         append(authority, to: &bytes)
         append("\r\n", to: &bytes)
-        let fields = callerHeaders.filter { !isOwned($0.key) }.map { (name: $0.key, value: $0.value) }
+        let fields = callerHeaders.filter { !isOwned($0.name) }
         for (name, value) in fields {
             appendField(name, value, to: &bytes)
         }

@@ -71,7 +71,7 @@ final class PinnedClient: Sendable {
     ///   ``TransportError/Kind/invalidRequest`` for a request HTTP cannot carry,
     ///   ``TransportError/Kind/timedOut`` when the deadline passes, even while waiting for a
     ///   connection), or `CancellationError`.
-    func send(_ request: URLRequest, host: CanonicalHost, port: Int,
+    func send(_ request: HTTPRequest, host: CanonicalHost, port: Int,
               evaluator: any ServerTrustEvaluator) async throws -> HTTPResponse {
         try Task.checkCancellation()
         // The whole-request timeout starts now, so waiting for a free connection counts too; the
@@ -79,15 +79,15 @@ final class PinnedClient: Sendable {
         var deadline = ContinuousClock.now + requestTimeout
         if let requestDeadline = RequestDeadline.current {
             guard requestDeadline > .now else {
-                throw RequestDeadline.timedOut(method: HTTPMethod(request), url: request.url)
+                throw RequestDeadline.timedOut(method: request.method, url: request.url)
             }
             deadline = min(deadline, requestDeadline)
         }
         let encoded: HTTP1Request
         do {
-            encoded = try HTTP1RequestEncoder.encode(request)
+            encoded = try HTTP1RequestEncoder.encode(request, body: try await HTTP1RequestEncoder.bodyBytes(of: request))
         } catch {
-            throw TransportError(.invalidRequest, method: HTTPMethod(request), url: request.url,
+            throw TransportError(.invalidRequest, method: request.method, url: request.url,
                                  message: error.description, underlying: error)
         }
         let key = ConnectionPool.Key(host: host.name, port: port)

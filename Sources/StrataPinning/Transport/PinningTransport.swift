@@ -179,20 +179,21 @@ public struct PinningTransport: Transport {
     ///   pinned or not) or a request HTTP/1.1 cannot carry,
     ///   ``TransportError/Kind/tooManyRedirects``, and the network kinds); `CancellationError`;
     ///   or whatever `inner` throws.
-    public func send(_ request: URLRequest) async throws -> HTTPResponse {
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let engine = try engine.get()
         var current = request
         var redirects = 0
         while true {
             let response = try await sendOneHop(current, engine: engine)
-            guard let url = current.url, let location = RedirectPolicy.target(of: response, for: current) else { return response }
+            let url = current.url
+            guard let location = RedirectPolicy.target(of: response, for: current) else { return response }
             try RedirectPolicy.check(location, from: current, safety: redirectSafety)
             guard let next = RedirectPolicy.followUp(to: current, status: response.statusCode, location: location,
                                                      secrets: redirectSafety.secrets)
             else { return response }
             redirects += 1
             guard redirects <= maxRedirects else {
-                throw TransportError(.tooManyRedirects, method: HTTPMethod(current), url: request.url,
+                throw TransportError(.tooManyRedirects, method: current.method, url: request.url,
                                      message: "more than \(maxRedirects) redirects (PinningTransport.Configuration.maxRedirects)")
             }
             TransportEvents.emit(PinningEvent.redirected(from: url, to: location, statusCode: response.statusCode))
@@ -214,15 +215,16 @@ public struct PinningTransport: Transport {
     /// with no canonical form (a NUL or other byte that cannot be in a host name, a malformed IP
     /// literal) is refused for every request, pinned or not: it is never legitimate, and `inner`
     /// could read it as a pinned host that this transport did not recognize.
-    private func sendOneHop(_ request: URLRequest, engine: Engine) async throws -> HTTPResponse {
-        guard let url = request.url, let rawHost = url.host else {
+    private func sendOneHop(_ request: HTTPRequest, engine: Engine) async throws -> HTTPResponse {
+        let url = request.url
+        guard let rawHost = url.host else {
             return try await sendToInner(request)
         }
         let host: CanonicalHost
         do {
             host = try CanonicalHost(rawHost)
         } catch {
-            throw TransportError(.invalidRequest, method: HTTPMethod(request), url: url,
+            throw TransportError(.invalidRequest, method: request.method, url: url,
                                  message: "refusing the request: \(error.description)", underlying: error)
         }
         guard let evaluator = engine.domains.evaluator(for: host) else {
@@ -234,15 +236,15 @@ public struct PinningTransport: Transport {
 
     /// Sends one hop through `inner`, telling the Strata transports in it to return redirects
     /// rather than follow them: the next hop may be pinned, and only `send(_:)` checks that.
-    private func sendToInner(_ request: URLRequest) async throws -> HTTPResponse {
+    private func sendToInner(_ request: HTTPRequest) async throws -> HTTPResponse {
         TransportEvents.emit(PinningEvent.sentToInner(url: request.url))
         return try await RedirectPolicy.$isFollowedAbove.withValue(true) { try await inner.send(request) }
     }
 
     /// The port of an `https` URL for a pinned host; anything else is refused before any I/O.
-    private static func httpsPort(of url: URL, request: URLRequest) throws(TransportError) -> Int {
+    private static func httpsPort(of url: URL, request: HTTPRequest) throws(TransportError) -> Int {
         guard url.scheme?.lowercased() == "https" else {
-            throw TransportError(.invalidRequest, method: HTTPMethod(request), url: url,
+            throw TransportError(.invalidRequest, method: request.method, url: url,
                                  message: "\(url.host ?? "the host") is pinned, so it is only reached over https; "
                                      + "refusing to send its request as \(url.scheme ?? "a URL without a scheme")")
         }
