@@ -31,6 +31,10 @@ public enum ETagEvent: Sendable, Hashable {
         case varyStar = "the response says Vary: *"
         /// `HEAD` responses have no body to store.
         case head = "HEAD responses are not stored"
+        /// A streamed body was larger than ``ETagTransport``'s `maxStreamedBodyBytes`.
+        case streamedBodyTooLarge = "the streamed body is larger than the layer keeps"
+        /// The caller stopped reading a streamed body before its end (or reading it failed).
+        case streamedBodyUnfinished = "the streamed body was not read to its end"
     }
 
     /// The request passed through untouched.

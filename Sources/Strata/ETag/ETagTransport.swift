@@ -44,8 +44,11 @@ import Foundation
 public struct ETagTransport: Transport {
     /// The transport that sends requests.
     public let inner: any Transport
-    private let store: any ETagStoreProtocol
-    private let policy: ConditionalRequestPolicy
+    let store: any ETagStoreProtocol
+    let policy: ConditionalRequestPolicy
+    /// The largest streamed body kept for the store, copied as the caller reads it; a larger one
+    /// is handed on without being kept.
+    let maxStreamedBodyBytes: Int
     private let identityDigests = IdentityDigestMemo()
     /// `inner`, when it can tell which client certificate a request will be sent with.
     private let clientIdentities: (any CacheIdentityProviding)?
@@ -62,16 +65,20 @@ public struct ETagTransport: Transport {
     ///   - inner: The transport that sends requests.
     ///   - store: Where responses are kept. Default: an ``InMemoryETagStore``.
     ///   - policy: Keying rules: which request fields identify a user, which partition to use.
+    ///   - maxStreamedBodyBytes: The largest body of a streamed response (``stream(_:_:)``) kept
+    ///     for the store, copied while the caller reads it; a larger one is not stored and costs
+    ///     no memory here. Default: 8 MiB, `FileETagStore`'s default entry limit.
     public init(inner: any Transport, store: any ETagStoreProtocol = InMemoryETagStore(),
-                policy: ConditionalRequestPolicy = ConditionalRequestPolicy()) {
+                policy: ConditionalRequestPolicy = ConditionalRequestPolicy(), maxStreamedBodyBytes: Int = 8 << 20) {
         self.inner = inner
         clientIdentities = inner as? any CacheIdentityProviding
         self.store = store
         self.policy = policy
+        self.maxStreamedBodyBytes = max(0, maxStreamedBodyBytes)
     }
 
     /// Reports what the layer did to the observers above (see ``ETagEvent``).
-    private func report(_ event: @autoclosure () -> ETagEvent) {
+    func report(_ event: @autoclosure () -> ETagEvent) {
         TransportEvents.emit(event())
     }
 
@@ -100,15 +107,20 @@ public struct ETagTransport: Transport {
         }
     }
 
-    private struct Candidate {
+    struct Candidate {
         var entry: ETagCacheEntry
         var key: String
     }
 
+    /// The primary key of `request`, in the partition of the client identity it will be sent with.
+    func primaryKey(for request: HTTPRequest) -> String {
+        policy.primaryKey(for: request, clientIdentity: clientIdentities?.cacheIdentity(for: request.url),
+                          memo: identityDigests)
+    }
+
     private func sendUsingStore(_ request: HTTPRequest) async throws -> HTTPResponse {
         let url = request.url
-        let primaryKey = policy.primaryKey(for: request, clientIdentity: clientIdentities?.cacheIdentity(for: url),
-                                           memo: identityDigests)
+        let primaryKey = primaryKey(for: request)
         guard let candidate = await lookUp(request, primaryKey: primaryKey),
               let conditional = policy.conditionalRequest(request, validating: candidate.entry) else {
             report(.miss(url))
@@ -119,10 +131,21 @@ public struct ETagTransport: Transport {
         guard response.statusCode == 304 else {
             return await keep(response, for: request, primaryKey: primaryKey, replacing: candidate)
         }
-        guard let fresh = policy.freshened(candidate.entry, with: response) else {
+        guard let fresh = await revalidate(candidate, with: response, for: request, primaryKey: primaryKey) else {
+            return try await sendUnconditionally(request, primaryKey: primaryKey, replacing: nil)
+        }
+        return policy.revalidatedResponse(fresh, for: request, url: response.url)
+    }
+
+    /// The entry a 304 revalidated, with its headers freshened and written back when they
+    /// changed; `nil` (and the entry removed) when the 304 does not match it.
+    func revalidate(_ candidate: Candidate, with notModified: HTTPResponse, for request: HTTPRequest,
+                    primaryKey: String) async -> ETagCacheEntry? {
+        let url = request.url
+        guard let fresh = policy.freshened(candidate.entry, with: notModified) else {
             report(.validatorMismatch(url))
             await store.remove(for: candidate.key)
-            return try await sendUnconditionally(request, primaryKey: primaryKey, replacing: nil)
+            return nil
         }
         // The entry is already in hand, so an eviction while the request was in flight does not
         // matter: the 304 is answered from this copy, which is written back when its headers
@@ -135,7 +158,7 @@ public struct ETagTransport: Transport {
             }
         }
         report(.revalidated(url, bodyBytes: fresh.body.count))
-        return policy.revalidatedResponse(fresh, for: request, url: response.url)
+        return fresh
     }
 
     /// Sends `request` as given (it has no conditional header) and keeps what it may.
@@ -176,7 +199,7 @@ public struct ETagTransport: Transport {
 
     /// The stored entry that may answer `request`: the primary key's, or the variant its `Vary`
     /// points to.
-    private func lookUp(_ request: HTTPRequest, primaryKey: String) async -> Candidate? {
+    func lookUp(_ request: HTTPRequest, primaryKey: String) async -> Candidate? {
         guard let primary = await store.cachedResponse(for: primaryKey) else { return nil }
         if policy.selects(primary, for: request) { return Candidate(entry: primary, key: primaryKey) }
         let names = primary.varyHeaderNames
@@ -190,10 +213,10 @@ public struct ETagTransport: Transport {
 
     /// Removes the entries `request`'s identity has for `url`: the primary entry and the
     /// variant the request would select.
-    private func invalidate(_ url: URL, asSeenBy request: HTTPRequest) async {
+    func invalidate(_ url: URL, asSeenBy request: HTTPRequest) async {
         var lookup = request
         lookup.url = url
-        let primaryKey = policy.primaryKey(for: lookup, clientIdentity: clientIdentities?.cacheIdentity(for: url))
+        let primaryKey = primaryKey(for: lookup)
         if let primary = await store.cachedResponse(for: primaryKey), !primary.varyHeaderNames.isEmpty {
             await store.remove(for: policy.variantKey(primaryKey: primaryKey, varyNames: primary.varyHeaderNames,
                                                       request: lookup))

@@ -73,6 +73,17 @@ public struct LoggingTransport: Transport {
         }
     }
 
+    /// Streams the request through `inner`, logging its start, its head, the end of its body
+    /// (bytes and time, never the bytes themselves) and the events below.
+    public func stream<Result: Sendable>(_ request: HTTPRequest,
+                                         _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result) async throws -> Result {
+        guard Self.levels.contains(where: logger.isEnabled) else { return try await inner.stream(request, consume) }
+        let secrets = RequestSecrets(request: request, redaction: redaction)
+        return try await ObservingTransport.stream(request, through: inner, observer: { observed in
+            write(observed, scrubbing: secrets)
+        }, consume)
+    }
+
     private static let levels = LogLevel.allCases
 
     private func write(_ observed: ObservedEvent, scrubbing secrets: RequestSecrets) {
@@ -142,7 +153,7 @@ public struct LoggingTransport: Transport {
         switch event {
         case .started(let request): body = request.body?.bytesInMemory.map { Data($0) }  // A stream is not read to log it.
         case .responded(_, let response, _): body = response.body
-        case .failed: body = nil
+        case .failed, .receivedHead, .streamed: body = nil  // A streamed body is not read to log it.
         }
         guard let body, !body.isEmpty else { return nil }
         let text = String(decoding: body.prefix(max(0, maxBytes)), as: UTF8.self)

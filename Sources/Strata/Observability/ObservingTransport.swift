@@ -69,6 +69,42 @@ public struct ObservingTransport: Transport {
     }
 }
 
+extension ObservingTransport {
+    /// Streams the request through `inner`, reporting its start, its head, the end of its body
+    /// (bytes read, time taken) and every event below, without holding the body.
+    public func stream<Result: Sendable>(_ request: HTTPRequest,
+                                         _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result) async throws -> Result {
+        try await Self.stream(request, through: inner, observer: observer, consume)
+    }
+
+    /// Streams `request` through `inner` with `observer` installed, reporting the request's
+    /// ``RequestEvent``s to `observer` alone.
+    static func stream<Result: Sendable>(_ request: HTTPRequest, through inner: any Transport,
+                                         observer: @escaping @Sendable (ObservedEvent) -> Void,
+                                         _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result) async throws -> Result {
+        try await TransportEvents.observing(observer) { context in
+            let report = { (event: RequestEvent) in
+                observer(ObservedEvent(event: event, requestID: context.requestID, attempt: context.attempt))
+            }
+            report(.started(request))
+            let started = ContinuousClock.now
+            do {
+                return try await inner.stream(request) { head, body in
+                    report(.receivedHead(request, head, duration: .now - started))
+                    let read = LockedValue<Int64>(0)
+                    let counted = body.tapped { chunk in read.withLock { $0 += Int64(chunk.count) } }
+                    let result = try await consume(head, counted)
+                    report(.streamed(request, head, bytes: read.withLock { $0 }, duration: .now - started))
+                    return result
+                }
+            } catch {
+                report(.failed(request, error, duration: .now - started))
+                throw error
+            }
+        }
+    }
+}
+
 extension TransportLayer {
     /// An ``ObservingTransport`` layer, for a ``TransportStack``.
     public static func observing(_ observer: @escaping @Sendable (ObservedEvent) -> Void) -> TransportLayer {

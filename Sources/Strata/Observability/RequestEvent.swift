@@ -12,8 +12,12 @@ public enum RequestEvent: TransportEvent {
     case started(HTTPRequest)
     /// A response arrived after `duration`.
     case responded(HTTPRequest, HTTPResponse, duration: Duration)
-    /// No response arrived; `error` was thrown after `duration`.
+    /// No response arrived, or reading a streamed one failed; `error` was thrown after `duration`.
     case failed(HTTPRequest, any Error, duration: Duration)
+    /// A streamed response's head arrived after `duration`; its body follows as the caller reads it.
+    case receivedHead(HTTPRequest, HTTPResponseHead, duration: Duration)
+    /// The caller finished with a streamed response after `duration`, having read `bytes` of its body.
+    case streamed(HTTPRequest, HTTPResponseHead, bytes: Int64, duration: Duration)
 
     /// `request.start`, `request.response` or `request.failure`.
     public var name: String {
@@ -21,14 +25,17 @@ public enum RequestEvent: TransportEvent {
         case .started: "request.start"
         case .responded: "request.response"
         case .failed: "request.failure"
+        case .receivedHead: "request.head"
+        case .streamed: "request.streamed"
         }
     }
 
-    /// `debug` for a start, `info` for a response, `error` for a failure.
+    /// `debug` for a start and a streamed head, `info` for a response and the end of a stream,
+    /// `error` for a failure.
     public var logLevel: LogLevel {
         switch self {
-        case .started: .debug
-        case .responded: .info
+        case .started, .receivedHead: .debug
+        case .responded, .streamed: .info
         case .failed: .error
         }
     }
@@ -45,6 +52,11 @@ public enum RequestEvent: TransportEvent {
         case .failed(let request, let error, let duration):
             return "\(Self.line(request, redaction)) failed after \(Self.milliseconds(duration)) ms: "
                 + redaction.scrub(String(describing: error))
+        case .receivedHead(let request, let head, let duration):
+            return "\(Self.line(request, redaction)) → \(head.statusCode), head in \(Self.milliseconds(duration)) ms"
+        case .streamed(let request, let head, let bytes, let duration):
+            return "\(Self.line(request, redaction)) → \(head.statusCode) in \(Self.milliseconds(duration)) ms "
+                + "(\(bytes) bytes streamed)"
         }
     }
 
@@ -62,6 +74,12 @@ public enum RequestEvent: TransportEvent {
         case .failed(_, let error, let duration):
             return ["error_kind": Self.errorKind(error), "duration_ms": Self.milliseconds(duration),
                     "error": redaction.scrub(String(describing: error))]
+        case .receivedHead(_, let head, let duration):
+            return ["status": String(head.statusCode), "duration_ms": Self.milliseconds(duration),
+                    "headers": Self.format(head.headers, redaction)]
+        case .streamed(_, let head, let bytes, let duration):
+            return ["status": String(head.statusCode), "duration_ms": Self.milliseconds(duration),
+                    "body_bytes": String(bytes)]
         }
     }
 

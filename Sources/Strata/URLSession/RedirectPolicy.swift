@@ -89,7 +89,13 @@ package enum RedirectPolicy {
     /// Whether `response` came from the origin `request` was sent to: no redirect, or only
     /// same-origin ones (a response without a URL is taken to be the request's).
     package static func answersOrigin(of request: HTTPRequest, _ response: HTTPResponse) -> Bool {
-        guard let answered = response.url else { return true }
+        answersOrigin(of: request, response.url)
+    }
+
+    /// Whether a response from `answered` came from the origin `request` was sent to (`nil`: the
+    /// request's own).
+    package static func answersOrigin(of request: HTTPRequest, _ answered: URL?) -> Bool {
+        guard let answered else { return true }
         return isSameOrigin(request.url, answered)
     }
 

@@ -17,7 +17,7 @@ struct PinningRoutingTests {
                                                                response: CannedResponse(string: "from inner"))])
         let events = PinningEventLog()
         let transport = events.observing(try Pinning.transport(inner: inner))
-        var request = Pinning.get(URL(string: "https://unpinned.example.com/users?q=1")!, headers: ["Authorization": "Bearer t"])
+        let request = Pinning.get(URL(string: "https://unpinned.example.com/users?q=1")!, headers: ["Authorization": "Bearer t"])
         let response = try await transport.send(request)
         #expect(response.text == "from inner")
         let recorded = await inner.recordedRequests
