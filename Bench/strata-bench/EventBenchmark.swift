@@ -38,8 +38,8 @@ enum EventBenchmark {
             ("LoggingTransport, level off", LoggingTransport(inner: stack(), logger: DiscardingLogger(enabled: false))),
             ("LoggingTransport, every level formatted", LoggingTransport(inner: stack(), logger: DiscardingLogger(enabled: true))),
         ]
-        var request = URLRequest(url: URL(string: "https://api.example.com/v1/todos?page=1")!)
-        request.setValue("Bearer token", forHTTPHeaderField: "Authorization")
+        let request = HTTPRequest(url: URL(string: "https://api.example.com/v1/todos?page=1")!,
+                                  headers: ["Authorization": "Bearer token"])
         print("Reauth → Retry → ETag over an in-memory terminal, \(requests) sequential requests (revalidated GETs)")
         for round in 1...2 {
             print("round \(round)")

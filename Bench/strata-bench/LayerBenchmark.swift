@@ -104,8 +104,8 @@ enum LayerBenchmark {
         let all = scenarios()
         let baseline = all[0].name
         let chosen = all.enumerated().filter { $0.offset == 0 || options.includes($0.element.name) }.map(\.element)
-        var request = URLRequest(url: URL(string: "https://api.example.com/v1/todos?page=1")!)
-        request.setValue("Bearer token", forHTTPHeaderField: "Authorization")
+        let request = HTTPRequest(url: URL(string: "https://api.example.com/v1/todos?page=1")!,
+                                  headers: ["Authorization": "Bearer token"])
 
         output.line("In-memory layers: \(formatted(Double(requests))) sequential GETs with a bearer token per scenario "
                     + "and round, \(rounds) interleaved rounds, medians")
