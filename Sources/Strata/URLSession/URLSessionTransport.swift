@@ -18,7 +18,11 @@ import Foundation
 ///   ``TransportError/Kind/timedOut`` (FoundationNetworking's own `timeoutIntervalForRequest`
 ///   only bounds each wait for data, so a server trickling one byte at a time could hold a
 ///   request for days);
-/// - limits the size of a response body (``Limits``);
+/// - limits the size of a buffered response body (``Limits``);
+/// - streams with ``stream(_:_:)``: the head as soon as it arrives, the body as it comes (see
+///   there for what Linux's URLSession cannot do);
+/// - uploads a file body from the file and a single-pass body as it is produced, never whole in
+///   memory;
 /// - throws ``TransportError`` with a ``TransportError/Kind`` retry logic can classify, and
 ///   `CancellationError` when the calling task is cancelled (the URLSession task is cancelled too).
 ///
@@ -34,15 +38,24 @@ public struct URLSessionTransport: Transport {
         /// response (a layer above decides). Under a `PinningTransport` no redirect is followed here,
         /// whatever this says: it follows every hop itself, to match each against its pins. Default: 10.
         public var maxRedirects: Int
+        /// The most bytes of a streamed body (``URLSessionTransport/stream(_:_:)``) held for a
+        /// consumer that reads slower than they arrive; further behind, the body fails with
+        /// ``TransportError/Kind/other``. Linux's URLSession cannot pause a download (libcurl
+        /// reads on regardless of the delegate, and `URLSessionTask.suspend()`/`resume()` sends the
+        /// request again), so this bounds the memory a slow consumer costs. A streamed body is
+        /// otherwise not limited in size (``maxResponseBodyBytes`` is for buffered `send`).
+        /// Default: 16 MiB, a fifth of a second of a loopback transfer.
+        public var maxStreamLagBytes: Int
 
         /// Creates limits.
-        public init(maxResponseBodyBytes: Int = 64 << 20, maxRedirects: Int = 10) {
+        public init(maxResponseBodyBytes: Int = 64 << 20, maxRedirects: Int = 10, maxStreamLagBytes: Int = 16 << 20) {
             self.maxResponseBodyBytes = maxResponseBodyBytes
             self.maxRedirects = maxRedirects
+            self.maxStreamLagBytes = maxStreamLagBytes
         }
     }
 
-    private final class Session: Sendable {
+    final class Session: Sendable {
         let session: URLSession
         let delegate: SessionDelegate
         init(configuration: URLSessionConfiguration, delegate: SessionDelegate) {
@@ -50,13 +63,20 @@ public struct URLSessionTransport: Transport {
             session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
         }
         deinit { session.finishTasksAndInvalidate() }
+
+        /// A session for one single-pass upload: FoundationNetworking reads its body stream on
+        /// the session's one work queue and blocks it while the body's producer is slow, which
+        /// must not stall every other request. Invalidated once its task completed.
+        func uploadSession() -> URLSession {
+            URLSession(configuration: session.configuration, delegate: delegate, delegateQueue: nil)
+        }
     }
 
-    private let owner: Session
-    private let limits: Limits
-    private let redirectSafety: RedirectSafety
-    /// The longest one `send` may take, redirects included.
-    private let wholeRequestTimeout: Duration
+    let owner: Session
+    let limits: Limits
+    let redirectSafety: RedirectSafety
+    /// The longest one `send` or `stream` may take, redirects (and a streamed body) included.
+    let wholeRequestTimeout: Duration
 
     /// Creates a transport with an ephemeral session: no URL cache, no cookies.
     ///
@@ -156,46 +176,21 @@ public struct URLSessionTransport: Transport {
     }
 
     private func sendOnce(_ request: HTTPRequest) async throws -> HTTPResponse {
-        try Task.checkCancellation()
-        try Self.validate(request)
-        let timedOut = RequestDeadline.timedOut(method: request.method, url: request.url)
-        guard let deadline = RequestDeadline.current, deadline > .now else { throw timedOut }
-        let request = try await foundationRequest(for: request)
-        let task = owner.session.dataTask(with: request)
+        let exchange = try URLSessionExchange(request, on: owner)
+        defer { exchange.end() }
         let delegate = owner.delegate
-        let timer = delegate.fail(task, at: deadline, with: timedOut)
-        defer { timer.cancel() }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                guard delegate.register(task, request: request, continuation: continuation) else { return }
-                task.resume()
+                guard delegate.register(exchange.task, request: exchange.foundation, upload: exchange.upload,
+                                        continuation: continuation) else { return }
+                exchange.start(body: request.body)
             }
         } onCancel: {
-            task.cancel()
+            exchange.cancel()
         }
     }
 
-    /// `request` as URLSession takes it. A body in memory or a file goes as it is (a file is
-    /// read by URLSession as it sends); a single-pass stream is read into memory first, within
-    /// ``singlePassUploadLimit``, since FoundationNetworking takes no stream of our own.
-    private func foundationRequest(for request: HTTPRequest) async throws -> URLRequest {
-        var foundation = request.urlRequest
-        if let body = request.body, case .singlePass = body.source {
-            do {
-                foundation.httpBody = try await body.collect(upTo: Self.singlePassUploadLimit)
-            } catch let error as HTTPBodyError {
-                throw TransportError(.invalidRequest, method: request.method, url: request.url,
-                                     message: "cannot send the request body: \(error.description)", underlying: error)
-            }
-        }
-        return foundation
-    }
-
-    /// The most bytes of a single-pass request body held in memory for URLSession: the size the
-    /// response limit defaults to. Give a larger upload as a file (``HTTPBody/init(contentsOf:)``).
-    static let singlePassUploadLimit = 64 << 20
-
-    private static func validate(_ request: HTTPRequest) throws(TransportError) {
+    static func validate(_ request: HTTPRequest) throws(TransportError) {
         let method = request.method
         let url = request.url
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host?.isEmpty == false else {
