@@ -144,10 +144,3 @@ enum BodyPattern {
     static func bytes(from offset: Int, count: Int) -> [UInt8] { (offset..<(offset + count)).map(byte(at:)) }
 }
 
-/// The resident set size of this process, from /proc/self/status.
-func residentBytes() -> Int {
-    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-          let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-          let kib = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) else { return 0 }
-    return kib * 1024
-}
