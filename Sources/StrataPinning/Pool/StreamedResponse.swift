@@ -18,8 +18,9 @@ final class StreamedResponse: Sendable {
     static let maxDrainWait = Duration.seconds(1)
 
     private enum Phase {
-        /// The thread is reading the connection, or about to.
-        case reading
+        /// The thread is reading the connection, or about to; `drainable` when what is left of
+        /// the body may be drained (a small `Content-Length` rest, or chunked).
+        case reading(drainable: Bool)
         /// The thread waits for the reader to take what is buffered.
         case waitingForReader
         /// The body ended (or failed); the thread no longer reads it.
@@ -27,8 +28,19 @@ final class StreamedResponse: Sendable {
     }
 
     private struct State {
-        var phase = Phase.reading
+        var phase = Phase.reading(drainable: false)
         var abandoned = false
+    }
+
+    /// What the reader's side must do after ``abandon()`` so the job ends soon.
+    enum Interruption: Equatable {
+        /// Nothing: the thread waits on the reader (it wakes and drains or closes) or is done.
+        case none
+        /// Abort the job now: the thread waits on the server for a body that will not be drained.
+        case now
+        /// Abort the job if it has not ended after this long: the thread is reading a body it
+        /// may drain, but the server may have stalled.
+        case after(Duration)
     }
 
     /// The hand-over to the reader.
@@ -50,13 +62,14 @@ final class StreamedResponse: Sendable {
     // MARK: The reader's side
 
     /// Releases the body (the reader is done with it) and says whether the connection's read in
-    /// progress must be interrupted: true when the thread is blocked on the server rather than
-    /// on the reader, so the caller aborts the job (the connection is then closed, not drained).
-    func abandon() -> Bool {
+    /// progress must be interrupted (by aborting the job, which closes the connection) so the
+    /// job ends soon.
+    func abandon() -> Interruption {
         channel.release()
         return state.withLock { state in
             state.abandoned = true
-            return state.phase == .reading
+            guard case .reading(let drainable) = state.phase else { return .none }
+            return drainable ? .after(Self.maxDrainWait) : .now
         }
     }
 
@@ -70,8 +83,9 @@ final class StreamedResponse: Sendable {
     func pump<Stream: HTTP1ByteStream>(_ connection: inout HTTP1Connection<Stream>, deadline: ContinuousClock.Instant,
                                        now: () -> ContinuousClock.Instant = { .now }) {
         while connection.isReadingBody {
+            let drainable = Self.isDrainable(connection)
             let abandoned = state.withLock { state -> Bool in
-                state.phase = .reading
+                state.phase = .reading(drainable: drainable)
                 return state.abandoned
             }
             if abandoned { break }
@@ -120,16 +134,18 @@ final class StreamedResponse: Sendable {
         channel.finish(throwing: error)
     }
 
+    /// Whether what is left of the body may be drained: not when `Content-Length` says more
+    /// than ``maxDrainBytes`` remain, nor when only the connection's close ends the body.
+    private static func isDrainable<Stream: HTTP1ByteStream>(_ connection: HTTP1Connection<Stream>) -> Bool {
+        if let remaining = connection.remainingBodyBytes, remaining > maxDrainBytes { return false }
+        return !connection.isReadingUntilClose
+    }
+
     /// Reads and drops the rest of the body when it is small, so the connection can be reused;
     /// closes the connection otherwise.
     private func drain<Stream: HTTP1ByteStream>(_ connection: inout HTTP1Connection<Stream>,
                                                 deadline: ContinuousClock.Instant) {
-        if let remaining = connection.remainingBodyBytes, remaining > Self.maxDrainBytes {
-            connection.close()
-            return
-        }
-        // A body that only the close ends cannot be drained to a reusable state.
-        guard !connection.isReadingUntilClose else {
+        guard Self.isDrainable(connection) else {
             connection.close()
             return
         }

@@ -190,13 +190,25 @@ final class PinnedClient: Sendable {
         } catch {
             outcome = .failure(error)
         }
-        // The reader is done: a thread still waiting on the server is interrupted (the connection
-        // then closes); one waiting on the reader drains a small rest or closes.
-        if streamed.abandon() { connection.abort(jobID: jobID) }
+        // The reader is done: a thread waiting on the reader drains a small rest or closes; one
+        // waiting on the server is interrupted (the connection then closes), at once when the
+        // rest would not be drained anyway, else if the server stalls the drain.
+        var watchdog: Task<Void, Never>?
+        switch streamed.abandon() {
+        case .none: break
+        case .now: connection.abort(jobID: jobID)
+        case .after(let wait):
+            watchdog = Task {
+                guard (try? await Task.sleep(for: wait)) != nil else { return }
+                connection.abort(jobID: jobID)
+            }
+        }
+        defer { watchdog?.cancel() }
+        // Cancellation aborts the job (its socket is shut down, so the thread is done at once)
+        // and still waits for it: when this returns, the connection is back or closed.
         let events = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { streamed.ended.install($0) }
         } onCancel: {
-            streamed.ended.finish(.failure(CancellationError()))
             connection.abort(jobID: jobID)
         }
         for event in events { TransportEvents.emit(event) }
