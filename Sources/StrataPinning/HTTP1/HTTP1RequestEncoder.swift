@@ -34,10 +34,11 @@ import Strata
 /// - `Connection` may be `close` or `keep-alive`; other options (such as `upgrade`) are refused
 ///   because this client does not switch protocols.
 enum HTTP1RequestEncoder {
-    /// The largest request body sent: bodies are held in memory and written with the head.
+    /// The largest file or stream body collected into memory: only HTTP/2 collects one (until
+    /// its request bodies stream); HTTP/1.1 writes such bodies as they are read, whatever their size.
     static let maxBodyBytes = 64 << 20
 
-    /// The bytes of `request`'s body, read into memory within ``maxBodyBytes``.
+    /// The bytes of `request`'s body, read into memory within ``maxBodyBytes`` (for HTTP/2).
     ///
     /// - Throws: ``HTTP1RequestError/bodyTooLarge(limit:)`` past the limit, or
     ///   ``HTTP1RequestError/unreadableBody(_:)`` when reading the body fails.
