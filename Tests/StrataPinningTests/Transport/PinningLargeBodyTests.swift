@@ -5,11 +5,52 @@ import Testing
 import TestServer
 import TLSTestServer
 
+/// Whether this process is the one started to measure large bodies.
+enum LargeBodyProcess {
+    /// Set in the environment of the process that measures.
+    static let variable = "STRATA_MEASURES_LARGE_BODIES"
+    static var isMeasuring: Bool { ProcessInfo.processInfo.environment[variable] == "1" }
+}
+
+/// Runs ``PinningLargeBodyTests`` in a process of its own: the resident set is the whole
+/// process's, and the other suites running beside it in this one (64 concurrent 1 MB bodies, say)
+/// would be counted as the transfer's.
+@Suite("Large-body memory is measured in a process of its own",
+       .enabled(if: NginxServer.isInstalled, Comment(rawValue: NginxServer.missing)),
+       .disabled(if: LargeBodyProcess.isMeasuring, "this is the measuring process"))
+struct PinningLargeBodyIsolationTests {
+    @Test("the large-body tests pass in a process where nothing else runs")
+    func isolated() async throws {
+        let (status, output) = try await offCooperativePool { () throws -> (Int32, String) in
+            let child = Process()
+            child.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+            child.arguments = ["--testing-library", "swift-testing", "--filter", "PinningLargeBodyTests"]
+            var environment = ProcessInfo.processInfo.environment
+            environment[LargeBodyProcess.variable] = "1"
+            child.environment = environment
+            let pipe = Pipe()
+            child.standardOutput = pipe
+            child.standardError = pipe
+            try child.run()
+            let output = pipe.fileHandleForReading.readDataToEndOfFile()
+            child.waitUntilExit()
+            return (child.terminationStatus, String(decoding: output, as: UTF8.self))
+        }
+        let measured = output.split(separator: "\n").filter { $0.contains("resident growth") }
+        for line in measured { print(line) }
+        #expect(status == 0, "\(output)")
+        #expect(measured.count == 2, "the child did not run both large-body tests: \(output)")
+    }
+}
+
 /// Bodies far larger than memory should hold travel through a pinned HTTP/1.1 connection to a
-/// real nginx with bounded resident memory. Skipped, with the reason, where nginx is missing.
+/// real nginx with bounded resident memory. Runs only in the process
+/// ``PinningLargeBodyIsolationTests`` starts for it; skipped where nginx is missing.
 @Suite("PinningTransport moves large bodies with bounded memory (nginx)", .serialized,
-       .enabled(if: NginxServer.isInstalled, Comment(rawValue: NginxServer.missing)))
+       .enabled(if: NginxServer.isInstalled, Comment(rawValue: NginxServer.missing)),
+       .enabled(if: LargeBodyProcess.isMeasuring, "runs in the process PinningLargeBodyIsolationTests starts"))
 struct PinningLargeBodyTests {
+
     /// The most the resident set may grow while a large body moves: the body channel's high
     /// watermark, the request pipe's few chunks, TLS and receive buffers are well under it.
     static let maxResidentGrowth = 32 << 20
