@@ -108,7 +108,7 @@ final class PinnedClient: Sendable {
     }
 
     /// One request ready to go: serialized, its deadline fixed.
-    private struct Exchange: Sendable {
+    struct Exchange: Sendable {
         var request: HTTPRequest
         var encoded: HTTP1Request
         var body: RequestBodyPipe?
@@ -213,28 +213,6 @@ final class PinnedClient: Sendable {
         }
         for event in events { TransportEvents.emit(event) }
         return try outcome.get()
-    }
-
-    // MARK: - HTTP/2 (buffered until HTTP/2 streams its bodies)
-
-    /// Hands an HTTP/2 response, read whole, to `consume`: the place where HTTP/2 response
-    /// streaming (windows that follow what `consume` read) replaces this buffered bridge.
-    private func streamOverHTTP2<Result: Sendable>(_ response: HTTPResponse,
-                                                   _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result) async throws -> Result {
-        try await consume(response.head, HTTPBody(response.body))
-    }
-
-    /// The request for an HTTP/2 stream: a file or stream body is collected first, within
-    /// ``HTTP1RequestEncoder/maxBodyBytes`` (HTTP/2 request bodies do not stream yet).
-    private func http2Request(for exchange: Exchange) async throws -> HTTP2Request {
-        guard exchange.encoded.streamedBody != nil else { return HTTP2Request(exchange.encoded) }
-        do {
-            let bytes = try await HTTP1RequestEncoder.bodyBytes(of: exchange.request)
-            return HTTP2Request(try HTTP1RequestEncoder.encode(exchange.request, body: bytes))
-        } catch {
-            throw TransportError(.invalidRequest, method: exchange.request.method, url: exchange.request.url,
-                                 message: error.description, underlying: error)
-        }
     }
 
     /// Whether a request whose HTTP/2 stream failed is sent again: always when the server
