@@ -23,6 +23,12 @@ package final class BodyChannel: Sendable {
         var reader: CheckedContinuation<ArraySlice<UInt8>?, any Error>?
     }
 
+    /// How many read slots may pile up at the front of the chunk list before it is compacted.
+    static let compactionThreshold = 32
+
+    /// How many chunk slots the channel holds, read ones not yet dropped included (for tests).
+    var heldChunkSlots: Int { state.withLock { $0.chunks.count } }
+
     /// The unread bytes above which the producer is asked to pause.
     package let highWatermark: Int
     /// The unread bytes below which a paused producer is asked to go on.
@@ -138,10 +144,17 @@ package final class BodyChannel: Sendable {
             if state.released { return (.failure(HTTPBodyError.readAfterRelease), false) }
             if state.head < state.chunks.count {
                 let chunk = state.chunks[state.head]
+                // The reader owns the chunk now: the channel keeps no reference to its bytes.
+                state.chunks[state.head] = []
                 state.head += 1
                 state.bufferedBytes -= chunk.count
                 if state.head == state.chunks.count {
                     state.chunks.removeAll(keepingCapacity: true)
+                    state.head = 0
+                } else if state.head >= Self.compactionThreshold, state.head * 2 >= state.chunks.count {
+                    // A producer that stays ahead never lets the list empty: drop the read slots
+                    // once they are half of it, so the list stays bounded (amortized O(1) a read).
+                    state.chunks.removeFirst(state.head)
                     state.head = 0
                 }
                 let resume = state.producerPaused && state.bufferedBytes <= lowWatermark

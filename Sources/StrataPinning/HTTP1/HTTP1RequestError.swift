@@ -16,7 +16,8 @@ enum HTTP1RequestError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The caller set a header that this client owns because it frames the message or names the
     /// connection, with a value that contradicts the request (see ``HTTP1RequestEncoder``).
     case conflictingHeader(name: String, value: String, reason: String)
-    /// The body (a file or a stream) is larger than the client holds in memory to send it.
+    /// The body (a file or a stream) is larger than the client holds in memory to send it over
+    /// HTTP/2 (HTTP/1.1 streams it).
     case bodyTooLarge(limit: Int)
     /// The body could not be read.
     case unreadableBody(HTTPBodyError)

@@ -40,6 +40,19 @@ struct BodyChannelTests {
         #expect(resumed.withLock { $0 } == 1, "nothing unread: go on")
     }
 
+    @Test("chunks already read are not held while the producer stays ahead of the reader")
+    func readChunksAreDropped() async throws {
+        let channel = BodyChannel(highWatermark: 1 << 30)
+        var iterator = channel.body(length: nil).makeAsyncIterator()
+        channel.yield(Self.bytes(1))
+        for _ in 0..<10_000 {
+            // Always one chunk ahead: the list never empties on its own.
+            channel.yield(Self.bytes(1))
+            _ = try await iterator.next()
+        }
+        #expect(channel.heldChunkSlots <= 2 * BodyChannel.compactionThreshold)
+    }
+
     @Test("a failure reaches the reader after the chunks before it")
     func failure() async throws {
         let channel = BodyChannel()
