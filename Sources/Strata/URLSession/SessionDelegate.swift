@@ -24,9 +24,6 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         var request: URLRequest
         var response: HTTPURLResponse?
         var body = Data()
-        /// A single-pass upload's stream, aborted before the task is cancelled (its blocked read
-        /// would otherwise hold the cancellation).
-        var upload: UploadBodyStream?
         /// The 401 arrived in full and the task was cancelled only to stop the challenge hang.
         var answeredByChallenge = false
         /// A failure decided here (a limit, the deadline); wins over the cancellation it causes.
@@ -45,9 +42,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     /// may have cancelled `task` before this registration, and the completion that follows
     /// would then find no caller to resume. Checked under the lock completions take, so a
     /// cancellation after the check finds the registration.
-    func register(_ task: URLSessionTask, request: URLRequest, upload: UploadBodyStream?,
+    func register(_ task: URLSessionTask, request: URLRequest,
                   continuation: CheckedContinuation<HTTPResponse, any Error>) -> Bool {
-        let registered = register(task, Pending(receiver: .buffered(continuation), request: request, upload: upload))
+        let registered = register(task, Pending(receiver: .buffered(continuation), request: request))
         if !registered { continuation.resume(throwing: CancellationError()) }
         return registered
     }
@@ -55,9 +52,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     /// Registers a streamed task: `head` is resumed when the response head arrives (or the task
     /// fails first), and the body then goes to `channel`. Returns `false`, having resumed `head`
     /// with `CancellationError`, when the calling task is already cancelled.
-    func register(_ task: URLSessionTask, request: URLRequest, upload: UploadBodyStream?, channel: BodyChannel,
+    func register(_ task: URLSessionTask, request: URLRequest, channel: BodyChannel,
                   head: CheckedContinuation<HTTPResponseHead, any Error>) -> Bool {
-        let entry = Pending(receiver: .streamed(head: head, channel: channel), request: request, upload: upload)
+        let entry = Pending(receiver: .streamed(head: head, channel: channel), request: request)
         let registered = register(task, entry)
         if !registered { head.resume(throwing: CancellationError()) }
         return registered
@@ -95,13 +92,12 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     /// Fails `task` with `error` if it is still pending (the first failure decided here wins);
     /// does nothing once it completed.
     func fail(_ task: URLSessionTask, _ error: TransportError) {
-        let (isPending, upload) = pending.withLock { tasks -> (Bool, UploadBodyStream?) in
-            guard let entry = tasks[ObjectIdentifier(task)] else { return (false, nil) }
+        let isPending = pending.withLock { tasks -> Bool in
+            guard let entry = tasks[ObjectIdentifier(task)] else { return false }
             if entry.failure == nil { tasks[ObjectIdentifier(task)]?.failure = error }
-            return (true, entry.upload)
+            return true
         }
         guard isPending else { return }
-        upload?.abort()
         task.cancel()
     }
 
@@ -195,7 +191,6 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         guard let entry = pending.withLock({ $0.removeValue(forKey: ObjectIdentifier(task)) }) else { return }
-        entry.upload?.abort()  // Frees a pump still waiting to hand over a chunk nobody will read.
         let outcome = Self.outcome(of: entry, error: error)
         switch entry.receiver {
         case .buffered(let continuation):

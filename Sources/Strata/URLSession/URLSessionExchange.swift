@@ -4,23 +4,20 @@ import FoundationNetworking
 import Dispatch
 import Foundation
 
-/// One request on the wire for ``URLSessionTransport``: its URLSession task, the timer that ends
-/// it at the whole-request deadline, and for a single-pass body the stream libcurl reads, the
-/// task feeding it and the session of its own. One owner for all of them, ended by ``end()``
-/// whatever happened, so no task, timer, pump or session outlives the call that made it.
+/// One request on the wire for ``URLSessionTransport``: its URLSession task and the timer that
+/// ends it at the whole-request deadline. One owner for both, ended by ``end()`` whatever
+/// happened, so neither outlives the call that made it.
 final class URLSessionExchange: Sendable {
     let task: URLSessionTask
     /// The request as URLSession sends it, without a body URLSession holds (a file or a stream).
     let foundation: URLRequest
-    /// The stream a single-pass body is sent through, `nil` for other bodies.
-    let upload: UploadBodyStream?
-    private let uploadSession: URLSession?
     private let delegate: SessionDelegate
     /// The deadline's timer (a `DispatchWorkItem`, not `Sendable`: reached only under the lock).
     private let timer: LockedValue<DispatchWorkItem>
-    private let pump = LockedValue<Task<Void, Never>?>(nil)
 
-    /// Creates the task for `request` without starting it.
+    /// Creates the task for `request`, whose body is bytes or a file (a single-pass body was read
+    /// into memory before: ``URLSessionTransport/withBodyInMemoryIfSinglePass(_:)``), without
+    /// starting it.
     ///
     /// - Throws: `CancellationError` when the calling task is cancelled, ``TransportError`` of kind
     ///   ``TransportError/Kind/invalidRequest`` for a request that cannot be sent, or
@@ -31,63 +28,27 @@ final class URLSessionExchange: Sendable {
         let timedOut = RequestDeadline.timedOut(method: request.method, url: request.url)
         guard let deadline = RequestDeadline.current, deadline > .now else { throw timedOut }
         var foundation = request.urlRequest
-        switch request.body?.source {
-        case .file(let file)?:
+        if case .file(let file)? = request.body?.source {
             // URLSession reads the file as it sends (a DispatchIO channel), never whole.
             foundation.httpBodyStream = nil
             task = owner.session.uploadTask(with: foundation, fromFile: URL(fileURLWithPath: file.path))
-            upload = nil
-            uploadSession = nil
-        case .singlePass?:
-            let stream = UploadBodyStream()
-            foundation.httpBodyStream = stream.makeInputStream()
-            if let length = request.body?.length {
-                foundation.setValue(String(length), forHTTPHeaderField: "Content-Length")
-            }
-            let session = owner.uploadSession()
-            task = session.dataTask(with: foundation)
-            upload = stream
-            uploadSession = session
-        case .bytes?, nil:
+        } else {
             task = owner.session.dataTask(with: foundation)
-            upload = nil
-            uploadSession = nil
         }
         self.foundation = foundation
         delegate = owner.delegate
         timer = LockedValue(owner.delegate.fail(task, at: deadline, with: timedOut))
     }
 
-    /// Starts the task, and the task feeding a single-pass `body` to it.
-    func start(body: HTTPBody?) {
-        if let upload, let body {
-            let (task, delegate, foundation) = (self.task, self.delegate, self.foundation)
-            pump.withLock {
-                $0 = Task {
-                    await upload.pump(body) { error in
-                        let reason = (error as? HTTPBodyError)?.description ?? "its sequence threw \(type(of: error))"
-                        delegate.fail(task, TransportError(.invalidRequest, method: HTTPMethod(foundation), url: foundation.url,
-                                                           message: "cannot send the request body: \(reason)", underlying: error))
-                    }
-                }
-            }
-        }
-        task.resume()
-    }
+    /// Starts the task.
+    func start() { task.resume() }
 
-    /// Cancels the task (a single-pass upload's stream first: its blocked read would hold the
-    /// cancellation, which waits on the same queue).
-    func cancel() {
-        upload?.abort()
-        task.cancel()
-    }
+    /// Cancels the task.
+    func cancel() { task.cancel() }
 
-    /// Ends the exchange: cancels the task if it still runs, the deadline timer, the pump, and
-    /// lets an upload's own session go once its task is done.
+    /// Ends the exchange: cancels the task if it still runs, and the deadline timer.
     func end() {
         cancel()
         timer.withLock { $0.cancel() }
-        pump.withLock { $0 }?.cancel()
-        uploadSession?.finishTasksAndInvalidate()
     }
 }

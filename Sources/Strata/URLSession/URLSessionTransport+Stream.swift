@@ -71,7 +71,7 @@ extension URLSessionTransport {
     /// Starts `request` and waits for its head; the body then flows into the returned channel.
     private func startStreaming(_ request: HTTPRequest) async throws
         -> (URLSessionExchange, HTTPResponseHead, BodyChannel) {
-        let exchange = try URLSessionExchange(request, on: owner)
+        let exchange = try URLSessionExchange(try await Self.withBodyInMemoryIfSinglePass(request), on: owner)
         // No pause is possible (see Limits.maxStreamLagBytes), so the channel's pause threshold
         // is the most a consumer may fall behind.
         let channel = BodyChannel(highWatermark: limits.maxStreamLagBytes)
@@ -79,9 +79,9 @@ extension URLSessionTransport {
         do {
             let head = try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in
-                    guard delegate.register(exchange.task, request: exchange.foundation, upload: exchange.upload,
+                    guard delegate.register(exchange.task, request: exchange.foundation,
                                             channel: channel, head: continuation) else { return }
-                    exchange.start(body: request.body)
+                    exchange.start()
                 }
             } onCancel: {
                 exchange.cancel()

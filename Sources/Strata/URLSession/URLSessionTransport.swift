@@ -64,12 +64,6 @@ public struct URLSessionTransport: Transport {
         }
         deinit { session.finishTasksAndInvalidate() }
 
-        /// A session for one single-pass upload: FoundationNetworking reads its body stream on
-        /// the session's one work queue and blocks it while the body's producer is slow, which
-        /// must not stall every other request. Invalidated once its task completed.
-        func uploadSession() -> URLSession {
-            URLSession(configuration: session.configuration, delegate: delegate, delegateQueue: nil)
-        }
     }
 
     let owner: Session
@@ -176,18 +170,46 @@ public struct URLSessionTransport: Transport {
     }
 
     private func sendOnce(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let exchange = try URLSessionExchange(request, on: owner)
+        let exchange = try URLSessionExchange(try await Self.withBodyInMemoryIfSinglePass(request), on: owner)
         defer { exchange.end() }
         let delegate = owner.delegate
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                guard delegate.register(exchange.task, request: exchange.foundation, upload: exchange.upload,
-                                        continuation: continuation) else { return }
-                exchange.start(body: request.body)
+                guard delegate.register(exchange.task, request: exchange.foundation, continuation: continuation) else { return }
+                exchange.start()
             }
         } onCancel: {
             exchange.cancel()
         }
+    }
+
+    /// The most bytes of a single-pass request body held in memory for URLSession. Give a larger
+    /// upload as a file (``HTTPBody/init(contentsOf:)``), which URLSession reads as it sends.
+    public static let maxSinglePassUploadBytes = 64 << 20
+
+    /// `request` with a single-pass body read into memory, within ``maxSinglePassUploadBytes``.
+    ///
+    /// FoundationNetworking reads a streamed body (`httpBodyStream`) on a work queue every
+    /// URLSession shares, and blocks it while the producer is slow: one slow upload stalled every
+    /// other request of the process. Files and bytes go as they are.
+    ///
+    /// - Throws: ``TransportError`` of kind ``TransportError/Kind/invalidRequest`` when the body is
+    ///   larger or cannot be read; nothing was sent.
+    static func withBodyInMemoryIfSinglePass(_ request: HTTPRequest) async throws -> HTTPRequest {
+        guard let body = request.body, case .singlePass = body.source else { return request }
+        var buffered = request
+        do {
+            buffered.body = HTTPBody(try await body.collect(upTo: maxSinglePassUploadBytes))
+        } catch let error as HTTPBodyError {
+            throw TransportError(.invalidRequest, method: request.method, url: request.url,
+                                 message: "cannot send the request body: \(error.description)", underlying: error)
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            throw TransportError(.invalidRequest, method: request.method, url: request.url,
+                                 message: "cannot send the request body: its sequence threw \(type(of: error))", underlying: error)
+        }
+        return buffered
     }
 
     static func validate(_ request: HTTPRequest) throws(TransportError) {
