@@ -15,12 +15,27 @@ public enum ResidentMemory {
         isMeaningful ? normal : min(normal, sanitized)
     }
 
-    /// VmRSS from /proc/self/status, in bytes; 0 where it cannot be read.
-    public static var bytes: Int {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-              let kilobytes = line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first.flatMap({ Int($0) })
-        else { return 0 }
-        return kilobytes * 1024
+    /// The resident set now (VmRSS), in bytes; 0 where /proc is not there.
+    public static var bytes: Int { field("VmRSS") }
+
+    /// The highest resident set since the last ``resetPeak()`` (VmHWM), in bytes.
+    public static var peak: Int { field("VmHWM") }
+
+    /// Restarts the peak from the current resident set (writing 5 to /proc/self/clear_refs,
+    /// Linux 4.0+), so ``peak`` covers only what follows. Returns false when the kernel refused.
+    @discardableResult
+    public static func resetPeak() -> Bool {
+        guard let handle = FileHandle(forWritingAtPath: "/proc/self/clear_refs") else { return false }
+        defer { try? handle.close() }
+        return (try? handle.write(contentsOf: Data("5".utf8))) != nil
+    }
+
+    private static func field(_ name: String) -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+        for line in status.split(separator: "\n") where line.hasPrefix(name + ":") {
+            let kilobytes = line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first.flatMap { Int($0) } ?? 0
+            return kilobytes * 1024
+        }
+        return 0
     }
 }
