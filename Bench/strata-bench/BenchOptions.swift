@@ -6,7 +6,7 @@
 /// Without a subcommand it runs `layers` then `pinned`, the figures of issue 14.
 struct BenchOptions: Sendable {
     enum Command: String, CaseIterable, Sendable {
-        case all, layers, pinned, urlsession, stores, events, http2, locks
+        case all, layers, pinned, urlsession, stores, events, http2, locks, download
     }
 
     var command = Command.all

@@ -93,7 +93,7 @@ enum HTTP2Benchmark {
     }
 
     private static func measure(_ client: Client, total: Int, concurrency: Int) async throws -> Run {
-        let stats = try await strata_bench.measure(client.name, transport: client.transport, request: URLRequest(url: client.url),
+        let stats = try await strata_bench.measure(client.name, transport: client.transport, request: HTTPRequest(url: client.url),
                                                    total: total, concurrency: concurrency)
         return Run(requestsPerSecond: stats.requestsPerSecond, p50: stats.percentile(0.5), p99: stats.percentile(0.99))
     }

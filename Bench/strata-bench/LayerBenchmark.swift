@@ -60,8 +60,8 @@ enum LayerBenchmark {
 
         init(revalidates: Bool) { self.revalidates = revalidates }
 
-        func send(_ request: URLRequest) async throws -> HTTPResponse {
-            var response = request.value(forHTTPHeaderField: "If-None-Match") == Self.etag && revalidates ? notModified : ok
+        func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+            var response = request.headers["If-None-Match"] == Self.etag && revalidates ? notModified : ok
             response.url = request.url
             return response
         }
@@ -104,8 +104,8 @@ enum LayerBenchmark {
         let all = scenarios()
         let baseline = all[0].name
         let chosen = all.enumerated().filter { $0.offset == 0 || options.includes($0.element.name) }.map(\.element)
-        var request = URLRequest(url: URL(string: "https://api.example.com/v1/todos?page=1")!)
-        request.setValue("Bearer token", forHTTPHeaderField: "Authorization")
+        let request = HTTPRequest(url: URL(string: "https://api.example.com/v1/todos?page=1")!,
+                                  headers: ["Authorization": "Bearer token"])
 
         output.line("In-memory layers: \(formatted(Double(requests))) sequential GETs with a bearer token per scenario "
                     + "and round, \(rounds) interleaved rounds, medians")

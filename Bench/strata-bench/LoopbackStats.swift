@@ -32,7 +32,7 @@ struct UnexpectedStatus: Error, CustomStringConvertible {
 }
 
 /// Sends `request` `total` times from `concurrency` tasks and times each send.
-func measure(_ name: String, transport: any Transport, request: URLRequest, total: Int, concurrency: Int) async throws -> Stats {
+func measure(_ name: String, transport: any Transport, request: HTTPRequest, total: Int, concurrency: Int) async throws -> Stats {
     let perTask = total / concurrency
     let start = ContinuousClock.now
     let latencies = try await withThrowingTaskGroup(of: [Double].self) { group in

@@ -33,6 +33,8 @@ enum PinnedBenchmark {
     }
 
     struct Comparison: Encodable {
+        /// `HTTP/1.1` or `HTTP/2`.
+        var protocolName: String
         var concurrency: Int
         /// How much longer the full stack takes per request than the bare transport, in percent.
         var fullStackCostPercent: Double
@@ -62,6 +64,8 @@ enum PinnedBenchmark {
         var name: String
         var concurrency: Int
         var client: Client
+        /// The request it sends: each protocol has a server of its own.
+        var request: HTTPRequest
     }
 
     static let body = #"{"id":42,"name":"Ada Lovelace","email":"ada@example.com","active":true}"#
@@ -73,49 +77,71 @@ enum PinnedBenchmark {
         let requests = options.requests ?? (options.quick ? 1_000 : 5_000)
         let rounds = options.rounds ?? (options.quick ? 3 : 7)
         let server = try await BenchServer.start(path: "/small", body: body, etag: etag, builtIn: options.builtInServer)
+        let http2Server = try await BenchServer.start(path: "/small", body: body, etag: etag, builtIn: options.builtInServer,
+                                                      http2: true)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let report: Report
         do {
-            report = try await measure(server: server, requests: requests, rounds: rounds, directory: directory,
-                                       options: options, output: output)
+            report = try await measure(server: server, http2Server: http2Server, requests: requests, rounds: rounds,
+                                       directory: directory, options: options, output: output)
         } catch {
             await server.stop()
+            await http2Server?.stop()
             throw error
         }
         await server.stop()
+        await http2Server?.stop()
         return report
     }
 
-    private static func measure(server: BenchServer, requests: Int, rounds: Int, directory: URL,
-                                options: BenchOptions, output: BenchOutput) async throws -> Report {
-        var request = URLRequest(url: server.url)
-        request.setValue(authorization, forHTTPHeaderField: "Authorization")
-        let bare = try BenchFixtures.pinningTransport(maxConnectionsPerHost: maxConnectionsPerHost)
+    /// The full stack of the README over a pinned transport.
+    static func stack(over pinning: PinningTransport) -> any Transport {
         let auth = InMemoryAuthService(accessToken: "token")
-        let stack = ReauthTransport(inner: RetryTransport(inner: ETagTransport(
-            inner: try BenchFixtures.pinningTransport(maxConnectionsPerHost: maxConnectionsPerHost),
-            store: InMemoryETagStore())), authService: auth) {}
-        let stackName = "Reauth → Retry → ETag → PinningTransport"
-        let bareName = "PinningTransport alone"
-        var variants = [Variant(name: bareName, concurrency: 1, client: .swift(bare)),
-                        Variant(name: stackName, concurrency: 1, client: .swift(stack)),
-                        Variant(name: bareName, concurrency: 16, client: .swift(bare)),
-                        Variant(name: stackName, concurrency: 16, client: .swift(stack))]
+        return ReauthTransport(inner: RetryTransport(inner: ETagTransport(inner: pinning, store: InMemoryETagStore())),
+                               authService: auth) {}
+    }
+
+    private static let stackName = "Reauth → Retry → ETag → PinningTransport"
+    private static let bareName = "PinningTransport alone"
+
+    private static func measure(server: BenchServer, http2Server: BenchServer?, requests: Int, rounds: Int, directory: URL,
+                                options: BenchOptions, output: BenchOutput) async throws -> Report {
+        let request = HTTPRequest(url: server.url, headers: ["Authorization": authorization])
+        let bare = try BenchFixtures.pinningTransport(maxConnectionsPerHost: maxConnectionsPerHost)
+        let stacked = Self.stack(over: try BenchFixtures.pinningTransport(maxConnectionsPerHost: maxConnectionsPerHost))
+        var variants = [Variant(name: bareName, concurrency: 1, client: .swift(bare), request: request),
+                        Variant(name: stackName, concurrency: 1, client: .swift(stacked), request: request),
+                        Variant(name: bareName, concurrency: 16, client: .swift(bare), request: request),
+                        Variant(name: stackName, concurrency: 16, client: .swift(stacked), request: request)]
+        if let http2Server {
+            // One HTTP/2 connection carries every stream; the bare and stacked transports have one each.
+            let http2Request = HTTPRequest(url: http2Server.url, headers: ["Authorization": authorization])
+            let bare2 = try BenchFixtures.pinningTransport(maxConnectionsPerHost: maxConnectionsPerHost, httpVersion: .preferHTTP2)
+            let stack2 = Self.stack(over: try BenchFixtures.pinningTransport(maxConnectionsPerHost: maxConnectionsPerHost,
+                                                                         httpVersion: .preferHTTP2))
+            variants += [Variant(name: bareName + " h2", concurrency: 1, client: .swift(bare2), request: http2Request),
+                         Variant(name: stackName + " h2", concurrency: 1, client: .swift(stack2), request: http2Request),
+                         Variant(name: bareName + " h2", concurrency: 16, client: .swift(bare2), request: http2Request),
+                         Variant(name: stackName + " h2", concurrency: 16, client: .swift(stack2), request: http2Request)]
+        }
         if CurlRun.executable != nil {
-            variants += [Variant(name: "curl -K list, one process", concurrency: 1, client: .curl),
-                         Variant(name: "curl -Z --parallel-max 16", concurrency: 16, client: .curl)]
+            variants += [Variant(name: "curl -K list, one process", concurrency: 1, client: .curl, request: request),
+                         Variant(name: "curl -Z --parallel-max 16", concurrency: 16, client: .curl, request: request)]
         }
         variants = variants.filter { options.includes("\($0.name) c=\($0.concurrency)") }
         let pin = "sha256//" + (try BenchFixtures.leafPin().dropFirst("sha256/".count))
 
-        output.line("Pinned transport over loopback TLS 1.3, HTTP/1.1 keep-alive, \(body.utf8.count)-byte JSON body with an ETag")
+        output.line("Pinned transport over loopback TLS 1.3, HTTP/1.1 keep-alive (and HTTP/2, \"h2\", one connection), "
+                    + "\(body.utf8.count)-byte JSON body with an ETag")
         output.line("server: \(server.name); \(formatted(Double(requests))) requests per client and round, \(rounds) "
                     + "interleaved rounds, medians; maxConnectionsPerHost \(maxConnectionsPerHost)")
         // Warm up: every connection of both pools open, the stack's store filled.
-        for case .swift(let transport) in variants.map(\.client) {
-            _ = try await strata_bench.measure("warm-up", transport: transport, request: request, total: 16 * 50, concurrency: 16)
+        for variant in variants {
+            guard case .swift(let transport) = variant.client else { continue }
+            _ = try await strata_bench.measure("warm-up", transport: transport, request: variant.request, total: 16 * 50,
+                                               concurrency: 16)
         }
         var seconds = [[Double]](repeating: [], count: variants.count)
         var cpu = [[Double]](repeating: [], count: variants.count)
@@ -127,7 +153,7 @@ enum PinnedBenchmark {
                 switch variant.client {
                 case .swift(let transport):
                     let cpuBefore = Measurement.processCPUNanoseconds
-                    let run = try await strata_bench.measure(variant.name, transport: transport, request: request,
+                    let run = try await strata_bench.measure(variant.name, transport: transport, request: variant.request,
                                                              total: requests, concurrency: variant.concurrency)
                     cpu[index].append((Measurement.processCPUNanoseconds - cpuBefore) / 1e3 / Double(requests))
                     seconds[index].append(run.seconds)
@@ -157,19 +183,24 @@ enum PinnedBenchmark {
                        cpuMicrosecondsPerRequest: Measurement.median(cpu[index]))
         }
         var comparisons: [Comparison] = []
-        for concurrency in [1, 16] {
-            func index(_ prefix: String) -> Int? {
-                variants.firstIndex { $0.name.hasPrefix(prefix) && $0.concurrency == concurrency }
+        for (protocolName, suffix) in [("HTTP/1.1", ""), ("HTTP/2", " h2")] {
+          for concurrency in [1, 16] {
+            func index(_ name: String) -> Int? {
+                variants.firstIndex { $0.name == name && $0.concurrency == concurrency }
             }
-            func times(_ prefix: String) -> [Double]? { index(prefix).map { seconds[$0] } }
-            guard let bare = index(bareName), let stack = index(stackName) else { continue }
+            func times(_ prefix: String) -> [Double]? {
+                guard suffix.isEmpty else { return nil }
+                return variants.firstIndex { $0.name.hasPrefix(prefix) && $0.concurrency == concurrency }.map { seconds[$0] }
+            }
+            guard let bare = index(bareName + suffix), let stack = index(stackName + suffix) else { continue }
             let bareTimes = seconds[bare], stackTimes = seconds[stack]
             let cost = Measurement.median(zip(stackTimes, bareTimes).map { ($0 / $1 - 1) * 100 })
             let cpuCost = Measurement.median(zip(cpu[stack], cpu[bare]).map { ($0 / $1 - 1) * 100 })
             let overCurl = times("curl").map { Measurement.median(zip(bareTimes, $0).map { $0 / $1 }) }
-            comparisons.append(Comparison(concurrency: concurrency, fullStackCostPercent: cost, fullStackCPUCostPercent: cpuCost,
-                                          targetPercent: 5,
+            comparisons.append(Comparison(protocolName: protocolName, concurrency: concurrency, fullStackCostPercent: cost,
+                                          fullStackCPUCostPercent: cpuCost, targetPercent: 5,
                                           meetsTarget: cost <= 5, bareOverCurl: overCurl))
+          }
         }
 
         output.line("client".padded(to: 44) + "tasks".leftPadded(to: 6) + "req/s".leftPadded(to: 9)
@@ -185,7 +216,7 @@ enum PinnedBenchmark {
         }
         for comparison in comparisons {
             let tasks = comparison.concurrency == 1 ? "sequential" : "\(comparison.concurrency) tasks"
-            output.line("\(tasks): the full stack takes \(formatted(comparison.fullStackCostPercent, decimals: 1))% more time "
+            output.line("\(comparison.protocolName), \(tasks): the full stack takes \(formatted(comparison.fullStackCostPercent, decimals: 1))% more time "
                         + "than bare PinningTransport (target ≤ 5%: \(comparison.meetsTarget ? "met" : "MISSED")) and "
                         + "\(formatted(comparison.fullStackCPUCostPercent, decimals: 1))% more CPU"
                         + (comparison.bareOverCurl.map { "; bare takes \(formatted($0, decimals: 2))× curl's time" } ?? ""))
@@ -204,6 +235,14 @@ enum BenchServer: Sendable {
     /// (the HTTP/1.1 pool is what is measured), TLS 1.3, keep-alive without limit, no access
     /// log; `return` ignores conditional headers, so every answer is the same 200.
     static func start(path: String, body: String, etag: String, builtIn: Bool) async throws -> BenchServer {
+        guard let server = try await start(path: path, body: body, etag: etag, builtIn: builtIn, http2: false) else {
+            preconditionFailure("an HTTP/1.1 server always starts")
+        }
+        return server
+    }
+
+    /// The same over HTTP/2, or `nil` when nginx is not installed (the built-in server speaks HTTP/1.1).
+    static func start(path: String, body: String, etag: String, builtIn: Bool, http2: Bool) async throws -> BenchServer? {
         if NginxServer.isInstalled, !builtIn {
             let directives = """
                 access_log off;
@@ -212,9 +251,10 @@ enum BenchServer: Sendable {
                 ssl_protocols TLSv1.3;
                 location = \(path) { default_type application/json; add_header ETag '\(etag)'; return 200 '\(body)'; }
                 """
-            let server = try await NginxServer.start(http2: false, directives: directives)
+            let server = try await NginxServer.start(http2: http2, directives: directives)
             return .nginx(server, version: await offCooperativePool { BenchFixtures.nginxVersion() }, path: path)
         }
+        guard !http2 else { return nil }
         let server = try TLSLoopbackServer(identity: .leafOnly)
         server.http.route(path, response: .init(headers: [("Content-Type", "application/json"), ("ETag", etag)], text: body))
         return .builtIn(server, path: path)

@@ -30,17 +30,17 @@ enum SessionBenchmark {
         let plainURL = plain.url("/small")
 
         for _ in 0..<300 {
-            _ = try await pinning.send(URLRequest(url: pinnedURL))
-            _ = try await session.send(URLRequest(url: plainURL))
+            _ = try await pinning.send(HTTPRequest(url: pinnedURL))
+            _ = try await session.send(HTTPRequest(url: plainURL))
         }
         print("loopback, \(total) requests per run, \(body.utf8.count)-byte JSON body, maxConnectionsPerHost \(perHost)")
         for round in 1...2 {
             print("round \(round)")
             for concurrency in [1, 16] {
                 print(try await measure("PinningTransport https (TLS 1.3) c=\(concurrency)", transport: pinning,
-                                        request: URLRequest(url: pinnedURL), total: total, concurrency: concurrency).line)
+                                        request: HTTPRequest(url: pinnedURL), total: total, concurrency: concurrency).line)
                 print(try await measure("URLSessionTransport plain http c=\(concurrency)", transport: session,
-                                        request: URLRequest(url: plainURL), total: total, concurrency: concurrency).line)
+                                        request: HTTPRequest(url: plainURL), total: total, concurrency: concurrency).line)
             }
         }
         print("TLS server connections: \(tls.http.connectionCount)")

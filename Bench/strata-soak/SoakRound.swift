@@ -70,19 +70,16 @@ struct SoakRound: Sendable {
     private func send(_ index: Int, through stack: SoakStack, server: SoakServer, into result: inout Result) async {
         let kind = Kind(index: index)
         let order = "r\(number)-\(index)"
-        var request: URLRequest
+        var request: HTTPRequest
         switch kind {
         case .get, .put:
-            request = URLRequest(url: server.tls.url("/items?\(index % 50)"))
-            request.httpMethod = kind == .get ? "GET" : "PUT"
-            if kind == .put { request.httpBody = Data("{}".utf8) }
+            request = HTTPRequest(method: kind == .get ? .get : .put, url: server.tls.url("/items?\(index % 50)"))
+            if kind == .put { request.body = HTTPBody("{}") }
         case .keyedPost, .unkeyedPost:
-            request = URLRequest(url: server.tls.url("/orders"))
-            request.httpMethod = "POST"
-            request.httpBody = Data(order.utf8)
-            if kind == .keyedPost { request.setValue(order, forHTTPHeaderField: "Idempotency-Key") }
+            request = HTTPRequest(method: .post, url: server.tls.url("/orders"), body: HTTPBody(order))
+            if kind == .keyedPost { request.headers["Idempotency-Key"] = order }
         }
-        request.setValue("Bearer \(await stack.auth.accessToken() ?? "")", forHTTPHeaderField: "Authorization")
+        request.headers["Authorization"] = "Bearer \(await stack.auth.accessToken() ?? "")"
         let outcome: String
         var succeeded = false
         do {

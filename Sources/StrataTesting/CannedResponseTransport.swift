@@ -29,7 +29,7 @@ public struct CannedResponseTransport: Transport {
     /// Returns the canned response, with the request's URL.
     ///
     /// - Throws: `CancellationError` when the calling task is cancelled.
-    public func send(_ request: URLRequest) async throws -> HTTPResponse {
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         try Task.checkCancellation()
         return response.httpResponse(for: request.url)
     }

@@ -11,7 +11,7 @@ public struct CannedRoute: Sendable {
         /// In order; the last one repeats.
         case responses([CannedResponse])
         case error(any Error)
-        case handler(@Sendable (URLRequest) throws -> CannedResponse)
+        case handler(@Sendable (HTTPRequest) throws -> CannedResponse)
     }
 
     /// The requests this route answers.
@@ -38,7 +38,7 @@ public struct CannedRoute: Sendable {
 
     /// Answers each matching request with what `respond` returns for it, or throws what it
     /// throws. Use it when the answer depends on the request (a header, the body).
-    public init(pattern: RequestPattern, respond: @escaping @Sendable (URLRequest) throws -> CannedResponse) {
+    public init(pattern: RequestPattern, respond: @escaping @Sendable (HTTPRequest) throws -> CannedResponse) {
         self.pattern = pattern
         answer = .handler(respond)
     }

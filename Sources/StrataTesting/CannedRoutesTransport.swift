@@ -22,7 +22,7 @@ import Strata
 /// ```
 public final class CannedRoutesTransport: Transport {
     private struct State {
-        var recorded: [URLRequest] = []
+        var recorded: [HTTPRequest] = []
         /// How many times each route answered, by index, to walk response sequences.
         var uses: [Int: Int] = [:]
     }
@@ -60,7 +60,7 @@ public final class CannedRoutesTransport: Transport {
     }
 
     /// Every request sent so far, in order, including unmatched ones.
-    public var recordedRequests: [URLRequest] {
+    public var recordedRequests: [HTTPRequest] {
         get async { state.withLock { $0.recorded } }
     }
 
@@ -68,7 +68,7 @@ public final class CannedRoutesTransport: Transport {
     ///
     /// - Throws: The route's error, ``CannedRoutesError`` for an unmatched request or an invalid
     ///   pattern, or `CancellationError` when the calling task is cancelled.
-    public func send(_ request: URLRequest) async throws -> HTTPResponse {
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         try Task.checkCancellation()
         state.withLock { $0.recorded.append(request) }
         if let invalidPattern { throw invalidPattern }
@@ -78,7 +78,7 @@ public final class CannedRoutesTransport: Transport {
             break
         }
         guard let index = matched else {
-            throw CannedRoutesError.unmatched(method: HTTPMethod(request), url: request.url,
+            throw CannedRoutesError.unmatched(method: request.method, url: request.url,
                                               knownRoutes: routes.map(\.pattern.description))
         }
         switch routes[index].answer {

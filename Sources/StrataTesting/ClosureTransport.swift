@@ -28,13 +28,13 @@ public final class ClosureTransport: Transport {
         case failing(any Error)
     }
 
-    private let handler: @Sendable (URLRequest) async throws -> HTTPResponse
-    private let recorded = LockedValue<[URLRequest]>([])
+    private let handler: @Sendable (HTTPRequest) async throws -> HTTPResponse
+    private let recorded = LockedValue<[HTTPRequest]>([])
 
     /// Answers each request with what `handler` returns for it (its URL set to the request's
     /// when it has none), or throws what it throws. `handler` may suspend (wait on a gate, sleep
     /// on a test clock); it is called once per request, concurrently when requests are.
-    public init(_ handler: @escaping @Sendable (URLRequest) async throws -> HTTPResponse) {
+    public init(_ handler: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse) {
         self.handler = handler
     }
 
@@ -66,7 +66,7 @@ public final class ClosureTransport: Transport {
     }
 
     /// Every request sent so far, in the order the sends began.
-    public var recordedRequests: [URLRequest] {
+    public var recordedRequests: [HTTPRequest] {
         get async { recorded.withLock { $0 } }
     }
 
@@ -74,7 +74,7 @@ public final class ClosureTransport: Transport {
     ///
     /// - Throws: What the closure throws, or `CancellationError` when the calling task is
     ///   cancelled before the closure runs.
-    public func send(_ request: URLRequest) async throws -> HTTPResponse {
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         try Task.checkCancellation()
         recorded.withLock { $0.append(request) }
         var response = try await handler(request)

@@ -47,9 +47,9 @@ public struct RequestPattern: Sendable, Hashable, CustomStringConvertible {
     /// Whether `request` matches this pattern.
     ///
     /// - Throws: ``CannedRoutesError/invalidPattern(_:reason:)`` for an invalid regular expression.
-    public func matches(_ request: URLRequest) throws -> Bool {
-        if let method, method != HTTPMethod(request) { return false }
-        let path = request.url?.path ?? ""
+    public func matches(_ request: HTTPRequest) throws -> Bool {
+        if let method, method != request.method { return false }
+        let path = request.url.path
         switch rule {
         case .exact(let expected):
             return path == expected

@@ -88,7 +88,7 @@ struct CannedRoutesTransportTests {
     func closureRoute() async throws {
         let transport = CannedRoutesTransport(routes: [
             CannedRoute(pattern: RequestPattern(path: "/echo")) { request in
-                CannedResponse(string: request.value(forHTTPHeaderField: "X-Echo") ?? "")
+                CannedResponse(string: request.headers["X-Echo"] ?? "")
             },
         ])
         var echo = request(.get, "/echo")
@@ -158,10 +158,10 @@ struct CannedRoutesTransportTests {
         #expect(try await script.send(request(.get, "/2")).statusCode == 503)
         #expect(try await script.send(request(.get, "/3")).text == "done")
         #expect(try await script.send(request(.get, "/4")).text == "done")
-        #expect(await script.recordedRequests.map { $0.url?.path } == ["/1", "/2", "/3", "/4"])
+        #expect(await script.recordedRequests.map { $0.url.path } == ["/1", "/2", "/3", "/4"])
         let handled = ClosureTransport { request in
             await Task.yield()   // the handler may suspend
-            return HTTPResponse(statusCode: 200, body: Data((request.url?.path ?? "").utf8))
+            return HTTPResponse(statusCode: 200, body: Data((request.url.path).utf8))
         }
         let answer = try await handled.send(request(.get, "/echo"))
         #expect(answer.text == "/echo" && answer.url == URL(string: "https://api.example.com/echo"))
@@ -198,7 +198,7 @@ struct CannedRoutesTransportTests {
         _ = try await transport.send(request(.get, "/a"))
         _ = try? await transport.send(request(.post, "/zzz"))
         let recorded = await transport.recordedRequests
-        #expect(recorded.map { "\($0.httpMethod ?? "") \($0.url?.path ?? "")" } == ["GET /a", "POST /zzz"])
+        #expect(recorded.map { "\($0.method.rawValue) \($0.url.path)" } == ["GET /a", "POST /zzz"])
     }
 
     @Test("a cancelled task is not answered")
@@ -229,6 +229,6 @@ struct CannedRoutesTransportTests {
         let environment = DefaultAPIEnvironment(baseURL: URL(string: "https://api.example.com/v1")!)
         let todos: [Todo] = try await service.requestModels(to: TodoAPI.list(page: 2), via: environment)
         #expect(todos == [Todo(title: "write tests")])
-        #expect(await transport.recordedRequests.first?.url?.query == "page=2")
+        #expect(await transport.recordedRequests.first?.url.query == "page=2")
     }
 }

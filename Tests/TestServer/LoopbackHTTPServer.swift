@@ -58,6 +58,11 @@ public final class LoopbackHTTPServer: Sendable {
         public var dripInterval: Duration?
         /// How many leading bytes of `raw` go out at once before the drip starts.
         public var dripAfter = 0
+        /// Writes the body after the head, as the test scripts it (waiting for the test's signals,
+        /// generating bytes instead of holding them); `write` returns false once the client is
+        /// gone. The head gets no `Content-Length`: give one, or `Transfer-Encoding: chunked`
+        /// (and write the chunks), or set `closeConnection` for a body the close ends.
+        public var writer: (@Sendable (_ write: (Data) -> Bool) -> Void)?
 
         /// Creates a response.
         public init(status: Int = 200, headers: [(name: String, value: String)] = [], body: Data = Data(),
@@ -93,6 +98,15 @@ public final class LoopbackHTTPServer: Sendable {
             var response = raw(Data((head + body).utf8))
             response.dripInterval = interval
             response.dripAfter = head.utf8.count
+            return response
+        }
+
+        /// Sends the head, then lets `writer` write the body (see ``writer``).
+        public static func streamed(status: Int = 200, headers: [(name: String, value: String)],
+                                    closeConnection: Bool = false,
+                                    writer: @escaping @Sendable (_ write: (Data) -> Bool) -> Void) -> Response {
+            var response = Response(status: status, headers: headers, closeConnection: closeConnection)
+            response.writer = writer
             return response
         }
 
@@ -353,6 +367,14 @@ public final class LoopbackHTTPServer: Sendable {
                 }
                 let keepAlive = !response.closeConnection && request.header("Connection")?.lowercased() != "close"
                 connection.write(LoopbackHTTPServer.format(response, keepAlive: keepAlive, head: request.method == "HEAD"))
+                if let writer = response.writer {
+                    var gone = false
+                    writer { data in
+                        gone = gone || !connection.write(data)
+                        return !gone
+                    }
+                    if gone { return }
+                }
                 if !keepAlive { return }
             }
         }
@@ -361,7 +383,8 @@ public final class LoopbackHTTPServer: Sendable {
     fileprivate static func format(_ response: Response, keepAlive: Bool, head: Bool) -> Data {
         var text = "HTTP/1.1 \(response.status) \(reason(response.status))\r\n"
         var headers = response.headers
-        let hasLength = headers.contains { $0.name.lowercased() == "content-length" || $0.name.lowercased() == "transfer-encoding" }
+        let hasLength = response.writer != nil
+            || headers.contains { $0.name.lowercased() == "content-length" || $0.name.lowercased() == "transfer-encoding" }
         let bodyless = response.status == 204 || response.status == 304 || (100..<200).contains(response.status)
         if !hasLength && !bodyless { headers.append(("Content-Length", String(response.body.count))) }
         if !keepAlive { headers.append(("Connection", "close")) }

@@ -11,8 +11,8 @@ enum BearerCredential {
 
     /// The token in a request's `Authorization` header, or `nil` when it has none or uses
     /// another scheme. The scheme is matched case-insensitively (RFC 9110 §11.1).
-    static func token(in request: URLRequest) -> String? {
-        request.headerValue(headerName).flatMap(token(inAuthorization:))
+    static func token(in request: HTTPRequest) -> String? {
+        request.headers[headerName].flatMap(token(inAuthorization:))
     }
 
     /// The token in an `Authorization` value such as `Bearer abc`, or `nil` when the value is
@@ -62,9 +62,9 @@ enum BearerCredential {
     /// `request` with its `Authorization` replaced by a bearer credential for `token`.
     ///
     /// - Throws: ``HTTPHeaderError`` when the token cannot go in a header (CR, LF, NUL).
-    static func authorizing(_ request: URLRequest, with token: String) throws(HTTPHeaderError) -> URLRequest {
+    static func authorizing(_ request: HTTPRequest, with token: String) throws(HTTPHeaderError) -> HTTPRequest {
         var request = request
-        request.setValue(try authorization(for: token), forHTTPHeaderField: headerName)
+        request.headers[headerName] = try authorization(for: token)
         return request
     }
 }

@@ -88,7 +88,7 @@ public struct HTTPBody: Sendable, AsyncSequence {
 
     /// The whole body when it is held in memory, `nil` when it is a file or a stream. Lets a
     /// terminal write a small body in one call, with no iteration.
-    var bytesInMemory: [UInt8]? {
+    package var bytesInMemory: [UInt8]? {
         if case .bytes(let bytes) = source { return bytes }
         return nil
     }

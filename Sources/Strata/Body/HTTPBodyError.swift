@@ -9,6 +9,9 @@ public enum HTTPBodyError: Error, Sendable, Hashable, CustomStringConvertible {
     case lengthMismatch(expected: Int64, actual: Int64)
     /// A file body's file could not be opened or read.
     case unreadableFile(path: String, reason: String)
+    /// A response body was read after the ``Transport/stream(_:_:)`` call that delivered it
+    /// returned: the connection was released then. Read the body inside `consume`.
+    case readAfterRelease
     /// A body made from a Foundation `InputStream` (a `URLRequest`'s `httpBodyStream`) failed.
     case unreadableStream(reason: String)
 
@@ -24,6 +27,8 @@ public enum HTTPBodyError: Error, Sendable, Hashable, CustomStringConvertible {
                 + "declare the right length, or nil when it is not known (a file must not change while it is sent)"
         case .unreadableFile(let path, let reason):
             "cannot read the body file \(path): \(reason)"
+        case .readAfterRelease:
+            "the response body was read after stream(_:_:) returned, when its connection was already released; read it inside the consume closure"
         case .unreadableStream(let reason):
             "cannot read the request's body stream: \(reason)"
         }

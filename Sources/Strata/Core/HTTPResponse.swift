@@ -42,6 +42,9 @@ public struct HTTPResponse: Sendable, Hashable {
         self.source = source
     }
 
+    /// The status, headers and URL, without the body.
+    public var head: HTTPResponseHead { HTTPResponseHead(statusCode: statusCode, headers: headers, url: url) }
+
     /// Whether the status is in the 2xx range.
     public var isSuccess: Bool { (200..<300).contains(statusCode) }
 

@@ -57,19 +57,59 @@ import Foundation
 ///     let inner: any Transport
 ///     let userAgent: String
 ///
-///     func send(_ request: URLRequest) async throws -> HTTPResponse {
+///     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
 ///         var request = request
-///         request.setValue(userAgent, forHTTPHeaderField: "User-Agent")
+///         request.headers["User-Agent"] = userAgent
 ///         return try await inner.send(request)
 ///     }
 /// }
 /// ```
+///
+/// ## Buffered and streamed
+/// ``send(_:)`` returns the whole body in ``HTTPResponse/body``, within the transport's limits:
+/// the right call for API responses. ``stream(_:_:)`` hands the response head and then its body
+/// as it arrives. A layer that does not implement `stream` gets a default built on `send`
+/// (buffered), so every transport can be called either way.
 public protocol Transport: Sendable {
-    /// Sends `request` and returns the response the server gave, whatever its status.
+    /// Sends `request` and returns the response the server gave, whatever its status, with its
+    /// whole body.
     ///
     /// - Parameter request: The request to send. Its URL must be absolute (`http` or `https`).
     /// - Returns: The response, after every behaviour this transport adds.
     /// - Throws: ``TransportError`` when no response could be obtained, `CancellationError` when
     ///   the calling task was cancelled, or the layer's own typed error.
-    func send(_ request: URLRequest) async throws -> HTTPResponse
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse
+
+    /// Sends `request` and calls `consume` once with the final response's head and its body.
+    ///
+    /// The response is released when `consume` returns or throws, whether or not it read the
+    /// whole body. Layers decide on the head (a retry, a token refresh, a redirect) before
+    /// `consume` is called, so `consume` sees exactly one response.
+    ///
+    /// - Parameters:
+    ///   - request: The request to send. Its URL must be absolute (`http` or `https`).
+    ///   - consume: Reads the response; what it returns is returned.
+    /// - Returns: What `consume` returned.
+    /// - Throws: What ``send(_:)`` throws, and what `consume` or reading the body throws.
+    func stream<Result: Sendable>(_ request: HTTPRequest,
+                                  _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result) async throws -> Result
+}
+
+extension Transport {
+    /// Sends `request` with ``send(_:)`` and hands its buffered body to `consume`: the default for
+    /// layers that do not stream.
+    public func stream<Result: Sendable>(_ request: HTTPRequest,
+                                         _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result) async throws -> Result {
+        let response = try await send(request)
+        return try await consume(response.head, HTTPBody(response.body))
+    }
+
+    /// Sends a Foundation `URLRequest`, converted once with ``HTTPRequest/init(_:)``: code that
+    /// holds `URLRequest`s calls any transport unchanged.
+    ///
+    /// - Throws: ``TransportError`` of kind ``TransportError/Kind/invalidRequest`` when the request
+    ///   has no absolute `http` or `https` URL, and what ``send(_:)`` throws.
+    public func send(_ request: URLRequest) async throws -> HTTPResponse {
+        try await send(HTTPRequest(request))
+    }
 }

@@ -40,8 +40,14 @@ public struct TransportStack: Transport {
     }
 
     /// Sends `request` through the outermost layer.
-    public func send(_ request: URLRequest) async throws -> HTTPResponse {
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         try await inner.send(request)
+    }
+
+    /// Streams `request` through the outermost layer.
+    public func stream<Result: Sendable>(_ request: HTTPRequest,
+                                         _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result) async throws -> Result {
+        try await inner.stream(request, consume)
     }
 }
 

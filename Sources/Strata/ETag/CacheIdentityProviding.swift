@@ -33,7 +33,7 @@ import Foundation
 ///     }
 ///
 ///     func cacheIdentity(for url: URL) -> String? { identities?.cacheIdentity(for: url) }
-///     func send(_ request: URLRequest) async throws -> HTTPResponse { try await inner.send(request) }
+///     func send(_ request: HTTPRequest) async throws -> HTTPResponse { try await inner.send(request) }
 /// }
 /// ```
 public protocol CacheIdentityProviding: Sendable {

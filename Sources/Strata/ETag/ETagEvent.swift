@@ -17,8 +17,6 @@ public enum ETagEvent: Sendable, Hashable {
         case requestNoStore = "the request says Cache-Control: no-store"
         /// A method that neither reads from nor invalidates the store, such as `OPTIONS`.
         case method = "the method does not use the store"
-        /// The request has no URL to key an entry by.
-        case noURL = "the request has no URL"
     }
 
     /// Why a response was not stored.
@@ -33,6 +31,10 @@ public enum ETagEvent: Sendable, Hashable {
         case varyStar = "the response says Vary: *"
         /// `HEAD` responses have no body to store.
         case head = "HEAD responses are not stored"
+        /// A streamed body was larger than ``ETagTransport``'s `maxStreamedBodyBytes`.
+        case streamedBodyTooLarge = "the streamed body is larger than the layer keeps"
+        /// The caller stopped reading a streamed body before its end (or reading it failed).
+        case streamedBodyUnfinished = "the streamed body was not read to its end"
     }
 
     /// The request passed through untouched.

@@ -10,7 +10,7 @@ import Foundation
 /// ```swift
 /// let store = try FileETagStore(directory: cachesDirectory.appending(path: "etags"))
 /// let transport = ETagTransport(inner: URLSessionTransport(), store: store)
-/// let response = try await transport.send(URLRequest(url: profileURL))
+/// let response = try await transport.send(HTTPRequest(url: profileURL))
 /// if response.source == .revalidated { /* the server said 304; the body came from the store */ }
 /// ```
 ///
@@ -44,8 +44,11 @@ import Foundation
 public struct ETagTransport: Transport {
     /// The transport that sends requests.
     public let inner: any Transport
-    private let store: any ETagStoreProtocol
-    private let policy: ConditionalRequestPolicy
+    let store: any ETagStoreProtocol
+    let policy: ConditionalRequestPolicy
+    /// The largest streamed body kept for the store, copied as the caller reads it; a larger one
+    /// is handed on without being kept.
+    let maxStreamedBodyBytes: Int
     private let identityDigests = IdentityDigestMemo()
     /// `inner`, when it can tell which client certificate a request will be sent with.
     private let clientIdentities: (any CacheIdentityProviding)?
@@ -62,16 +65,20 @@ public struct ETagTransport: Transport {
     ///   - inner: The transport that sends requests.
     ///   - store: Where responses are kept. Default: an ``InMemoryETagStore``.
     ///   - policy: Keying rules: which request fields identify a user, which partition to use.
+    ///   - maxStreamedBodyBytes: The largest body of a streamed response (``stream(_:_:)``) kept
+    ///     for the store, copied while the caller reads it; a larger one is not stored and costs
+    ///     no memory here. Default: 8 MiB, `FileETagStore`'s default entry limit.
     public init(inner: any Transport, store: any ETagStoreProtocol = InMemoryETagStore(),
-                policy: ConditionalRequestPolicy = ConditionalRequestPolicy()) {
+                policy: ConditionalRequestPolicy = ConditionalRequestPolicy(), maxStreamedBodyBytes: Int = 8 << 20) {
         self.inner = inner
         clientIdentities = inner as? any CacheIdentityProviding
         self.store = store
         self.policy = policy
+        self.maxStreamedBodyBytes = max(0, maxStreamedBodyBytes)
     }
 
     /// Reports what the layer did to the observers above (see ``ETagEvent``).
-    private func report(_ event: @autoclosure () -> ETagEvent) {
+    func report(_ event: @autoclosure () -> ETagEvent) {
         TransportEvents.emit(event())
     }
 
@@ -82,52 +89,63 @@ public struct ETagTransport: Transport {
     /// - Throws: What the inner transport throws, and ``TransportError`` with
     ///   ``TransportError/Kind/invalidResponse`` when the server answers 304 to a request that
     ///   carried no conditional header.
-    public func send(_ request: URLRequest) async throws -> HTTPResponse {
-        // The request's method, URL and fields, read once: URLRequest accessors are costly on Linux.
-        let facts = ConditionalRequestPolicy.RequestFacts(request)
-        switch policy.plan(for: facts) {
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        switch policy.plan(for: request) {
         case .passThrough(let reason):
-            report(.passedThrough(facts.url, reason: reason))
+            report(.passedThrough(request.url, reason: reason))
             return try await inner.send(request)
         case .invalidateOnSuccess:
             let response = try await inner.send(request)
             if policy.invalidates(response) {
                 for url in policy.invalidatedURLs(request: request, response: response) {
-                    await invalidate(url, asSeenBy: facts)
+                    await invalidate(url, asSeenBy: request)
                 }
             }
             return response
         case .useStore:
-            return try await sendUsingStore(request, facts)
+            return try await sendUsingStore(request)
         }
     }
 
-    private struct Candidate {
+    struct Candidate {
         var entry: ETagCacheEntry
         var key: String
     }
 
-    private func sendUsingStore(_ request: URLRequest, _ facts: ConditionalRequestPolicy.RequestFacts) async throws -> HTTPResponse {
-        guard let url = facts.url,
-              let primaryKey = policy.primaryKey(for: facts, clientIdentity: clientIdentities?.cacheIdentity(for: url),
-                                                 memo: identityDigests)
-        else {
-            return try await inner.send(request)
-        }
-        guard let candidate = await lookUp(facts, primaryKey: primaryKey),
+    /// The primary key of `request`, in the partition of the client identity it will be sent with.
+    func primaryKey(for request: HTTPRequest) -> String {
+        policy.primaryKey(for: request, clientIdentity: clientIdentities?.cacheIdentity(for: request.url),
+                          memo: identityDigests)
+    }
+
+    private func sendUsingStore(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let url = request.url
+        let primaryKey = primaryKey(for: request)
+        guard let candidate = await lookUp(request, primaryKey: primaryKey),
               let conditional = policy.conditionalRequest(request, validating: candidate.entry) else {
             report(.miss(url))
-            return try await sendUnconditionally(request, facts, primaryKey: primaryKey, replacing: nil)
+            return try await sendUnconditionally(request, primaryKey: primaryKey, replacing: nil)
         }
         report(.validating(url, etag: candidate.entry.etag, lastModified: candidate.entry.lastModified))
         let response = try await inner.send(conditional)
         guard response.statusCode == 304 else {
-            return await keep(response, for: facts, primaryKey: primaryKey, replacing: candidate)
+            return await keep(response, for: request, primaryKey: primaryKey, replacing: candidate)
         }
-        guard let fresh = policy.freshened(candidate.entry, with: response) else {
+        guard let fresh = await revalidate(candidate, with: response, for: request, primaryKey: primaryKey) else {
+            return try await sendUnconditionally(request, primaryKey: primaryKey, replacing: nil)
+        }
+        return policy.revalidatedResponse(fresh, for: request, url: response.url)
+    }
+
+    /// The entry a 304 revalidated, with its headers freshened and written back when they
+    /// changed; `nil` (and the entry removed) when the 304 does not match it.
+    func revalidate(_ candidate: Candidate, with notModified: HTTPResponse, for request: HTTPRequest,
+                    primaryKey: String) async -> ETagCacheEntry? {
+        let url = request.url
+        guard let fresh = policy.freshened(candidate.entry, with: notModified) else {
             report(.validatorMismatch(url))
             await store.remove(for: candidate.key)
-            return try await sendUnconditionally(request, facts, primaryKey: primaryKey, replacing: nil)
+            return nil
         }
         // The entry is already in hand, so an eviction while the request was in flight does not
         // matter: the 304 is answered from this copy, which is written back when its headers
@@ -135,30 +153,29 @@ public struct ETagTransport: Transport {
         var writeBack = policy.needsStoreUpdate(from: candidate.entry, to: fresh)
         if !writeBack { writeBack = await !store.containsEntry(for: candidate.key) }
         if writeBack {
-            for key in policy.storageKeys(for: fresh, primaryKey: primaryKey, request: facts) {
+            for key in policy.storageKeys(for: fresh, primaryKey: primaryKey, request: request) {
                 await store.store(fresh, for: key)
             }
         }
         report(.revalidated(url, bodyBytes: fresh.body.count))
-        return policy.revalidatedResponse(fresh, for: facts, url: response.url)
+        return fresh
     }
 
     /// Sends `request` as given (it has no conditional header) and keeps what it may.
-    private func sendUnconditionally(_ request: URLRequest, _ facts: ConditionalRequestPolicy.RequestFacts,
-                                     primaryKey: String, replacing candidate: Candidate?) async throws -> HTTPResponse {
+    private func sendUnconditionally(_ request: HTTPRequest, primaryKey: String, replacing candidate: Candidate?) async throws -> HTTPResponse {
         let response = try await inner.send(request)
         guard response.statusCode != 304 else {
-            throw TransportError(.invalidResponse, method: facts.method, url: facts.url,
+            throw TransportError(.invalidResponse, method: request.method, url: request.url,
                                  message: "the server answered 304 Not Modified to a request without If-None-Match "
                                      + "or If-Modified-Since; ETagTransport has no stored body to answer it with")
         }
-        return await keep(response, for: facts, primaryKey: primaryKey, replacing: candidate)
+        return await keep(response, for: request, primaryKey: primaryKey, replacing: candidate)
     }
 
     /// Stores a full response when the policy allows it, and drops an entry it outdates.
-    private func keep(_ response: HTTPResponse, for request: ConditionalRequestPolicy.RequestFacts, primaryKey: String,
+    private func keep(_ response: HTTPResponse, for request: HTTPRequest, primaryKey: String,
                       replacing candidate: Candidate?) async -> HTTPResponse {
-        guard let url = request.url else { return response }
+        let url = request.url
         if request.method == .head {
             if let candidate, policy.headResponse(response, outdates: candidate.entry) {
                 await store.remove(for: candidate.key)
@@ -182,7 +199,7 @@ public struct ETagTransport: Transport {
 
     /// The stored entry that may answer `request`: the primary key's, or the variant its `Vary`
     /// points to.
-    private func lookUp(_ request: ConditionalRequestPolicy.RequestFacts, primaryKey: String) async -> Candidate? {
+    func lookUp(_ request: HTTPRequest, primaryKey: String) async -> Candidate? {
         guard let primary = await store.cachedResponse(for: primaryKey) else { return nil }
         if policy.selects(primary, for: request) { return Candidate(entry: primary, key: primaryKey) }
         let names = primary.varyHeaderNames
@@ -196,11 +213,10 @@ public struct ETagTransport: Transport {
 
     /// Removes the entries `request`'s identity has for `url`: the primary entry and the
     /// variant the request would select.
-    private func invalidate(_ url: URL, asSeenBy request: ConditionalRequestPolicy.RequestFacts) async {
+    func invalidate(_ url: URL, asSeenBy request: HTTPRequest) async {
         var lookup = request
         lookup.url = url
-        guard let primaryKey = policy.primaryKey(for: lookup, clientIdentity: clientIdentities?.cacheIdentity(for: url))
-        else { return }
+        let primaryKey = primaryKey(for: lookup)
         if let primary = await store.cachedResponse(for: primaryKey), !primary.varyHeaderNames.isEmpty {
             await store.remove(for: policy.variantKey(primaryKey: primaryKey, varyNames: primary.varyHeaderNames,
                                                       request: lookup))

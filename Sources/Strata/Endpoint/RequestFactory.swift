@@ -3,26 +3,24 @@ import FoundationNetworking
 #endif
 import Foundation
 
-/// Turns an endpoint and an environment into a `URLRequest`: URL, method, headers and body.
+/// Turns an endpoint and an environment into an ``HTTPRequest``: URL, method, headers and body.
 /// Authorization is added by ``HTTPNetworkService``, which owns the token.
 struct RequestFactory {
     let encoder: JSONEncoder
 
     func makeRequest(for endpoint: some EndpointProtocol,
-                     via environment: some APIEnvironmentProtocol) throws(NetworkError) -> URLRequest {
-        var request = URLRequest(url: try url(for: endpoint, base: environment.baseURL))
-        request.httpMethod = endpoint.method.rawValue
-
+                     via environment: some APIEnvironmentProtocol) throws(NetworkError) -> HTTPRequest {
+        var request = HTTPRequest(method: endpoint.method, url: try url(for: endpoint, base: environment.baseURL))
         var headers: HTTPHeaders = ["Accept": "application/json"]
         if let body = endpoint.body {
             let (data, contentType) = try encode(body)
-            request.httpBody = data
+            request.body = HTTPBody(data)
             headers["Content-Type"] = contentType
         }
         for (name, value) in environment.headers.sorted(by: { $0.key < $1.key }) { headers[name] = value }
         for (name, value) in endpoint.headers.sorted(by: { $0.key < $1.key }) { headers[name] = value }
         do { try headers.validate() } catch { throw .invalidHeader(error) }
-        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        request.headers = headers
         return request
     }
 

@@ -61,7 +61,7 @@ public struct LoggingTransport: Transport {
     }
 
     /// Sends the request through `inner`, logging its start, its outcome and the events below.
-    public func send(_ request: URLRequest) async throws -> HTTPResponse {
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         // A logger that takes no level logs nothing for this request: no observer is installed,
         // so no event is built and no identifier drawn for it.
         guard Self.levels.contains(where: logger.isEnabled) else { return try await inner.send(request) }
@@ -71,6 +71,17 @@ public struct LoggingTransport: Transport {
         return try await ObservingTransport.send(request, through: inner) { observed in
             write(observed, scrubbing: secrets)
         }
+    }
+
+    /// Streams the request through `inner`, logging its start, its head, the end of its body
+    /// (bytes and time, never the bytes themselves) and the events below.
+    public func stream<Result: Sendable>(_ request: HTTPRequest,
+                                         _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result) async throws -> Result {
+        guard Self.levels.contains(where: logger.isEnabled) else { return try await inner.stream(request, consume) }
+        let secrets = RequestSecrets(request: request, redaction: redaction)
+        return try await ObservingTransport.stream(request, through: inner, observer: { observed in
+            write(observed, scrubbing: secrets)
+        }, consume)
     }
 
     private static let levels = LogLevel.allCases
@@ -116,10 +127,10 @@ public struct LoggingTransport: Transport {
     /// logged for never pays for them.
     private final class RequestSecrets: Sendable {
         private let computed: LockedValue<[String]?> = LockedValue(nil)
-        private let request: URLRequest
+        private let request: HTTPRequest
         private let redaction: Redaction
 
-        init(request: URLRequest, redaction: Redaction) {
+        init(request: HTTPRequest, redaction: Redaction) {
             self.request = request
             self.redaction = redaction
         }
@@ -127,7 +138,7 @@ public struct LoggingTransport: Transport {
         var values: [String] {
             computed.withLock { computed in
                 if let computed { return computed }
-                let values = HTTPHeaders(request).filter { redaction.isSecretHeader($0.name) }
+                let values = request.headers.filter { redaction.isSecretHeader($0.name) }
                     .flatMap { redaction.secretParts(of: $0.value) }
                 computed = values
                 return values
@@ -140,9 +151,9 @@ public struct LoggingTransport: Transport {
         guard case .truncated(let maxBytes) = bodies, let event = event as? RequestEvent else { return nil }
         let body: Data?
         switch event {
-        case .started(let request): body = request.httpBody
+        case .started(let request): body = request.body?.bytesInMemory.map { Data($0) }  // A stream is not read to log it.
         case .responded(_, let response, _): body = response.body
-        case .failed: body = nil
+        case .failed, .receivedHead, .streamed: body = nil  // A streamed body is not read to log it.
         }
         guard let body, !body.isEmpty else { return nil }
         let text = String(decoding: body.prefix(max(0, maxBytes)), as: UTF8.self)

@@ -43,13 +43,13 @@ public struct ObservingTransport: Transport {
     }
 
     /// Sends the request through `inner`, reporting its start, its outcome and every event below.
-    public func send(_ request: URLRequest) async throws -> HTTPResponse {
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         try await Self.send(request, through: inner, observer: observer)
     }
 
     /// Sends `request` through `inner` with `observer` installed, reporting the request's
     /// ``RequestEvent``s to `observer` alone.
-    static func send(_ request: URLRequest, through inner: any Transport,
+    static func send(_ request: HTTPRequest, through inner: any Transport,
                      observer: @escaping @Sendable (ObservedEvent) -> Void) async throws -> HTTPResponse {
         try await TransportEvents.observing(observer) { context in
             let report = { (event: RequestEvent) in
@@ -61,6 +61,42 @@ public struct ObservingTransport: Transport {
                 let response = try await inner.send(request)
                 report(.responded(request, response, duration: .now - started))
                 return response
+            } catch {
+                report(.failed(request, error, duration: .now - started))
+                throw error
+            }
+        }
+    }
+}
+
+extension ObservingTransport {
+    /// Streams the request through `inner`, reporting its start, its head, the end of its body
+    /// (bytes read, time taken) and every event below, without holding the body.
+    public func stream<Result: Sendable>(_ request: HTTPRequest,
+                                         _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result) async throws -> Result {
+        try await Self.stream(request, through: inner, observer: observer, consume)
+    }
+
+    /// Streams `request` through `inner` with `observer` installed, reporting the request's
+    /// ``RequestEvent``s to `observer` alone.
+    static func stream<Result: Sendable>(_ request: HTTPRequest, through inner: any Transport,
+                                         observer: @escaping @Sendable (ObservedEvent) -> Void,
+                                         _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result) async throws -> Result {
+        try await TransportEvents.observing(observer) { context in
+            let report = { (event: RequestEvent) in
+                observer(ObservedEvent(event: event, requestID: context.requestID, attempt: context.attempt))
+            }
+            report(.started(request))
+            let started = ContinuousClock.now
+            do {
+                return try await inner.stream(request) { head, body in
+                    report(.receivedHead(request, head, duration: .now - started))
+                    let read = LockedValue<Int64>(0)
+                    let counted = body.tapped { chunk in read.withLock { $0 += Int64(chunk.count) } }
+                    let result = try await consume(head, counted)
+                    report(.streamed(request, head, bytes: read.withLock { $0 }, duration: .now - started))
+                    return result
+                }
             } catch {
                 report(.failed(request, error, duration: .now - started))
                 throw error

@@ -9,11 +9,15 @@ import Foundation
 /// attempt).
 public enum RequestEvent: TransportEvent {
     /// The request is about to be sent by the layer below the observer.
-    case started(URLRequest)
+    case started(HTTPRequest)
     /// A response arrived after `duration`.
-    case responded(URLRequest, HTTPResponse, duration: Duration)
-    /// No response arrived; `error` was thrown after `duration`.
-    case failed(URLRequest, any Error, duration: Duration)
+    case responded(HTTPRequest, HTTPResponse, duration: Duration)
+    /// No response arrived, or reading a streamed one failed; `error` was thrown after `duration`.
+    case failed(HTTPRequest, any Error, duration: Duration)
+    /// A streamed response's head arrived after `duration`; its body follows as the caller reads it.
+    case receivedHead(HTTPRequest, HTTPResponseHead, duration: Duration)
+    /// The caller finished with a streamed response after `duration`, having read `bytes` of its body.
+    case streamed(HTTPRequest, HTTPResponseHead, bytes: Int64, duration: Duration)
 
     /// `request.start`, `request.response` or `request.failure`.
     public var name: String {
@@ -21,14 +25,17 @@ public enum RequestEvent: TransportEvent {
         case .started: "request.start"
         case .responded: "request.response"
         case .failed: "request.failure"
+        case .receivedHead: "request.head"
+        case .streamed: "request.streamed"
         }
     }
 
-    /// `debug` for a start, `info` for a response, `error` for a failure.
+    /// `debug` for a start and a streamed head, `info` for a response and the end of a stream,
+    /// `error` for a failure.
     public var logLevel: LogLevel {
         switch self {
-        case .started: .debug
-        case .responded: .info
+        case .started, .receivedHead: .debug
+        case .responded, .streamed: .info
         case .failed: .error
         }
     }
@@ -45,6 +52,11 @@ public enum RequestEvent: TransportEvent {
         case .failed(let request, let error, let duration):
             return "\(Self.line(request, redaction)) failed after \(Self.milliseconds(duration)) ms: "
                 + redaction.scrub(String(describing: error))
+        case .receivedHead(let request, let head, let duration):
+            return "\(Self.line(request, redaction)) → \(head.statusCode), head in \(Self.milliseconds(duration)) ms"
+        case .streamed(let request, let head, let bytes, let duration):
+            return "\(Self.line(request, redaction)) → \(head.statusCode) in \(Self.milliseconds(duration)) ms "
+                + "(\(bytes) bytes streamed)"
         }
     }
 
@@ -53,8 +65,8 @@ public enum RequestEvent: TransportEvent {
     public func logMetadata(redactedBy redaction: Redaction) -> LogMetadata {
         switch self {
         case .started(let request):
-            return ["method": HTTPMethod(request).rawValue, "url": redaction.redact(request.url),
-                    "headers": Self.format(HTTPHeaders(request), redaction)]
+            return ["method": request.method.rawValue, "url": redaction.redact(request.url),
+                    "headers": Self.format(request.headers, redaction)]
         case .responded(_, let response, let duration):
             return ["status": String(response.statusCode), "duration_ms": Self.milliseconds(duration),
                     "body_bytes": String(response.body.count), "source": response.source.rawValue,
@@ -62,11 +74,17 @@ public enum RequestEvent: TransportEvent {
         case .failed(_, let error, let duration):
             return ["error_kind": Self.errorKind(error), "duration_ms": Self.milliseconds(duration),
                     "error": redaction.scrub(String(describing: error))]
+        case .receivedHead(_, let head, let duration):
+            return ["status": String(head.statusCode), "duration_ms": Self.milliseconds(duration),
+                    "headers": Self.format(head.headers, redaction)]
+        case .streamed(_, let head, let bytes, let duration):
+            return ["status": String(head.statusCode), "duration_ms": Self.milliseconds(duration),
+                    "body_bytes": String(bytes)]
         }
     }
 
-    private static func line(_ request: URLRequest, _ redaction: Redaction) -> String {
-        "\(HTTPMethod(request)) \(redaction.redact(request.url))"
+    private static func line(_ request: HTTPRequest, _ redaction: Redaction) -> String {
+        "\(request.method) \(redaction.redact(request.url))"
     }
 
     private static func format(_ headers: HTTPHeaders, _ redaction: Redaction) -> String {

@@ -85,69 +85,114 @@ public struct ReauthTransport: Transport {
     /// - Returns: The response to the request, or to its resend after a refresh.
     /// - Throws: ``ReauthError`` when the token could not be refreshed, whatever `inner`
     ///   throws, or `CancellationError` when the calling task is cancelled.
-    public func send(_ request: URLRequest) async throws -> HTTPResponse {
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         // One logical request: a LoggingTransport below sees the resend under the same identifier.
         try await TransportEvents.withinRequest { try await sendRenewing(request) }
     }
 
-    private func sendRenewing(_ request: URLRequest) async throws -> HTTPResponse {
-        guard let sentToken = BearerCredential.token(in: request) else {
-            return try await inner.send(request)  // No bearer token: not ours to renew.
+    private func sendRenewing(_ request: HTTPRequest) async throws -> HTTPResponse {
+        guard let sentToken = await ownToken(in: request) else { return try await inner.send(request) }
+        let response = try await inner.send(request)
+        guard isRenewable(request, answeredBy: response.head) else { return response }
+        // What follows is reported as the send that got the 401, which a retry below may have made.
+        switch try await TransportEvents.withLatestAttempt({ try await recovery(for: request, rejecting: sentToken) }) {
+        case .resend(let resend): return try await TransportEvents.withNextAttempt { try await inner.send(resend) }
+        case .unauthorizedStands: return response
         }
+    }
+
+    /// Streams `request`; a 401 to our token is decided on its head, so `consume` sees only the
+    /// response to the resend. A 401 that stands after all (signed out meanwhile) reaches
+    /// `consume` with its body, read within ``maxHeldUnauthorizedBodyBytes`` (empty past that).
+    public func stream<Result: Sendable>(_ request: HTTPRequest,
+                                         _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result) async throws -> Result {
+        try await TransportEvents.withinRequest {
+            guard let sentToken = await ownToken(in: request) else { return try await inner.stream(request, consume) }
+            let step = try await inner.stream(request) { head, body -> StreamStep<Result> in
+                guard isRenewable(request, answeredBy: head) else { return .consumed(try await consume(head, body)) }
+                let held = (try? await body.collect(upTo: Self.maxHeldUnauthorizedBodyBytes)) ?? Data()
+                return .intercepted(HTTPResponse(statusCode: head.statusCode, headers: head.headers, body: held, url: head.url))
+            }
+            let unauthorized: HTTPResponse
+            switch step {
+            case .consumed(let result): return result
+            case .intercepted(let response): unauthorized = response
+            }
+            switch try await TransportEvents.withLatestAttempt({ try await recovery(for: request, rejecting: sentToken) }) {
+            case .resend(let resend):
+                return try await TransportEvents.withNextAttempt { try await inner.stream(resend, consume) }
+            case .unauthorizedStands:
+                return try await consume(unauthorized.head, HTTPBody(unauthorized.body))
+            }
+        }
+    }
+
+    /// The most bytes of a 401's body held while the layer decides whether to resend: a 401
+    /// that stands after all is handed on with them. Error bodies are small; a larger one is
+    /// handed on empty.
+    public static let maxHeldUnauthorizedBodyBytes = 64 * 1024
+
+    /// The bearer token `request` carries when it is ours to renew: `nil` for a request without
+    /// one, or with the caller's own credential.
+    private func ownToken(in request: HTTPRequest) async -> String? {
+        guard let sentToken = BearerCredential.token(in: request) else { return nil }
         // The token last seen as current is ours, whatever the service holds now: asking it
         // again (an actor hop on every request) would change nothing. A newer token the service
         // holds is noted by the first request that carries it; a 401 asks the service anyway.
         if !sharedRefresh.isLatestIssued(sentToken) {
-            guard sharedRefresh.recognises(sentToken, current: await currentToken()) else {
-                return try await inner.send(request)  // The caller's own credential: hands off.
-            }
+            guard sharedRefresh.recognises(sentToken, current: await currentToken()) else { return nil }
         }
-        let response = try await inner.send(request)
-        guard response.statusCode == 401 else { return response }
-        // Another origin's 401 (after a cross-origin redirect) is not about our token.
-        guard RedirectPolicy.answersOrigin(of: request, response) else { return response }
-        guard request.httpBodyStream == nil else { return response }  // A stream cannot be sent again.
-        // What follows is reported as the send that got the 401, which a retry below may have made.
-        return try await TransportEvents.withLatestAttempt { try await recover(request, rejecting: sentToken, from: response) }
+        return sentToken
     }
 
-    /// Resends a request whose `sentToken` got `unauthorized`, with a newer token.
-    private func recover(_ request: URLRequest, rejecting sentToken: String,
-                         from unauthorized: HTTPResponse) async throws -> HTTPResponse {
+    /// Whether `head` is a 401 this layer answers by resending `request` with a newer token.
+    private func isRenewable(_ request: HTTPRequest, answeredBy head: HTTPResponseHead) -> Bool {
+        guard head.statusCode == 401 else { return false }
+        // Another origin's 401 (after a cross-origin redirect) is not about our token.
+        guard RedirectPolicy.answersOrigin(of: request, head.url) else { return false }
+        return request.isReplayable  // A single-pass body cannot be sent again.
+    }
+
+    /// What to do about a 401 to `sentToken`.
+    private enum Recovery {
+        /// Send this request, which carries a newer token.
+        case resend(HTTPRequest)
+        /// The 401 is the answer: signed out meanwhile, or no newer token could be had.
+        case unauthorizedStands
+    }
+
+    /// Refreshes the token (or joins the refresh in flight, or takes the token that replaced
+    /// `sentToken` meanwhile) and says what to send.
+    private func recovery(for request: HTTPRequest, rejecting sentToken: String) async throws -> Recovery {
         guard let current = await currentToken() else {
-            return unauthorized  // Signed out while the request was in flight: the 401 stands.
+            return .unauthorizedStands  // Signed out while the request was in flight: the 401 stands.
         }
         if current != sentToken {
             // Replaced while in flight (by a refresh or a new sign-in): reuse it, don't refresh.
-            return try await resendLate(request, with: current)
+            return .resend(try resendLate(request, with: current))
         }
         switch try await sharedRefresh.token(replacing: sentToken) {
         case .refreshed(let token):
             let resend = try Self.authorizing(request, with: token)
             TransportEvents.emit(ReauthEvent.resentWithNewToken(url: request.url))
-            return try await sendAgain(resend)
+            return .resend(resend)
         case .alreadyReplaced:
-            guard let newer = await currentToken(), newer != sentToken else { return unauthorized }
-            return try await resendLate(request, with: newer)
+            guard let newer = await currentToken(), newer != sentToken else { return .unauthorizedStands }
+            return .resend(try resendLate(request, with: newer))
         }
     }
 
-    /// Resends a request whose token had been replaced before its 401 arrived.
-    private func resendLate(_ request: URLRequest, with token: String) async throws -> HTTPResponse {
+    /// `request` with the token that replaced its own before its 401 arrived.
+    private func resendLate(_ request: HTTPRequest, with token: String) throws(ReauthError) -> HTTPRequest {
         let resend = try Self.authorizing(request, with: token)
         TransportEvents.emit(ReauthEvent.resentWithCurrentToken(url: request.url))
-        return try await sendAgain(resend)
-    }
-
-    /// Sends a resend as the next attempt, so events below it carry the right attempt number.
-    private func sendAgain(_ request: URLRequest) async throws -> HTTPResponse {
-        try await TransportEvents.withNextAttempt { try await inner.send(request) }
+        return resend
     }
 
     /// `request` with `token` as its bearer credential.
     ///
     /// - Throws: ``ReauthError/invalidToken(_:)`` when the token cannot go in a header.
-    private static func authorizing(_ request: URLRequest, with token: String) throws(ReauthError) -> URLRequest {
+    private static func authorizing(_ request: HTTPRequest, with token: String) throws(ReauthError) -> HTTPRequest {
         do { return try BearerCredential.authorizing(request, with: token) } catch { throw .invalidToken(error) }
     }
 

@@ -36,7 +36,7 @@ extension RetryPolicy {
     ///   - timeLeft: The time left before the request's ``RequestDeadline``, or `nil` for none;
     ///     read only for a retry (a success never reads the clock).
     /// - Returns: ``RetryDecision/retry(_:)`` with the delay, or ``RetryDecision/stop(_:)``.
-    package func decision(for outcome: RetryOutcome, request: URLRequest, retriesSoFar: Int,
+    package func decision(for outcome: RetryOutcome, request: HTTPRequest, retriesSoFar: Int,
                           previousBackoff: Duration? = nil, now: @autoclosure () -> Date,
                           random: () -> Double, timeLeft: @autoclosure () -> Duration? = nil) -> RetryDecision {
         let decision = decisionIgnoringDeadline(for: outcome, request: request, retriesSoFar: retriesSoFar,
@@ -46,7 +46,7 @@ extension RetryPolicy {
         return decision
     }
 
-    private func decisionIgnoringDeadline(for outcome: RetryOutcome, request: URLRequest, retriesSoFar: Int,
+    private func decisionIgnoringDeadline(for outcome: RetryOutcome, request: HTTPRequest, retriesSoFar: Int,
                                           previousBackoff: Duration?, now: () -> Date,
                                           random: () -> Double) -> RetryDecision {
         let reason: RetryReason
@@ -62,16 +62,16 @@ extension RetryPolicy {
             response = answer
         }
 
-        let method = HTTPMethod(request)
+        let method = request.method
         // RFC 9110 §9.2.2: only idempotent requests may be repeated automatically, unless the
         // caller made the request safe to repeat with an Idempotency-Key.
-        let hasIdempotencyKey = request.value(forHTTPHeaderField: "Idempotency-Key")?.isEmpty == false
+        let hasIdempotencyKey = request.headers["Idempotency-Key"]?.isEmpty == false
         guard retryableMethods.contains(method) || hasIdempotencyKey else {
             return .stop(.methodNotRetryable(method))
         }
         guard retriesSoFar < maxRetries else { return .stop(.retriesExhausted) }
-        // A stream body was read by the first send; a second send would go out empty or cut.
-        guard request.httpBodyStream == nil else { return .stop(.bodyNotReplayable) }
+        // A single-pass body was read by the first send; a second send could not carry it.
+        guard request.isReplayable else { return .stop(.bodyNotReplayable) }
 
         if let response, Self.retryAfterStatusCodes.contains(response.statusCode),
            let header = response.headers["Retry-After"],

@@ -74,66 +74,125 @@ public struct RetryTransport: Transport {
     ///   not retry, or the last response when retries, the budget or `maxRetryAfter` ran out.
     /// - Throws: The last error when it is not retryable or retries ran out; `CancellationError`
     ///   when the calling task is cancelled.
-    public func send(_ request: URLRequest) async throws -> HTTPResponse {
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         // One logical request: a LoggingTransport below sees every attempt under one identifier.
         try await TransportEvents.withinRequest { try await sendRetrying(request) }
     }
 
-    private func sendRetrying(_ request: URLRequest) async throws -> HTTPResponse {
-        var retries = 0
-        var previousBackoff: Duration?
-        var lastRetryCost: Int?
-        // The request's deadline is the budget for all attempts, measured on this layer's clock.
-        let started = clock.elapsed()
-        let timeBudget = RequestDeadline.remaining
+    private func sendRetrying(_ request: HTTPRequest) async throws -> HTTPResponse {
+        var run = RetryRun(started: clock.elapsed(), timeBudget: RequestDeadline.remaining)
         while true {
             try Task.checkCancellation()
             let outcome: RetryOutcome
             do {
-                outcome = .response(retries == 0
-                    ? try await inner.send(request)
-                    : try await TransportEvents.withNextAttempt { try await inner.send(request) })
+                outcome = .response(try await Self.attempt(after: run.retries) { try await inner.send(request) })
             } catch {
                 outcome = .failure(error)
             }
-            let decision = policy.decision(for: outcome, request: request, retriesSoFar: retries,
-                                           previousBackoff: previousBackoff,
-                                           now: wallClockOrigin.addingTimeInterval(clock.elapsed().inSeconds),
-                                           random: random, timeLeft: timeBudget.map { $0 - (clock.elapsed() - started) })
-            guard case .retry(let plan) = decision else {
-                if case .stop(.notRetryable) = decision, case .response = outcome {
-                    budget?.recordSuccess(lastRetryCost: lastRetryCost)
-                }
-                guard case .stop(let reason) = decision else { return try outcome.get() }
-                return try finish(outcome, retries: retries, since: started, stopReason: reason)
+            switch decide(outcome, for: request, in: &run) {
+            case .retry(let plan): try await wait(plan, for: request, in: &run)
+            case .stop(let reason): return try finish(outcome, run: run, stopReason: reason)
             }
-            if let budget {
-                // The dependency is failing too often for retries to help: hand back what we have.
-                guard let cost = budget.withdraw(for: plan.reason) else {
-                    return try finish(outcome, retries: retries, since: started, stopReason: .budgetExhausted)
-                }
-                lastRetryCost = cost
-            }
-            retries += 1
-            if plan.delaySource == .backoff { previousBackoff = plan.delay }
-            // Reported as the send whose outcome is retried, which a layer below may have resent.
-            await TransportEvents.withLatestAttempt {
-                TransportEvents.emit(RetryEvent.scheduled(retry: retries, delay: plan.delay, reason: plan.reason,
-                                                          delaySource: plan.delaySource, method: HTTPMethod(request),
-                                                          url: request.url))
-            }
-            // A clock may return from a sleep normally although the task was cancelled meanwhile;
-            // the check at the top of the loop then stops before another send.
-            try await clock.sleep(for: plan.delay)
         }
+    }
+
+    /// Streams `request`, retrying as the policy allows: each response head is decided on before
+    /// `consume` sees it, so `consume` is called once, with the response that is not retried. Once
+    /// `consume` has started, nothing is retried (an error it or the body throws is thrown).
+    public func stream<Result: Sendable>(_ request: HTTPRequest,
+                                         _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result) async throws -> Result {
+        try await TransportEvents.withinRequest {
+            var run = RetryRun(started: clock.elapsed(), timeBudget: RequestDeadline.remaining)
+            while true {
+                try Task.checkCancellation()
+                var retry: RetryPlan?
+                var consumed = false
+                do {
+                    let result = try await Self.attempt(after: run.retries) {
+                        try await inner.stream(request) { head, body -> StreamStep<Result> in
+                            // The head decides; a retried response's body is never read.
+                            let response = HTTPResponse(statusCode: head.statusCode, headers: head.headers, url: head.url)
+                            if case .retry(let plan) = decide(.response(response), for: request, in: &run) {
+                                retry = plan
+                                return .intercepted(response)
+                            }
+                            consumed = true
+                            return .consumed(try await consume(head, body))
+                        }
+                    }
+                    if case .consumed(let result) = result { return result }
+                } catch where !consumed {
+                    let outcome = RetryOutcome.failure(error)
+                    switch decide(outcome, for: request, in: &run) {
+                    case .retry(let plan): retry = plan
+                    case .stop(let reason): _ = try finish(outcome, run: run, stopReason: reason)
+                    }
+                }
+                if let retry { try await wait(retry, for: request, in: &run) }
+            }
+        }
+    }
+
+    /// One request's retries so far: what the policy is asked about the next outcome.
+    private struct RetryRun {
+        var retries = 0
+        var previousBackoff: Duration?
+        var lastRetryCost: Int?
+        /// When the first send started, on the layer's clock.
+        let started: Duration
+        /// The request's deadline, the budget for all attempts.
+        let timeBudget: Duration?
+    }
+
+    /// Runs `send` as the first attempt, or, after `retries` retries, as the next attempt of the
+    /// logical request.
+    private static func attempt<T>(after retries: Int, _ send: () async throws -> T) async throws -> T {
+        retries == 0 ? try await send() : try await TransportEvents.withNextAttempt(send)
+    }
+
+    /// The policy's decision on `outcome`, with the budget's say: a retry the budget cannot pay
+    /// for stops with ``RetryStopReason/budgetExhausted``.
+    private func decide(_ outcome: RetryOutcome, for request: HTTPRequest, in run: inout RetryRun) -> RetryDecision {
+        let decision = policy.decision(for: outcome, request: request, retriesSoFar: run.retries,
+                                       previousBackoff: run.previousBackoff,
+                                       now: wallClockOrigin.addingTimeInterval(clock.elapsed().inSeconds),
+                                       random: random, timeLeft: run.timeBudget.map { $0 - (clock.elapsed() - run.started) })
+        switch decision {
+        case .stop(.notRetryable):
+            if case .response = outcome { budget?.recordSuccess(lastRetryCost: run.lastRetryCost) }
+            return decision
+        case .stop:
+            return decision
+        case .retry(let plan):
+            guard let budget else { return decision }
+            // The dependency is failing too often for retries to help: hand back what we have.
+            guard let cost = budget.withdraw(for: plan.reason) else { return .stop(.budgetExhausted) }
+            run.lastRetryCost = cost
+            return decision
+        }
+    }
+
+    /// Reports the retry and waits for its delay.
+    private func wait(_ plan: RetryPlan, for request: HTTPRequest, in run: inout RetryRun) async throws {
+        run.retries += 1
+        if plan.delaySource == .backoff { run.previousBackoff = plan.delay }
+        let retries = run.retries
+        // Reported as the send whose outcome is retried, which a layer below may have resent.
+        await TransportEvents.withLatestAttempt {
+            TransportEvents.emit(RetryEvent.scheduled(retry: retries, delay: plan.delay, reason: plan.reason,
+                                                      delaySource: plan.delaySource, method: request.method,
+                                                      url: request.url))
+        }
+        // A clock may return from a sleep normally although the task was cancelled meanwhile;
+        // the check at the top of the loop then stops before another send.
+        try await clock.sleep(for: plan.delay)
     }
 
     /// The outcome handed to the caller; after at least one retry, it says how many sends were
     /// made, how long they took and why retrying stopped.
-    private func finish(_ outcome: RetryOutcome, retries: Int, since started: Duration,
-                        stopReason: RetryStopReason) throws -> HTTPResponse {
-        guard retries > 0 else { return try outcome.get() }
-        let summary = RetrySummary(attempts: retries + 1, elapsed: clock.elapsed() - started, stopReason: stopReason)
+    private func finish(_ outcome: RetryOutcome, run: RetryRun, stopReason: RetryStopReason) throws -> HTTPResponse {
+        guard run.retries > 0 else { return try outcome.get() }
+        let summary = RetrySummary(attempts: run.retries + 1, elapsed: clock.elapsed() - run.started, stopReason: stopReason)
         switch outcome {
         case .response(var response):
             response.retrySummary = summary

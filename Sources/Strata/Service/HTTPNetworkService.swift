@@ -121,7 +121,7 @@ public struct HTTPNetworkService: Sendable {
     /// - Throws: ``NetworkError/invalidURL(_:)``, ``NetworkError/invalidHeader(_:)``,
     ///   ``NetworkError/encoding(_:)`` or ``NetworkError/missingAccessToken``.
     public func makeRequest(for endpoint: some EndpointProtocol,
-                            via environment: some APIEnvironmentProtocol) async throws(NetworkError) -> URLRequest {
+                            via environment: some APIEnvironmentProtocol) async throws(NetworkError) -> HTTPRequest {
         let request = try RequestFactory(encoder: encoder).makeRequest(for: endpoint, via: environment)
         guard endpoint.requiresAuth else { return request }
         guard let token = await authService?.accessToken(), !token.isEmpty else { throw .missingAccessToken }

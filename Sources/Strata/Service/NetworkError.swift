@@ -17,8 +17,11 @@ public enum NetworkError: Error, CustomStringConvertible {
     /// The endpoint requires authentication and the auth service has no access token, so the
     /// request was not sent.
     case missingAccessToken
-    /// The transport failed to obtain a response; `TransportError` or a layer's own error.
+    /// The transport failed to obtain a response, or reading its body failed; `TransportError`
+    /// or a layer's own error.
     case transport(any Error)
+    /// A download could not be written to `path`; nothing was left there.
+    case cannotWriteFile(path: String, reason: String)
 
     /// What happened and what to do next. URLs and error texts are redacted (``Redaction``).
     public var description: String {
@@ -44,6 +47,9 @@ public enum NetworkError: Error, CustomStringConvertible {
                 + "sign in (AuthServiceProtocol.setAccessToken) before calling it. The request was not sent."
         case .transport(let error):
             return "No response: \(error)"
+        case .cannotWriteFile(let path, let reason):
+            return "The download could not be written to \(path): \(reason). "
+                + "Check that the directory exists, is writable and has room; nothing was left at that path."
         }
     }
 }

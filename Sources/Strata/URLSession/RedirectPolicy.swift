@@ -40,39 +40,39 @@ package enum RedirectPolicy {
     ///
     /// - Throws: ``TransportError`` of kind ``TransportError/Kind/invalidRequest`` saying why and
     ///   naming ``RedirectSafety/allowsHTTPSToHTTP``.
-    package static func check(_ location: URL, from request: URLRequest, safety: RedirectSafety) throws(TransportError) {
-        guard !safety.allowsHTTPSToHTTP, request.url?.scheme?.lowercased() == "https",
+    package static func check(_ location: URL, from request: HTTPRequest, safety: RedirectSafety) throws(TransportError) {
+        guard !safety.allowsHTTPSToHTTP, request.url.scheme?.lowercased() == "https",
               location.scheme?.lowercased() == "http" else { return }
         let redaction = safety.secrets
-        throw TransportError(.invalidRequest, method: HTTPMethod(request), url: request.url, message:
+        throw TransportError(.invalidRequest, method: request.method, url: request.url, message:
             "refusing to follow the redirect from \(redaction.redact(request.url)) to \(redaction.redact(location)): "
             + "it would send the request, its headers and body unencrypted, readable and changeable by anyone on "
             + "the network; if that server really is only reachable over http, allow it with "
             + "RedirectSafety(allowsHTTPSToHTTP: true)")
     }
 
-    /// The request to send next, or `nil` when the target is not an `http`/`https` URL.
+    /// The request to send next, or `nil` when the redirect cannot be followed: the target is
+    /// not an `http`/`https` URL, or the method and body must be kept (307, 308) and the body is
+    /// a single-pass stream the first request already read. The redirect is then the response.
     ///
     /// - Parameter secrets: The headers dropped when `location` is another origin: every name
     ///   this redaction treats as secret.
-    package static func followUp(to previous: URLRequest, status: Int, location: URL,
-                                 secrets: Redaction = Redaction()) -> URLRequest? {
+    package static func followUp(to previous: HTTPRequest, status: Int, location: URL,
+                                 secrets: Redaction = Redaction()) -> HTTPRequest? {
         guard let scheme = location.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return nil }
         var next = previous
         next.url = location
-        let method = previous.httpMethod ?? "GET"
-        let becomesGet = (status == 303 && method != "HEAD") || ((status == 301 || status == 302) && method == "POST")
+        let method = previous.method
+        let becomesGet = (status == 303 && method != .head) || ((status == 301 || status == 302) && method == .post)
         if becomesGet {
-            next.httpMethod = "GET"
-            next.httpBody = nil
-            for name in ["Content-Type", "Content-Length", "Content-Encoding"] {
-                next.setValue(nil, forHTTPHeaderField: name)
-            }
+            next.method = .get
+            next.body = nil
+            for name in ["Content-Type", "Content-Length", "Content-Encoding"] { next.headers.remove(name: name) }
+        } else if !previous.isReplayable {
+            return nil  // The body went with the first request and cannot be sent again.
         }
-        if let from = previous.url, !isSameOrigin(from, location) {
-            for field in HTTPHeaders(previous) where secrets.isSecretHeader(field.name) {
-                next.setValue(nil, forHTTPHeaderField: field.name)
-            }
+        if !isSameOrigin(previous.url, location) {
+            for field in previous.headers where secrets.isSecretHeader(field.name) { next.headers.remove(name: field.name) }
         }
         return next
     }
@@ -80,7 +80,7 @@ package enum RedirectPolicy {
     /// The absolute target of a followable redirect: a 301, 302, 303, 307 or 308 with a
     /// non-empty `Location`, resolved against the response's URL (or the request's). `nil` for
     /// any other response, which is then final.
-    package static func target(of response: HTTPResponse, for request: URLRequest) -> URL? {
+    package static func target(of response: HTTPResponse, for request: HTTPRequest) -> URL? {
         guard [301, 302, 303, 307, 308].contains(response.statusCode),
               let location = response.headers["Location"], !location.isEmpty else { return nil }
         return URL(string: location, relativeTo: response.url ?? request.url)?.absoluteURL
@@ -88,9 +88,15 @@ package enum RedirectPolicy {
 
     /// Whether `response` came from the origin `request` was sent to: no redirect, or only
     /// same-origin ones (a response without a URL is taken to be the request's).
-    package static func answersOrigin(of request: URLRequest, _ response: HTTPResponse) -> Bool {
-        guard let sent = request.url, let answered = response.url else { return true }
-        return isSameOrigin(sent, answered)
+    package static func answersOrigin(of request: HTTPRequest, _ response: HTTPResponse) -> Bool {
+        answersOrigin(of: request, response.url)
+    }
+
+    /// Whether a response from `answered` came from the origin `request` was sent to (`nil`: the
+    /// request's own).
+    package static func answersOrigin(of request: HTTPRequest, _ answered: URL?) -> Bool {
+        guard let answered else { return true }
+        return isSameOrigin(request.url, answered)
     }
 
     /// Whether two URLs share scheme, host and port (RFC 6454), default ports made explicit.

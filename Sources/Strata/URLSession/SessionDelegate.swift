@@ -3,13 +3,24 @@ import FoundationNetworking
 #endif
 import Foundation
 
-/// The delegate behind ``URLSessionTransport``: collects each task's response and body, enforces
-/// the size limit, and resumes the waiting caller exactly once.
+/// The delegate behind ``URLSessionTransport``: collects each buffered task's response and body
+/// (enforcing the size limit) or hands a streamed task's head to its caller and its body to a
+/// ``BodyChannel``, and resumes the waiting caller exactly once.
 ///
-/// URLSession calls it on its own delegate queue, never on Swift's cooperative pool.
+/// URLSession calls it on its own serial delegate queue, never on Swift's cooperative pool. Tasks
+/// are keyed by identity, not `taskIdentifier`: a single-pass upload runs on a session of its own
+/// whose identifiers repeat the main session's.
 final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
+    /// Who waits for the task, and how.
+    private enum Receiver {
+        /// `send`: the whole response, once the task completes.
+        case buffered(CheckedContinuation<HTTPResponse, any Error>)
+        /// `stream`: the head as soon as it arrives (`nil` once resumed), the body through `channel`.
+        case streamed(head: CheckedContinuation<HTTPResponseHead, any Error>?, channel: BodyChannel)
+    }
+
     private struct Pending {
-        var continuation: CheckedContinuation<HTTPResponse, any Error>
+        var receiver: Receiver
         var request: URLRequest
         var response: HTTPURLResponse?
         var body = Data()
@@ -19,7 +30,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         var failure: TransportError?
     }
 
-    private let pending = LockedValue<[Int: Pending]>([:])
+    private let pending = LockedValue<[ObjectIdentifier: Pending]>([:])
     private let limits: URLSessionTransport.Limits
 
     init(limits: URLSessionTransport.Limits) {
@@ -33,13 +44,28 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     /// cancellation after the check finds the registration.
     func register(_ task: URLSessionTask, request: URLRequest,
                   continuation: CheckedContinuation<HTTPResponse, any Error>) -> Bool {
-        let registered = pending.withLock { tasks -> Bool in
-            guard !Task.isCancelled else { return false }
-            tasks[task.taskIdentifier] = Pending(continuation: continuation, request: request)
-            return true
-        }
+        let registered = register(task, Pending(receiver: .buffered(continuation), request: request))
         if !registered { continuation.resume(throwing: CancellationError()) }
         return registered
+    }
+
+    /// Registers a streamed task: `head` is resumed when the response head arrives (or the task
+    /// fails first), and the body then goes to `channel`. Returns `false`, having resumed `head`
+    /// with `CancellationError`, when the calling task is already cancelled.
+    func register(_ task: URLSessionTask, request: URLRequest, channel: BodyChannel,
+                  head: CheckedContinuation<HTTPResponseHead, any Error>) -> Bool {
+        let entry = Pending(receiver: .streamed(head: head, channel: channel), request: request)
+        let registered = register(task, entry)
+        if !registered { head.resume(throwing: CancellationError()) }
+        return registered
+    }
+
+    private func register(_ task: URLSessionTask, _ entry: Pending) -> Bool {
+        pending.withLock { tasks -> Bool in
+            guard !Task.isCancelled else { return false }
+            tasks[ObjectIdentifier(task)] = entry
+            return true
+        }
     }
 
     /// Fails `task` with `error` at `deadline` unless the returned timer is cancelled first
@@ -59,24 +85,50 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     /// Ends `task` with a `TransportError` decided here (a limit), which wins over the
     /// cancellation it causes.
     private func fail(_ task: URLSessionTask, _ kind: TransportError.Kind, _ message: String) {
-        guard let request = pending.withLock({ $0[task.taskIdentifier]?.request }) else { return }
+        guard let request = pending.withLock({ $0[ObjectIdentifier(task)]?.request }) else { return }
         fail(task, TransportError(kind, method: HTTPMethod(request), url: request.url, message: message))
     }
 
-    /// Fails `task` with `error` if it is still pending; does nothing once it completed.
-    private func fail(_ task: URLSessionTask, _ error: TransportError) {
-        let pending = pending.withLock { tasks in
-            guard tasks[task.taskIdentifier] != nil else { return false }
-            tasks[task.taskIdentifier]?.failure = error
+    /// Fails `task` with `error` if it is still pending (the first failure decided here wins);
+    /// does nothing once it completed.
+    func fail(_ task: URLSessionTask, _ error: TransportError) {
+        let isPending = pending.withLock { tasks -> Bool in
+            guard let entry = tasks[ObjectIdentifier(task)] else { return false }
+            if entry.failure == nil { tasks[ObjectIdentifier(task)]?.failure = error }
             return true
         }
-        if pending { task.cancel() }
+        guard isPending else { return }
+        task.cancel()
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
                     completionHandler: @escaping (URLSession.ResponseDisposition) -> Void) {
         let http = response as? HTTPURLResponse
-        pending.withLock { $0[dataTask.taskIdentifier]?.response = http }
+        let (head, streamed) = pending.withLock { tasks -> (CheckedContinuation<HTTPResponseHead, any Error>?, Bool) in
+            let key = ObjectIdentifier(dataTask)
+            guard var entry = tasks[key] else { return (nil, false) }
+            entry.response = http
+            var head: CheckedContinuation<HTTPResponseHead, any Error>?
+            var streamed = false
+            if case .streamed(let waiting, let channel) = entry.receiver {
+                streamed = true
+                if http != nil {
+                    head = waiting
+                    entry.receiver = .streamed(head: nil, channel: channel)
+                }
+            }
+            tasks[key] = entry
+            return (head, streamed)
+        }
+        if streamed {
+            // A streamed body is the consumer's to bound: maxResponseBodyBytes is for buffered send.
+            completionHandler(.allow)
+            if let head, let http {
+                head.resume(returning: HTTPResponseHead(statusCode: http.statusCode, headers: HTTPHeaders(http),
+                                                        url: http.url ?? dataTask.originalRequest?.url))
+            }
+            return
+        }
         if response.expectedContentLength > Int64(limits.maxResponseBodyBytes) {
             fail(dataTask, .invalidResponse, "Content-Length \(response.expectedContentLength) exceeds the "
                 + "\(limits.maxResponseBodyBytes)-byte limit (URLSessionTransport.Limits.maxResponseBodyBytes)")
@@ -86,17 +138,32 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        let tooLarge = pending.withLock { tasks -> Bool in
-            guard var entry = tasks[dataTask.taskIdentifier] else { return false }
-            guard entry.body.count + data.count <= limits.maxResponseBodyBytes else { return true }
+        let (tooLarge, channel) = pending.withLock { tasks -> (Bool, BodyChannel?) in
+            let key = ObjectIdentifier(dataTask)
+            guard var entry = tasks[key] else { return (false, nil) }
+            if case .streamed(_, let channel) = entry.receiver { return (false, channel) }
+            guard entry.body.count + data.count <= limits.maxResponseBodyBytes else { return (true, nil) }
             entry.body.append(data)
-            tasks[dataTask.taskIdentifier] = entry
-            return false
+            tasks[key] = entry
+            return (false, nil)
+        }
+        if let channel {
+            return deliver(data, to: channel, of: dataTask)
         }
         if tooLarge {
             fail(dataTask, .invalidResponse, "the body exceeds the \(limits.maxResponseBodyBytes)-byte limit "
                 + "(URLSessionTransport.Limits.maxResponseBodyBytes)")
         }
+    }
+
+    /// Hands a streamed chunk to the consumer. Linux: nothing here can slow libcurl down (see
+    /// ``URLSessionTransport/Limits/maxStreamLagBytes``), so a consumer that falls that far behind
+    /// fails the request instead of letting the buffer grow with the body.
+    private func deliver(_ data: Data, to channel: BodyChannel, of task: URLSessionTask) {
+        guard !channel.isReleased, !channel.yield(ArraySlice([UInt8](data))), !channel.isReleased else { return }
+        fail(task, .other, "the consumer of the streamed body fell more than \(channel.highWatermark) bytes behind "
+            + "(URLSessionTransport.Limits.maxStreamLagBytes); URLSession on Linux cannot pause a download, so read "
+            + "the body faster, raise the limit, or send pinned hosts through PinningTransport, which can")
     }
 
     /// Redirects are followed by ``URLSessionTransport`` itself (FoundationNetworking drops the
@@ -116,32 +183,44 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
                     completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
         pending.withLock { tasks in
-            guard tasks[task.taskIdentifier]?.response != nil else { return }
-            tasks[task.taskIdentifier]?.answeredByChallenge = true
+            guard tasks[ObjectIdentifier(task)]?.response != nil else { return }
+            tasks[ObjectIdentifier(task)]?.answeredByChallenge = true
         }
         completionHandler(.cancelAuthenticationChallenge, nil)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        guard let entry = pending.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
-        let method = HTTPMethod(entry.request)
-        if let failure = entry.failure {
-            return entry.continuation.resume(throwing: failure)
+        guard let entry = pending.withLock({ $0.removeValue(forKey: ObjectIdentifier(task)) }) else { return }
+        let outcome = Self.outcome(of: entry, error: error)
+        switch entry.receiver {
+        case .buffered(let continuation):
+            continuation.resume(with: outcome)
+        case .streamed(let head, let channel):
+            if let head {
+                // The task ended before a head arrived: the caller still waits for it.
+                head.resume(with: outcome.map(\.head))
+            }
+            if case .failure(let failure) = outcome { channel.finish(throwing: failure) } else { channel.finish() }
         }
+    }
+
+    /// What a completed task amounts to: a failure decided here, the task's own error mapped to
+    /// a ``TransportError`` (or `CancellationError`), or the response with what was buffered.
+    private static func outcome(of entry: Pending, error: (any Error)?) -> Result<HTTPResponse, any Error> {
+        let method = HTTPMethod(entry.request)
+        if let failure = entry.failure { return .failure(failure) }
         if let error, !entry.answeredByChallenge {
             if (error as NSError).domain == NSURLErrorDomain, (error as NSError).code == NSURLErrorCancelled {
-                return entry.continuation.resume(throwing: CancellationError())
+                return .failure(CancellationError())
             }
             let kind = URLErrorClassification.kind(of: error)
-            return entry.continuation.resume(throwing: TransportError(
-                kind, method: method, url: entry.request.url, message: error.localizedDescription, underlying: error))
+            return .failure(TransportError(kind, method: method, url: entry.request.url, message: error.localizedDescription,
+                                           underlying: error))
         }
         guard let response = entry.response else {
-            return entry.continuation.resume(throwing: TransportError(
-                .invalidResponse, method: method, url: entry.request.url, message: "no HTTP response"))
+            return .failure(TransportError(.invalidResponse, method: method, url: entry.request.url, message: "no HTTP response"))
         }
-        entry.continuation.resume(returning: HTTPResponse(
-            statusCode: response.statusCode, headers: HTTPHeaders(response), body: entry.body,
-            url: response.url ?? entry.request.url))
+        return .success(HTTPResponse(statusCode: response.statusCode, headers: HTTPHeaders(response), body: entry.body,
+                                     url: response.url ?? entry.request.url))
     }
 }

@@ -18,7 +18,11 @@ import Foundation
 ///   ``TransportError/Kind/timedOut`` (FoundationNetworking's own `timeoutIntervalForRequest`
 ///   only bounds each wait for data, so a server trickling one byte at a time could hold a
 ///   request for days);
-/// - limits the size of a response body (``Limits``);
+/// - limits the size of a buffered response body (``Limits``);
+/// - streams with ``stream(_:_:)``: the head as soon as it arrives, the body as it comes (see
+///   there for what Linux's URLSession cannot do);
+/// - uploads a file body from the file and a single-pass body as it is produced, never whole in
+///   memory;
 /// - throws ``TransportError`` with a ``TransportError/Kind`` retry logic can classify, and
 ///   `CancellationError` when the calling task is cancelled (the URLSession task is cancelled too).
 ///
@@ -34,15 +38,24 @@ public struct URLSessionTransport: Transport {
         /// response (a layer above decides). Under a `PinningTransport` no redirect is followed here,
         /// whatever this says: it follows every hop itself, to match each against its pins. Default: 10.
         public var maxRedirects: Int
+        /// The most bytes of a streamed body (``URLSessionTransport/stream(_:_:)``) held for a
+        /// consumer that reads slower than they arrive; further behind, the body fails with
+        /// ``TransportError/Kind/other``. Linux's URLSession cannot pause a download (libcurl
+        /// reads on regardless of the delegate, and `URLSessionTask.suspend()`/`resume()` sends the
+        /// request again), so this bounds the memory a slow consumer costs. A streamed body is
+        /// otherwise not limited in size (``maxResponseBodyBytes`` is for buffered `send`).
+        /// Default: 16 MiB, a fifth of a second of a loopback transfer.
+        public var maxStreamLagBytes: Int
 
         /// Creates limits.
-        public init(maxResponseBodyBytes: Int = 64 << 20, maxRedirects: Int = 10) {
+        public init(maxResponseBodyBytes: Int = 64 << 20, maxRedirects: Int = 10, maxStreamLagBytes: Int = 16 << 20) {
             self.maxResponseBodyBytes = maxResponseBodyBytes
             self.maxRedirects = maxRedirects
+            self.maxStreamLagBytes = maxStreamLagBytes
         }
     }
 
-    private final class Session: Sendable {
+    final class Session: Sendable {
         let session: URLSession
         let delegate: SessionDelegate
         init(configuration: URLSessionConfiguration, delegate: SessionDelegate) {
@@ -50,13 +63,14 @@ public struct URLSessionTransport: Transport {
             session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
         }
         deinit { session.finishTasksAndInvalidate() }
+
     }
 
-    private let owner: Session
-    private let limits: Limits
-    private let redirectSafety: RedirectSafety
-    /// The longest one `send` may take, redirects included.
-    private let wholeRequestTimeout: Duration
+    let owner: Session
+    let limits: Limits
+    let redirectSafety: RedirectSafety
+    /// The longest one `send` or `stream` may take, redirects (and a streamed body) included.
+    let wholeRequestTimeout: Duration
 
     /// Creates a transport with an ephemeral session: no URL cache, no cookies.
     ///
@@ -124,7 +138,7 @@ public struct URLSessionTransport: Transport {
     ///   a header that could inject others or a refused redirect, without sending anything;
     ///   ``TransportError/Kind/timedOut`` when the request timeout or ``RequestDeadline``
     ///   passes), or `CancellationError`.
-    public func send(_ request: URLRequest) async throws -> HTTPResponse {
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         // One deadline for the whole request, redirects included: the configured timeout or an
         // enclosing RequestDeadline, whichever ends first.
         try await RequestDeadline.withTimeout(wholeRequestTimeout, setBy: "URLSessionTransport's requestTimeout, "
@@ -133,7 +147,7 @@ public struct URLSessionTransport: Transport {
         }
     }
 
-    private func sendFollowingRedirects(_ request: URLRequest) async throws -> HTTPResponse {
+    private func sendFollowingRedirects(_ request: HTTPRequest) async throws -> HTTPResponse {
         var current = request
         var redirects = 0
         while true {
@@ -148,41 +162,65 @@ public struct URLSessionTransport: Transport {
             else { return response }
             redirects += 1
             guard redirects <= limits.maxRedirects else {
-                throw TransportError(.tooManyRedirects, method: HTTPMethod(current), url: request.url,
+                throw TransportError(.tooManyRedirects, method: current.method, url: request.url,
                                      message: "more than \(limits.maxRedirects) redirects (URLSessionTransport.Limits.maxRedirects)")
             }
             current = next
         }
     }
 
-    private func sendOnce(_ request: URLRequest) async throws -> HTTPResponse {
-        try Task.checkCancellation()
-        try Self.validate(request)
-        let timedOut = RequestDeadline.timedOut(method: HTTPMethod(request), url: request.url)
-        guard let deadline = RequestDeadline.current, deadline > .now else { throw timedOut }
-        let task = owner.session.dataTask(with: request)
+    private func sendOnce(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let exchange = try URLSessionExchange(try await Self.withBodyInMemoryIfSinglePass(request), on: owner)
+        defer { exchange.end() }
         let delegate = owner.delegate
-        let timer = delegate.fail(task, at: deadline, with: timedOut)
-        defer { timer.cancel() }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                guard delegate.register(task, request: request, continuation: continuation) else { return }
-                task.resume()
+                guard delegate.register(exchange.task, request: exchange.foundation, continuation: continuation) else { return }
+                exchange.start()
             }
         } onCancel: {
-            task.cancel()
+            exchange.cancel()
         }
     }
 
-    private static func validate(_ request: URLRequest) throws(TransportError) {
-        let method = HTTPMethod(request)
-        guard let url = request.url, let scheme = url.scheme?.lowercased(),
-              scheme == "http" || scheme == "https", url.host?.isEmpty == false else {
+    /// The most bytes of a single-pass request body held in memory for URLSession. Give a larger
+    /// upload as a file (``HTTPBody/init(contentsOf:)``), which URLSession reads as it sends.
+    public static let maxSinglePassUploadBytes = 64 << 20
+
+    /// `request` with a single-pass body read into memory, within ``maxSinglePassUploadBytes``.
+    ///
+    /// FoundationNetworking reads a streamed body (`httpBodyStream`) on a work queue every
+    /// URLSession shares, and blocks it while the producer is slow: one slow upload stalled every
+    /// other request of the process. Files and bytes go as they are.
+    ///
+    /// - Throws: ``TransportError`` of kind ``TransportError/Kind/invalidRequest`` when the body is
+    ///   larger or cannot be read; nothing was sent.
+    static func withBodyInMemoryIfSinglePass(_ request: HTTPRequest) async throws -> HTTPRequest {
+        guard let body = request.body, case .singlePass = body.source else { return request }
+        var buffered = request
+        do {
+            buffered.body = HTTPBody(try await body.collect(upTo: maxSinglePassUploadBytes))
+        } catch let error as HTTPBodyError {
+            throw TransportError(.invalidRequest, method: request.method, url: request.url,
+                                 message: "cannot send the request body: \(error.description)", underlying: error)
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            throw TransportError(.invalidRequest, method: request.method, url: request.url,
+                                 message: "cannot send the request body: its sequence threw \(type(of: error))", underlying: error)
+        }
+        return buffered
+    }
+
+    static func validate(_ request: HTTPRequest) throws(TransportError) {
+        let method = request.method
+        let url = request.url
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host?.isEmpty == false else {
             throw TransportError(.invalidRequest, method: method, url: request.url,
                                  message: "only absolute http and https URLs can be sent")
         }
         do {
-            try HTTPHeaders(request).validate()
+            try request.headers.validate()
         } catch {
             throw TransportError(.invalidRequest, method: method, url: url, message: error.description, underlying: error)
         }

@@ -1,7 +1,8 @@
 /// The limits the HTTP/1.1 client applies to everything a server sends, so a hostile or broken
 /// server gets a typed error instead of unbounded memory or a hang.
 ///
-/// The defaults fit ordinary JSON APIs; raise ``maxResponseBodyBytes`` for downloads. Every limit is
+/// The defaults fit ordinary JSON APIs; for downloads, use `PinningTransport.stream` (not capped by
+/// ``maxResponseBodyBytes``) or raise the limit. Every limit is
 /// checked as bytes arrive, before anything is allocated for them.
 public struct HTTP1Limits: Sendable, Hashable {
     /// The most bytes a response head (status line, header lines and the blank line) may take,
@@ -10,7 +11,10 @@ public struct HTTP1Limits: Sendable, Hashable {
     public var maxHeaderBlockBytes: Int
     /// The most header fields one response head (or trailer section) may carry. Default 100.
     public var maxHeaderCount: Int
-    /// The most body bytes one response may carry, however it is framed. Default 64 MiB.
+    /// The most body bytes one response read whole (`send`) may carry, however it is framed.
+    /// Default 64 MiB. A body read with `stream` is not capped by it: `consume` holds what it
+    /// chooses, and the connection reads only as it asks (the head, chunk-size lines and trailers
+    /// stay bounded by the other limits).
     public var maxResponseBodyBytes: Int
     /// The longest chunk-size line (size, extensions and CRLF) a chunked body may use.
     /// Default 4 KiB: sizes are at most 16 hex digits, extensions are rare and short.

@@ -19,6 +19,23 @@ struct HTTP1Request: Sendable {
     var fields: [(name: String, value: String)]
     /// Where the body starts in ``bytes``.
     var bodyStart: Int
+    /// How a body written after the head is framed, when the body is not in ``bytes`` (a file
+    /// or a stream); nil when ``bytes`` holds the whole request.
+    var streamedBody: StreamedBody? = nil
+
+    /// The framing of a body that is written from its ``HTTPBody`` after the head.
+    enum StreamedBody: Sendable, Equatable {
+        /// `Content-Length`: exactly this many bytes follow.
+        case contentLength(Int64)
+        /// `Transfer-Encoding: chunked` (RFC 9112 §7.1): the length is not known in advance.
+        case chunked
+
+        /// The length when known.
+        var length: Int64? {
+            if case .contentLength(let length) = self { return length }
+            return nil
+        }
+    }
 
     /// The body, sharing ``bytes``'s storage.
     var body: ArraySlice<UInt8> { bytes[bodyStart...] }

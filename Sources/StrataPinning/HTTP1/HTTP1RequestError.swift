@@ -16,8 +16,11 @@ enum HTTP1RequestError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The caller set a header that this client owns because it frames the message or names the
     /// connection, with a value that contradicts the request (see ``HTTP1RequestEncoder``).
     case conflictingHeader(name: String, value: String, reason: String)
-    /// The body is an `httpBodyStream`; this client sends only in-memory bodies (`httpBody`).
-    case bodyStreamUnsupported
+    /// The body (a file or a stream) is larger than the client holds in memory to send it over
+    /// HTTP/2 (HTTP/1.1 streams it).
+    case bodyTooLarge(limit: Int)
+    /// The body could not be read.
+    case unreadableBody(HTTPBodyError)
 
     /// What is wrong with the request and how to fix it.
     var description: String {
@@ -32,8 +35,10 @@ enum HTTP1RequestError: Error, Sendable, Hashable, CustomStringConvertible {
             error.description
         case .conflictingHeader(let name, let value, let reason):
             "The header \(name): \(value.debugDescription) was refused: \(reason). Nothing was sent."
-        case .bodyStreamUnsupported:
-            "The request body is an httpBodyStream; set httpBody to the bytes to send instead."
+        case .bodyTooLarge(let limit):
+            "The request body is larger than \(limit) bytes, the most a pinned request body may be; nothing was sent."
+        case .unreadableBody(let error):
+            "The request body could not be read: \(error.description). Nothing was sent."
         }
     }
 }

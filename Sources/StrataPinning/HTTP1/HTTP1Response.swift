@@ -37,6 +37,15 @@ struct HTTP1Response: Sendable, Equatable {
     /// Status codes of the interim `1xx` responses skipped before this one, in order.
     var interimStatusCodes: [Int]
 
+    /// The body's length when `Content-Length` gave it (0 for no body); nil otherwise.
+    var bodyLength: Int64? {
+        switch framing {
+        case .none: 0
+        case .contentLength(let length): Int64(length)
+        case .chunked, .untilClose: nil
+        }
+    }
+
     /// The response as Strata's value type, answering `url`.
     func httpResponse(url: URL?) -> HTTPResponse {
         HTTPResponse(statusCode: statusCode, headers: headers, body: body, url: url)

@@ -14,6 +14,12 @@ import Strata
 /// read them in place with ``receive(_:)`` and ``parse()`` until a response comes back; at end
 /// of stream call ``finish()``. Bytes after a complete response stay buffered for the next one.
 ///
+/// Streaming mode (``expectResponse(to:streamingBody:)`` with `true`): ``parse()`` returns the
+/// head as soon as it is complete (with an empty body), and the body's bytes are taken as they
+/// are parsed with ``takeBodyBytes()``; the response returned at the end carries the last bytes
+/// and the trailers. A streamed body is not capped by ``HTTP1Limits/maxResponseBodyBytes`` (its
+/// reader holds what it wants); chunk-size lines, the head and trailers stay bounded.
+///
 /// Every fault is an ``HTTP1ResponseError``; after one the parser stays failed. Every loop
 /// consumes bytes or stops, so parsing always terminates, and all growth is bounded by
 /// ``HTTP1Limits``. Parsing works on raw bytes; strings are made only for header names/values.
@@ -56,6 +62,10 @@ struct HTTP1ResponseParser: Sendable {
     private var isResponseToHead = false
     private var head = Head()
     private var body = Data()
+    /// Body bytes parsed for the current response, taken or not (for truncation errors).
+    private var receivedBodyBytes = 0
+    /// The body is handed out as it is parsed and not capped by `maxResponseBodyBytes`.
+    private var streamsBody = false
     private var interimStatusCodes: [Int] = []
     /// How much of the pending, unterminated line has already been searched for LF, so feeding
     /// a long line in small pieces stays linear.
@@ -76,7 +86,12 @@ struct HTTP1ResponseParser: Sendable {
     var bufferedByteCount: Int { buffer.count }
 
     /// Prepares to read the response to a request sent with `method`.
-    mutating func expectResponse(to method: HTTPMethod) {
+    ///
+    /// - Parameter streamingBody: Return the head before the body and hand the body out with
+    ///   ``takeBodyBytes()`` (see the type's streaming mode) instead of collecting it.
+    mutating func expectResponse(to method: HTTPMethod, streamingBody: Bool = false) {
+        streamsBody = streamingBody
+        receivedBodyBytes = 0
         isResponseToHead = method == .head
         state = .statusLine
         head = Head()
@@ -123,6 +138,23 @@ struct HTTP1ResponseParser: Sendable {
     /// (RFC 9112 §6.3 rule 8).
     var isReadingUntilClose: Bool { state == .bodyUntilClose }
 
+    /// Whether no response is being read: the last one is complete (or none was expected).
+    var isIdle: Bool { state == .idle }
+
+    /// In streaming mode, the body bytes parsed since the last call; empty when there are none.
+    mutating func takeBodyBytes() -> Data {
+        var taken = Data()
+        swap(&taken, &body)
+        return taken
+    }
+
+    /// The body bytes a fixed-length body still lacks, or nil when the body is not framed by
+    /// `Content-Length` (or is complete).
+    var remainingFixedBodyBytes: Int? {
+        if case .fixedBody(let remaining) = state { return remaining }
+        return nil
+    }
+
     /// Handles the end of the stream: completes a close-delimited body, or reports what was cut
     /// short.
     ///
@@ -141,9 +173,9 @@ struct HTTP1ResponseParser: Sendable {
             error = hasReceivedResponseBytes ? .truncatedHead(receivedBytes: head.sectionBytes + buffer.count)
                 : .closedBeforeResponse
         case .fixedBody(let remaining):
-            error = .truncatedBody(expectedBytes: body.count + remaining, receivedBytes: body.count)
+            error = .truncatedBody(expectedBytes: receivedBodyBytes + remaining, receivedBytes: receivedBodyBytes)
         case .chunkSizeLine, .chunkData, .chunkDataEnd, .trailers:
-            error = .truncatedChunkedBody(receivedBytes: body.count)
+            error = .truncatedChunkedBody(receivedBytes: receivedBodyBytes)
         }
         failure = error
         throw error
@@ -193,7 +225,9 @@ struct HTTP1ResponseParser: Sendable {
                     head.sectionFields = 0
                     state = .trailers
                 } else {
-                    guard size <= limits.maxResponseBodyBytes - body.count else { throw .bodyTooLarge(limit: limits.maxResponseBodyBytes) }
+                    guard streamsBody || size <= limits.maxResponseBodyBytes - body.count else {
+                        throw .bodyTooLarge(limit: limits.maxResponseBodyBytes)
+                    }
                     state = .chunkData(remaining: size)
                 }
             case .chunkData(let remaining):
@@ -222,7 +256,9 @@ struct HTTP1ResponseParser: Sendable {
                 head.trailers.add(name: field.name, value: field.value)
             case .bodyUntilClose:
                 guard !buffer.isEmpty else { return nil }
-                guard buffer.count <= limits.maxResponseBodyBytes - body.count else { throw .bodyTooLarge(limit: limits.maxResponseBodyBytes) }
+                guard streamsBody || buffer.count <= limits.maxResponseBodyBytes - body.count else {
+                    throw .bodyTooLarge(limit: limits.maxResponseBodyBytes)
+                }
                 takeBody(upTo: buffer.count)
             }
         }
@@ -252,14 +288,21 @@ struct HTTP1ResponseParser: Sendable {
         case .contentLength(let length):
             // Announced lengths are bounded by maxResponseBodyBytes already; reserve no more than 1 MiB
             // up front so a lying header cannot make us allocate what never arrives.
-            body.reserveCapacity(min(length, 1 << 20))
+            if !streamsBody { body.reserveCapacity(min(length, 1 << 20)) }
             state = .fixedBody(remaining: length)
         case .chunked:
             state = .chunkSizeLine
         case .untilClose:
             state = .bodyUntilClose
         }
-        return nil
+        return streamsBody ? headOnly() : nil
+    }
+
+    /// The response's head with an empty body, leaving the parser reading its body (streaming mode).
+    private func headOnly() -> HTTP1Response {
+        HTTP1Response(version: head.version, statusCode: head.statusCode, headers: head.headers, body: Data(),
+                      trailers: HTTPHeaders(), framing: head.framing, keepAlive: head.keepAlive,
+                      interimStatusCodes: interimStatusCodes)
     }
 
     /// The body's framing and whether it lets the connection be reused.
@@ -276,7 +319,7 @@ struct HTTP1ResponseParser: Sendable {
             return (.chunked, head.contentLength == nil && head.version == .http1_1)
         }
         if let length = head.contentLength {
-            guard length <= limits.maxResponseBodyBytes else { throw .bodyTooLarge(limit: limits.maxResponseBodyBytes) }
+            guard streamsBody || length <= limits.maxResponseBodyBytes else { throw .bodyTooLarge(limit: limits.maxResponseBodyBytes) }
             return (.contentLength(length), true)
         }
         return (.untilClose, false)
@@ -365,6 +408,7 @@ struct HTTP1ResponseParser: Sendable {
         }
         swap(&collected, &body)
         buffer.consume(taken)
+        receivedBodyBytes += taken
         return taken
     }
 }

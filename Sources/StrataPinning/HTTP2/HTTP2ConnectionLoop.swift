@@ -247,7 +247,15 @@ final class HTTP2ConnectionLoop {
         }
         let since = idleSince ?? now
         idleSince = since
-        if now - since >= idleTimeout, connection.retireIfIdle() { multiplexer.shutDown() }
+        guard now - since >= idleTimeout else { return }
+        if connection.retireIfIdle() {
+            multiplexer.shutDown()
+        } else {
+            // A stream is claimed and its request is on its way (a loaded machine can take longer
+            // than the idle timeout to send it): idle again from now. Keeping the old start would
+            // make every wait until the request arrives zero, and the loop would spin on a core.
+            idleSince = now
+        }
     }
 
     private func isOver(now: ContinuousClock.Instant) -> Bool {

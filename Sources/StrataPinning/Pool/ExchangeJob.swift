@@ -13,6 +13,14 @@ struct ExchangeJob: Sendable {
     let idleExpired: Bool
     /// Whether the caller's task has a `TransportEvents` observer, so events are worth collecting.
     let collectsEvents: Bool
+    /// Where the body comes from when it is written after the head (a file or a stream); nil
+    /// when `request` holds it.
+    var requestBody: RequestBodyPipe? = nil
+    /// Set to stream the response body: the head goes to `onHead` as soon as it is read, the
+    /// body through this hand-over, and the job ends when the body was read, drained or dropped.
+    var streamedResponse: StreamedResponse? = nil
+    /// Told the head of a streamed response (its body empty), on the slot's thread.
+    var onHead: (@Sendable (HTTP1Response) -> Void)? = nil
     /// Told, on the slot's thread, the ALPN protocol a new connection's server selected (nil for
     /// none), once its trust check passed and before anything is written: requests waiting to
     /// learn the host's protocol need not wait for this request's response.

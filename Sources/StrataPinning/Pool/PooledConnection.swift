@@ -114,23 +114,30 @@ final class PooledConnection: Sendable {
             connection = try establish(job)
             if connection.stream.selectedProtocol == "h2" { return .http2(connection.stream) }
         }
-        let response: HTTP1Response
+        var response: HTTP1Response
         do throws(HTTP1ExchangeError) {
-            response = try connection.send(job.request, deadline: job.deadline)
+            response = try send(job, on: &connection)
         } catch {
             // RFC 9112 §9.3.1: a server may close an idle connection just as a request is sent
-            // on it. With no response byte seen, an idempotent request is safe to send again.
-            guard reused != nil, !error.receivedResponseBytes, job.request.method.isIdempotent, !isAborted else {
+            // on it. With no response byte seen, an idempotent request is safe to send again;
+            // its body only if it can be read again from the start (never a single-pass one).
+            guard reused != nil, !error.receivedResponseBytes, job.request.method.isIdempotent, !isAborted,
+                  job.requestBody?.isReplayable ?? true else {
                 throw error.error
             }
             events.record(.retryingOnFreshConnection(host: host, port: port, reason: error.error.message))
+            if let body = job.requestBody, body.hasStarted { body.restart() }
             connection = try establish(job)
             if connection.stream.selectedProtocol == "h2" { return .http2(connection.stream) }
             do throws(HTTP1ExchangeError) {
-                response = try connection.send(job.request, deadline: job.deadline)
+                response = try send(job, on: &connection)
             } catch {
                 throw error.error
             }
+        }
+        if let streamed = job.streamedResponse {
+            job.onHead?(response)
+            streamed.pump(&connection, deadline: job.deadline)
         }
         if connection.isReusable, !isAborted {
             report.keepAlive = true
@@ -139,6 +146,14 @@ final class PooledConnection: Sendable {
             connection.close()
         }
         return .response(response)
+    }
+
+    /// Sends the job's request on `connection`: the whole response, or its head when streamed.
+    private func send(_ job: ExchangeJob, on connection: inout HTTP1Connection<TLSStream>) throws(HTTP1ExchangeError) -> HTTP1Response {
+        if job.streamedResponse != nil {
+            return try connection.sendStreaming(job.request, body: job.requestBody, deadline: job.deadline)
+        }
+        return try connection.send(job.request, body: job.requestBody, deadline: job.deadline)
     }
 
     /// The kept connection if it can carry a request now; otherwise closes it and returns nil.

@@ -65,53 +65,111 @@ final class PinnedClient: Sendable {
     }
 
     /// Sends `request` to `host:port`, whose new connections must pass `evaluator`, within the
-    /// request timeout (counted from this call: waiting for a connection included).
+    /// request timeout (counted from this call: waiting for a connection included), and returns
+    /// the whole response.
+    ///
+    /// A body in memory is written with the head; a file or stream body is read as it is
+    /// written (see ``RequestBodyPipe``), never collected, over HTTP/1.1.
     ///
     /// - Throws: `TransportError` (``TransportError/Kind/tls`` for refused certificates,
     ///   ``TransportError/Kind/invalidRequest`` for a request HTTP cannot carry,
     ///   ``TransportError/Kind/timedOut`` when the deadline passes, even while waiting for a
     ///   connection), or `CancellationError`.
-    func send(_ request: URLRequest, host: CanonicalHost, port: Int,
+    func send(_ request: HTTPRequest, host: CanonicalHost, port: Int,
               evaluator: any ServerTrustEvaluator) async throws -> HTTPResponse {
+        let exchange = try prepare(request, host: host, port: port, evaluator: evaluator)
+        defer { exchange.body?.close() }
+        guard case let .whole(response) = try await run(exchange, streaming: false) else {
+            preconditionFailure("an exchange run with streaming: false returns the whole response")
+        }
+        return response
+    }
+
+    /// Sends `request` like ``send(_:host:port:evaluator:)`` and calls `consume` with the head as
+    /// soon as it is read and the body as it arrives (HTTP/1.1: read from the connection as
+    /// `consume` asks; HTTP/2: buffered, see ``streamOverHTTP2(_:_:)``).
+    ///
+    /// When `consume` returns or throws, the body is released: the rest is drained if small,
+    /// else the connection is closed; this returns once the connection is back in the pool or
+    /// closed. A streamed body is not capped by `HTTP1Limits.maxResponseBodyBytes`.
+    ///
+    /// - Throws: What ``send(_:host:port:evaluator:)`` throws, and what `consume` throws.
+    func stream<Result: Sendable>(_ request: HTTPRequest, host: CanonicalHost, port: Int, evaluator: any ServerTrustEvaluator,
+                                  _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result) async throws -> Result {
+        let exchange = try prepare(request, host: host, port: port, evaluator: evaluator)
+        defer { exchange.body?.close() }
+        switch try await run(exchange, streaming: true) {
+        case let .whole(response):
+            return try await streamOverHTTP2(response, consume)
+        case let .streaming(head, streamed, connection, jobID):
+            return try await deliver(head.httpResponse(url: request.url).head, streamed, length: head.bodyLength,
+                                     connection: connection, jobID: jobID, consume)
+        }
+    }
+
+    /// One request ready to go: serialized, its deadline fixed.
+    struct Exchange: Sendable {
+        var request: HTTPRequest
+        var encoded: HTTP1Request
+        var body: RequestBodyPipe?
+        var key: ConnectionPool.Key
+        var evaluator: any ServerTrustEvaluator
+        var deadline: ContinuousClock.Instant
+    }
+
+    /// What an exchange produced: a whole response, or the head of one whose body streams.
+    private enum Exchanged: Sendable {
+        case whole(HTTPResponse)
+        case streaming(HTTP1Response, StreamedResponse, PooledConnection, jobID: UInt64)
+    }
+
+    private func prepare(_ request: HTTPRequest, host: CanonicalHost, port: Int,
+                         evaluator: any ServerTrustEvaluator) throws -> Exchange {
         try Task.checkCancellation()
         // The whole-request timeout starts now, so waiting for a free connection counts too; the
         // caller's RequestDeadline (an endpoint's timeout), when earlier, wins.
         var deadline = ContinuousClock.now + requestTimeout
         if let requestDeadline = RequestDeadline.current {
             guard requestDeadline > .now else {
-                throw RequestDeadline.timedOut(method: HTTPMethod(request), url: request.url)
+                throw RequestDeadline.timedOut(method: request.method, url: request.url)
             }
             deadline = min(deadline, requestDeadline)
         }
         let encoded: HTTP1Request
         do {
-            encoded = try HTTP1RequestEncoder.encode(request)
+            encoded = try HTTP1RequestEncoder.encodeStreaming(request)
         } catch {
-            throw TransportError(.invalidRequest, method: HTTPMethod(request), url: request.url,
+            throw TransportError(.invalidRequest, method: request.method, url: request.url,
                                  message: error.description, underlying: error)
         }
-        let key = ConnectionPool.Key(host: host.name, port: port)
+        let body = encoded.streamedBody == nil ? nil : request.body.map(RequestBodyPipe.init)
+        return Exchange(request: request, encoded: encoded, body: body, key: ConnectionPool.Key(host: host.name, port: port),
+                        evaluator: evaluator, deadline: deadline)
+    }
+
+    /// Carries `exchange` over HTTP/2 or HTTP/1.1, whichever the host speaks.
+    private func run(_ exchange: Exchange, streaming: Bool) async throws -> Exchanged {
+        let key = exchange.key
         guard let http2 else {
-            let outcome = try await sendOnSlot(encoded, key: key, evaluator: evaluator, deadline: deadline, attempt: nil)
-            return try await response(outcome, to: encoded, deadline: deadline)
+            let outcome = try await sendOnSlot(exchange, streaming: streaming, attempt: nil)
+            return try await response(outcome, to: exchange)
         }
         var retries = 0
         while true {
             let outcome: SlotOutcome
             let reused: Bool
-            switch try await http2.route(host: key.host, port: key.port, deadline: deadline) {
+            switch try await http2.route(host: key.host, port: key.port, deadline: exchange.deadline) {
             case let .stream(connection):
                 outcome = .http2(connection)
                 reused = true
             case let .connect(counted):
-                outcome = try await sendOnSlot(encoded, key: key, evaluator: evaluator, deadline: deadline,
-                                               attempt: counted)
+                outcome = try await sendOnSlot(exchange, streaming: streaming, attempt: counted)
                 reused = false
             }
             do {
-                return try await response(outcome, to: encoded, deadline: deadline)
+                return try await response(outcome, to: exchange)
             } catch let failure as HTTP2StreamFailure {
-                guard Self.shouldRetry(failure, method: encoded.method, reused: reused, retries: retries) else {
+                guard Self.shouldRetry(failure, method: exchange.encoded.method, reused: reused, retries: retries) else {
                     throw failure.error
                 }
                 retries += 1
@@ -119,6 +177,42 @@ final class PinnedClient: Sendable {
                                                                             reason: failure.error.message))
             }
         }
+    }
+
+    /// Hands a streamed HTTP/1.1 response to `consume`, then releases its body and waits until
+    /// its connection was drained back into the pool or closed; reports the job's events.
+    private func deliver<Result: Sendable>(_ head: HTTPResponseHead, _ streamed: StreamedResponse, length: Int64?,
+                                           connection: PooledConnection, jobID: UInt64,
+                                           _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result) async throws -> Result {
+        let outcome: Swift.Result<Result, any Error>
+        do {
+            outcome = .success(try await consume(head, streamed.channel.body(length: length)))
+        } catch {
+            outcome = .failure(error)
+        }
+        // The reader is done: a thread waiting on the reader drains a small rest or closes; one
+        // waiting on the server is interrupted (the connection then closes), at once when the
+        // rest would not be drained anyway, else if the server stalls the drain.
+        var watchdog: Task<Void, Never>?
+        switch streamed.abandon() {
+        case .none: break
+        case .now: connection.abort(jobID: jobID)
+        case .after(let wait):
+            watchdog = Task {
+                guard (try? await Task.sleep(for: wait)) != nil else { return }
+                connection.abort(jobID: jobID)
+            }
+        }
+        defer { watchdog?.cancel() }
+        // Cancellation aborts the job (its socket is shut down, so the thread is done at once)
+        // and still waits for it: when this returns, the connection is back or closed.
+        let events = try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { streamed.ended.install($0) }
+        } onCancel: {
+            connection.abort(jobID: jobID)
+        }
+        for event in events { TransportEvents.emit(event) }
+        return try outcome.get()
     }
 
     /// Whether a request whose HTTP/2 stream failed is sent again: always when the server
@@ -132,22 +226,33 @@ final class PinnedClient: Sendable {
 
     // MARK: - Carrying the request
 
-    /// What a slot's job produced: an HTTP/1.1 response, or a new HTTP/2 connection to use.
+    /// What a slot's job produced: an HTTP/1.1 response (whole, or its head while its body
+    /// streams), or a new HTTP/2 connection to use.
     private enum SlotOutcome: Sendable {
         case http1(HTTP1Response)
+        case http1Streaming(HTTP1Response, StreamedResponse, PooledConnection, jobID: UInt64)
         case http2(HTTP2Connection)
     }
 
     /// The response for `outcome`: as is for HTTP/1.1, or from a stream on the HTTP/2 connection.
     ///
     /// - Throws: ``HTTP2StreamFailure`` when the stream failed (the caller decides on a retry).
-    private func response(_ outcome: SlotOutcome, to encoded: HTTP1Request,
-                          deadline: ContinuousClock.Instant) async throws -> HTTPResponse {
+    private func response(_ outcome: SlotOutcome, to exchange: Exchange) async throws -> Exchanged {
+        let url = exchange.encoded.url
         switch outcome {
         case let .http1(response):
-            return response.httpResponse(url: encoded.url)
+            return .whole(response.httpResponse(url: url))
+        case let .http1Streaming(head, streamed, connection, jobID):
+            return .streaming(head, streamed, connection, jobID: jobID)
         case let .http2(connection):
-            return try await exchange(HTTP2Request(encoded), on: connection, deadline: deadline).httpResponse(url: encoded.url)
+            let request: HTTP2Request
+            do {
+                request = try await http2Request(for: exchange)
+            } catch {
+                connection.release()
+                throw error
+            }
+            return .whole(try await self.exchange(request, on: connection, deadline: exchange.deadline).httpResponse(url: url))
         }
     }
 
@@ -168,17 +273,20 @@ final class PinnedClient: Sendable {
         return try result.get()
     }
 
-    /// Runs `encoded` on a slot of the HTTP/1.1 pool: on its kept connection, or on a new one,
+    /// Runs the exchange on a slot of the HTTP/1.1 pool: on its kept connection, or on a new one,
     /// which becomes an ``HTTP2Connection`` when its server selects `h2`.
     ///
-    /// - Parameter attempt: For the ``HTTP2Pool``: whether this is a counted connection attempt
-    ///   (reported back exactly once, from the slot's thread, even if the caller is cancelled);
-    ///   nil when HTTP/2 is not offered.
-    private func sendOnSlot(_ encoded: HTTP1Request, key: ConnectionPool.Key, evaluator: any ServerTrustEvaluator,
-                            deadline: ContinuousClock.Instant, attempt counted: Bool?) async throws -> SlotOutcome {
+    /// - Parameters:
+    ///   - streaming: Return an HTTP/1.1 response's head as soon as it is read, its body streaming
+    ///     (the job's events then come with ``StreamedResponse/ended``).
+    ///   - attempt: For the ``HTTP2Pool``: whether this is a counted connection attempt
+    ///     (reported back exactly once, from the slot's thread, even if the caller is cancelled);
+    ///     nil when HTTP/2 is not offered.
+    private func sendOnSlot(_ exchange: Exchange, streaming: Bool, attempt counted: Bool?) async throws -> SlotOutcome {
+        let key = exchange.key
         let lease: ConnectionPool.Lease
         do {
-            lease = try await pool.acquire(host: key.host, port: key.port, deadline: deadline)
+            lease = try await pool.acquire(host: key.host, port: key.port, deadline: exchange.deadline)
         } catch {
             if counted == true { http2?.attemptFailed(for: key) }
             throw error
@@ -186,8 +294,9 @@ final class PinnedClient: Sendable {
         let connection = lease.connection
         let jobID = jobIDs.wrappingAdd(1, ordering: .relaxed).newValue
         connection.begin(jobID: jobID)
-        var job = ExchangeJob(request: encoded, evaluator: evaluator, deadline: deadline, idleExpired: lease.idleExpired,
-                              collectsEvents: TransportEvents.isObserved)
+        var job = ExchangeJob(request: exchange.encoded, evaluator: exchange.evaluator, deadline: exchange.deadline,
+                              idleExpired: lease.idleExpired, collectsEvents: TransportEvents.isObserved)
+        job.requestBody = exchange.body
         // What this attempt taught the HTTP/2 pool is reported once: at the handshake when the
         // server chose HTTP/1.1 (so waiting requests go on before this response), else at the end.
         let reported = Atomic(false)
@@ -200,6 +309,16 @@ final class PinnedClient: Sendable {
         }
         // The job's events travel beside its outcome, failure included (a refused pin is an event).
         let completion = ExchangeCompletion<(Result<SlotOutcome, any Error>, [PinningEvent])>()
+        let streamed = streaming ? StreamedResponse() : nil
+        if let streamed {
+            job.streamedResponse = streamed
+            // The head is the outcome the caller waits for; the events follow at the job's end.
+            job.onHead = { head in
+                if !completion.finish(.success((.success(.http1Streaming(head, streamed, connection, jobID: jobID)), []))) {
+                    _ = streamed.abandon()  // the caller is gone: nobody will read the body
+                }
+            }
+        }
         connection.submit(job) { [pool, settings, timing, idleConnectionTimeout] report in
             pool.release(connection, keepAlive: report.keepAlive)
             let firstReport = counted != nil && !reported.exchange(true, ordering: .relaxed)
@@ -225,6 +344,8 @@ final class PinnedClient: Sendable {
                 }
             }
             if case .failure = outcome, firstReport, counted == true { http2?.attemptFailed(for: key) }
+            // A streamed response's caller had its head already: the events end its wait.
+            streamed?.ended.finish(.success(report.events))
             // A caller that was cancelled meanwhile will not use the stream claimed for it.
             if !completion.finish(.success((outcome, report.events))), case let .success(.http2(connection)) = outcome {
                 connection.release()
@@ -234,6 +355,7 @@ final class PinnedClient: Sendable {
             try await withCheckedThrowingContinuation { completion.install($0) }
         } onCancel: {
             completion.finish(.failure(CancellationError()))
+            _ = streamed?.abandon()
             connection.abort(jobID: jobID)
         }
         for event in events { TransportEvents.emit(event) }

@@ -179,25 +179,81 @@ public struct PinningTransport: Transport {
     ///   pinned or not) or a request HTTP/1.1 cannot carry,
     ///   ``TransportError/Kind/tooManyRedirects``, and the network kinds); `CancellationError`;
     ///   or whatever `inner` throws.
-    public func send(_ request: URLRequest) async throws -> HTTPResponse {
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let engine = try engine.get()
         var current = request
         var redirects = 0
         while true {
             let response = try await sendOneHop(current, engine: engine)
-            guard let url = current.url, let location = RedirectPolicy.target(of: response, for: current) else { return response }
+            let url = current.url
+            guard let location = RedirectPolicy.target(of: response, for: current) else { return response }
             try RedirectPolicy.check(location, from: current, safety: redirectSafety)
             guard let next = RedirectPolicy.followUp(to: current, status: response.statusCode, location: location,
                                                      secrets: redirectSafety.secrets)
             else { return response }
             redirects += 1
             guard redirects <= maxRedirects else {
-                throw TransportError(.tooManyRedirects, method: HTTPMethod(current), url: request.url,
+                throw TransportError(.tooManyRedirects, method: current.method, url: request.url,
                                      message: "more than \(maxRedirects) redirects (PinningTransport.Configuration.maxRedirects)")
             }
             TransportEvents.emit(PinningEvent.redirected(from: url, to: location, statusCode: response.statusCode))
             current = next
         }
+    }
+
+    /// Sends `request` like ``send(_:)`` and calls `consume` with the final response's head as soon
+    /// as it is read and its body as it arrives.
+    ///
+    /// For a pinned host over HTTP/1.1 the body is read from the connection only as `consume`
+    /// reads it (at most a few hundred KiB wait unread), so a download of any size takes bounded
+    /// memory; it is not capped by `HTTP1Limits.maxResponseBodyBytes`, which bounds what ``send(_:)``
+    /// buffers (head, chunk-size lines and trailers stay bounded). Over HTTP/2 the body is still
+    /// read whole before `consume` is called. Redirects are decided on the head: a redirect is
+    /// never handed to `consume` (its body is dropped), and the follow-up streams. Unpinned hosts
+    /// go to `inner.stream`.
+    ///
+    /// When `consume` returns or throws, the body is released: a small unread rest is drained so
+    /// the connection is reused, a larger one closes it. The request's deadline and the idle read
+    /// timeout apply while the body streams; cancelling the calling task ends the exchange.
+    ///
+    /// - Throws: What ``send(_:)`` throws, and what `consume` throws.
+    public func stream<Result: Sendable>(_ request: HTTPRequest,
+                                         _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result) async throws -> Result {
+        let engine = try engine.get()
+        var current = request
+        var redirects = 0
+        while true {
+            let sent = current
+            let hop = try await streamOneHop(sent, engine: engine) { head, body async throws -> Hop<Result> in
+                let response = HTTPResponse(statusCode: head.statusCode, headers: head.headers, url: head.url)
+                guard let location = RedirectPolicy.target(of: response, for: sent) else {
+                    return .final(try await consume(head, body))
+                }
+                try RedirectPolicy.check(location, from: sent, safety: redirectSafety)
+                guard let next = RedirectPolicy.followUp(to: sent, status: head.statusCode, location: location,
+                                                         secrets: redirectSafety.secrets)
+                else { return .final(try await consume(head, body)) }
+                // The redirect's own body is never read: returning releases it.
+                return .redirect(next, location: location, statusCode: head.statusCode)
+            }
+            guard case let .redirect(next, location, statusCode) = hop else {
+                guard case let .final(result) = hop else { preconditionFailure("a hop is final or a redirect") }
+                return result
+            }
+            redirects += 1
+            guard redirects <= maxRedirects else {
+                throw TransportError(.tooManyRedirects, method: current.method, url: request.url,
+                                     message: "more than \(maxRedirects) redirects (PinningTransport.Configuration.maxRedirects)")
+            }
+            TransportEvents.emit(PinningEvent.redirected(from: sent.url, to: location, statusCode: statusCode))
+            current = next
+        }
+    }
+
+    /// What one streamed hop came to: `consume`'s result, or a redirect to follow.
+    private enum Hop<Result: Sendable>: Sendable {
+        case final(Result)
+        case redirect(HTTPRequest, location: URL, statusCode: Int)
     }
 
     /// A `URLSessionTransport` that returns redirects instead of following them, so that every
@@ -214,35 +270,55 @@ public struct PinningTransport: Transport {
     /// with no canonical form (a NUL or other byte that cannot be in a host name, a malformed IP
     /// literal) is refused for every request, pinned or not: it is never legitimate, and `inner`
     /// could read it as a pinned host that this transport did not recognize.
-    private func sendOneHop(_ request: URLRequest, engine: Engine) async throws -> HTTPResponse {
-        guard let url = request.url, let rawHost = url.host else {
+    private func sendOneHop(_ request: HTTPRequest, engine: Engine) async throws -> HTTPResponse {
+        guard let pinned = try Self.pinnedRoute(for: request, engine: engine) else {
             return try await sendToInner(request)
         }
+        return try await engine.client.send(request, host: pinned.host, port: pinned.port, evaluator: pinned.evaluator)
+    }
+
+    /// Streams one request without following redirects, as ``sendOneHop(_:engine:)`` sends it.
+    private func streamOneHop<Result: Sendable>(_ request: HTTPRequest, engine: Engine,
+                                                _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result) async throws -> Result {
+        guard let pinned = try Self.pinnedRoute(for: request, engine: engine) else {
+            TransportEvents.emit(PinningEvent.sentToInner(url: request.url))
+            return try await RedirectPolicy.$isFollowedAbove.withValue(true) { try await inner.stream(request, consume) }
+        }
+        return try await engine.client.stream(request, host: pinned.host, port: pinned.port, evaluator: pinned.evaluator,
+                                              consume)
+    }
+
+    /// Where a pinned request goes (its canonical host, port and evaluator), or nil when the
+    /// request is for `inner`.
+    ///
+    /// - Throws: `TransportError` ``TransportError/Kind/invalidRequest`` for a host with no
+    ///   canonical form, or a pinned host reached without https.
+    private static func pinnedRoute(for request: HTTPRequest, engine: Engine) throws(TransportError)
+        -> (host: CanonicalHost, port: Int, evaluator: any ServerTrustEvaluator)? {
+        let url = request.url
+        guard let rawHost = url.host else { return nil }
         let host: CanonicalHost
         do {
             host = try CanonicalHost(rawHost)
         } catch {
-            throw TransportError(.invalidRequest, method: HTTPMethod(request), url: url,
+            throw TransportError(.invalidRequest, method: request.method, url: url,
                                  message: "refusing the request: \(error.description)", underlying: error)
         }
-        guard let evaluator = engine.domains.evaluator(for: host) else {
-            return try await sendToInner(request)
-        }
-        let port = try Self.httpsPort(of: url, request: request)
-        return try await engine.client.send(request, host: host, port: port, evaluator: evaluator)
+        guard let evaluator = engine.domains.evaluator(for: host) else { return nil }
+        return (host, try httpsPort(of: url, request: request), evaluator)
     }
 
     /// Sends one hop through `inner`, telling the Strata transports in it to return redirects
     /// rather than follow them: the next hop may be pinned, and only `send(_:)` checks that.
-    private func sendToInner(_ request: URLRequest) async throws -> HTTPResponse {
+    private func sendToInner(_ request: HTTPRequest) async throws -> HTTPResponse {
         TransportEvents.emit(PinningEvent.sentToInner(url: request.url))
         return try await RedirectPolicy.$isFollowedAbove.withValue(true) { try await inner.send(request) }
     }
 
     /// The port of an `https` URL for a pinned host; anything else is refused before any I/O.
-    private static func httpsPort(of url: URL, request: URLRequest) throws(TransportError) -> Int {
+    private static func httpsPort(of url: URL, request: HTTPRequest) throws(TransportError) -> Int {
         guard url.scheme?.lowercased() == "https" else {
-            throw TransportError(.invalidRequest, method: HTTPMethod(request), url: url,
+            throw TransportError(.invalidRequest, method: request.method, url: url,
                                  message: "\(url.host ?? "the host") is pinned, so it is only reached over https; "
                                      + "refusing to send its request as \(url.scheme ?? "a URL without a scheme")")
         }

@@ -12,9 +12,8 @@ struct HTTP1ConnectionTests {
     private let farDeadline = ContinuousClock.now + .seconds(3600)
 
     private func request(_ path: String = "/", method: String = "GET", headers: [String: String] = [:]) throws -> HTTP1Request {
-        var request = URLRequest(url: URL(string: "http://example.test\(path)")!)
-        request.httpMethod = method
-        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        let request = HTTPRequest(method: HTTPMethod(rawValue: method), url: URL(string: "http://example.test\(path)")!,
+                                  headers: HTTPHeaders(headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }))
         return try HTTP1RequestEncoder.encode(request)
     }
 

@@ -33,11 +33,8 @@ struct HTTP1LoopbackTests {
 
     private static func request(_ url: URL, method: String = "GET", body: Data? = nil,
                                 headers: [String: String] = [:]) throws -> HTTP1Request {
-        var request = URLRequest(url: url)
-        request.httpMethod = method
-        request.httpBody = body
-        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        return try HTTP1RequestEncoder.encode(request)
+        let request = HTTPRequest(method: HTTPMethod(rawValue: method), url: url, headers: HTTPHeaders(headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }))
+        return try HTTP1RequestEncoder.encode(request, body: body.map { [UInt8]($0) } ?? [])
     }
 
     /// Sends one request on a fresh connection and returns the exchange's error.

@@ -15,11 +15,8 @@ struct HTTP1RequestEncoderTests {
 
     private func encodeRequest(_ url: String, method: String = "GET", headers: [String: String] = [:],
                                body: Data? = nil) throws(HTTP1RequestError) -> HTTP1Request {
-        var request = URLRequest(url: URL(string: url)!)
-        request.httpMethod = method
-        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        request.httpBody = body
-        return try HTTP1RequestEncoder.encode(request)
+        let request = HTTPRequest(method: HTTPMethod(rawValue: method), url: URL(string: url)!, headers: HTTPHeaders(headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }))
+        return try HTTP1RequestEncoder.encode(request, body: body.map { [UInt8]($0) } ?? [])
     }
 
     @Test("a GET is a request line with the origin-form target, Host and nothing else")
@@ -126,15 +123,28 @@ struct HTTP1RequestEncoderTests {
         #expect(throws: HTTP1RequestError.self) { try encodeRequest("http://h/", headers: ["Connection": "Upgrade"]) }
     }
 
-    @Test("unsupported schemes, CONNECT, invalid methods and body streams are refused before sending")
+    @Test("unsupported schemes, CONNECT and invalid methods are refused before sending")
     func refusals() {
         #expect(throws: HTTP1RequestError.unsupportedScheme("ftp")) { try encodeRequest("ftp://h/file") }
         #expect(throws: HTTP1RequestError.unsupportedMethod("CONNECT")) { try encodeRequest("http://h/", method: "CONNECT") }
         #expect(throws: HTTP1RequestError.unsupportedMethod("GE T")) { try encodeRequest("http://h/", method: "GE T") }
-        var request = URLRequest(url: URL(string: "http://h/")!)
-        request.httpMethod = "POST"
-        request.httpBodyStream = InputStream(data: Data("x".utf8))
-        #expect(throws: HTTP1RequestError.bodyStreamUnsupported) { try HTTP1RequestEncoder.encode(request) }
+    }
+
+    @Test("a file or stream body is read whole, within the limit; a larger one is refused before sending")
+    func bufferedBodies() async throws {
+        let stream = AsyncStream<ArraySlice<UInt8>> { continuation in
+            continuation.yield(Array("ab".utf8)[...])
+            continuation.yield(Array("c".utf8)[...])
+            continuation.finish()
+        }
+        let request = HTTPRequest(method: .post, url: URL(string: "http://h/")!, body: HTTPBody(stream, length: nil))
+        #expect(try await HTTP1RequestEncoder.bodyBytes(of: request) == Array("abc".utf8))
+        let declaredTooLarge = HTTPBody(AsyncStream<ArraySlice<UInt8>> { $0.finish() },
+                                        length: Int64(HTTP1RequestEncoder.maxBodyBytes) + 1)
+        await #expect(throws: HTTP1RequestError.bodyTooLarge(limit: HTTP1RequestEncoder.maxBodyBytes)) {
+            try await HTTP1RequestEncoder.bodyBytes(of: HTTPRequest(method: .post, url: URL(string: "http://h/")!,
+                                                                    body: declaredTooLarge))
+        }
     }
 
     @Test("the encoded request remembers its method and URL for the parser and for errors")

@@ -361,10 +361,10 @@ struct HTTP2MultiplexerTests {
     @Test("connection-specific header fields are dropped and names lower-cased; Host becomes :authority")
     func requestFields() throws {
         var request = Harness.get("/x")
-        request.setValue("keep-alive", forHTTPHeaderField: "Connection")
-        request.setValue("timeout=5", forHTTPHeaderField: "Keep-Alive")
-        request.setValue("gzip", forHTTPHeaderField: "TE")
-        request.setValue("abc", forHTTPHeaderField: "X-Trace")
+        request.headers["Connection"] = "keep-alive"
+        request.headers["Keep-Alive"] = "timeout=5"
+        request.headers["TE"] = "gzip"
+        request.headers["X-Trace"] = "abc"
         let encoded = try HTTP2Request(HTTP1RequestEncoder.encode(request))
         #expect(encoded.fields.map(\.name) == [":method", ":scheme", ":authority", ":path", "x-trace"])
         #expect(encoded.fields[2].value == "api.example.com")

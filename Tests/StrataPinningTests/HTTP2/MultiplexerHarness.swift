@@ -26,8 +26,8 @@ final class MultiplexerHarness {
     }
 
     /// Starts `request` as exchange `id`, with a deadline `timeout` from now.
-    func open(_ id: UInt64, _ request: URLRequest, timeout: Duration = .seconds(60)) throws {
-        let encoded = try HTTP1RequestEncoder.encode(request)
+    func open(_ id: UInt64, _ request: HTTPRequest, timeout: Duration = .seconds(60)) throws {
+        let encoded = try HTTP1RequestEncoder.encode(request, body: request.body?.bytesInMemory ?? [])
         multiplexer.open(.init(id: id, request: HTTP2Request(encoded), deadline: now + timeout, collectsEvents: true), now: now)
         collect()
     }
@@ -101,15 +101,12 @@ final class MultiplexerHarness {
         }
     }
 
-    static func get(_ path: String) -> URLRequest {
-        URLRequest(url: URL(string: "https://api.example.com\(path)")!)
+    static func get(_ path: String) -> HTTPRequest {
+        HTTPRequest(url: URL(string: "https://api.example.com\(path)")!)
     }
 
-    static func post(_ path: String, body: Data) -> URLRequest {
-        var request = get(path)
-        request.httpMethod = "POST"
-        request.httpBody = body
-        return request
+    static func post(_ path: String, body: Data) -> HTTPRequest {
+        HTTPRequest(method: .post, url: URL(string: "https://api.example.com\(path)")!, body: HTTPBody(body))
     }
 
     static let ok: [(String, String)] = [(":status", "200"), ("content-type", "text/plain")]

@@ -77,7 +77,7 @@ struct PinningConnectionFailureTests {
         let transport = try Pinning.transport()
         // The server stops reading a head over 64 KiB and closes while 4 MB are still coming.
         var request = Pinning.post(server.url("/upload"), body: Data(count: 4 << 20))
-        request.setValue(String(repeating: "x", count: 100_000), forHTTPHeaderField: "X-Huge")
+        request.headers["X-Huge"] = String(repeating: "x", count: 100_000)
         let error = await Pinning.error { try await transport.send(request) }
         #expect((error as? TransportError)?.kind == .connectionLost, "\(String(describing: error))")
         #expect(try await transport.send(Pinning.get(server.url("/missing"))).statusCode == 404)

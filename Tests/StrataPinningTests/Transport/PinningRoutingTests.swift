@@ -17,12 +17,12 @@ struct PinningRoutingTests {
                                                                response: CannedResponse(string: "from inner"))])
         let events = PinningEventLog()
         let transport = events.observing(try Pinning.transport(inner: inner))
-        var request = Pinning.get(URL(string: "https://unpinned.example.com/users?q=1")!, headers: ["Authorization": "Bearer t"])
-        request.timeoutInterval = 12
+        let request = Pinning.get(URL(string: "https://unpinned.example.com/users?q=1")!, headers: ["Authorization": "Bearer t"])
         let response = try await transport.send(request)
         #expect(response.text == "from inner")
         let recorded = await inner.recordedRequests
-        #expect(recorded == [request])
+        #expect(recorded.map(\.url) == [request.url])
+        #expect(recorded.map(\.headers) == [request.headers])
         #expect(events.all.count == 1)
     }
 
@@ -118,9 +118,9 @@ struct PinningRoutingTests {
         let response = try await transport.send(Pinning.get(server.url("/away"), headers: ["Authorization": "Bearer t", "X-Trace": "1"]))
         #expect(response.text == "file")
         let forwarded = try #require(await inner.recordedRequests.first)
-        #expect(forwarded.url?.absoluteString == "https://cdn.example.net/file")
-        #expect(forwarded.value(forHTTPHeaderField: "Authorization") == nil)
-        #expect(forwarded.value(forHTTPHeaderField: "X-Trace") == "1")
+        #expect(forwarded.url.absoluteString == "https://cdn.example.net/file")
+        #expect(forwarded.headers["Authorization"] == nil)
+        #expect(forwarded.headers["X-Trace"] == "1")
     }
 
     @Test("a redirect to another pinned host is checked against that host's pins")

@@ -74,17 +74,12 @@ enum Pinning {
                                 configuration: configuration, clock: clock, resolver: resolver)
     }
 
-    static func get(_ url: URL, headers: [String: String] = [:]) -> URLRequest {
-        var request = URLRequest(url: url)
-        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        return request
+    static func get(_ url: URL, headers: [String: String] = [:]) -> HTTPRequest {
+        HTTPRequest(url: url, headers: HTTPHeaders(headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }))
     }
 
-    static func post(_ url: URL, body: Data) -> URLRequest {
-        var request = URLRequest(url: url)
-        request.httpMethod = "POST"
-        request.httpBody = body
-        return request
+    static func post(_ url: URL, body: Data) -> HTTPRequest {
+        HTTPRequest(method: .post, url: url, body: HTTPBody(body))
     }
 
     /// The error `body` throws, or nil.

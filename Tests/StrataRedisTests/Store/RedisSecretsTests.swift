@@ -52,7 +52,7 @@ struct RedisSecretsTests {
         let store = try makeStore(server.url())
         let url = URL(string: "https://ghp_US3RT0KEN:pa55w0rd@api.example/r?access_token=AT-61c2f7&sig=SG-d40a9e&page=2")!
         let origin = ClosureTransport { request in
-            guard request.value(forHTTPHeaderField: "If-None-Match") == nil else {
+            guard request.headers["If-None-Match"] == nil else {
                 return HTTPResponse(statusCode: 304, headers: ["ETag": "\"r1\""], url: url)
             }
             // The response URL keeps the userinfo, as both transports' do.

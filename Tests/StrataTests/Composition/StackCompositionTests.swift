@@ -21,7 +21,7 @@ struct StackCompositionTests {
         let uses = LockedValue(0)
         return CannedRoutesTransport(routes: [
             CannedRoute(pattern: RequestPattern(path: "/me")) { request in
-                guard request.value(forHTTPHeaderField: "Authorization") == "Bearer new" else { return .status(401) }
+                guard request.headers["Authorization"] == "Bearer new" else { return .status(401) }
                 let use = uses.withLock { count -> Int in defer { count += 1 }; return count }
                 return fresh[min(use, fresh.count - 1)]
             },
@@ -42,7 +42,7 @@ struct StackCompositionTests {
         _ = try await service.response(to: me, via: environment)
         #expect(refreshes.withLock { $0 } == 1)
         #expect(events.events(RetryEvent.self).isEmpty)
-        #expect(await origin.recordedRequests.map { $0.value(forHTTPHeaderField: "Authorization") } == ["Bearer old", "Bearer new"])
+        #expect(await origin.recordedRequests.map { $0.headers["Authorization"] } == ["Bearer old", "Bearer new"])
     }
 
     @Test("Reauth → Retry: a 503 after the refresh is retried with the new token")
@@ -56,7 +56,7 @@ struct StackCompositionTests {
         }
         _ = try await HTTPNetworkService(transport: stack, authService: auth).response(to: me, via: environment)
         #expect(refreshes.withLock { $0 } == 1)
-        #expect(await origin.recordedRequests.map { $0.value(forHTTPHeaderField: "Authorization") }
+        #expect(await origin.recordedRequests.map { $0.headers["Authorization"] }
                 == ["Bearer old", "Bearer new", "Bearer new"])
     }
 

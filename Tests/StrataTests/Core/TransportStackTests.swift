@@ -13,8 +13,8 @@ struct TransportStackTests {
         TransportLayer { inner in
             ClosureTransport { request in
                 var request = request
-                let path = request.value(forHTTPHeaderField: "X-Path").map { "\($0)," } ?? ""
-                request.setValue(path + name, forHTTPHeaderField: "X-Path")
+                let path = request.headers["X-Path"].map { "\($0)," } ?? ""
+                request.headers["X-Path"] = path + name
                 return try await inner.send(request)
             }
         }
@@ -25,7 +25,7 @@ struct TransportStackTests {
         let terminal = ClosureTransport { _ in HTTPResponse(statusCode: 204) }
         let stack = TransportStack(tag("outer"), tag("middle"), tag("inner"), terminal: terminal)
         _ = try await stack.send(URLRequest(url: URL(string: "https://api.example.com/a")!))
-        #expect(await terminal.recordedRequests.first?.value(forHTTPHeaderField: "X-Path") == "outer,middle,inner")
+        #expect(await terminal.recordedRequests.first?.headers["X-Path"] == "outer,middle,inner")
         #expect(try await TransportStack(layers: [], terminal: terminal).send(URLRequest(url: URL(string: "https://a.example/")!))
             .statusCode == 204)
     }

@@ -28,9 +28,9 @@ struct CachePartitionTests {
         private let seen = LockedValue<[Seen]>([])
         var requests: [Seen] { seen.withLock { $0 } }
 
-        func respond(to request: URLRequest, caller: String) -> HTTPResponse {
-            let record = Seen(caller: caller, ifNoneMatch: request.value(forHTTPHeaderField: "If-None-Match"),
-                              ifModifiedSince: request.value(forHTTPHeaderField: "If-Modified-Since"))
+        func respond(to request: HTTPRequest, caller: String) -> HTTPResponse {
+            let record = Seen(caller: caller, ifNoneMatch: request.headers["If-None-Match"],
+                              ifModifiedSince: request.headers["If-Modified-Since"])
             seen.withLock { $0.append(record) }
             let headers: HTTPHeaders = ["ETag": CachePartitionTests.etag, "Last-Modified": CachePartitionTests.lastModified]
             if record.ifNoneMatch == CachePartitionTests.etag { return HTTPResponse(statusCode: 304, headers: headers) }
@@ -47,7 +47,7 @@ struct CachePartitionTests {
         var caller: String?
 
         func cacheIdentity(for url: URL) -> String? { identity }
-        func send(_ request: URLRequest) async throws -> HTTPResponse {
+        func send(_ request: HTTPRequest) async throws -> HTTPResponse {
             origin.respond(to: request, caller: caller ?? identity)
         }
     }
@@ -55,10 +55,10 @@ struct CachePartitionTests {
     /// A third-party decorator that does not forward the question.
     struct OpaqueDecorator: Transport {
         let inner: any Transport
-        func send(_ request: URLRequest) async throws -> HTTPResponse { try await inner.send(request) }
+        func send(_ request: HTTPRequest) async throws -> HTTPResponse { try await inner.send(request) }
     }
 
-    static func get(token: String? = nil) -> URLRequest {
+    static func get(token: String? = nil) -> HTTPRequest {
         makeRequest(url, headers: token.map { ["Authorization": "Bearer \($0)"] } ?? [:])
     }
 
@@ -140,7 +140,7 @@ struct CachePartitionTests {
     func perCredentialKeyUnchanged() {
         let policy = ConditionalRequestPolicy()
         let request = Self.get(token: "T1")
-        let partition = policy.identityPartition(of: HTTPHeaders(request))
+        let partition = policy.identityPartition(of: request.headers)
         #expect(policy.primaryKey(for: request) == "etag-v1 \(Self.url) id=\(partition)")
         #expect(policy.primaryKey(for: Self.get()) == "etag-v1 \(Self.url) id=-")
     }

@@ -6,11 +6,8 @@ import Foundation
 import StrataTesting
 
 /// A request for `url` with a method and header fields.
-func makeRequest(_ url: String, method: String = "GET", headers: [String: String] = [:]) -> URLRequest {
-    var request = URLRequest(url: URL(string: url)!)
-    request.httpMethod = method
-    for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-    return request
+func makeRequest(_ url: String, method: String = "GET", headers: [String: String] = [:]) -> HTTPRequest {
+    HTTPRequest(method: HTTPMethod(rawValue: method), url: URL(string: url)!, headers: HTTPHeaders(headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }))
 }
 
 /// A 200 response with a body and header fields.
@@ -46,21 +43,21 @@ final class VersionedResource: Sendable {
 
     func change() { version.withLock { $0 += 1 } }
 
-    func etag(for request: URLRequest) -> String {
-        let who = request.value(forHTTPHeaderField: "Authorization") ?? "anonymous"
-        let language = request.value(forHTTPHeaderField: "Accept-Language") ?? "any"
+    func etag(for request: HTTPRequest) -> String {
+        let who = request.headers["Authorization"] ?? "anonymous"
+        let language = request.headers["Accept-Language"] ?? "any"
         return "\"v\(version.withLock { $0 })-\(who.utf8.count)-\(language)\""
     }
 
-    func body(for request: URLRequest) -> String {
-        "body v\(version.withLock { $0 }) for \(request.value(forHTTPHeaderField: "Authorization") ?? "anonymous")"
-            + " in \(request.value(forHTTPHeaderField: "Accept-Language") ?? "any")"
+    func body(for request: HTTPRequest) -> String {
+        "body v\(version.withLock { $0 }) for \(request.headers["Authorization"] ?? "anonymous")"
+            + " in \(request.headers["Accept-Language"] ?? "any")"
     }
 
-    func respond(_ request: URLRequest) -> HTTPResponse {
+    func respond(_ request: HTTPRequest) -> HTTPResponse {
         var headers = extraHeaders
         headers["ETag"] = etag(for: request)
-        if request.value(forHTTPHeaderField: "If-None-Match") == etag(for: request) {
+        if request.headers["If-None-Match"] == etag(for: request) {
             return HTTPResponse(statusCode: 304, headers: headers)
         }
         let body = body(for: request)

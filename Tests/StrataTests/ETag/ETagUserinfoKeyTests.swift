@@ -11,9 +11,9 @@ struct ETagUserinfoKeyTests {
     @Test("the primary key has no user or password, but two users get different keys")
     func keyWithoutUserinfo() throws {
         let policy = ConditionalRequestPolicy()
-        let alice = try #require(policy.primaryKey(for: URLRequest(url: URL(string: "https://alice:pa55@api.example.com/r")!)))
-        let bob = try #require(policy.primaryKey(for: URLRequest(url: URL(string: "https://bob:other@api.example.com/r")!)))
-        let anonymous = try #require(policy.primaryKey(for: URLRequest(url: URL(string: "https://api.example.com/r")!)))
+        let alice = policy.primaryKey(for: HTTPRequest(url: URL(string: "https://alice:pa55@api.example.com/r")!))
+        let bob = policy.primaryKey(for: HTTPRequest(url: URL(string: "https://bob:other@api.example.com/r")!))
+        let anonymous = policy.primaryKey(for: HTTPRequest(url: URL(string: "https://api.example.com/r")!))
         for key in [alice, bob] {
             #expect(!key.contains("pa55") && !key.contains("alice") && !key.contains("bob") && !key.contains("other"))
         }

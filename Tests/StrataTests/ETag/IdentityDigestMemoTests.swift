@@ -26,8 +26,7 @@ struct IdentityDigestMemoTests {
         let policy = ConditionalRequestPolicy()
         let memo = IdentityDigestMemo()
         for user in ["alice", "bob", "alice", "carol", "carol"] {
-            let request = ConditionalRequestPolicy.RequestFacts(
-                makeRequest("https://api.example.com/items", headers: ["Authorization": "Bearer \(user)"]))
+            let request = makeRequest("https://api.example.com/items", headers: ["Authorization": "Bearer \(user)"])
             #expect(policy.primaryKey(for: request, memo: memo) == policy.primaryKey(for: request))
         }
     }

@@ -68,7 +68,7 @@ struct EventSequenceTests {
         let auth = InMemoryAuthService(accessToken: "old")
         let origin = CannedRoutesTransport(routes: [
             CannedRoute(pattern: RequestPattern(path: "/items")) { request in
-                request.value(forHTTPHeaderField: "Authorization") == "Bearer new" ? CannedResponse(string: "ok") : .status(401)
+                request.headers["Authorization"] == "Bearer new" ? CannedResponse(string: "ok") : .status(401)
             },
         ])
         let failedOnce = LockedValue(false)
@@ -96,7 +96,7 @@ struct EventSequenceTests {
         let tokenEndpoint = LoggingTransport(inner: CannedResponseTransport(string: "new"), logger: logger)
         let origin = CannedRoutesTransport(routes: [
             CannedRoute(pattern: RequestPattern(path: "/items")) { request in
-                request.value(forHTTPHeaderField: "Authorization") == "Bearer new" ? CannedResponse(string: "ok") : .status(401)
+                request.headers["Authorization"] == "Bearer new" ? CannedResponse(string: "ok") : .status(401)
             },
         ])
         let stack = LoggingTransport(

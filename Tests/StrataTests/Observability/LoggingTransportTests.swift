@@ -119,7 +119,7 @@ struct LoggingTransportTests {
         struct Reporting: Transport {
             let inner: any Transport
             let built: LockedValue<Int>
-            func send(_ request: URLRequest) async throws -> HTTPResponse {
+            func send(_ request: HTTPRequest) async throws -> HTTPResponse {
                 TransportEvents.emit({ built.withLock { $0 += 1 }; return ReauthEvent.started }())
                 return try await inner.send(request)
             }
@@ -150,7 +150,7 @@ struct LoggingTransportTests {
         /// A layer that reports a retry and sends twice, as RetryTransport does.
         struct TwiceLayer: Transport {
             let inner: any Transport
-            func send(_ request: URLRequest) async throws -> HTTPResponse {
+            func send(_ request: HTTPRequest) async throws -> HTTPResponse {
                 _ = try await inner.send(request)
                 TransportEvents.emit(RetryEvent.scheduled(retry: 1, delay: .milliseconds(250), reason: .status(503),
                                                           delaySource: .backoff, method: .get, url: request.url))
@@ -188,7 +188,7 @@ struct LoggingTransportTests {
         }
         struct QuotaLayer: Transport {
             let inner: any Transport
-            func send(_ request: URLRequest) async throws -> HTTPResponse {
+            func send(_ request: HTTPRequest) async throws -> HTTPResponse {
                 let response = try await inner.send(request)
                 TransportEvents.emit(QuotaEvent.nearlyExhausted(remaining: 3, url: request.url))
                 return response
@@ -211,10 +211,10 @@ struct LoggingTransportTests {
     func requestSecretsScrubbedFromAnyEvent() async throws {
         struct EchoingLayer: Transport {
             let inner: any Transport
-            func send(_ request: URLRequest) async throws -> HTTPResponse {
+            func send(_ request: HTTPRequest) async throws -> HTTPResponse {
                 // A careless layer puts a header value in free text.
                 TransportEvents.emit(ETagStoreEvent.fileOperationFailed(
-                    operation: "write", path: "/tmp", reason: "saw \(request.value(forHTTPHeaderField: "X-API-Key") ?? "")"))
+                    operation: "write", path: "/tmp", reason: "saw \(request.headers["X-API-Key"] ?? "")"))
                 return try await inner.send(request)
             }
         }

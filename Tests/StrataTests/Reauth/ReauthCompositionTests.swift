@@ -35,7 +35,7 @@ struct ReauthCompositionTests {
     func endToEndRefresh() async throws {
         let server = CannedRoutesTransport(routes: [
             CannedRoute(pattern: RequestPattern(method: .get, path: "/v1/me")) { request in
-                guard request.value(forHTTPHeaderField: "Authorization") == "Bearer new" else { return .status(401) }
+                guard request.headers["Authorization"] == "Bearer new" else { return .status(401) }
                 return try .json(Profile(name: "Ada"))
             },
         ])
@@ -47,7 +47,7 @@ struct ReauthCompositionTests {
 
         #expect(profile == Profile(name: "Ada"))
         #expect(refreshes.withLock { $0 } == 1)
-        #expect(await server.recordedRequests.map { $0.value(forHTTPHeaderField: "Authorization") }
+        #expect(await server.recordedRequests.map { $0.headers["Authorization"] }
             == ["Bearer old", "Bearer new"])
     }
 
@@ -83,7 +83,7 @@ struct ReauthCompositionTests {
             let _: Profile = try await service.request(to: ProfileEndpoint(requiresAuth: false), via: environment)
         }
         #expect(refreshes.withLock { $0 } == 0)
-        #expect(await server.recordedRequests.map { $0.value(forHTTPHeaderField: "Authorization") } == [nil])
+        #expect(await server.recordedRequests.map { $0.headers["Authorization"] } == [nil])
     }
 
     @Test("a failed refresh reaches the caller as NetworkError.transport wrapping ReauthError.refreshFailed")
@@ -117,15 +117,15 @@ struct ReauthCompositionTests {
 
         #expect(profile == Profile(name: "Ada"))
         #expect(refreshes.withLock { $0 } == 1)
-        #expect(await server.recordedRequests.map { $0.value(forHTTPHeaderField: "Authorization") }
+        #expect(await server.recordedRequests.map { $0.headers["Authorization"] }
             == ["Bearer old", "Bearer new", "Bearer new"])
     }
 
     /// 401 for the old token; for the new one, a 503 first and then the profile.
-    private static func newTokenThenFlaky() -> @Sendable (URLRequest) throws -> CannedResponse {
+    private static func newTokenThenFlaky() -> @Sendable (HTTPRequest) throws -> CannedResponse {
         let newTokenSends = LockedValue(0)
         return { request in
-            guard request.value(forHTTPHeaderField: "Authorization") == "Bearer new" else { return .status(401) }
+            guard request.headers["Authorization"] == "Bearer new" else { return .status(401) }
             let send = newTokenSends.withLock { count -> Int in
                 count += 1
                 return count

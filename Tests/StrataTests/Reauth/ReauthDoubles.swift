@@ -53,9 +53,9 @@ enum ReauthDoubles {
 
     /// Answers 200 to `Bearer <accepted>` and 401 to anything else, like an API whose current
     /// token is `accepted`.
-    static func acceptingOnly(_ accepted: String) -> @Sendable (URLRequest) throws -> CannedResponse {
+    static func acceptingOnly(_ accepted: String) -> @Sendable (HTTPRequest) throws -> CannedResponse {
         { request in
-            request.value(forHTTPHeaderField: "Authorization") == "Bearer \(accepted)"
+            request.headers["Authorization"] == "Bearer \(accepted)"
                 ? CannedResponse(string: "ok") : .status(401)
         }
     }

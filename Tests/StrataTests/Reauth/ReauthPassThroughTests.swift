@@ -34,7 +34,7 @@ struct ReauthPassThroughTests {
         #expect(refreshes.withLock { $0 } == 0)
         let sent = await server.recordedRequests
         #expect(sent.count == 1)
-        #expect(sent.first?.value(forHTTPHeaderField: "Authorization") == nil)
+        #expect(sent.first?.headers["Authorization"] == nil)
     }
 
     @Test("a 401 for a request whose caller set its own Authorization is returned untouched",
@@ -45,7 +45,7 @@ struct ReauthPassThroughTests {
 
         #expect(response.statusCode == 401)
         #expect(refreshes.withLock { $0 } == 0)
-        #expect(await server.recordedRequests.map { $0.value(forHTTPHeaderField: "Authorization") } == [authorization])
+        #expect(await server.recordedRequests.map { $0.headers["Authorization"] } == [authorization])
     }
 
     @Test("a response other than 401 to a request with our token is returned as is", arguments: [200, 403, 407, 500])
@@ -65,7 +65,7 @@ struct ReauthPassThroughTests {
 
         #expect(response.statusCode == 401)
         #expect(refreshes.withLock { $0 } == 1)
-        #expect(await server.recordedRequests.map { $0.value(forHTTPHeaderField: "Authorization") }
+        #expect(await server.recordedRequests.map { $0.headers["Authorization"] }
             == ["Bearer old", "Bearer new"])
     }
 

@@ -39,7 +39,7 @@ struct ReauthRecognitionTests {
         let auth = CountingAuthService(token: "t1")
         let refreshes = LockedValue(0)
         let server = ClosureTransport { request in
-            HTTPResponse(statusCode: request.value(forHTTPHeaderField: "Authorization") == "Bearer t3" ? 200 : 401)
+            HTTPResponse(statusCode: request.headers["Authorization"] == "Bearer t3" ? 200 : 401)
         }
         let reauth = ReauthTransport(inner: server, authService: auth) { [auth, refreshes] in
             refreshes.withLock { $0 += 1 }

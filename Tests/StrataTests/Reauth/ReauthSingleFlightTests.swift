@@ -40,10 +40,10 @@ struct ReauthSingleFlightTests {
         }
 
         #expect(refreshes.withLock { $0 } == 1)
-        let sends = Dictionary(grouping: await server.recordedRequests) { $0.url?.path ?? "" }
+        let sends = Dictionary(grouping: await server.recordedRequests) { $0.url.path }
         #expect(sends.count == 100)
         #expect(sends.values.allSatisfy { requests in
-            requests.compactMap { $0.value(forHTTPHeaderField: "Authorization") } == ["Bearer old", "Bearer new"]
+            requests.compactMap { $0.headers["Authorization"] } == ["Bearer old", "Bearer new"]
         })
         #expect(succeededWaiters == [100])
     }
@@ -54,8 +54,8 @@ struct ReauthSingleFlightTests {
         let releaseSlow = Doubles.Gate()
         let sends = LockedValue<[String]>([])
         let server = ClosureTransport { request in
-            let authorization = request.value(forHTTPHeaderField: "Authorization") ?? ""
-            let path = request.url?.path ?? ""
+            let authorization = request.headers["Authorization"] ?? ""
+            let path = request.url.path
             sends.withLock { $0.append("\(path) \(authorization)") }
             if path == "/slow", authorization == "Bearer old" {
                 slowArrived.open()
@@ -101,14 +101,14 @@ struct ReauthSingleFlightTests {
 
         #expect(late.statusCode == 200)
         #expect(refreshes.withLock { $0 } == 1)
-        let second = await server.recordedRequests.filter { $0.url?.path == "/second" }
-        #expect(second.map { $0.value(forHTTPHeaderField: "Authorization") } == ["Bearer old", "Bearer new"])
+        let second = await server.recordedRequests.filter { $0.url.path == "/second" }
+        #expect(second.map { $0.headers["Authorization"] } == ["Bearer old", "Bearer new"])
     }
 
     @Test("a 401 for a token the app replaced itself (a new sign-in) is resent with the current token, without refreshing")
     func tokenReplacedOutsideARefreshIsResent() async throws {
         let server = ClosureTransport { [auth] request in
-            let authorization = request.value(forHTTPHeaderField: "Authorization")
+            let authorization = request.headers["Authorization"]
             if authorization == "Bearer old" { await auth.setAccessToken("signed-in-again") }
             return HTTPResponse(statusCode: authorization == "Bearer signed-in-again" ? 200 : 401)
         }
@@ -234,7 +234,7 @@ struct ReauthSingleFlightTests {
         #expect(refreshWasCancelled.withLock { $0 } == false)
         #expect(await auth.accessToken() == "new")
         #expect(succeededWaiters == [2])
-        #expect(await server.recordedRequests.filter { $0.url?.path == "/starter" }.count == 1)
+        #expect(await server.recordedRequests.filter { $0.url.path == "/starter" }.count == 1)
     }
 
     @Test("a caller cancelled before it could join does not start a refresh")

@@ -13,11 +13,8 @@ enum RetryFixtures {
     static let baseURL = URL(string: "https://api.example.com")!
 
     static func request(_ method: HTTPMethod = .get, path: String = "/todos",
-                        headers: [String: String] = [:]) -> URLRequest {
-        var request = URLRequest(url: baseURL.appendingPathComponent(path))
-        request.httpMethod = method.rawValue
-        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        return request
+                        headers: [String: String] = [:]) -> HTTPRequest {
+        HTTPRequest(method: method, url: baseURL.appendingPathComponent(path), headers: HTTPHeaders(headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }))
     }
 
     /// A retrying transport on a test clock (sleeps return at once and are recorded), with a

@@ -60,7 +60,7 @@ struct HTTPNetworkServiceTests {
         _ = try await service.response(to: TestEndpoint(path: "/me", requiresAuth: true), via: environment)
         _ = try await service.response(to: TestEndpoint(path: "/me"), via: environment)
         let sent = await transport.recordedRequests
-        #expect(sent.map { $0.value(forHTTPHeaderField: "Authorization") } == ["Bearer t0k", nil])
+        #expect(sent.map { $0.headers["Authorization"] } == ["Bearer t0k", nil])
     }
 
     @Test("without a token an authenticated endpoint throws missingAccessToken and sends nothing",

@@ -8,7 +8,7 @@ import Strata
 
 struct LoggingDecorator: Transport {
     let inner: any Transport
-    func send(_ request: URLRequest) async throws -> HTTPResponse { try await inner.send(request) }
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse { try await inner.send(request) }
 }
 
 enum ContractAPI: EndpointProtocol {
@@ -81,4 +81,28 @@ func coreContract() async throws {
     } catch NetworkError.decoding(let error, let body) {
         _ = (error, body)
     }
+}
+
+/// The 0.3 request, body and streaming names, as a consumer spells them.
+func contractStreaming(_ transport: any Transport, file: URL) async throws {
+    var request = HTTPRequest(method: .put, url: URL(string: "https://api.example.com/upload")!,
+                              headers: ["Content-Type": "application/octet-stream"],
+                              body: try HTTPBody(contentsOf: file))
+    request.headers.add(name: "X-Trace", value: "1")
+    let replayable: Bool = request.body?.isReplayable ?? true
+    let length: Int64? = request.body?.length
+    _ = (replayable, length)
+    _ = try await transport.send(request)
+    let size: Int = try await transport.stream(HTTPRequest(url: URL(string: "https://api.example.com/big")!)) { head, body in
+        let _: HTTPResponseHead = head
+        var total = 0
+        for try await chunk in body { total += chunk.count }
+        return total
+    }
+    _ = size
+    _ = try await HTTPBody("text").collect(upTo: 1 << 20)
+    _ = HTTPBody(Data())
+    let bridged = try HTTPRequest(URLRequest(url: URL(string: "https://api.example.com/")!))
+    let back: URLRequest = bridged.urlRequest
+    _ = try await transport.send(back)
 }

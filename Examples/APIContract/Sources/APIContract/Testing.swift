@@ -20,6 +20,6 @@ func testingContract() async throws {
     ])
     let transport: any Transport = routes
     _ = try await transport.send(URLRequest(url: URL(fileURLWithPath: "/")))
-    let recorded: [URLRequest] = await routes.recordedRequests
+    let recorded: [HTTPRequest] = await routes.recordedRequests
     _ = recorded
 }

@@ -43,6 +43,14 @@ enum AccountAPI: EndpointProtocol {
     var requiresAuth: Bool { true }
 }
 
+enum ArtifactAPI: EndpointProtocol {
+    case latest
+    var path: String { "/artifacts/latest" }
+    var method: HTTPMethod { .get }
+}
+
+let transport: any Transport = URLSessionTransport()
+
 struct ProfileEndpoint: EndpointProtocol {
     var path: String { "/profile" }
     var method: HTTPMethod { .get }

@@ -14,23 +14,20 @@ extension ConditionalRequestPolicy {
     /// `If-Modified-Since` from its Last-Modified only when it has no ETag (RFC 9110 §13.1.3:
     /// `If-None-Match` takes precedence, so sending both adds nothing). `nil` when the entry
     /// has no validator.
-    func conditionalRequest(_ request: URLRequest, validating entry: ETagCacheEntry) -> URLRequest? {
+    func conditionalRequest(_ request: HTTPRequest, validating entry: ETagCacheEntry) -> HTTPRequest? {
+        var conditional = request
         if let etag = entry.etag {
-            return request.settingHeaderValue(etag, for: "If-None-Match")
+            conditional.headers["If-None-Match"] = etag
         } else if let lastModified = entry.lastModified {
-            return request.settingHeaderValue(lastModified, for: "If-Modified-Since")
+            conditional.headers["If-Modified-Since"] = lastModified
+        } else {
+            return nil
         }
-        return nil
+        return conditional
     }
 
-    /// Decides whether a response to a `GET` is stored (RFC 9111 §3): only a `200` with a
-    /// validator, without `no-store` on either side and without `Vary: *`.
-    func storeDecision(for response: HTTPResponse, to request: URLRequest) -> StoreDecision {
-        storeDecision(for: response, to: RequestFacts(request))
-    }
-
-    /// ``storeDecision(for:to:)`` for the request `facts` describe.
-    func storeDecision(for response: HTTPResponse, to request: RequestFacts) -> StoreDecision {
+    /// ``storeDecision(for:to:)`` for `request`.
+    func storeDecision(for response: HTTPResponse, to request: HTTPRequest) -> StoreDecision {
         guard request.method == .get else { return .doNotStore(.head) }
         guard response.statusCode == 200 else { return .doNotStore(.status) }
         guard !HeaderRules.forbidsStorage(response.headers) else { return .doNotStore(.responseNoStore) }
@@ -125,14 +122,8 @@ extension ConditionalRequestPolicy {
         }
     }
 
-    /// The response the caller gets for a confirmed entry: `200` with the freshened headers and
-    /// the stored body (none for `HEAD`), marked ``HTTPResponse/Source/revalidated``.
-    func revalidatedResponse(_ entry: ETagCacheEntry, for request: URLRequest, url: URL?) -> HTTPResponse {
-        revalidatedResponse(entry, for: RequestFacts(request), url: url)
-    }
-
-    /// ``revalidatedResponse(_:for:url:)`` for the request `facts` describe.
-    func revalidatedResponse(_ entry: ETagCacheEntry, for request: RequestFacts, url: URL?) -> HTTPResponse {
+    /// ``revalidatedResponse(_:for:url:)`` for `request`.
+    func revalidatedResponse(_ entry: ETagCacheEntry, for request: HTTPRequest, url: URL?) -> HTTPResponse {
         HTTPResponse(statusCode: entry.statusCode, headers: entry.headers,
                      body: request.method == .head ? Data() : entry.body,
                      url: url ?? entry.url, source: .revalidated)
@@ -158,8 +149,8 @@ extension ConditionalRequestPolicy {
 
     /// The URLs a successful unsafe request invalidates (RFC 9111 §4.4): its own, and the
     /// `Location` and `Content-Location` of the response when they are on the same origin.
-    func invalidatedURLs(request: URLRequest, response: HTTPResponse) -> [URL] {
-        guard let target = request.url else { return [] }
+    func invalidatedURLs(request: HTTPRequest, response: HTTPResponse) -> [URL] {
+        let target = request.url
         var urls = [target]
         for name in ["Location", "Content-Location"] {
             guard let value = response.headers[name],

@@ -88,11 +88,7 @@ public struct ConditionalRequestPolicy: Sendable, Hashable {
     }
 
     /// Decides how `request` relates to the store.
-    func plan(for request: URLRequest) -> Plan { plan(for: RequestFacts(request)) }
-
-    /// Decides how the request `facts` describe relates to the store.
-    func plan(for request: RequestFacts) -> Plan {
-        guard request.url != nil else { return .passThrough(.noURL) }
+    func plan(for request: HTTPRequest) -> Plan {
         switch request.method {
         case .post, .put, .patch, .delete:
             return .invalidateOnSuccess
@@ -112,22 +108,10 @@ public struct ConditionalRequestPolicy: Sendable, Hashable {
 
     // MARK: Keys
 
-    /// The primary key for `request`'s URL and partition, or `nil` when it has no URL.
-    ///
-    /// A URL's `user:password@` is a credential: it is left out of the key (keys are written to
-    /// disk and reported) and counted in the identity digest instead, like `Authorization`.
-    ///
-    /// - Parameter clientIdentity: What the transport below reported for the URL
-    ///   (``CacheIdentityProviding``), nil when it presents no client certificate.
-    func primaryKey(for request: URLRequest, clientIdentity: String? = nil) -> String? {
-        primaryKey(for: RequestFacts(request), clientIdentity: clientIdentity)
-    }
-
-    /// The primary key for the request `facts` describe, or `nil` when it has no URL; with
-    /// `memo`, the identity digest of the same partition as last time is not computed again.
-    func primaryKey(for request: RequestFacts, clientIdentity: String? = nil, memo: IdentityDigestMemo? = nil) -> String? {
-        guard let url = request.url else { return nil }
-        let key = ResourceKey(url)
+    /// The primary key for `request`; with `memo`, the identity digest of the same partition as
+    /// last time is not computed again.
+    func primaryKey(for request: HTTPRequest, clientIdentity: String? = nil, memo: IdentityDigestMemo? = nil) -> String {
+        let key = ResourceKey(request.url)
         // The partition's fields, digested as identity fields are. The pseudo-fields' names start
         // with ":", which no real field name can, so no header can imitate them; with neither a
         // name nor a client identity, the key is the one versions before partitions wrote, so
@@ -163,13 +147,8 @@ public struct ConditionalRequestPolicy: Sendable, Hashable {
     /// The field standing for the client identity the transport below reports.
     private static let clientIdentityField = ":client-identity"
 
-    /// The key of the variant of `primaryKey` that `request` selects, given the `Vary` names.
-    func variantKey(primaryKey: String, varyNames: [String], request: URLRequest) -> String {
-        variantKey(primaryKey: primaryKey, varyNames: varyNames, request: RequestFacts(request))
-    }
-
-    /// The key of the variant of `primaryKey` that the request `facts` describe selects.
-    func variantKey(primaryKey: String, varyNames: [String], request: RequestFacts) -> String {
+    /// The key of the variant of `primaryKey` that `request` selects.
+    func variantKey(primaryKey: String, varyNames: [String], request: HTTPRequest) -> String {
         let selected = varyingHeaders(of: request, names: varyNames)
         let parts = varyNames.sorted().map { name -> String in
             // Length-prefixed so no value can imitate another field's boundary.
@@ -179,27 +158,15 @@ public struct ConditionalRequestPolicy: Sendable, Hashable {
         return primaryKey + " vary " + parts.joined(separator: ";")
     }
 
-    /// The keys an entry for `request` is stored under: the primary key, and the variant key
-    /// when the entry's response has a `Vary`.
-    func storageKeys(for entry: ETagCacheEntry, primaryKey: String, request: URLRequest) -> [String] {
-        storageKeys(for: entry, primaryKey: primaryKey, request: RequestFacts(request))
-    }
-
-    /// The keys an entry for the request `facts` describe is stored under.
-    func storageKeys(for entry: ETagCacheEntry, primaryKey: String, request: RequestFacts) -> [String] {
+    /// The keys an entry for `request` is stored under.
+    func storageKeys(for entry: ETagCacheEntry, primaryKey: String, request: HTTPRequest) -> [String] {
         let names = entry.varyHeaderNames
         guard !names.isEmpty else { return [primaryKey] }
         return [primaryKey, variantKey(primaryKey: primaryKey, varyNames: names, request: request)]
     }
 
-    /// Whether `entry` may answer `request`: every field its `Vary` names has the same value in
-    /// the request as when the entry was stored (RFC 9111 §4.1), absent matching absent.
-    func selects(_ entry: ETagCacheEntry, for request: URLRequest) -> Bool {
-        selects(entry, for: RequestFacts(request))
-    }
-
-    /// Whether `entry` may answer the request `facts` describe.
-    func selects(_ entry: ETagCacheEntry, for request: RequestFacts) -> Bool {
+    /// Whether `entry` may answer `request`.
+    func selects(_ entry: ETagCacheEntry, for request: HTTPRequest) -> Bool {
         let names = entry.varyHeaderNames
         guard !names.isEmpty else { return true }
         guard !names.contains("*") else { return false }
@@ -250,17 +217,8 @@ public struct ConditionalRequestPolicy: Sendable, Hashable {
         return hasher.finalizeHex()
     }
 
-    /// The request's values for `names`, lower-cased names, whitespace trimmed. The value of an
-    /// identity field, or of a default secret header even when `identityHeaderNames` leaves it
-    /// out, is its ``identityDigest(of:names:)`` instead: these values go into variant keys and
-    /// stored entries, which are written to disk and reported, and must never hold a
-    /// credential. Comparing digests still tells one credential from another (RFC 9111 §4.1).
-    func varyingHeaders(of request: URLRequest, names: [String]) -> HTTPHeaders {
-        varyingHeaders(of: RequestFacts(request), names: names)
-    }
-
-    /// ``varyingHeaders(of:names:)`` for the request `facts` describe.
-    func varyingHeaders(of request: RequestFacts, names: [String]) -> HTTPHeaders {
+    /// ``varyingHeaders(of:names:)`` for `request`.
+    func varyingHeaders(of request: HTTPRequest, names: [String]) -> HTTPHeaders {
         guard !names.isEmpty else { return HTTPHeaders() }
         let headers = request.headers
         var selected = HTTPHeaders()

@@ -1,0 +1,186 @@
+/// A bounded hand-over of response-body chunks from a producer (a connection thread, a
+/// URLSession delegate) to the task reading the body, with backpressure both ways.
+///
+/// The producer calls ``yield(_:)`` for each chunk and ``finish(throwing:)`` at the end. `yield`
+/// returns `false` once more than ``highWatermark`` bytes wait unread: the producer stops reading
+/// from the network until ``onDemand`` is called, which happens when the reader has taken the
+/// buffer below ``lowWatermark`` (or gave up). So at most `highWatermark` plus one chunk is
+/// buffered, whatever the body's size.
+///
+/// The reader iterates ``body`` (single-pass). When it is done, or gives up early, the terminal
+/// calls ``release()``: buffered chunks are dropped, the producer learns the reader is gone
+/// (``yield(_:)`` returns `false` and ``isReleased`` is `true`, so it drains or closes the
+/// connection), and a read after that throws ``HTTPBodyError/readAfterRelease``.
+package final class BodyChannel: Sendable {
+    private struct State {
+        var chunks: [ArraySlice<UInt8>] = []
+        var head = 0
+        var bufferedBytes = 0
+        var end: Result<Void, any Error>?
+        var released = false
+        /// The producer was told to stop and waits for ``BodyChannel/onDemand``.
+        var producerPaused = false
+        var reader: CheckedContinuation<ArraySlice<UInt8>?, any Error>?
+    }
+
+    /// How many read slots may pile up at the front of the chunk list before it is compacted.
+    static let compactionThreshold = 32
+
+    /// How many chunk slots the channel holds, read ones not yet dropped included (for tests).
+    var heldChunkSlots: Int { state.withLock { $0.chunks.count } }
+
+    /// The unread bytes above which the producer is asked to pause.
+    package let highWatermark: Int
+    /// The unread bytes below which a paused producer is asked to go on.
+    package let lowWatermark: Int
+    private let state = LockedValue(State())
+    private let demand: LockedValue<(@Sendable () -> Void)?> = LockedValue(nil)
+
+    /// Creates a channel.
+    ///
+    /// - Parameters:
+    ///   - highWatermark: Unread bytes above which the producer pauses. Default: 256 KiB.
+    ///   - lowWatermark: Unread bytes below which it resumes. Default: a quarter of the high one.
+    package init(highWatermark: Int = 256 * 1024, lowWatermark: Int? = nil) {
+        self.highWatermark = max(1, highWatermark)
+        self.lowWatermark = min(self.highWatermark - 1, max(0, lowWatermark ?? highWatermark / 4))
+    }
+
+    /// Called (on the reader's thread, outside any lock) when a paused producer may go on, or
+    /// when the reader released the body. Set it before the first ``yield(_:)``.
+    package func onDemand(_ handler: @escaping @Sendable () -> Void) {
+        demand.withLock { $0 = handler }
+    }
+
+    // MARK: Producer
+
+    /// Hands `chunk` to the reader.
+    ///
+    /// - Returns: `true` when the producer may go on reading; `false` when it should pause until
+    ///   ``onDemand`` is called, or stop because the reader released the body (``isReleased``).
+    @discardableResult
+    package func yield(_ chunk: ArraySlice<UInt8>) -> Bool {
+        guard !chunk.isEmpty else { return !isReleased }
+        let (reader, goOn): (CheckedContinuation<ArraySlice<UInt8>?, any Error>?, Bool) = state.withLock { state in
+            guard !state.released, state.end == nil else { return (nil, false) }
+            if let reader = state.reader {
+                state.reader = nil
+                return (reader, true)
+            }
+            state.chunks.append(chunk)
+            state.bufferedBytes += chunk.count
+            if state.bufferedBytes > highWatermark {
+                state.producerPaused = true
+                return (nil, false)
+            }
+            return (nil, true)
+        }
+        reader?.resume(returning: chunk)
+        return goOn
+    }
+
+    /// Ends the body: after the buffered chunks, the reader gets the end, or `error`.
+    package func finish(throwing error: (any Error)? = nil) {
+        let reader = state.withLock { state -> CheckedContinuation<ArraySlice<UInt8>?, any Error>? in
+            guard state.end == nil else { return nil }
+            state.end = error.map { .failure($0) } ?? .success(())
+            guard state.head == state.chunks.count, let reader = state.reader else { return nil }
+            state.reader = nil
+            return reader
+        }
+        guard let reader else { return }
+        if let error { reader.resume(throwing: error) } else { reader.resume(returning: nil) }
+    }
+
+    /// Whether the reader is done with the body: the producer should stop producing.
+    package var isReleased: Bool { state.withLock { $0.released } }
+
+    // MARK: Reader
+
+    /// The body as a single-pass ``HTTPBody`` of `length` bytes when known.
+    package func body(length: Int64?) -> HTTPBody {
+        HTTPBody(Chunks(channel: self), length: length)
+    }
+
+    /// Drops what is buffered, tells the producer the reader is gone, and makes later reads fail.
+    package func release() {
+        let reader = state.withLock { state -> CheckedContinuation<ArraySlice<UInt8>?, any Error>? in
+            state.released = true
+            state.chunks = []
+            state.head = 0
+            state.bufferedBytes = 0
+            defer { state.reader = nil }
+            return state.reader
+        }
+        reader?.resume(throwing: HTTPBodyError.readAfterRelease)
+        demand.withLock { $0 }?()
+    }
+
+    /// The next chunk, waiting for one; `nil` at the end.
+    fileprivate func next() async throws -> ArraySlice<UInt8>? {
+        try Task.checkCancellation()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let (outcome, resumeProducer) = take(orPark: continuation)
+                if resumeProducer { demand.withLock { $0 }?() }
+                guard let outcome else { return }
+                continuation.resume(with: outcome)
+            }
+        } onCancel: {
+            // A reader cancelled while it waits gets CancellationError now, not when bytes come.
+            let reader = state.withLock { state in
+                defer { state.reader = nil }
+                return state.reader
+            }
+            reader?.resume(throwing: CancellationError())
+        }
+    }
+
+    /// A buffered chunk or the end, or `nil` after parking `continuation` to wait for one; and
+    /// whether a paused producer may now go on.
+    private func take(orPark continuation: CheckedContinuation<ArraySlice<UInt8>?, any Error>)
+        -> (Result<ArraySlice<UInt8>?, any Error>?, Bool) {
+        state.withLock { state in
+            if state.released { return (.failure(HTTPBodyError.readAfterRelease), false) }
+            if state.head < state.chunks.count {
+                let chunk = state.chunks[state.head]
+                // The reader owns the chunk now: the channel keeps no reference to its bytes.
+                state.chunks[state.head] = []
+                state.head += 1
+                state.bufferedBytes -= chunk.count
+                if state.head == state.chunks.count {
+                    state.chunks.removeAll(keepingCapacity: true)
+                    state.head = 0
+                } else if state.head >= Self.compactionThreshold, state.head * 2 >= state.chunks.count {
+                    // A producer that stays ahead never lets the list empty: drop the read slots
+                    // once they are half of it, so the list stays bounded (amortized O(1) a read).
+                    state.chunks.removeFirst(state.head)
+                    state.head = 0
+                }
+                let resume = state.producerPaused && state.bufferedBytes <= lowWatermark
+                if resume { state.producerPaused = false }
+                return (.success(chunk), resume)
+            }
+            if let end = state.end { return (end.map { nil }, false) }
+            // Cancelled before parking: the cancellation handler found no reader to wake.
+            if Task.isCancelled { return (.failure(CancellationError()), false) }
+            state.reader = continuation
+            let resume = state.producerPaused
+            state.producerPaused = false
+            return (nil, resume)
+        }
+    }
+
+    /// The channel's chunks as an `AsyncSequence`.
+    private struct Chunks: AsyncSequence, Sendable {
+        typealias Element = ArraySlice<UInt8>
+        let channel: BodyChannel
+
+        func makeAsyncIterator() -> Iterator { Iterator(channel: channel) }
+
+        struct Iterator: AsyncIteratorProtocol {
+            let channel: BodyChannel
+            mutating func next() async throws -> ArraySlice<UInt8>? { try await channel.next() }
+        }
+    }
+}

@@ -1,0 +1,68 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Dispatch
+import Foundation
+
+/// A file written chunk by chunk on a Dispatch thread, never on one of Swift's cooperative
+/// threads (architecture decision 4): where a download goes.
+final class FileChunkWriter: Sendable {
+    private let descriptor: Int32
+    /// The path errors name: where the file is going, not its temporary name.
+    private let path: String
+
+    /// Creates `temporaryPath`, which must not exist, readable and writable by the owner only
+    /// until it is renamed into place at `path`.
+    init(creating temporaryPath: String, for path: String) throws(NetworkError) {
+        let descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw .cannotWriteFile(path: path, reason: String(cString: strerror(errno))) }
+        self.descriptor = descriptor
+        self.path = path
+    }
+
+    deinit { close(descriptor) }
+
+    /// Appends `chunk`.
+    func write(_ chunk: ArraySlice<UInt8>) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try self.writeNow(chunk) })
+            }
+        }
+    }
+
+    /// Flushes the file to disk and gives it the permissions of a new file (0666 less the umask).
+    func finish() async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result {
+                    let mask = umask(0)
+                    umask(mask)
+                    guard fchmod(self.descriptor, 0o666 & ~mask) == 0, fsync(self.descriptor) == 0 else {
+                        throw NetworkError.cannotWriteFile(path: self.path, reason: String(cString: strerror(errno)))
+                    }
+                })
+            }
+        }
+    }
+
+    private func writeNow(_ chunk: ArraySlice<UInt8>) throws {
+        try chunk.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if written > 0 {
+                    offset += written
+                } else if written < 0, errno == EINTR {
+                    continue
+                } else {
+                    throw NetworkError.cannotWriteFile(path: path, reason: String(cString: strerror(errno)))
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,158 @@
+import Foundation
+
+extension ETagTransport {
+    /// Streams `request`, conditionally when a usable entry is stored.
+    ///
+    /// A matching 304 never reaches `consume`: it is answered with the stored body, as
+    /// ``send(_:)`` does. A 200 that may be stored is copied for the store while `consume` reads
+    /// it, up to `maxStreamedBodyBytes`, and stored only when `consume` read it to its end; a
+    /// larger body is handed on without a copy and not stored.
+    ///
+    /// - Throws: What the inner transport or `consume` throws, and ``TransportError`` with
+    ///   ``TransportError/Kind/invalidResponse`` for a 304 to a request without a validator.
+    public func stream<Result: Sendable>(_ request: HTTPRequest,
+                                         _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result) async throws -> Result {
+        switch policy.plan(for: request) {
+        case .passThrough(let reason):
+            report(.passedThrough(request.url, reason: reason))
+            return try await inner.stream(request, consume)
+        case .invalidateOnSuccess:
+            return try await inner.stream(request) { head, body in
+                let response = HTTPResponse(statusCode: head.statusCode, headers: head.headers, url: head.url)
+                if policy.invalidates(response) {
+                    for url in policy.invalidatedURLs(request: request, response: response) {
+                        await invalidate(url, asSeenBy: request)
+                    }
+                }
+                return try await consume(head, body)
+            }
+        case .useStore:
+            return try await streamUsingStore(request, consume)
+        }
+    }
+
+    private func streamUsingStore<Result: Sendable>(
+        _ request: HTTPRequest, _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result) async throws -> Result {
+        let primaryKey = primaryKey(for: request)
+        guard let candidate = await lookUp(request, primaryKey: primaryKey),
+              let conditional = policy.conditionalRequest(request, validating: candidate.entry) else {
+            report(.miss(request.url))
+            return try await streamUnconditionally(request, primaryKey: primaryKey, consume)
+        }
+        report(.validating(request.url, etag: candidate.entry.etag, lastModified: candidate.entry.lastModified))
+        let step = try await inner.stream(conditional) { head, body -> StreamStep<Result> in
+            guard head.statusCode == 304 else {
+                return .consumed(try await consumeKeeping(head, body, for: request, primaryKey: primaryKey,
+                                                          replacing: candidate, consume))
+            }
+            return .intercepted(HTTPResponse(statusCode: 304, headers: head.headers, url: head.url))
+        }
+        let notModified: HTTPResponse
+        switch step {
+        case .consumed(let result): return result
+        case .intercepted(let response): notModified = response
+        }
+        guard let fresh = await revalidate(candidate, with: notModified, for: request, primaryKey: primaryKey) else {
+            return try await streamUnconditionally(request, primaryKey: primaryKey, consume)
+        }
+        let revalidated = policy.revalidatedResponse(fresh, for: request, url: notModified.url)
+        return try await consume(revalidated.head, HTTPBody(revalidated.body))
+    }
+
+    /// Streams `request` as given (it has no conditional header) and keeps what it may.
+    private func streamUnconditionally<Result: Sendable>(
+        _ request: HTTPRequest, primaryKey: String,
+        _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result) async throws -> Result {
+        try await inner.stream(request) { head, body in
+            guard head.statusCode != 304 else {
+                throw TransportError(.invalidResponse, method: request.method, url: request.url,
+                                     message: "the server answered 304 Not Modified to a request without If-None-Match "
+                                         + "or If-Modified-Since; ETagTransport has no stored body to answer it with")
+            }
+            return try await consumeKeeping(head, body, for: request, primaryKey: primaryKey, replacing: nil, consume)
+        }
+    }
+
+    /// Hands a full response to `consume`, keeping a copy of its body for the store when the
+    /// policy allows it and it is small enough, and storing it once `consume` has read it all.
+    private func consumeKeeping<Result: Sendable>(
+        _ head: HTTPResponseHead, _ body: HTTPBody, for request: HTTPRequest, primaryKey: String,
+        replacing candidate: Candidate?, _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result) async throws -> Result {
+        let response = HTTPResponse(statusCode: head.statusCode, headers: head.headers, url: head.url)
+        if request.method == .head {
+            if let candidate, policy.headResponse(response, outdates: candidate.entry) {
+                await store.remove(for: candidate.key)
+                report(.invalidated(request.url))
+            }
+            return try await consume(head, body)
+        }
+        var entry: ETagCacheEntry
+        switch policy.storeDecision(for: response, to: request) {
+        case .store(let decided):
+            entry = decided
+        case .doNotStore(let reason):
+            // A 200 that may not be stored still outdates what was stored before it.
+            if let candidate, response.statusCode == 200 { await store.remove(for: candidate.key) }
+            report(.notStored(request.url, reason: reason))
+            return try await consume(head, body)
+        }
+        if let length = body.length, length > Int64(maxStreamedBodyBytes) {
+            await forget(candidate, for: request, reason: .streamedBodyTooLarge)
+            return try await consume(head, body)
+        }
+        let copy = StreamedBodyCopy(limit: maxStreamedBodyBytes)
+        let result = try await consume(head, body.tapped(onChunk: copy.append, onEnd: copy.finish))
+        guard let bytes = copy.completeBytes else {
+            await forget(candidate, for: request, reason: copy.overflowed ? .streamedBodyTooLarge : .streamedBodyUnfinished)
+            return result
+        }
+        entry.body = Data(bytes)
+        for key in policy.storageKeys(for: entry, primaryKey: primaryKey, request: request) {
+            await store.store(entry, for: key)
+        }
+        report(.stored(request.url, bodyBytes: bytes.count))
+        return result
+    }
+
+    /// A new 200 outdates the entry it replaces, even when it is not stored itself.
+    private func forget(_ candidate: Candidate?, for request: HTTPRequest, reason: ETagEvent.NotStoredReason) async {
+        if let candidate { await store.remove(for: candidate.key) }
+        report(.notStored(request.url, reason: reason))
+    }
+}
+
+/// The copy of a streamed body kept for the store: bytes up to a limit, then nothing at all.
+private final class StreamedBodyCopy: Sendable {
+    private struct State {
+        var bytes: [UInt8] = []
+        var overflowed = false
+        var finished = false
+    }
+
+    private let limit: Int
+    private let state = LockedValue(State())
+
+    init(limit: Int) { self.limit = limit }
+
+    func append(_ chunk: ArraySlice<UInt8>) {
+        state.withLock { state in
+            guard !state.overflowed else { return }
+            guard chunk.count <= limit - state.bytes.count else {
+                // Past the limit the copy is dropped at once: a large body costs no memory here.
+                state.overflowed = true
+                state.bytes = []
+                return
+            }
+            state.bytes += chunk
+        }
+    }
+
+    func finish() { state.withLock { $0.finished = true } }
+
+    var overflowed: Bool { state.withLock { $0.overflowed } }
+
+    /// The whole body, when the reader reached its end within the limit.
+    var completeBytes: [UInt8]? {
+        state.withLock { $0.finished && !$0.overflowed ? $0.bytes : nil }
+    }
+}

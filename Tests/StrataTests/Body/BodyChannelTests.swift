@@ -1,0 +1,96 @@
+import Foundation
+@testable import Strata
+import Testing
+
+@Suite("BodyChannel: a bounded hand-over from a producer to the body's reader")
+struct BodyChannelTests {
+    static func bytes(_ count: Int, _ value: UInt8 = 1) -> ArraySlice<UInt8> { Array(repeating: value, count: count)[...] }
+
+    @Test("chunks arrive in order, then the end")
+    func inOrder() async throws {
+        let channel = BodyChannel()
+        channel.yield(Self.bytes(2, 1))
+        channel.yield(Self.bytes(3, 2))
+        channel.finish()
+        #expect(try await channel.body(length: 5).collect(upTo: 100) == Data([1, 1, 2, 2, 2]))
+    }
+
+    @Test("a reader waiting for bytes gets the next chunk as soon as it is yielded")
+    func waitingReader() async throws {
+        let channel = BodyChannel()
+        let reader = Task { try await channel.body(length: nil).collect(upTo: 100) }
+        // Whether the reader parked first or not, it gets every chunk.
+        for _ in 0..<1_000 { await Task.yield() }
+        channel.yield(Self.bytes(4))
+        channel.finish()
+        #expect(try await reader.value == Data(repeating: 1, count: 4))
+    }
+
+    @Test("the producer is told to pause above the high watermark and to go on below the low one")
+    func backpressure() async throws {
+        let channel = BodyChannel(highWatermark: 10, lowWatermark: 4)
+        let resumed = LockedValue(0)
+        channel.onDemand { resumed.withLock { $0 += 1 } }
+        #expect(channel.yield(Self.bytes(6)))
+        #expect(!channel.yield(Self.bytes(6)), "12 bytes unread: pause")
+        var iterator = channel.body(length: nil).makeAsyncIterator()
+        _ = try await iterator.next()
+        #expect(resumed.withLock { $0 } == 0, "6 bytes unread is still above the low watermark")
+        _ = try await iterator.next()
+        #expect(resumed.withLock { $0 } == 1, "nothing unread: go on")
+    }
+
+    @Test("chunks already read are not held while the producer stays ahead of the reader")
+    func readChunksAreDropped() async throws {
+        let channel = BodyChannel(highWatermark: 1 << 30)
+        var iterator = channel.body(length: nil).makeAsyncIterator()
+        channel.yield(Self.bytes(1))
+        for _ in 0..<10_000 {
+            // Always one chunk ahead: the list never empties on its own.
+            channel.yield(Self.bytes(1))
+            _ = try await iterator.next()
+        }
+        #expect(channel.heldChunkSlots <= 2 * BodyChannel.compactionThreshold)
+    }
+
+    @Test("a failure reaches the reader after the chunks before it")
+    func failure() async throws {
+        let channel = BodyChannel()
+        channel.yield(Self.bytes(1))
+        channel.finish(throwing: TransportError(.connectionLost))
+        var iterator = channel.body(length: nil).makeAsyncIterator()
+        #expect(try await iterator.next()?.count == 1)
+        await #expect(throws: TransportError.self) { _ = try await iterator.next() }
+    }
+
+    @Test("after release the producer is told to stop, buffered bytes are dropped and a read fails")
+    func release() async throws {
+        let channel = BodyChannel()
+        let demanded = LockedValue(false)
+        channel.onDemand { demanded.withLock { $0 = true } }
+        channel.yield(Self.bytes(100))
+        channel.release()
+        #expect(channel.isReleased)
+        #expect(demanded.withLock { $0 }, "a paused producer learns the reader is gone")
+        #expect(!channel.yield(Self.bytes(1)))
+        await #expect(throws: HTTPBodyError.readAfterRelease) { try await channel.body(length: nil).collect(upTo: 1000) }
+    }
+
+    @Test("a reader parked when the body is released fails at once instead of waiting forever")
+    func releaseWhileWaiting() async throws {
+        let channel = BodyChannel()
+        let reader = Task { try await channel.body(length: nil).collect(upTo: 100) }
+        for _ in 0..<1_000 { await Task.yield() }
+        channel.release()
+        await #expect(throws: HTTPBodyError.readAfterRelease) { try await reader.value }
+    }
+
+    @Test("a cancelled reader stops waiting with CancellationError")
+    func cancelledReader() async throws {
+        let channel = BodyChannel()
+        let reader = Task { try await channel.body(length: nil).collect(upTo: 100) }
+        for _ in 0..<1_000 { await Task.yield() }
+        reader.cancel()
+        await #expect(throws: CancellationError.self) { try await reader.value }
+    }
+}

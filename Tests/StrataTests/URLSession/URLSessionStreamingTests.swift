@@ -1,0 +1,143 @@
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Foundation
+import Strata
+import Testing
+import TestSupport
+import TestServer
+
+@Suite("URLSessionTransport.stream: the head at once, the body as it arrives, nothing left running", .serialized)
+struct URLSessionStreamingTests {
+    let transport = URLSessionTransport(requestTimeout: .seconds(120))
+
+    @Test("the head and the first chunk of a dripped body reach consume before the server sends the rest")
+    func headAndFirstChunkFirst() async throws {
+        let release = DispatchSemaphore(value: 0)
+        let server = try ScriptedHTTPServer { connection in
+            connection.write("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nfirst")
+            // The rest only once the test saw the head and the first chunk: no clock involved.
+            release.wait()
+            connection.write("-last")
+        }
+        let seen = try await transport.stream(HTTPRequest(url: server.url("/drip"))) { head, body in
+            var iterator = body.makeAsyncIterator()
+            let first = try await iterator.next()
+            let early = (head.statusCode, head.headers["Content-Length"], first.map { String(decoding: $0, as: UTF8.self) })
+            release.signal()
+            var rest = ""
+            while let chunk = try await iterator.next() { rest += String(decoding: chunk, as: UTF8.self) }
+            return (early, rest)
+        }
+        #expect(seen.0.0 == 200)
+        #expect(seen.0.1 == "10")
+        #expect(seen.0.2 == "first")
+        #expect(seen.1 == "-last")
+    }
+
+    @Test("a consumer that stops early cancels the task (the server's writes fail), and the next request works")
+    func earlyStopCancels() async throws {
+        let writeFailed = DispatchSemaphore(value: 0)
+        let block = [UInt8](repeating: 0x61, count: 256 * 1024)
+        let server = try ScriptedHTTPServer { connection in
+            if connection.target == "/small" { return _ = connection.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok") }
+            let blocks = 4096  // 1 GiB: no kernel buffer holds it, so only a cancelled client ends the writes.
+            connection.write("HTTP/1.1 200 OK\r\nContent-Length: \(blocks * block.count)\r\n\r\n")
+            for _ in 0..<blocks where !connection.write(block) {
+                writeFailed.signal()
+                return
+            }
+        }
+        let first = try await transport.stream(HTTPRequest(url: server.url("/huge"))) { _, body in
+            for try await chunk in body { return chunk.count }
+            return 0
+        }
+        #expect(first > 0)
+        let failed = await offCooperativePool { writeFailed.wait(timeout: .now() + 60) == .success }
+        #expect(failed, "the server went on writing: the URLSession task was not cancelled")
+        let next = try await transport.send(HTTPRequest(url: server.url("/small")))
+        #expect(next.text == "ok")
+    }
+
+    @Test("a redirect is followed on its head: consume is called once, with the final response")
+    func redirectsInStreamMode() async throws {
+        let server = try ScriptedHTTPServer { connection in
+            if connection.target == "/old" {
+                connection.write("HTTP/1.1 302 Found\r\nLocation: /new\r\nContent-Length: 8\r\n\r\nredirect")
+            } else {
+                connection.write("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nfinal")
+            }
+        }
+        let calls = CallCount()
+        let (status, text, url) = try await transport.stream(HTTPRequest(url: server.url("/old"))) { head, body in
+            calls.add()
+            return (head.statusCode, String(decoding: try await body.collect(upTo: 1024), as: UTF8.self), head.url)
+        }
+        #expect(status == 200)
+        #expect(text == "final")
+        #expect(url == server.url("/new"))
+        #expect(calls.value == 1)
+    }
+
+    @Test("a large body streams whole and in order")
+    func largeDownload() async throws {
+        let block = BodyPattern.bytes(from: 0, count: 256 * 1024)
+        let blocks = ResidentMemory.streamedBytes(64 << 20) / block.count
+        let server = try ScriptedHTTPServer { connection in
+            connection.write("HTTP/1.1 200 OK\r\nContent-Length: \(blocks * block.count)\r\n\r\n")
+            for _ in 0..<blocks where !connection.write(block) { return }
+        }
+        let (received, intact) = try await transport.stream(HTTPRequest(url: server.url("/big"))) { _, body in
+            var received = 0
+            var intact = true
+            for try await chunk in body {
+                // Every block is the same pattern: a chunk's first and last bytes are where they belong.
+                // (Checking every byte would make this debug-built consumer slower than loopback,
+                // and a consumer that falls behind fails by design: see the next test.)
+                if chunk.first != block[received % block.count]
+                    || chunk.last != block[(received + chunk.count - 1) % block.count] { intact = false }
+                received += chunk.count
+            }
+            return (received, intact)
+        }
+        #expect(received == blocks * block.count)
+        #expect(intact)
+    }
+
+    @Test("a consumer more than maxStreamLagBytes behind gets a typed error instead of costing memory (URLSession cannot pause)")
+    func laggingConsumerFails() async throws {
+        let lagging = URLSessionTransport(requestTimeout: .seconds(120), limits: .init(maxStreamLagBytes: 1 << 20))
+        let done = DispatchSemaphore(value: 0)
+        let block = [UInt8](repeating: 0x62, count: 64 * 1024)
+        let server = try ScriptedHTTPServer { connection in
+            connection.write("HTTP/1.1 200 OK\r\nContent-Length: \(128 * block.count)\r\n\r\n")
+            for _ in 0..<128 where !connection.write(block) { break }
+            done.signal()
+        }
+        let outcome: Result<Int, any Error> = try await lagging.stream(HTTPRequest(url: server.url("/eight"))) { _, body in
+            var iterator = body.makeAsyncIterator()
+            var read = try await iterator.next()?.count ?? 0
+            // Fall behind: read nothing more until the server has sent (or tried to send) all 8 MiB.
+            _ = await offCooperativePool { done.wait(timeout: .now() + 60) }
+            do {
+                while let chunk = try await iterator.next() { read += chunk.count }
+                return .success(read)
+            } catch {
+                return .failure(error)
+            }
+        }
+        guard case .failure(let error) = outcome else {
+            Issue.record("the lagging consumer read the whole body: \(outcome)")
+            return
+        }
+        #expect(error is TransportError, "\(error)")
+        #expect(String(describing: error).contains("maxStreamLagBytes"), "\(error)")
+    }
+}
+
+/// Counts calls from a non-throwing closure in a Sendable way.
+final class CallCount: Sendable {
+    private let count = LockedValue(0)
+    func add() { count.withLock { $0 += 1 } }
+    var value: Int { count.withLock { $0 } }
+}
