@@ -446,16 +446,16 @@ extension LoopbackByteChannel {
     public var peerCertificateName: String? { nil }
 }
 
-/// The socket itself as a channel.
-final class PlainSocketChannel: LoopbackByteChannel {
+/// The socket itself as a channel: what a test server that scripts raw bytes reads and writes.
+public final class PlainSocketChannel: LoopbackByteChannel {
     let fd: Int32
 
-    init(fd: Int32) { self.fd = fd }
+    public init(fd: Int32) { self.fd = fd }
 
     /// The bytes read, or 0 at the end of the stream or on an error. A call a signal
     /// interrupted is repeated: the suite's child processes send SIGCHLD to any of its threads,
     /// and reading EINTR as the end closed a connection before its request was read.
-    func receive(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+    public func receive(into buffer: UnsafeMutableRawBufferPointer) -> Int {
         while true {
             let count = recv(fd, buffer.baseAddress, buffer.count, 0)
             if count < 0 && errno == EINTR { continue }
@@ -463,7 +463,7 @@ final class PlainSocketChannel: LoopbackByteChannel {
         }
     }
 
-    func send(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    public func send(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard let base = bytes.baseAddress else { return true }
         var offset = 0
         while offset < bytes.count {

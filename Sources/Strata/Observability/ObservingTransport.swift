@@ -51,6 +51,19 @@ public struct ObservingTransport: Transport {
     /// ``RequestEvent``s to `observer` alone.
     static func send(_ request: HTTPRequest, through inner: any Transport,
                      observer: @escaping @Sendable (ObservedEvent) -> Void) async throws -> HTTPResponse {
+        try await observed(request, by: observer) { report, started in
+            let response = try await inner.send(request)
+            report(.responded(request, response, duration: .now - started))
+            return response
+        }
+    }
+
+    /// Runs `exchange` with `observer` installed: reports the start, and a failure it throws;
+    /// `exchange` reports its outcome through the `report` it is given.
+    private static func observed<Result>(
+        _ request: HTTPRequest, by observer: @escaping @Sendable (ObservedEvent) -> Void,
+        _ exchange: (_ report: (RequestEvent) -> Void, _ started: ContinuousClock.Instant) async throws -> Result
+    ) async throws -> Result {
         try await TransportEvents.observing(observer) { context in
             let report = { (event: RequestEvent) in
                 observer(ObservedEvent(event: event, requestID: context.requestID, attempt: context.attempt))
@@ -58,9 +71,7 @@ public struct ObservingTransport: Transport {
             report(.started(request))
             let started = ContinuousClock.now
             do {
-                let response = try await inner.send(request)
-                report(.responded(request, response, duration: .now - started))
-                return response
+                return try await exchange(report, started)
             } catch {
                 report(.failed(request, error, duration: .now - started))
                 throw error
@@ -82,24 +93,14 @@ extension ObservingTransport {
     static func stream<Result: Sendable>(_ request: HTTPRequest, through inner: any Transport,
                                          observer: @escaping @Sendable (ObservedEvent) -> Void,
                                          _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result) async throws -> Result {
-        try await TransportEvents.observing(observer) { context in
-            let report = { (event: RequestEvent) in
-                observer(ObservedEvent(event: event, requestID: context.requestID, attempt: context.attempt))
-            }
-            report(.started(request))
-            let started = ContinuousClock.now
-            do {
-                return try await inner.stream(request) { head, body in
-                    report(.receivedHead(request, head, duration: .now - started))
-                    let read = LockedValue<Int64>(0)
-                    let counted = body.tapped { chunk in read.withLock { $0 += Int64(chunk.count) } }
-                    let result = try await consume(head, counted)
-                    report(.streamed(request, head, bytes: read.withLock { $0 }, duration: .now - started))
-                    return result
-                }
-            } catch {
-                report(.failed(request, error, duration: .now - started))
-                throw error
+        try await observed(request, by: observer) { report, started in
+            try await inner.stream(request) { head, body in
+                report(.receivedHead(request, head, duration: .now - started))
+                let read = LockedValue<Int64>(0)
+                let counted = body.tapped { chunk in read.withLock { $0 += Int64(chunk.count) } }
+                let result = try await consume(head, counted)
+                report(.streamed(request, head, bytes: read.withLock { $0 }, duration: .now - started))
+                return result
             }
         }
     }

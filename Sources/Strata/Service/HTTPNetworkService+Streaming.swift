@@ -49,12 +49,8 @@ extension HTTPNetworkService {
             return try await RequestDeadline.withTimeout(timeout) { try await exchange() }
         } catch let failure as ConsumerFailure {
             throw failure.error  // The caller's own error, as it threw it.
-        } catch let error as CancellationError {
-            throw error
-        } catch let error as NetworkError {
-            throw error
         } catch {
-            throw NetworkError.transport(error)
+            throw Self.networkError(error)
         }
     }
 

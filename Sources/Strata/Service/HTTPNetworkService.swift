@@ -104,15 +104,20 @@ public struct HTTPNetworkService: Sendable {
             } else {
                 response = try await transport.send(request)
             }
-        } catch let error as CancellationError {
-            throw error
-        } catch let error as NetworkError {
-            throw error
         } catch {
-            throw NetworkError.transport(error)
+            throw Self.networkError(error)
         }
         guard endpoint.acceptedStatusCodes.contains(response.statusCode) else { throw NetworkError.httpStatus(response) }
         return response
+    }
+
+    /// What the service throws for `error` from its transport: cancellation and its own errors
+    /// as they are, anything else as ``NetworkError/transport(_:)``.
+    static func networkError(_ error: any Error) -> any Error {
+        switch error {
+        case is CancellationError, is NetworkError: error
+        default: NetworkError.transport(error)
+        }
     }
 
     /// Builds the request the service would send for an endpoint, including its bearer token.

@@ -15,7 +15,7 @@ final class ScriptedHTTPServer: Sendable {
 
     /// Starts a server answering every request with `script`.
     init(_ script: @escaping @Sendable (inout ScriptedConnection) -> Void) throws {
-        server = try LoopbackHTTPServer(channel: { RawSocket(fd: $0) }) { channel in
+        server = try LoopbackHTTPServer(channel: { PlainSocketChannel(fd: $0) }) { channel in
             var connection = ScriptedConnection(socket: channel)
             while connection.readHead() { script(&connection) }
         }
@@ -108,32 +108,6 @@ struct ScriptedConnection {
 
     @discardableResult
     func write(_ text: String) -> Bool { write(Array(text.utf8)) }
-}
-
-/// The accepted socket itself, read and written directly.
-private final class RawSocket: LoopbackByteChannel {
-    let fd: Int32
-    init(fd: Int32) { self.fd = fd }
-
-    func receive(into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        while true {
-            let count = recv(fd, buffer.baseAddress, buffer.count, 0)
-            if count < 0 && errno == EINTR { continue }
-            return max(0, count)
-        }
-    }
-
-    func send(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        guard let base = bytes.baseAddress else { return true }
-        var offset = 0
-        while offset < bytes.count {
-            let sent = Glibc.send(fd, base + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
-            if sent < 0 && errno == EINTR { continue }
-            if sent <= 0 { return false }
-            offset += sent
-        }
-        return true
-    }
 }
 
 /// The pattern every generated body follows, so either side can check bytes without keeping them.
