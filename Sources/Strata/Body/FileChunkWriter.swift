@@ -35,19 +35,27 @@ final class FileChunkWriter: Sendable {
         }
     }
 
-    /// Flushes the file to disk and gives it the permissions of a new file (0666 less the umask).
+    /// Flushes the file to disk and gives it the permissions of a new file (0666 less the umask,
+    /// read from /proc: setting the umask to read it would change it for the whole process).
     func finish() async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             DispatchQueue.global().async {
                 continuation.resume(with: Result {
-                    let mask = umask(0)
-                    umask(mask)
-                    guard fchmod(self.descriptor, 0o666 & ~mask) == 0, fsync(self.descriptor) == 0 else {
+                    guard fchmod(self.descriptor, 0o666 & ~Self.processUmask) == 0, fsync(self.descriptor) == 0 else {
                         throw NetworkError.cannotWriteFile(path: self.path, reason: String(cString: strerror(errno)))
                     }
                 })
             }
         }
+    }
+
+    /// The process's umask, from the `Umask:` line of /proc/self/status; 022 where it cannot be read.
+    private static var processUmask: mode_t {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Umask:") }),
+              let value = line.split(separator: "\t").last.flatMap({ mode_t($0.trimmingCharacters(in: .whitespaces), radix: 8) })
+        else { return 0o022 }
+        return value
     }
 
     private func writeNow(_ chunk: ArraySlice<UInt8>) throws {

@@ -60,7 +60,7 @@ extension URLSessionTransport {
                 }
                 defer { Self.close(exchange, channel) }
                 return try await withTaskCancellationHandler {
-                    try await consume(head, channel.body(length: Self.declaredLength(head)))
+                    try await consume(head, channel.body(length: Self.declaredLength(head, method: current.method)))
                 } onCancel: {
                     exchange.cancel()
                 }
@@ -103,7 +103,11 @@ extension URLSessionTransport {
 
     /// The body's length from `Content-Length`, when the response declares one and is not encoded
     /// (libcurl decodes a `Content-Encoding`, so the length would not match what is delivered).
-    private static func declaredLength(_ head: HTTPResponseHead) -> Int64? {
+    private static func declaredLength(_ head: HTTPResponseHead, method: HTTPMethod) -> Int64? {
+        // No body whatever Content-Length says (RFC 9110 §6.4.1, §8.6).
+        if method == .head || head.statusCode == 204 || head.statusCode == 304 || (100..<200).contains(head.statusCode) {
+            return 0
+        }
         guard head.headers["Content-Encoding"] == nil,
               let value = head.headers["Content-Length"] else { return nil }
         return Int64(value.trimmingCharacters(in: .whitespaces))

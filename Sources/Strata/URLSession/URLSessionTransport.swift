@@ -21,8 +21,9 @@ import Foundation
 /// - limits the size of a buffered response body (``Limits``);
 /// - streams with ``stream(_:_:)``: the head as soon as it arrives, the body as it comes (see
 ///   there for what Linux's URLSession cannot do);
-/// - uploads a file body from the file and a single-pass body as it is produced, never whole in
-///   memory;
+/// - uploads a file body from the file, never whole in memory; a single-pass body is read into
+///   memory first, within ``maxSinglePassUploadBytes`` (make large uploads files, or send them
+///   through `PinningTransport`, which streams them);
 /// - throws ``TransportError`` with a ``TransportError/Kind`` retry logic can classify, and
 ///   `CancellationError` when the calling task is cancelled (the URLSession task is cancelled too).
 ///

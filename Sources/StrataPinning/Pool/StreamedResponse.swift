@@ -18,6 +18,9 @@ final class StreamedResponse: Sendable {
     static let maxDrainWait = Duration.seconds(1)
 
     private enum Phase {
+        /// The head was handed over and the thread has not looked at the body yet: a reader that
+        /// gives up now needs no interruption (the thread checks first, and drains or closes).
+        case starting
         /// The thread is reading the connection, or about to; `drainable` when what is left of
         /// the body may be drained (a small `Content-Length` rest, or chunked).
         case reading(drainable: Bool)
@@ -28,7 +31,7 @@ final class StreamedResponse: Sendable {
     }
 
     private struct State {
-        var phase = Phase.reading(drainable: false)
+        var phase = Phase.starting
         var abandoned = false
     }
 

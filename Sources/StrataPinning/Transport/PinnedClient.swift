@@ -152,9 +152,13 @@ final class PinnedClient: Sendable {
         let key = exchange.key
         guard let http2 else {
             let outcome = try await sendOnSlot(exchange, streaming: streaming, attempt: nil)
-            return try await response(outcome, to: exchange)
+            var prepared: HTTP2Request?
+            return try await response(outcome, to: exchange, prepared: &prepared)
         }
         var retries = 0
+        // Built once: a stream the server refused is sent again with the same request, and a
+        // single-pass body can be read only once.
+        var prepared: HTTP2Request?
         while true {
             let outcome: SlotOutcome
             let reused: Bool
@@ -167,7 +171,7 @@ final class PinnedClient: Sendable {
                 reused = false
             }
             do {
-                return try await response(outcome, to: exchange)
+                return try await response(outcome, to: exchange, prepared: &prepared)
             } catch let failure as HTTP2StreamFailure {
                 guard Self.shouldRetry(failure, method: exchange.encoded.method, reused: reused, retries: retries) else {
                     throw failure.error
@@ -236,8 +240,9 @@ final class PinnedClient: Sendable {
 
     /// The response for `outcome`: as is for HTTP/1.1, or from a stream on the HTTP/2 connection.
     ///
+    /// - Parameter prepared: The HTTP/2 request, built on the first stream and reused by a resend.
     /// - Throws: ``HTTP2StreamFailure`` when the stream failed (the caller decides on a retry).
-    private func response(_ outcome: SlotOutcome, to exchange: Exchange) async throws -> Exchanged {
+    private func response(_ outcome: SlotOutcome, to exchange: Exchange, prepared: inout HTTP2Request?) async throws -> Exchanged {
         let url = exchange.encoded.url
         switch outcome {
         case let .http1(response):
@@ -246,11 +251,16 @@ final class PinnedClient: Sendable {
             return .streaming(head, streamed, connection, jobID: jobID)
         case let .http2(connection):
             let request: HTTP2Request
-            do {
-                request = try await http2Request(for: exchange)
-            } catch {
-                connection.release()
-                throw error
+            if let prepared {
+                request = prepared
+            } else {
+                do {
+                    request = try await http2Request(for: exchange)
+                } catch {
+                    connection.release()
+                    throw error
+                }
+                prepared = request
             }
             return .whole(try await self.exchange(request, on: connection, deadline: exchange.deadline).httpResponse(url: url))
         }

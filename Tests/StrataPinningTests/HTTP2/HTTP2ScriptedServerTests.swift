@@ -132,6 +132,29 @@ struct HTTP2ScriptedServerTests {
         #expect(events.retries.count == 2)
     }
 
+    @Test("a single-pass body whose stream the server refused (GOAWAY before it) is sent again from the bytes already read, not read twice")
+    func refusedSinglePassBodyResent() async throws {
+        let server = try ScriptedHTTP2Server { connection in
+            connection.handshake()
+            if connection.index == 0 {
+                // Stream 1 is above the last stream processed (0): the request was not processed.
+                _ = connection.awaitRequests(1)
+                connection.write(.goAway(lastStream: 0, code: 0, debug: "maintenance"))
+            } else {
+                for stream in connection.awaitRequests(1) { connection.respond(stream: stream, body: "stored") }
+            }
+            connection.drain()
+        }
+        let transport = try Self.transport()
+        let chunks = AsyncStream<ArraySlice<UInt8>> { continuation in
+            continuation.yield(Array("one pass".utf8)[...])
+            continuation.finish()
+        }
+        let request = HTTPRequest(method: .put, url: server.url("/"), body: HTTPBody(chunks, length: nil))
+        #expect(try await transport.send(request).text == "stored")
+        #expect(server.connectionCount == 2)
+    }
+
     @Test("a POST refused with REFUSED_STREAM after its response head arrived is not sent again: the server processed it")
     func refusedAfterResponseHeadNotResent() async throws {
         let requests = LockedValue(0)

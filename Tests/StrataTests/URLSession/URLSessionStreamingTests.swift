@@ -141,3 +141,20 @@ final class CallCount: Sendable {
     func add() { count.withLock { $0 += 1 } }
     var value: Int { count.withLock { $0 } }
 }
+
+@Suite("URLSessionTransport.stream: responses without a body")
+struct URLSessionStreamingNoBodyTests {
+    @Test("a HEAD, a 204 and a 304 stream an empty body whatever Content-Length says", arguments: [
+        ("HEAD", "200 OK"), ("GET", "204 No Content"), ("GET", "304 Not Modified"),
+    ])
+    func emptyBodies(method: String, status: String) async throws {
+        let server = try ScriptedHTTPServer { connection in
+            connection.write("HTTP/1.1 \(status)\r\nContent-Length: 5000\r\n\r\n")
+        }
+        let transport = URLSessionTransport(requestTimeout: .seconds(60))
+        let read = try await transport.stream(HTTPRequest(method: HTTPMethod(rawValue: method), url: server.url("/empty"))) { _, body in
+            try await body.collect(upTo: 10_000).count
+        }
+        #expect(read == 0)
+    }
+}
