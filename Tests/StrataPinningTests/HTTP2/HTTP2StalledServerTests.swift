@@ -50,7 +50,7 @@ struct HTTP2StalledServerTests {
         // One connection per host, so a connection that never ended would hold the host's only
         // place; no PING and no read timeout during the test: only the write deadline can end it.
         let configuration = PinningTransport.Configuration(
-            idleReadTimeout: .seconds(3600), requestTimeout: TestTimeScale.scaled(.milliseconds(1000)),
+            idleReadTimeout: .seconds(3600), requestTimeout: TestTimeScale.scaled(.milliseconds(2000)),
             maxConnectionsPerHost: 1, idleConnectionTimeout: .milliseconds(50), http2PingInterval: .seconds(3600))
         let transport = PinningTransport(inner: CannedRoutesTransport(routes: []), pinnedDomains: ["localhost": pins],
                                          trustRoots: try Pinning.privateCA(), configuration: configuration,
