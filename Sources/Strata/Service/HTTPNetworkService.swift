@@ -28,7 +28,7 @@ public struct HTTPNetworkService: Sendable {
     /// Supplies the bearer token for endpoints whose `requiresAuth` is true.
     public let authService: (any AuthServiceProtocol)?
     private let encoder: JSONEncoder
-    private let decoder: JSONDecoder
+    let decoder: JSONDecoder  // Internal: the streaming entry points decode JSON Lines with it.
 
     /// Creates a service.
     ///
