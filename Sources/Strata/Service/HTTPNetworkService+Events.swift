@@ -94,12 +94,17 @@ extension HTTPNetworkService {
                 throw NetworkError.decoding(error, body: Data(line))
             }
         }
-        for try await chunk in body {
-            try splitter.split(chunk, decode)
+        /// Hands over the values decoded so far, then throws what decoding threw, if anything.
+        func deliver(_ decoding: () throws -> Void) async throws {
+            var failure: (any Error)?
+            do { try decoding() } catch { failure = error }
             for value in decoded { try await handoff.send(value) }
             decoded.removeAll(keepingCapacity: true)
+            if let failure { throw failure }
         }
-        try splitter.finish(decode)
-        for value in decoded { try await handoff.send(value) }
+        for try await chunk in body {
+            try await deliver { try splitter.split(chunk, decode) }
+        }
+        try await deliver { try splitter.finish(decode) }
     }
 }

@@ -37,6 +37,8 @@ public struct JSONLineSequence<Element: Decodable>: AsyncSequence, Sendable {
         private var pending: [Element] = []
         private var next = 0
         private var finished = false
+        /// What a line threw, reported after the values the same chunk completed before it.
+        private var failure: (any Error)?
 
         init(chunks: HTTPBody.Iterator, decoder: JSONDecoder, splitter: JSONLineSplitter) {
             self.chunks = chunks
@@ -50,18 +52,27 @@ public struct JSONLineSequence<Element: Decodable>: AsyncSequence, Sendable {
         ///   the body throws.
         public mutating func next() async throws -> Element? {
             while next == pending.count {
+                if let failure {
+                    finished = true
+                    self.failure = nil
+                    throw failure
+                }
                 guard !finished else { return nil }
-                pending.removeAll(keepingCapacity: true)
                 next = 0
                 var decoded: [Element] = []
                 let decoder = decoder
-                if let chunk = try await chunks.next() {
-                    try splitter.split(chunk) { line, number in
-                        decoded.append(try Self.decode(line, number: number, with: decoder))
+                func decode(_ line: ArraySlice<UInt8>, _ number: Int) throws {
+                    decoded.append(try Self.decode(line, number: number, with: decoder))
+                }
+                do {
+                    if let chunk = try await chunks.next() {
+                        try splitter.split(chunk, decode)
+                    } else {
+                        finished = true
+                        try splitter.finish(decode)
                     }
-                } else {
-                    finished = true
-                    try splitter.finish { line, number in decoded.append(try Self.decode(line, number: number, with: decoder)) }
+                } catch {
+                    failure = error
                 }
                 pending = decoded
             }

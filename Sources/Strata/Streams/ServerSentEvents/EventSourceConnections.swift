@@ -87,9 +87,12 @@ struct EventSourceConnections: Sendable {
             var events: [ServerSentEvent] = []
             do {
                 for try await chunk in body {
-                    try parser.parse(chunk, into: &events)
+                    var failure: (any Error)?
+                    do { try parser.parse(chunk, into: &events) } catch { failure = error }
+                    // The events before a failure in the same chunk are delivered first.
                     for event in events { try await handoff.send(event) }
                     events.removeAll(keepingCapacity: true)
+                    if let failure { throw failure }
                 }
                 parser.finish()
                 return .ended

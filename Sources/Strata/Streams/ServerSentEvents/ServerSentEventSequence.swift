@@ -36,6 +36,8 @@ public struct ServerSentEventSequence: AsyncSequence, Sendable {
         private var pending: [ServerSentEvent] = []
         private var next = 0
         private var finished = false
+        /// What parsing threw, reported after the events the same chunk completed before it.
+        private var failure: ServerSentEventError?
 
         init(chunks: HTTPBody.Iterator, parser: ServerSentEventParser) {
             self.chunks = chunks
@@ -47,6 +49,11 @@ public struct ServerSentEventSequence: AsyncSequence, Sendable {
         /// - Throws: ``ServerSentEventError/eventTooLarge(limit:)``, or what reading the body throws.
         public mutating func next() async throws -> ServerSentEvent? {
             while next == pending.count {
+                if let failure {
+                    finished = true
+                    self.failure = nil
+                    throw failure
+                }
                 guard !finished else { return nil }
                 pending.removeAll(keepingCapacity: true)
                 next = 0
@@ -55,7 +62,7 @@ public struct ServerSentEventSequence: AsyncSequence, Sendable {
                     parser.finish()
                     return nil
                 }
-                try parser.parse(chunk, into: &pending)
+                do { try parser.parse(chunk, into: &pending) } catch { failure = error }
             }
             defer { next += 1 }
             return pending[next]
