@@ -140,6 +140,9 @@ final class ElementHandoff<Element: Sendable>: Sendable {
         producer?.resume(throwing: CancellationError())
     }
 
+    /// Whether the producer waits for room (for tests).
+    var isProducerWaiting: Bool { state.withLock { $0.producer != nil } }
+
     private func takeProducer() -> CheckedContinuation<Void, any Error>? {
         state.withLock { state in
             defer { state.producer = nil }
