@@ -32,10 +32,12 @@ target_dir() {
         certificate)    echo "Certificate StrataPinning" ;;
         etag-entry)     echo "ETagEntryFile Strata" ;;
         resp)           echo "RESP StrataRedis" ;;
+        server-sent-events) echo "ServerSentEvents Strata" ;;
+        json-lines)     echo "JSONLines Strata" ;;
         *) return 1 ;;
     esac
 }
-targets="http1-response retry-after spki-pin certificate etag-entry resp"
+targets="http1-response retry-after spki-pin certificate etag-entry resp server-sent-events json-lines"
 
 [[ $# -ge 1 ]] || usage
 if [[ "$1" == list ]]; then
