@@ -127,7 +127,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             // A streamed body is the consumer's to bound: maxResponseBodyBytes is for buffered send.
             completionHandler(.allow)
             if let head, let http {
-                head.resume(returning: HTTPResponseHead(statusCode: http.statusCode, headers: HTTPHeaders(http),
+                head.resume(returning: HTTPResponseHead(statusCode: http.statusCode, headers: .decodedByLibcurl(http),
                                                         url: http.url ?? dataTask.originalRequest?.url))
             }
             return
@@ -224,7 +224,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         guard let response = entry.response else {
             return .failure(TransportError(.invalidResponse, method: method, url: entry.request.url, message: "no HTTP response"))
         }
-        return .success(HTTPResponse(statusCode: response.statusCode, headers: HTTPHeaders(response), body: entry.body,
+        return .success(HTTPResponse(statusCode: response.statusCode, headers: .decodedByLibcurl(response), body: entry.body,
                                      url: response.url ?? entry.request.url))
     }
 }
