@@ -80,7 +80,8 @@ let package = Package(
         .testTarget(name: "StrataPinningTests", dependencies: ["StrataPinning", "Strata", "StrataTesting", "COpenSSL", "CZlib", "TestServer", "TLSTestServer", "TestSupport"]),
         .testTarget(name: "StrataSandboxTests", dependencies: ["StrataSandbox", "StrataPinning", "Strata", "COpenSSL", "TestSupport"]),
         // Depends on the executable so `swift test` builds the binary its subprocess tests run.
-        .testTarget(name: "StrataDemoTests", dependencies: ["StrataDemoKit", "StrataSandbox", "Strata", "StrataPinning", "strata-demo"]),
+        .testTarget(name: "StrataDemoTests", dependencies: ["StrataDemoKit", "StrataSandbox", "Strata", "StrataPinning", "strata-demo",
+                                                            "TestServer", "TLSTestServer"]),
         // Needs redis-server (Debian: apt install redis-server); skipped with a message without it.
         .testTarget(name: "StrataRedisTests", dependencies: ["StrataRedis", "Strata", "StrataTesting", "TestServer",
                                                              "RedisTestServer", "redis-store-writer", "TestSupport"]),
