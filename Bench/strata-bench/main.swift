@@ -9,6 +9,7 @@
 //   .build/release/strata-bench events       (the event channel's cost per request)
 //   .build/release/strata-bench http2 [requests] [rounds]   (pinned HTTP/2 vs HTTP/1.1 vs URLSession, nginx)
 //   .build/release/strata-bench download [MiB]   (a large body streamed through the full stack vs curl, with RSS)
+//   .build/release/strata-bench decode [MiB]   (decoding gzip, br, zstd: pinned stream vs curl --compressed, nginx)
 //   .build/release/strata-bench locks [increments]   (LockedValue vs Synchronization.Mutex; see LockBenchmark)
 //   flags: --json (one JSON object on stdout), --quick (a short run for CI), --rounds N,
 //          --requests N, --only NAME (scenarios whose name contains NAME, for perf or callgrind)
@@ -44,6 +45,8 @@ Task.detached {
             try await HTTP2Benchmark.run(arguments: options.positional)
         case .download:
             try await DownloadBenchmark.run(options)
+        case .decode:
+            try await DecodeBenchmark.run(options)
         case .locks:
             LockBenchmark.run(iterations: options.positional.first.flatMap { Int($0) } ?? 10_000_000)
         case .all, .layers, .pinned:
