@@ -50,6 +50,11 @@ import Strata
 ///   ``validated(inner:pinnedDomains:trustRoots:configuration:)`` to get it at startup.
 /// - A request's `RequestDeadline` (an endpoint's `timeout`), when earlier than
 ///   ``Configuration/requestTimeout``, bounds it, redirects included.
+/// - A pinned request without `Accept-Encoding` offers the codings of
+///   ``Configuration/contentDecoding`` and gets the response decoded as its body streams, without
+///   `Content-Encoding` and `Content-Length`; one that sets its own gets the server's bytes (see
+///   ``ContentDecoding``). Without a `User-Agent` it sends `Strata/<version>`. Buffered limits count
+///   decoded bytes; a `ResponseBodyLimit` replaces ``HTTP1Limits/maxResponseBodyBytes`` for one call.
 /// - What it does (connections opened and reused, trust checks, redirects) is reported as
 ///   ``PinningEvent``s through `TransportEvents` to the observers above it.
 /// - The client certificates it presents are reported to an `ETagTransport` above
@@ -321,7 +326,7 @@ public struct PinningTransport: Transport {
     private static func withDefaultUserAgent(_ request: HTTPRequest) -> HTTPRequest {
         guard !request.headers.contains("User-Agent") else { return request }
         var request = request
-        request.headers["User-Agent"] = StrataVersion.userAgent
+        request.headers["User-Agent"] = StrataRelease.userAgent
         return request
     }
 

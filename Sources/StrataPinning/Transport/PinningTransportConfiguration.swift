@@ -37,6 +37,7 @@ extension PinningTransport {
         public var idleConnectionTimeout: Duration
         /// Limits on response heads and bodies, for HTTP/1.1 and HTTP/2 alike (over HTTP/2 the
         /// header limit counts each field as RFC 9113 §6.5.2 does: name, value and 32 octets).
+        /// `maxResponseBodyBytes` bounds a buffered body as received and again once decoded.
         public var limits: HTTP1Limits
         /// The most redirects followed for one request. Default 10.
         public var maxRedirects: Int

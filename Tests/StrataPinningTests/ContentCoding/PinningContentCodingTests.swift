@@ -56,7 +56,7 @@ struct PinningContentCodingTests {
         #expect(sent.count == forms.count * 2)
         for request in sent {
             #expect(request.header("Accept-Encoding") == ContentCoding.supported.map(\.rawValue).joined(separator: ", "))
-            #expect(request.header("User-Agent") == "Strata/\(StrataVersion.current)")
+            #expect(request.header("User-Agent") == "Strata/\(StrataRelease.version)")
         }
     }
 
