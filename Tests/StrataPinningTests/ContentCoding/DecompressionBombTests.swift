@@ -113,9 +113,12 @@ struct DecompressionBombMemoryTests {
         print("bomb stopped by send: resident growth \(growth >> 10) KiB")
     }
 
-    @Test("with every guard off, the whole gigabyte streams through consume with the resident set growing less than 32 MiB")
-    func wholeGigabyteStreams() async throws {
-        let server = try DecompressionBombTests.server()
+    @Test("with every guard off, a 256 MiB bomb streams whole through consume with the resident set growing less than 32 MiB")
+    func wholeBombStreams() async throws {
+        // 256 MiB rather than the gigabyte: the same bound, a quarter of the CPU beside the other suites.
+        let size = 256 << 20
+        let server = try TLSLoopbackServer(identity: .leafOnly)
+        server.http.route("/bomb", response: .init(headers: [("Content-Encoding", "gzip")], body: ZlibEncoder.zerosBomb(bytes: size)))
         let transport = try Pinning.transport(configuration: .init(requestTimeout: .seconds(120), httpVersion: .http1Only,
                                                                    contentDecoding: ContentDecoding(maxExpansionRatio: .max)))
         let baseline = ResidentMemory.bytes
@@ -123,8 +126,8 @@ struct DecompressionBombMemoryTests {
         let (read, error) = try await DecompressionBombTests.streamed(transport, from: server)
         let growth = ResidentMemory.peak - baseline
         #expect(error == nil)
-        #expect(read == 1 << 30)
+        #expect(read == size)
         #expect(growth < Self.maxResidentGrowth, "resident set grew by \(growth >> 20) MiB")
-        print("1 GiB bomb streamed whole: resident growth \(growth >> 10) KiB")
+        print("256 MiB bomb streamed whole: resident growth \(growth >> 10) KiB")
     }
 }

@@ -41,10 +41,11 @@ enum ZlibEncoder {
         return Array(output.prefix(written))
     }
 
-    /// A gzip member of `gibibytes` GiB of zeros (about 1.3 MiB each; a power of two), made without compressing
-    /// them: a 64 KiB run of zeros deflated after a full flush is the same block every time, so
-    /// the body is the header, that block repeated, an empty final block and the trailer.
-    static func zerosBomb(gibibytes: Int = 1) -> Data {
+    /// A gzip member of `bytes` zeros (a power of two, at least 64 KiB; about 1.3 MB per GiB),
+    /// made without compressing them: a 64 KiB run of zeros deflated after a full flush is the
+    /// same block every time, so the body is the header, that block repeated, an empty final
+    /// block and the trailer.
+    static func zerosBomb(bytes: Int = 1 << 30) -> Data {
         let run = 64 * 1024
         var stream = z_stream()
         precondition(strata_deflateInit2(&stream, 9, -15) == Z_OK)
@@ -61,11 +62,11 @@ enum ZlibEncoder {
                 return output.count - Int(stream.avail_out)
             }
         }
-        let repeats = gibibytes << 30 / run
+        let repeats = bytes / run
         // crc32_combine doubles the run's CRC up to the whole length (a power of two times the run).
         var crc: UInt = crc32(0, zeros, UInt32(run))
         var length = run
-        while length < gibibytes << 30 {
+        while length < bytes {
             crc = crc32_combine(crc, crc, length)
             length *= 2
         }
@@ -74,7 +75,7 @@ enum ZlibEncoder {
         let blockData = Data(block.prefix(blockSize))
         for _ in 0..<repeats { body.append(blockData) }
         body.append(contentsOf: [0x03, 0x00])  // a final fixed-Huffman block with no symbol but its end
-        for value: UInt32 in [UInt32(truncatingIfNeeded: crc), UInt32(truncatingIfNeeded: gibibytes << 30)] {
+        for value: UInt32 in [UInt32(truncatingIfNeeded: crc), UInt32(truncatingIfNeeded: bytes)] {
             withUnsafeBytes(of: value.littleEndian) { body.append(contentsOf: $0) }
         }
         return body
