@@ -1,5 +1,25 @@
 // swift-tools-version:6.0
+import Foundation
 import PackageDescription
+
+// Content coding (StrataPinning/Compression): zlib is required (gzip, deflate); brotli (`br`) and
+// zstd are used when their headers are installed (Debian libbrotli-dev, libzstd-dev), each adding
+// its system-library target and a compilation condition, so a machine without them still builds
+// and simply never offers those codings. STRATA_WITHOUT_BROTLI=1 / STRATA_WITHOUT_ZSTD=1 build
+// without them anyway (to check that build).
+func installedHeader(_ path: String) -> Bool {
+    ["/usr/include", "/usr/local/include", "/opt/homebrew/include"].contains {
+        FileManager.default.fileExists(atPath: "\($0)/\(path)")
+    }
+}
+let environment = ProcessInfo.processInfo.environment
+let brotli = environment["STRATA_WITHOUT_BROTLI"] == nil && installedHeader("brotli/decode.h")
+let zstd = environment["STRATA_WITHOUT_ZSTD"] == nil && installedHeader("zstd.h")
+let optionalCodings: [(name: String, define: String, target: Target)] =
+    (brotli ? [("CBrotli", "STRATA_BROTLI",
+                .systemLibrary(name: "CBrotli", pkgConfig: "libbrotlidec", providers: [.apt(["libbrotli-dev"])]))] : [])
+    + (zstd ? [("CZstd", "STRATA_ZSTD",
+                .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]))] : [])
 
 let package = Package(
     name: "Strata",
@@ -19,7 +39,11 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         // System nghttp2 (Debian: apt install libnghttp2-dev): HTTP/2 framing, HPACK, flow control.
         .systemLibrary(name: "CNGHTTP2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
-        .target(name: "StrataPinning", dependencies: ["Strata", "COpenSSL", "CNGHTTP2"]),
+        // System zlib (Debian: apt install zlib1g-dev): gzip and deflate content decoding.
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .target(name: "StrataPinning",
+                dependencies: ["Strata", "COpenSSL", "CNGHTTP2", "CZlib"] + optionalCodings.map { .target(name: $0.name) },
+                swiftSettings: optionalCodings.map { .define($0.define) }),
         // RedisETagStore and the small RESP2 client it needs (no Swift Redis package can be fetched).
         .target(name: "StrataRedis", dependencies: ["Strata"]),
         // Loopback HTTP server for this package's own tests; not a product.
@@ -53,13 +77,14 @@ let package = Package(
         .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataTesting", "TestServer", "TestSupport", "etag-store-writer"]),
         .testTarget(name: "StrataTestingTests", dependencies: ["Strata", "StrataTesting"]),
         // Certificates and keys live in Tests/Fixtures/Pinning and are read via #filePath.
-        .testTarget(name: "StrataPinningTests", dependencies: ["StrataPinning", "Strata", "StrataTesting", "COpenSSL", "TestServer", "TLSTestServer", "TestSupport"]),
+        .testTarget(name: "StrataPinningTests", dependencies: ["StrataPinning", "Strata", "StrataTesting", "COpenSSL", "CZlib", "TestServer", "TLSTestServer", "TestSupport"]),
         .testTarget(name: "StrataSandboxTests", dependencies: ["StrataSandbox", "StrataPinning", "Strata", "COpenSSL", "TestSupport"]),
         // Depends on the executable so `swift test` builds the binary its subprocess tests run.
-        .testTarget(name: "StrataDemoTests", dependencies: ["StrataDemoKit", "StrataSandbox", "Strata", "StrataPinning", "strata-demo"]),
+        .testTarget(name: "StrataDemoTests", dependencies: ["StrataDemoKit", "StrataSandbox", "Strata", "StrataPinning", "strata-demo",
+                                                            "TestServer", "TLSTestServer"]),
         // Needs redis-server (Debian: apt install redis-server); skipped with a message without it.
         .testTarget(name: "StrataRedisTests", dependencies: ["StrataRedis", "Strata", "StrataTesting", "TestServer",
                                                              "RedisTestServer", "redis-store-writer", "TestSupport"]),
-    ],
+    ] + optionalCodings.map(\.target),
     swiftLanguageModes: [.v6]
 )

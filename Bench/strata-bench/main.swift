@@ -10,6 +10,7 @@
 //   .build/release/strata-bench http2 [requests] [rounds]   (pinned HTTP/2 vs HTTP/1.1 vs URLSession, nginx)
 //   .build/release/strata-bench download [MiB]   (a large body streamed through the full stack vs curl, with RSS)
 //   .build/release/strata-bench sse [events]   (server-sent events per second from a loopback server)
+//   .build/release/strata-bench decode [MiB]   (decoding gzip, br, zstd: pinned stream vs curl --compressed, nginx)
 //   .build/release/strata-bench locks [increments]   (LockedValue vs Synchronization.Mutex; see LockBenchmark)
 //   flags: --json (one JSON object on stdout), --quick (a short run for CI), --rounds N,
 //          --requests N, --only NAME (scenarios whose name contains NAME, for perf or callgrind)
@@ -47,6 +48,8 @@ Task.detached {
             try await DownloadBenchmark.run(options)
         case .sse:
             try await ServerSentEventBenchmark.run(options)
+        case .decode:
+            try await DecodeBenchmark.run(options)
         case .locks:
             LockBenchmark.run(iterations: options.positional.first.flatMap { Int($0) } ?? 10_000_000)
         case .all, .layers, .pinned:

@@ -117,7 +117,7 @@ struct GetCommandTests {
         let run = try await DemoProcess.run(["get", server.url("/v1/export"), "--timeout", "0.2"] + server.trusted)
         #expect(run.status == 1)
         #expect(run.standardOutput.isEmpty)
-        #expect(run.standardError == "Error: No response within 0.2 s (--timeout); nothing was written.\n")
+        #expect(run.standardError == "Error: The response did not complete within 0.2 s (--timeout).\n")
     }
 
     @Test("files that cannot be used exit 1 with the path and the reason, before anything is sent", arguments: [

@@ -42,17 +42,25 @@ struct OutputTests {
         #expect(captured.error.hasPrefix("\u{1B}[31mError:\u{1B}[0m Missing expected argument '<url>'."))
     }
 
-    @Test("the progress line redraws in place with a spinner, the label and the seconds so far")
+    @Test("the progress line redraws in place: spinner, label, then the bytes received, of the total when known, and the rate")
     func progressRendering() {
-        let line = ProgressLine(label: "GET https://localhost:8443/v1/export", output: CapturedOutput().output)
-        #expect(line.render(elapsed: .milliseconds(1_250), frame: 0) == "\r\u{1B}[K⠋ GET https://localhost:8443/v1/export  1.2 s")
-        #expect(line.render(elapsed: .seconds(12), frame: 11).hasPrefix("\r\u{1B}[K⠙ "))
+        let line = ProgressLine(label: "GET https://localhost:8443/v1/export", output: CapturedOutput().output,
+                                progress: DownloadProgress())
+        #expect(line.render(received: 0, total: nil, elapsed: .milliseconds(1_250), frame: 0)
+            == "\r\u{1B}[K⠋ GET https://localhost:8443/v1/export  1.2 s")
+        #expect(line.render(received: 0, total: nil, elapsed: .seconds(12), frame: 11).hasPrefix("\r\u{1B}[K⠙ "))
+        #expect(line.render(received: 3 << 20, total: 12 << 20, elapsed: .seconds(2), frame: 0)
+            == "\r\u{1B}[K⠋ GET https://localhost:8443/v1/export  3.0 MiB of 12.0 MiB (25%)  1.5 MiB/s")
+        #expect(line.render(received: 1536, total: nil, elapsed: .seconds(1), frame: 0)
+            == "\r\u{1B}[K⠋ GET https://localhost:8443/v1/export  1.5 KiB  1.5 KiB/s")
+        #expect(ProgressLine.bytes(512) == "512 B")
+        #expect(ProgressLine.bytes(5 << 30) == "5.0 GiB")
     }
 
     @Test("a response that arrives before the progress line is due draws nothing at all")
     func quickResponseDrawsNothing() async {
         let captured = CapturedOutput()
-        let progress = Task { await ProgressLine(label: "GET /", output: captured.output).run() }
+        let progress = Task { await ProgressLine(label: "GET /", output: captured.output, progress: DownloadProgress()).run() }
         progress.cancel()
         await progress.value
         #expect(captured.error.isEmpty)

@@ -38,7 +38,7 @@ struct TerminalTextTests {
 
     @Test("-v and -i show a response header value with ESC, U+009B and DEL escaped")
     func responseHeaders() {
-        let head = ResponseHead(HTTPResponse(statusCode: 200, headers: HTTPHeaders([("X-Note", Self.hostile)])))
+        let head = ResponseHead(HTTPResponseHead(statusCode: 200, headers: HTTPHeaders([("X-Note", Self.hostile)])))
         #expect(head.lines.contains("X-Note: \(Self.escaped)"))
         #expect(!head.lines.contains(where: Self.holdsControls))
     }

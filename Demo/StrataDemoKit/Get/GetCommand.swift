@@ -5,9 +5,10 @@ import Foundation
 import Strata
 import StrataPinning
 
-/// `strata-demo get <url>`: one request through the recommended stack, the body on standard
-/// output, and an exit status a script can branch on.
-struct GetCommand {
+/// `strata-demo get <url>`: one request through the recommended stack, the body streamed to
+/// standard output (or a file) as it arrives, decoded when compressed, and an exit status a
+/// script can branch on.
+struct GetCommand: Sendable {
     /// The largest `--data @file` body sent.
     static let maxBodyBytes = 64 << 20
 
@@ -16,7 +17,8 @@ struct GetCommand {
         usage: ["get <url> [options]"],
         overview: """
             Sends one request through the recommended stack (RetryTransport → ETagTransport → \
-            PinningTransport → URLSessionTransport) and writes the response body to standard output.
+            PinningTransport → URLSessionTransport) and writes the response body to standard output \
+            as it arrives, decoded when the server compressed it.
             """,
         arguments: ("<url>", 1...1),
         options: [
@@ -36,7 +38,9 @@ struct GetCommand {
             OptionSpec("--retries", value: "<n>", help: "Retries transient failures up to n times (0 to 10). The default is 2."),
             OptionSpec("--timeout", value: "<seconds>", help: "Gives up when no response arrived within this many seconds, retries included."),
             OptionSpec("-o", "--output", value: "<file>",
-                       help: "Writes the body to this file; a progress line shows on a terminal while it takes a moment."),
+                       help: "Writes the body to this file as it downloads (renamed into place once complete); a progress "
+                           + "line (received, total when known, rate) shows on a terminal while it takes a moment."),
+            OptionSpec("--raw", help: "Keeps a compressed body as the server coded it (gzip, br, ...) instead of decoding it."),
             OptionSpec("--json-events", help: "Writes the layers' events to standard error as JSON lines."),
             OptionSpec("-v", "--verbose", help: "Writes the request and response heads and the layers' events to standard error."),
             OptionSpec("-i", "--include", help: "Writes the response's status line and headers before the body."),
@@ -74,21 +78,24 @@ struct GetCommand {
         return await GetCommand(options: withToken, output: output).send()
     }
 
-    /// Sends the request, its token read, and writes what came back.
+    /// Sends the request, its token read, and writes what comes back as it arrives.
     private func send() async -> ExitStatus {
-        let request: URLRequest
+        let request: HTTPRequest
         let transport: any Transport
         do {
-            request = try makeRequest()
+            let foundation = try makeRequest()
+            if options.verbose { writeHead(of: foundation) }
+            request = try HTTPRequest(foundation)
             transport = try GetStack.make(options, trustRoots: try trustRoots(), store: try etagStore())
+        } catch let failure as GetFailure {
+            output.error(failure.description)
+            return .failure
         } catch {
-            output.error(error.description)
+            output.error(error.localizedDescription)
             return .failure
         }
-        if options.verbose { writeHead(of: request) }
-        let response: HTTPResponse
         do {
-            response = try await exchange(request, through: transport)
+            return try await exchange(request, through: transport)
         } catch let failure as GetFailure {
             output.error(failure.description)
             return .failure
@@ -97,7 +104,6 @@ struct GetCommand {
             output.error(GetFailure.transport(TerminalText.escaping(scrubbed("\(error)"), keepingLineBreaks: true)).description)
             return .failure
         }
-        return deliver(response)
     }
 
     // MARK: - Before sending
@@ -137,29 +143,40 @@ struct GetCommand {
 
     // MARK: - Sending
 
-    /// Sends through the stack, observed when `-v` or `--json-events` asks, within `--timeout`.
-    private func exchange(_ request: URLRequest, through transport: any Transport) async throws -> HTTPResponse {
+    /// Streams the request through the stack, observed when `-v` or `--json-events` asks (and,
+    /// with `--etag-dir`, for the store's answer), within `--timeout`, the body written as it comes.
+    private func exchange(_ request: HTTPRequest, through transport: any Transport) async throws -> ExitStatus {
         let printer = options.jsonEvents || options.verbose
             ? EventPrinter(format: options.jsonEvents ? .jsonLines : .text, output: output, secretsFrom: options.requestHeaders)
             : nil
-        let observed = printer?.observing(transport) ?? transport
-        let send: @Sendable () async throws -> HTTPResponse = { try await observed.send(request) }
+        let revalidated = LockedValue(false)
+        let printed = printer?.observing(transport) ?? transport
+        let observed = options.etagDirectory == nil ? printed : ObservingTransport(inner: printed) { observed in
+            if case .revalidated? = observed.event as? ETagEvent { revalidated.withLock { $0 = true } }
+        }
+        let downloadProgress = DownloadProgress()
         let progress = options.outputFile != nil && output.terminal.errorIsTerminal
-            ? Task { await ProgressLine(label: "\(options.method) \(Redaction().redact(options.url))", output: output).run() }
+            ? Task { [output, options] in
+                await ProgressLine(label: "\(options.method) \(Redaction().redact(options.url))", output: output,
+                                   progress: downloadProgress).run()
+            }
             : nil
         // The line is erased before anything else is written, whether the request succeeded or not.
-        let result: Result<HTTPResponse, any Error>
-        do { result = .success(try await Self.within(options.timeout, send)) } catch { result = .failure(error) }
-        progress?.cancel()
-        await progress?.value
-        return try result.get()
+        defer { progress?.cancel() }
+        return try await Self.within(options.timeout) {
+            try await observed.stream(request) { head, body in
+                let status = try await receive(head, body, revalidated: revalidated.withLock { $0 }, progress: downloadProgress,
+                                                stopping: progress)
+                return status
+            }
+        }
     }
 
     /// Runs `body`, or throws ``GetFailure/timedOut(_:)`` when `timeout` passes first (cancelling it).
-    private static func within(_ timeout: Duration?,
-                               _ body: @escaping @Sendable () async throws -> HTTPResponse) async throws -> HTTPResponse {
+    private static func within<T: Sendable>(_ timeout: Duration?,
+                                            _ body: @escaping @Sendable () async throws -> T) async throws -> T {
         guard let timeout else { return try await body() }
-        return try await withThrowingTaskGroup(of: HTTPResponse.self) { group in
+        return try await withThrowingTaskGroup(of: T.self) { group in
             group.addTask(operation: body)
             group.addTask {
                 try await Task.sleep(for: timeout)
@@ -171,37 +188,91 @@ struct GetCommand {
         }
     }
 
-    // MARK: - After the response
+    // MARK: - After the head
 
-    private func deliver(_ response: HTTPResponse) -> ExitStatus {
-        let head = ResponseHead(response)
+    /// Writes what the response brings: its head for `-v`, then its body as it arrives, to
+    /// standard output or the `-o` file; an error status is reported instead of its body.
+    private func receive(_ head: HTTPResponseHead, _ body: HTTPBody, revalidated: Bool, progress: DownloadProgress,
+                         stopping progressLine: Task<Void, Never>?) async throws -> ExitStatus {
+        let shown = ResponseHead(head)
         if options.verbose {
-            for line in head.lines { output.errorLine(output.styledError("< ", .dim) + line) }
+            for line in shown.lines { output.errorLine(output.styledError("< ", .dim) + line) }
             output.errorLine(output.styledError("<", .dim))
         }
-        if response.source == .revalidated {
-            output.errorLine(output.styledError("304 Not Modified: \(response.body.count) bytes served from the ETag store in "
+        if revalidated {
+            output.errorLine(output.styledError("304 Not Modified: \(body.length ?? 0) bytes served from the ETag store in "
                 + "\(options.etagDirectory ?? "memory"); the body was not downloaded again.", .dim))
         }
-        guard response.statusCode < 400 else {
-            output.error("\(options.method) \(Redaction().redact(options.url)) answered \(head.status)"
-                + scrubbed(Self.snippet(of: response.body)) + ".")
+        guard head.statusCode < 400 else {
+            let start = try await Self.prefix(of: body, upTo: Self.maxSnippetBytes)
+            await Self.stop(progressLine)
+            output.error("\(options.method) \(Redaction().redact(options.url)) answered \(shown.status)"
+                + scrubbed(Self.snippet(of: start)) + ".")
             return .httpError
         }
-        var bytes = options.includeHead ? Data((head.lines.joined(separator: "\n") + "\n\n").utf8) : Data()
-        bytes.append(response.body)
+        let headText = options.includeHead ? Data((shown.lines.joined(separator: "\n") + "\n\n").utf8) : nil
         guard let path = options.outputFile else {
-            output.write(bytes)
+            if let headText { output.write(headText) }
+            for try await chunk in body { output.write(Data(chunk)) }
             return .success
         }
-        do {
-            try bytes.write(to: URL(fileURLWithPath: path), options: .atomic)
-        } catch {
-            output.error(GetFailure.output(path: path, reason: Self.reason(error)).description)
-            return .failure
-        }
-        if output.terminal.errorIsTerminal { output.errorLine("Saved \(bytes.count) bytes to \(path).") }
+        progress.expect(head.headers["Content-Length"].flatMap { Int64($0) })
+        let saved = try await download(body, to: path, after: headText, progress: progress)
+        await Self.stop(progressLine)
+        if output.terminal.errorIsTerminal { output.errorLine("Saved \(saved) bytes to \(path).") }
         return .success
+    }
+
+    /// Writes `headText` and the body to a temporary file beside `path` as it arrives, off
+    /// Swift's cooperative threads, and renames it onto `path` once complete: `path` never holds
+    /// a partial download. Returns the bytes written.
+    private func download(_ body: HTTPBody, to path: String, after headText: Data?, progress: DownloadProgress) async throws -> Int64 {
+        let url = URL(fileURLWithPath: path)
+        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).download").path
+        do {
+            let file = try FileChunkWriter(creating: temporary, for: path)
+            var written: Int64 = 0
+            if let headText {
+                try await file.write(ArraySlice(headText))
+                written += Int64(headText.count)
+            }
+            for try await chunk in body {
+                try await file.write(chunk)
+                written += Int64(chunk.count)
+                progress.add(chunk.count)
+            }
+            try await file.finish()
+            guard rename(temporary, path) == 0 else {
+                throw GetFailure.output(path: path, reason: String(cString: strerror(errno)))
+            }
+            return written
+        } catch let error as NetworkError {
+            unlink(temporary)
+            guard case .cannotWriteFile(_, let reason) = error else { throw error }
+            throw GetFailure.output(path: path, reason: reason)
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+    }
+
+    /// Cancels the progress line and waits until it was erased.
+    private static func stop(_ progressLine: Task<Void, Never>?) async {
+        progressLine?.cancel()
+        await progressLine?.value
+    }
+
+    /// The most bytes of an error response's body read for its one-line quote.
+    static let maxSnippetBytes = 512
+
+    /// The body's first bytes, at most `maxBytes`; the rest is left unread.
+    private static func prefix(of body: HTTPBody, upTo maxBytes: Int) async throws -> Data {
+        var bytes = Data()
+        for try await chunk in body {
+            bytes.append(contentsOf: chunk.prefix(maxBytes - bytes.count))
+            if bytes.count >= maxBytes { break }
+        }
+        return bytes
     }
 
     /// Writes the request head to standard error for `-v`, credentials redacted.
@@ -215,7 +286,7 @@ struct GetCommand {
 
     /// `: <the body's first line>` for a short text body, so an API's error message shows.
     private static func snippet(of body: Data) -> String {
-        guard !body.isEmpty, body.count <= 512, let text = String(data: body, encoding: .utf8) else { return "" }
+        guard !body.isEmpty, body.count < maxSnippetBytes, let text = String(data: body, encoding: .utf8) else { return "" }
         let line = text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
         return line.isEmpty ? "" : ": " + TerminalText.escaping(line)
     }
@@ -223,13 +294,5 @@ struct GetCommand {
     /// `text` without the values of the request's secret headers (the token).
     private func scrubbed(_ text: String) -> String {
         Redaction().scrub(text, secretsFrom: options.requestHeaders)
-    }
-
-    private static func reason(_ error: any Error) -> String {
-        let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
-        if let code = underlying?.code, underlying?.domain == NSPOSIXErrorDomain {
-            return String(cString: strerror(Int32(code)))
-        }
-        return (error as NSError).localizedDescription
     }
 }

@@ -12,7 +12,7 @@ enum GetFailure: Error, CustomStringConvertible {
     case etagDirectory(FileETagStoreError)
     /// The pins or the CA could not be applied to the URL's host.
     case pinning(PinningConfigurationError)
-    /// `--timeout` passed before a response arrived.
+    /// `--timeout` passed before the response was complete (what had arrived was written).
     case timedOut(Duration)
     /// The request failed: connection, TLS, pin check, a malformed response. Carries the
     /// description with every secret of the request scrubbed.
@@ -31,11 +31,11 @@ enum GetFailure: Error, CustomStringConvertible {
         case .pinning(let error):
             error.description
         case .timedOut(let timeout):
-            "No response within \(Self.seconds(timeout)) s (--timeout); nothing was written."
+            "The response did not complete within \(Self.seconds(timeout)) s (--timeout)."
         case .transport(let description):
             description
         case .output(let path, let reason):
-            "Cannot write '\(path)': \(reason). The response was received but not saved."
+            "Cannot write '\(path)': \(reason). The response was not saved."
         }
     }
 

@@ -34,6 +34,8 @@ struct GetOptions: Equatable, Sendable {
     var jsonEvents: Bool
     var verbose: Bool
     var includeHead: Bool
+    /// Keep a compressed body as the server coded it (`--raw`) rather than decoded.
+    var raw: Bool
 
     /// Checks the parsed arguments of `get`.
     ///
@@ -95,12 +97,22 @@ struct GetOptions: Equatable, Sendable {
         jsonEvents = parsed.has("--json-events")
         verbose = parsed.has("--verbose")
         includeHead = parsed.has("--include")
+        raw = parsed.has("--raw")
+        guard !raw || scheme == "https" else {
+            throw spec.usageError("--raw needs an https URL: over http the request goes through URLSession, whose libcurl "
+                + "decodes every compressed body it receives.")
+        }
     }
 
-    /// The headers sent: `-H`'s, then `Authorization: Bearer` for `--token` once it was read.
+    /// The headers sent: `-H`'s, then `Authorization: Bearer` for `--token` once it was read,
+    /// and for `--raw` the `Accept-Encoding` `PinningTransport` would offer, set here so that it
+    /// hands the coded bytes over untouched (unless `-H` set one already).
     var requestHeaders: HTTPHeaders {
         var fields = headers
         if case .literal(let token)? = token { fields["Authorization"] = "Bearer \(token)" }
+        if raw, !fields.contains("Accept-Encoding") {
+            fields["Accept-Encoding"] = ContentCoding.supported.map(\.rawValue).joined(separator: ", ")
+        }
         return fields
     }
 
@@ -115,9 +127,10 @@ struct GetOptions: Equatable, Sendable {
         return "\(words[0]) \(Redaction.placeholder)"
     }
 
-    /// Whether the URL's host goes through `PinningTransport`'s own TLS: when it is pinned, or a
-    /// private CA must be trusted (URLSession on Linux cannot add one).
-    var verifiesInBand: Bool { !pins.isEmpty || caFile != nil }
+    /// Whether the URL's host goes through `PinningTransport`'s own TLS: when it is pinned, a
+    /// private CA must be trusted (URLSession on Linux cannot add one), or `--raw` asks for coded
+    /// bytes (URLSession's libcurl always decodes them).
+    var verifiesInBand: Bool { !pins.isEmpty || caFile != nil || raw }
 
     private static func retries(_ text: String?, spec: CommandSpec) throws(UsageError) -> Int {
         guard let text else { return 2 }

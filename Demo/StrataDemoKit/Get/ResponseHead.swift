@@ -13,8 +13,8 @@ struct ResponseHead {
     /// `HTTP 200 OK`, then one `Name: value` line per field.
     let lines: [String]
 
-    init(_ response: HTTPResponse) {
-        status = "\(response.statusCode) \(HTTPURLResponse.localizedString(forStatusCode: response.statusCode))"
-        lines = ["HTTP \(status)"] + response.headers.map { TerminalText.escaping("\($0.name): \($0.value)") }
+    init(_ head: HTTPResponseHead) {
+        status = "\(head.statusCode) \(HTTPURLResponse.localizedString(forStatusCode: head.statusCode))"
+        lines = ["HTTP \(status)"] + head.headers.map { TerminalText.escaping("\($0.name): \($0.value)") }
     }
 }

@@ -9,15 +9,16 @@ import Dispatch
 import Foundation
 
 /// A file written chunk by chunk on a Dispatch thread, never on one of Swift's cooperative
-/// threads (architecture decision 4): where a download goes.
-final class FileChunkWriter: Sendable {
+/// threads (architecture decision 4): where a download goes (`HTTPNetworkService.download`,
+/// `strata-demo get -o`).
+package final class FileChunkWriter: Sendable {
     private let descriptor: Int32
     /// The path errors name: where the file is going, not its temporary name.
     private let path: String
 
     /// Creates `temporaryPath`, which must not exist, readable and writable by the owner only
     /// until it is renamed into place at `path`.
-    init(creating temporaryPath: String, for path: String) throws(NetworkError) {
+    package init(creating temporaryPath: String, for path: String) throws(NetworkError) {
         let descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw .cannotWriteFile(path: path, reason: String(cString: strerror(errno))) }
         self.descriptor = descriptor
@@ -27,7 +28,7 @@ final class FileChunkWriter: Sendable {
     deinit { close(descriptor) }
 
     /// Appends `chunk`.
-    func write(_ chunk: ArraySlice<UInt8>) async throws {
+    package func write(_ chunk: ArraySlice<UInt8>) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             DispatchQueue.global().async {
                 continuation.resume(with: Result { try self.writeNow(chunk) })
@@ -37,7 +38,7 @@ final class FileChunkWriter: Sendable {
 
     /// Flushes the file to disk and gives it the permissions of a new file (0666 less the umask,
     /// read from /proc: setting the umask to read it would change it for the whole process).
-    func finish() async throws {
+    package func finish() async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             DispatchQueue.global().async {
                 continuation.resume(with: Result {

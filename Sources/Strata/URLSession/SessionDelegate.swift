@@ -28,23 +28,25 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         var answeredByChallenge = false
         /// A failure decided here (a limit, the deadline); wins over the cancellation it causes.
         var failure: TransportError?
+        /// The buffered body's limit and the setting that decided it (``ResponseBodyLimit`` or ours).
+        var bodyLimit = (limit: Int.max, setting: "")
     }
 
     private let pending = LockedValue<[ObjectIdentifier: Pending]>([:])
-    private let limits: URLSessionTransport.Limits
-
-    init(limits: URLSessionTransport.Limits) {
-        self.limits = limits
-    }
 
     /// Registers the caller waiting for `task`. Returns `false`, having resumed the caller with
     /// `CancellationError`, when the calling task is already cancelled: its cancellation handler
     /// may have cancelled `task` before this registration, and the completion that follows
     /// would then find no caller to resume. Checked under the lock completions take, so a
     /// cancellation after the check finds the registration.
-    func register(_ task: URLSessionTask, request: URLRequest,
+    ///
+    /// - Parameter bodyLimit: The most body bytes buffered, and the setting that decided it
+    ///   (named in the error past it).
+    func register(_ task: URLSessionTask, request: URLRequest, bodyLimit: (limit: Int, setting: String),
                   continuation: CheckedContinuation<HTTPResponse, any Error>) -> Bool {
-        let registered = register(task, Pending(receiver: .buffered(continuation), request: request))
+        var entry = Pending(receiver: .buffered(continuation), request: request)
+        entry.bodyLimit = bodyLimit
+        let registered = register(task, entry)
         if !registered { continuation.resume(throwing: CancellationError()) }
         return registered
     }
@@ -104,9 +106,10 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
                     completionHandler: @escaping (URLSession.ResponseDisposition) -> Void) {
         let http = response as? HTTPURLResponse
-        let (head, streamed) = pending.withLock { tasks -> (CheckedContinuation<HTTPResponseHead, any Error>?, Bool) in
+        let (head, streamed, limit) = pending.withLock {
+            tasks -> (CheckedContinuation<HTTPResponseHead, any Error>?, Bool, (limit: Int, setting: String)) in
             let key = ObjectIdentifier(dataTask)
-            guard var entry = tasks[key] else { return (nil, false) }
+            guard var entry = tasks[key] else { return (nil, false, (Int.max, "")) }
             entry.response = http
             var head: CheckedContinuation<HTTPResponseHead, any Error>?
             var streamed = false
@@ -118,41 +121,42 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
                 }
             }
             tasks[key] = entry
-            return (head, streamed)
+            return (head, streamed, entry.bodyLimit)
         }
         if streamed {
             // A streamed body is the consumer's to bound: maxResponseBodyBytes is for buffered send.
             completionHandler(.allow)
             if let head, let http {
-                head.resume(returning: HTTPResponseHead(statusCode: http.statusCode, headers: HTTPHeaders(http),
+                head.resume(returning: HTTPResponseHead(statusCode: http.statusCode, headers: .decodedByLibcurl(http),
                                                         url: http.url ?? dataTask.originalRequest?.url))
             }
             return
         }
-        if response.expectedContentLength > Int64(limits.maxResponseBodyBytes) {
+        // libcurl decodes gzip and deflate itself, so a coded body's Content-Length counts coded
+        // bytes: the limit, on decoded bytes, is checked as they arrive instead.
+        if response.expectedContentLength > Int64(limit.limit), http?.value(forHTTPHeaderField: "Content-Encoding") == nil {
             fail(dataTask, .invalidResponse, "Content-Length \(response.expectedContentLength) exceeds the "
-                + "\(limits.maxResponseBodyBytes)-byte limit (URLSessionTransport.Limits.maxResponseBodyBytes)")
+                + "\(limit.limit)-byte limit (\(limit.setting))")
             return completionHandler(.cancel)
         }
         completionHandler(.allow)
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        let (tooLarge, channel) = pending.withLock { tasks -> (Bool, BodyChannel?) in
+        let (tooLarge, channel) = pending.withLock { tasks -> ((limit: Int, setting: String)?, BodyChannel?) in
             let key = ObjectIdentifier(dataTask)
-            guard var entry = tasks[key] else { return (false, nil) }
-            if case .streamed(_, let channel) = entry.receiver { return (false, channel) }
-            guard entry.body.count + data.count <= limits.maxResponseBodyBytes else { return (true, nil) }
+            guard var entry = tasks[key] else { return (nil, nil) }
+            if case .streamed(_, let channel) = entry.receiver { return (nil, channel) }
+            guard data.count <= entry.bodyLimit.limit - entry.body.count else { return (entry.bodyLimit, nil) }
             entry.body.append(data)
             tasks[key] = entry
-            return (false, nil)
+            return (nil, nil)
         }
         if let channel {
             return deliver(data, to: channel, of: dataTask)
         }
-        if tooLarge {
-            fail(dataTask, .invalidResponse, "the body exceeds the \(limits.maxResponseBodyBytes)-byte limit "
-                + "(URLSessionTransport.Limits.maxResponseBodyBytes)")
+        if let limit = tooLarge {
+            fail(dataTask, .invalidResponse, "the body exceeds the \(limit.limit)-byte limit (\(limit.setting))")
         }
     }
 
@@ -220,7 +224,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         guard let response = entry.response else {
             return .failure(TransportError(.invalidResponse, method: method, url: entry.request.url, message: "no HTTP response"))
         }
-        return .success(HTTPResponse(statusCode: response.statusCode, headers: HTTPHeaders(response), body: entry.body,
+        return .success(HTTPResponse(statusCode: response.statusCode, headers: .decodedByLibcurl(response), body: entry.body,
                                      url: response.url ?? entry.request.url))
     }
 }

@@ -31,8 +31,9 @@ import Foundation
 public struct URLSessionTransport: Transport {
     /// Limits on what the transport reads and follows.
     public struct Limits: Sendable, Hashable {
-        /// The largest response body accepted; larger ones fail with
-        /// ``TransportError/Kind/invalidResponse``. Default: 64 MiB.
+        /// The largest response body `send` accepts (decoded bytes, for a compressed one); larger
+        /// ones fail with ``TransportError/Kind/invalidResponse``. A ``ResponseBodyLimit`` set
+        /// around one call replaces it for that call. Default: 64 MiB.
         public var maxResponseBodyBytes: Int
         /// The most redirects followed for one request; more fail with
         /// ``TransportError/Kind/tooManyRedirects``. `0` follows none: a 3xx is returned as a
@@ -127,7 +128,7 @@ public struct URLSessionTransport: Transport {
         let configuration = configuration.copy() as? URLSessionConfiguration ?? configuration
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        owner = Session(configuration: configuration, delegate: SessionDelegate(limits: limits))
+        owner = Session(configuration: configuration, delegate: SessionDelegate())
         self.limits = limits
         self.redirectSafety = redirectSafety
         self.wholeRequestTimeout = wholeRequestTimeout
@@ -174,9 +175,12 @@ public struct URLSessionTransport: Transport {
         let exchange = try URLSessionExchange(try await Self.withBodyInMemoryIfSinglePass(request), on: owner)
         defer { exchange.end() }
         let delegate = owner.delegate
+        let bodyLimit = ResponseBodyLimit.effective(configured: limits.maxResponseBodyBytes,
+                                                    setting: "URLSessionTransport.Limits.maxResponseBodyBytes")
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                guard delegate.register(exchange.task, request: exchange.foundation, continuation: continuation) else { return }
+                guard delegate.register(exchange.task, request: exchange.foundation, bodyLimit: bodyLimit,
+                                        continuation: continuation) else { return }
                 exchange.start()
             }
         } onCancel: {

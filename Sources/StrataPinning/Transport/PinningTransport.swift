@@ -50,6 +50,11 @@ import Strata
 ///   ``validated(inner:pinnedDomains:trustRoots:configuration:)`` to get it at startup.
 /// - A request's `RequestDeadline` (an endpoint's `timeout`), when earlier than
 ///   ``Configuration/requestTimeout``, bounds it, redirects included.
+/// - A pinned request without `Accept-Encoding` offers the codings of
+///   ``Configuration/contentDecoding`` and gets the response decoded as its body streams, without
+///   `Content-Encoding` and `Content-Length`; one that sets its own gets the server's bytes (see
+///   ``ContentDecoding``). Without a `User-Agent` it sends `Strata/<version>`. Buffered limits count
+///   decoded bytes; a `ResponseBodyLimit` replaces ``HTTP1Limits/maxResponseBodyBytes`` for one call.
 /// - What it does (connections opened and reused, trust checks, redirects) is reported as
 ///   ``PinningEvent``s through `TransportEvents` to the observers above it.
 /// - The client certificates it presents are reported to an `ETagTransport` above
@@ -76,6 +81,9 @@ public struct PinningTransport: Transport {
     let engine: Result<Engine, PinningConfigurationError>
     let maxRedirects: Int
     private let redirectSafety: RedirectSafety
+    private let contentDecoding: ContentDecoding
+    /// The buffered body limit of the configuration (`limits.maxResponseBodyBytes`).
+    private let maxResponseBodyBytes: Int
 
     /// Creates a transport that pins the hosts matched by `pinnedDomains`.
     ///
@@ -117,6 +125,8 @@ public struct PinningTransport: Transport {
         self.inner = inner
         self.maxRedirects = configuration.maxRedirects
         self.redirectSafety = configuration.redirectSafety
+        contentDecoding = configuration.contentDecoding
+        maxResponseBodyBytes = configuration.limits.maxResponseBodyBytes
         engine = Result { () throws(PinningConfigurationError) -> Engine in
             let domains = try PinnedDomains(pinnedDomains)
             try domains.validate(for: trustRoots)
@@ -274,7 +284,23 @@ public struct PinningTransport: Transport {
         guard let pinned = try Self.pinnedRoute(for: request, engine: engine) else {
             return try await sendToInner(request)
         }
-        return try await engine.client.send(request, host: pinned.host, port: pinned.port, evaluator: pinned.evaluator)
+        let negotiation = ContentNegotiation(Self.withDefaultUserAgent(request), decoding: contentDecoding)
+        let limit = ResponseBodyLimit.effective(configured: maxResponseBodyBytes,
+                                                setting: "PinningTransport.Configuration.limits.maxResponseBodyBytes")
+        guard ResponseBodyLimit.current == nil else {
+            // The connections enforce the configured limit as they buffer; another limit for this
+            // one call is enforced here, on the streamed (and decoded) body.
+            return try await engine.client.stream(negotiation.request, host: pinned.host, port: pinned.port,
+                                                  evaluator: pinned.evaluator) { head, body in
+                let (head, body) = negotiation.decoded(head, body, decoding: contentDecoding,
+                                                       maxDecodedBytes: (Int64(limit.limit), limit.setting))
+                return HTTPResponse(statusCode: head.statusCode, headers: head.headers,
+                                    body: try await negotiation.collect(body, maxBytes: limit), url: head.url)
+            }
+        }
+        let response = try await engine.client.send(negotiation.request, host: pinned.host, port: pinned.port,
+                                                     evaluator: pinned.evaluator)
+        return try await negotiation.decoded(response, decoding: contentDecoding, maxBytes: limit)
     }
 
     /// Streams one request without following redirects, as ``sendOneHop(_:engine:)`` sends it.
@@ -284,8 +310,24 @@ public struct PinningTransport: Transport {
             TransportEvents.emit(PinningEvent.sentToInner(url: request.url))
             return try await RedirectPolicy.$isFollowedAbove.withValue(true) { try await inner.stream(request, consume) }
         }
-        return try await engine.client.stream(request, host: pinned.host, port: pinned.port, evaluator: pinned.evaluator,
-                                              consume)
+        let negotiation = ContentNegotiation(Self.withDefaultUserAgent(request), decoding: contentDecoding)
+        let maxStreamed = contentDecoding.maxStreamedBytes.map {
+            ($0, "PinningTransport.Configuration.contentDecoding.maxStreamedBytes")
+        }
+        return try await engine.client.stream(negotiation.request, host: pinned.host, port: pinned.port,
+                                              evaluator: pinned.evaluator) { head, body in
+            let (head, body) = negotiation.decoded(head, body, decoding: contentDecoding, maxDecodedBytes: maxStreamed)
+            return try await consume(head, body)
+        }
+    }
+
+    /// `request` with `User-Agent: Strata/<version>` when it has none: a pinned request leaves
+    /// with the same kind of head URLSession gives every other one.
+    private static func withDefaultUserAgent(_ request: HTTPRequest) -> HTTPRequest {
+        guard !request.headers.contains("User-Agent") else { return request }
+        var request = request
+        request.headers["User-Agent"] = StrataRelease.userAgent
+        return request
     }
 
     /// Where a pinned request goes (its canonical host, port and evaluator), or nil when the

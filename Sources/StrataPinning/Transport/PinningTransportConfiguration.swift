@@ -37,6 +37,7 @@ extension PinningTransport {
         public var idleConnectionTimeout: Duration
         /// Limits on response heads and bodies, for HTTP/1.1 and HTTP/2 alike (over HTTP/2 the
         /// header limit counts each field as RFC 9113 §6.5.2 does: name, value and 32 octets).
+        /// `maxResponseBodyBytes` bounds a buffered body as received and again once decoded.
         public var limits: HTTP1Limits
         /// The most redirects followed for one request. Default 10.
         public var maxRedirects: Int
@@ -70,6 +71,10 @@ extension PinningTransport {
         /// specific pattern that matches a host is presented when its server asks for one.
         /// Every key must also be a `pinnedDomains` key (a configuration error otherwise). Default: none.
         public var clientIdentities: [String: ClientIdentity]
+        /// Which compressed responses are asked for and decoded, and the limits on decoding them.
+        /// Default: every coding this build supports, a 200:1 expansion guard above 1 MiB (see
+        /// ``ContentDecoding``); ``ContentDecoding/disabled`` hands every body over as sent.
+        public var contentDecoding: ContentDecoding
 
         /// Creates a configuration; every parameter defaults to the documented default. Any
         /// duration may be as large as `.seconds(Int64.max)` (in effect, no limit).
@@ -80,7 +85,7 @@ extension PinningTransport {
                     redirectSafety: RedirectSafety = RedirectSafety(), acceptsBodyEndWithoutCloseNotify: Bool = false,
                     httpVersion: HTTPVersionPolicy = .preferHTTP2, http2PingInterval: Duration = .seconds(10),
                     connectionAttemptDelay: Duration = .milliseconds(250), proxy: ProxyConfiguration? = nil,
-                    clientIdentities: [String: ClientIdentity] = [:]) {
+                    clientIdentities: [String: ClientIdentity] = [:], contentDecoding: ContentDecoding = ContentDecoding()) {
             self.connectTimeout = connectTimeout
             self.handshakeTimeout = handshakeTimeout
             self.idleReadTimeout = idleReadTimeout
@@ -96,6 +101,7 @@ extension PinningTransport {
             self.connectionAttemptDelay = connectionAttemptDelay
             self.proxy = proxy
             self.clientIdentities = clientIdentities
+            self.contentDecoding = contentDecoding
         }
     }
 }

@@ -1,0 +1,94 @@
+import Dispatch
+import Foundation
+import Strata
+@testable import StrataDemoKit
+import Testing
+import TestServer
+import TLSTestServer
+
+/// `strata-demo get` streams: the body reaches standard output (or the `-o` file) as it arrives,
+/// decoded when compressed unless `--raw`. Against the TLS loopback server with the fixture CA
+/// (`--ca`), so the request goes through `PinningTransport`.
+@Suite("strata-demo get streams and decodes (subprocess and in process)", .serialized)
+struct GetStreamingTests {
+    static let caFile = TLSLoopbackServer.fixtures.appendingPathComponent("ca.pem").path
+    static let codingFixtures = TLSLoopbackServer.fixtures.deletingLastPathComponent().appendingPathComponent("ContentCoding")
+    static let json = try! Data(contentsOf: codingFixtures.appendingPathComponent("todos.json"))
+    static let gzip = try! Data(contentsOf: codingFixtures.appendingPathComponent("todos.json.gz"))
+
+    static func server() throws -> TLSLoopbackServer {
+        let server = try TLSLoopbackServer(identity: .leafOnly)
+        server.http.route("/todos", response: .init(headers: [("Content-Type", "application/json"), ("Content-Encoding", "gzip")],
+                                                    body: gzip))
+        return server
+    }
+
+    @Test("the first bytes reach standard output while the server still holds the rest")
+    func streamsToStandardOutput() async throws {
+        let server = try TLSLoopbackServer(identity: .leafOnly)
+        let gate = DispatchSemaphore(value: 0)
+        server.http.route("/drip", response: .streamed(headers: [("Transfer-Encoding", "chunked")]) { write in
+            _ = write(Data("b\r\nfirst-part\n\r\n".utf8))
+            // The rest only once the test saw the first part on the demo's stdout (or after 30 s,
+            // so a demo that buffers fails the test rather than hangs it).
+            _ = gate.wait(timeout: .now() + 30)
+            _ = write(Data("5\r\nrest\n\r\n0\r\n\r\n".utf8))
+        })
+        let demo = try DemoProcess(["get", server.url("/drip").absoluteString, "--ca", Self.caFile])
+        let sawFirst = await demo.waitForOutput(containing: "first-part")
+        let before = demo.standardOutput
+        gate.signal()
+        let run = await demo.finished()
+        #expect(sawFirst)
+        #expect(!before.contains("rest"), "the first part arrived with the rest: the body was not streamed")
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.standardOutput == "first-part\nrest\n")
+    }
+
+    @Test("a gzip body is decoded by default; --raw keeps the coded bytes and -i shows their Content-Encoding")
+    func decodesUnlessRaw() async throws {
+        let server = try Self.server()
+        let decoded = try await DemoProcess.run(["get", server.url("/todos").absoluteString, "--ca", Self.caFile])
+        #expect(decoded.status == 0)
+        #expect(decoded.standardOutput == String(decoding: Self.json, as: UTF8.self))
+
+        let directory = try DemoProcess.temporaryDirectory()
+        let file = directory.appendingPathComponent("raw.gz")
+        let raw = try await DemoProcess.run(["get", server.url("/todos").absoluteString, "--ca", Self.caFile, "--raw",
+                                             "-o", file.path])
+        #expect(raw.status == 0, "\(raw.standardError)")
+        #expect(try Data(contentsOf: file) == Self.gzip)
+        let head = try await DemoProcess.run(["get", server.url("/todos").absoluteString, "--ca", Self.caFile, "--raw", "-i",
+                                              "-o", directory.appendingPathComponent("with-head").path])
+        #expect(head.status == 0)
+        let saved = try Data(contentsOf: directory.appendingPathComponent("with-head"))
+        #expect(String(decoding: saved.prefix(200), as: UTF8.self).contains("Content-Encoding: gzip"))
+        let sent = server.http.requests.map { $0.header("Accept-Encoding") }
+        #expect(sent.count == 3)
+        #expect(sent.allSatisfy { $0?.hasPrefix("gzip, deflate") == true })
+    }
+
+    @Test("-o writes the decoded body into place and says so on a terminal")
+    func outputFile() async throws {
+        let server = try Self.server()
+        let file = try DemoProcess.temporaryDirectory().appendingPathComponent("todos.json")
+        let captured = CapturedOutput()
+        var output = captured.output
+        output.terminal = Terminal(outputIsTerminal: false, errorIsTerminal: true, noColor: true)
+        let status = await StrataDemo.run(["get", server.url("/todos").absoluteString, "--ca", Self.caFile, "-o", file.path],
+                                          output: output)
+        #expect(status == 0, "\(captured.error)")
+        #expect(try Data(contentsOf: file) == Self.json)
+        #expect(captured.error.hasSuffix("Saved \(Self.json.count) bytes to \(file.path)."), "\(captured.error)")
+        #expect(captured.standard.isEmpty)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: file.deletingLastPathComponent().path)
+        #expect(leftovers == ["todos.json"], "no temporary file is left behind")
+    }
+
+    @Test("--raw with an http URL is a usage error: URLSession would decode the body anyway")
+    func rawNeedsHTTPS() async {
+        let captured = CapturedOutput()
+        #expect(await StrataDemo.run(["get", "http://127.0.0.1:1/", "--raw"], output: captured.output) == 64)
+        #expect(captured.error.contains("--raw needs an https URL"))
+    }
+}
