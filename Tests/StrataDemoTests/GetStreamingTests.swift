@@ -85,6 +85,41 @@ struct GetStreamingTests {
         #expect(leftovers == ["todos.json"], "no temporary file is left behind")
     }
 
+    @Test("--events prints each server-sent event as a JSON line and reconnects with Last-Event-ID until a 204")
+    func events() async throws {
+        let server = try TLSLoopbackServer(identity: .leafOnly)
+        server.http.route("/feed") { request in
+            // The first connection sends two events (the second's data on two lines) and ends;
+            // the reconnect, which must say where it stopped, gets one more, then a 204 ends it.
+            switch request.header("Last-Event-ID") {
+            case nil:
+                return .init(headers: [("Content-Type", "text/event-stream")],
+                             text: "retry: 1\nid: 1\ndata: first\n\nevent: note\nid: 2\ndata: two\ndata: lines\n\n")
+            case "2":
+                return .init(headers: [("Content-Type", "text/event-stream")], text: "id: 3\ndata: \u{1B}[31mred\n\n")
+            default:
+                return .init(status: 204)
+            }
+        }
+        let run = try await DemoProcess.run(["get", server.url("/feed").absoluteString, "--ca", Self.caFile, "--events"])
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.standardOutput == """
+            {"data":"first","event":"message","id":"1","retry":1}
+            {"data":"two\\nlines","event":"note","id":"2","retry":1}
+            {"data":"\\u001b[31mred","event":"message","id":"3","retry":1}
+
+            """)
+        #expect(server.http.requests.map { $0.header("Last-Event-ID") } == [nil, "2", "3"])
+        #expect(server.http.requests.allSatisfy { $0.header("Accept") == "text/event-stream" })
+    }
+
+    @Test("--events with -o is a usage error: events are printed, one per line")
+    func eventsAreNotSaved() async {
+        let captured = CapturedOutput()
+        #expect(await StrataDemo.run(["get", "https://127.0.0.1:1/", "--events", "-o", "x"], output: captured.output) == 64)
+        #expect(captured.error.contains("--events prints each event as a line; it cannot be combined with --output"))
+    }
+
     @Test("--raw with an http URL is a usage error: URLSession would decode the body anyway")
     func rawNeedsHTTPS() async {
         let captured = CapturedOutput()

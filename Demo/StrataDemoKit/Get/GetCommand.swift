@@ -40,6 +40,8 @@ struct GetCommand: Sendable {
             OptionSpec("-o", "--output", value: "<file>",
                        help: "Writes the body to this file as it downloads (renamed into place once complete); a progress "
                            + "line (received, total when known, rate) shows on a terminal while it takes a moment."),
+            OptionSpec("--events", help: "Reads the body as server-sent events and prints each as one JSON line; reconnects "
+                           + "with Last-Event-ID when the connection drops, as a browser's EventSource does (Ctrl-C ends it)."),
             OptionSpec("--raw", help: "Keeps a compressed body as the server coded it (gzip, br, ...) instead of decoding it."),
             OptionSpec("--json-events", help: "Writes the layers' events to standard error as JSON lines."),
             OptionSpec("-v", "--verbose", help: "Writes the request and response heads and the layers' events to standard error."),
@@ -163,12 +165,28 @@ struct GetCommand: Sendable {
             : nil
         // The line is erased before anything else is written, whether the request succeeded or not.
         defer { progress?.cancel() }
+        if options.events {
+            return try await Self.within(options.timeout) { try await printEvents(request, through: observed) }
+        }
         return try await Self.within(options.timeout) {
             try await observed.stream(request) { head, body in
                 let status = try await receive(head, body, revalidated: revalidated.withLock { $0 }, progress: downloadProgress,
                                                 stopping: progress)
                 return status
             }
+        }
+    }
+
+    /// Tails `request` as server-sent events through the stack, one JSON line each on standard
+    /// output, reconnecting as ``EventSource`` does; an error status is reported as for a body.
+    private func printEvents(_ request: HTTPRequest, through transport: any Transport) async throws -> ExitStatus {
+        do {
+            for try await event in EventSource(transport: transport, request: request) { output.write(EventLine.json(event)) }
+            return .success
+        } catch ServerSentEventError.unexpectedStatus(let response) {
+            output.error("\(options.method) \(Redaction().redact(options.url)) answered \(ResponseHead(response.head).status)"
+                + scrubbed(Self.snippet(of: response.body)) + ".")
+            return .httpError
         }
     }
 

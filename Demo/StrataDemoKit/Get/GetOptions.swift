@@ -36,6 +36,8 @@ struct GetOptions: Equatable, Sendable {
     var includeHead: Bool
     /// Keep a compressed body as the server coded it (`--raw`) rather than decoded.
     var raw: Bool
+    /// Read the body as server-sent events, one JSON line each, reconnecting as a browser does (`--events`).
+    var events: Bool
 
     /// Checks the parsed arguments of `get`.
     ///
@@ -98,6 +100,10 @@ struct GetOptions: Equatable, Sendable {
         verbose = parsed.has("--verbose")
         includeHead = parsed.has("--include")
         raw = parsed.has("--raw")
+        events = parsed.has("--events")
+        if events, let conflict = ["--output", "--raw", "--include"].first(where: parsed.has) {
+            throw spec.usageError("--events prints each event as a line; it cannot be combined with \(conflict).")
+        }
         guard !raw || scheme == "https" else {
             throw spec.usageError("--raw needs an https URL: over http the request goes through URLSession, whose libcurl "
                 + "decodes every compressed body it receives.")
