@@ -78,8 +78,10 @@ struct ClusterAdmin {
             guard case .array(let keys?) = try await nodes[source].run("CLUSTER", "GETKEYSINSLOT", RedisArgument(slot), "100"),
                   !keys.isEmpty else { return }
             let names = keys.compactMap { if case .bulkString(let key?) = $0 { RedisArgument(bytes: key) } else { nil } }
-            try await expectOK(nodes[source].client.send([RedisCommand(
-                "MIGRATE", arguments: ["127.0.0.1", RedisArgument(cluster.nodes[target].port), "", "0", "5000", "KEYS"] + names)])[0])
+            let reply = try await nodes[source].client.send([RedisCommand(
+                "MIGRATE", arguments: ["127.0.0.1", RedisArgument(cluster.nodes[target].port), "", "0", "5000", "KEYS"] + names)])[0]
+            // NOKEY: the keys went away meanwhile; the next GETKEYSINSLOT says what is left.
+            if reply != .simpleString("NOKEY") { try expectOK(reply) }
         }
     }
 
@@ -125,4 +127,46 @@ func storeKeys(onNode node: Int, count: Int, admin: ClusterAdmin, namespace: Str
         index += 1
     }
     return keys
+}
+
+/// A count of finished requests that a concurrent task can wait on, so a slot migration is
+/// paced by the requests running through it (no sleeps).
+final class RequestProgress: Sendable {
+    private struct State {
+        var done = 0
+        var finished = false
+        var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    }
+
+    private let state = LockedValue(State())
+
+    var done: Int { state.withLock { $0.done } }
+
+    /// Counts one finished request.
+    func advance() { resume { $0.done += 1 } }
+
+    /// Marks every request finished: every wait returns.
+    func finish() { resume { $0.finished = true } }
+
+    /// Returns once `count` requests have finished, or all have.
+    func wait(forAtLeast count: Int) async {
+        await withCheckedContinuation { continuation in
+            let ready = state.withLock { state in
+                if state.done >= count || state.finished { return true }
+                state.waiters.append((count, continuation))
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
+
+    private func resume(after change: (inout State) -> Void) {
+        let ready = state.withLock { state in
+            change(&state)
+            let ready = state.waiters.filter { state.finished || state.done >= $0.count }
+            state.waiters.removeAll { state.finished || state.done >= $0.count }
+            return ready
+        }
+        for waiter in ready { waiter.continuation.resume() }
+    }
 }

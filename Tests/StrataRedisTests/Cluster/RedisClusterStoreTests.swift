@@ -137,4 +137,118 @@ struct RedisClusterStoreTests {
         #expect(try await admin.size(of: 0) + admin.size(of: 1) + admin.size(of: 2) == 30)
         #expect(events.all.isEmpty, "\(events.all)")
     }
+
+    @Test("a killed primary: its slots are misses, the others still hit, no request fails; restarted, its slots are served again")
+    func killedNode() async throws {
+        let cluster = try await RedisClusterProcess.start()
+        let admin = try await ClusterAdmin(cluster)
+        let owners = try await admin.owners()
+        let time = TestClock()
+        let events = StoreEvents()
+        let store = try makeClusterStore(cluster.seedURLs, time: time, events: events)
+        let keys = (0..<30).map { "https://api.example/items/\($0)" }
+        let onDeadNode = try keys.filter { try owners[ClusterAdmin.slot(of: $0)] == 2 }
+        for key in keys { await store.store(makeEntry(key), for: key) }
+
+        await cluster.nodes[2].kill()
+        for key in keys {
+            #expect(await store.cachedResponse(for: key) == (onDeadNode.contains(key) ? nil : makeEntry(key)), "\(key)")
+        }
+        #expect(events.failures.count == 1 && events.failures[0].contains("cannot connect"), "\(events.all)")
+        let skipped = events.all.filter { if case .skipped(.lookup, _) = $0 { true } else { false } }
+        #expect(skipped.count == onDeadNode.count - 1, "\(events.all)")
+
+        let upstream = try UpstreamResource(bodyBytes: 1_000)
+        let transport = ETagTransport(inner: URLSessionTransport(requestTimeout: .seconds(10)), store: store)
+        for _ in 0..<5 {
+            let response = try await transport.send(URLRequest(url: upstream.url))
+            #expect(response.statusCode == 200 && response.body.count == 1_000)
+        }
+
+        try await cluster.nodes[2].restart()
+        try await cluster.waitUntilHealthy()
+        time.advance(by: .milliseconds(100))
+        events.removeAll()
+        for key in onDeadNode { await store.store(makeEntry("again"), for: key) }
+        for key in onDeadNode { #expect(await store.cachedResponse(for: key) == makeEntry("again")) }
+        #expect(events.all.contains { if case .recovered = $0 { true } else { false } }, "\(events.all)")
+        #expect(events.failures.isEmpty, "\(events.all)")
+    }
+
+    @Test("slots migrate while 3 store instances make 1,000 requests: none fails, and every one is answered from the shared entries")
+    func migrationUnderLoad() async throws {
+        let cluster = try await RedisClusterProcess.start()
+        let admin = try await ClusterAdmin(cluster)
+        let server = try LoopbackHTTPServer()
+        let counts = LockedValue((full: 0, notModified: 0))
+        let paths = (0..<20).map { "/resources/\($0)" }
+        for path in paths {
+            server.route(path, method: "GET") { request in
+                counts.withLock { counts in
+                    if request.header("If-None-Match") == "\"v1\"" {
+                        counts.notModified += 1
+                        return .init(status: 304, headers: [("ETag", "\"v1\"")])
+                    }
+                    counts.full += 1
+                    return .init(status: 200, headers: [("ETag", "\"v1\"")], text: "body of \(path)")
+                }
+            }
+        }
+        let events = StoreEvents()
+        let instances = try (0..<3).map { _ in
+            ETagTransport(inner: URLSessionTransport(requestTimeout: .seconds(10)),
+                          store: try makeClusterStore(cluster.seedURLs, events: events))
+        }
+        for path in paths { _ = try await instances[0].send(URLRequest(url: server.url(path))) }
+        counts.withLock { $0 = (0, 0) }
+
+        // Every slot of node 0 that holds an entry moves to node 1 during the run.
+        let moving = Array(Set(try await admin.nodes[0].keys().map { RedisHashSlot.of(Array($0.utf8)) })).sorted()
+        #expect(!moving.isEmpty)
+        try await admin.nodes[0].run("CONFIG", "RESETSTAT")
+        let progress = RequestProgress()
+        let outcomes = LockedValue((ok: 0, failed: [String]()))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (index, instance) in instances.enumerated() {
+                group.addTask {
+                    for request in 0..<(index == 0 ? 334 : 333) {
+                        let url = server.url(paths[(index * 7 + request) % paths.count])
+                        do {
+                            let response = try await instance.send(URLRequest(url: url))
+                            let ok = response.statusCode == 200 && response.source == .revalidated
+                                && response.body == Data("body of \(url.path)".utf8)
+                            outcomes.withLock { ok ? ($0.ok += 1) : $0.failed.append("\(url.path): \(response.statusCode) \(response.source)") }
+                        } catch {
+                            outcomes.withLock { $0.failed.append("\(url.path): \(error)") }
+                        }
+                        progress.advance()
+                    }
+                }
+            }
+            group.addTask {
+                for slot in moving {
+                    await progress.wait(forAtLeast: progress.done + 20)
+                    try await admin.beginMigration(slot, from: 0, to: 1)
+                    await progress.wait(forAtLeast: progress.done + 20)
+                    try await admin.moveKeys(slot, from: 0, to: 1)
+                    await progress.wait(forAtLeast: progress.done + 20)
+                    try await admin.finishMigration(slot, to: 1)
+                }
+            }
+            defer { progress.finish() }
+            for _ in 0..<3 { try await group.next() }
+            progress.finish()
+            try await group.waitForAll()
+        }
+
+        #expect(outcomes.withLock { $0.ok } == 1_000)
+        #expect(outcomes.withLock { $0.failed }.isEmpty, "\(outcomes.withLock { $0.failed.prefix(5) })")
+        #expect(counts.withLock { $0.full } == 0 && counts.withLock { $0.notModified } == 1_000)
+        #expect(events.failures.isEmpty, "\(events.all.prefix(5))")
+        let afterwards = try await admin.owners()
+        #expect(moving.allSatisfy { afterwards[$0] == 1 })
+        let asked = try await redirects("ASK", sentBy: admin.nodes[0])
+        let moved = try await redirects("MOVED", sentBy: admin.nodes[0])
+        #expect(asked + moved > 0, "the requests never met the migration")
+    }
 }
