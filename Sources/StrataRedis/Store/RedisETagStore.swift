@@ -129,7 +129,6 @@ public final class RedisETagStore: ETagStoreProtocol {
     init(topology: RedisTopology, namespace: String, timeToLive: Duration?, maxEntryBytes: Int, maxConnections: Int,
          connectTimeout: Duration, commandTimeout: Duration,
          retryDelays: (initial: Duration, max: Duration), clock: some Clock<Duration>) throws(RedisETagStoreError) {
-        if case .server(let url) = topology { _ = try RedisEndpoint(url: url) }  // a bad URL is reported first
         keyspace = try RedisKeyspace(namespace: namespace)
         if let timeToLive, timeToLive < .milliseconds(1) {
             throw .invalidParameter("timeToLive", reason: "it must be at least 1 ms, or nil for no expiry")
