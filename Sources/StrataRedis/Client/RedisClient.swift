@@ -2,7 +2,8 @@
 /// `AUTH` (with an ACL user) and `SELECT` on every new connection, connect and command
 /// timeouts, and new connections after the server restarts.
 ///
-/// It does what ``RedisETagStore`` needs and no more: no pub/sub, no cluster, no TLS. Every
+/// It does what ``RedisETagStore`` needs and no more: no pub/sub, no TLS; a cluster is
+/// `RedisClusterClient`, which keeps one of these per node. Every
 /// blocking call runs on a pool lane's own queue, so `send` suspends its task and never blocks
 /// a cooperative thread. It does not watch task cancellation: a batch takes at most the
 /// connect timeout plus the command timeout (twice when a dead kept connection is replaced),
@@ -10,12 +11,15 @@
 final class RedisClient: Sendable {
     /// Where the client connects, for error messages: `host:port/db`.
     let peer: String
+    /// The server's host and port.
+    let address: RedisNodeAddress
     private let pool: RedisConnectionPool
     private let commandTimeout: Duration
 
     /// Creates a client; nothing connects before the first ``send(_:)``.
     init(settings: RedisConnection.Settings, maxConnections: Int) {
         peer = settings.endpoint.description
+        address = RedisNodeAddress(endpoint: settings.endpoint)
         commandTimeout = settings.commandTimeout
         pool = RedisConnectionPool(maxConnections: maxConnections) { RedisConnectionSlot(index: $0, settings: settings) }
     }
@@ -33,4 +37,14 @@ final class RedisClient: Sendable {
         pool.release(slot)
         return try result.get()
     }
+}
+
+extension RedisClient: RedisDeployment {
+    /// Sends every command to the one server.
+    func send(_ commands: [RedisCommand], keylessOn node: RedisNodeAddress?) async throws(RedisClientError) -> [RESPValue] {
+        try await send(commands)
+    }
+
+    /// The one server.
+    func primaries() async throws(RedisClientError) -> [RedisNodeAddress] { [address] }
 }

@@ -23,15 +23,35 @@ enum RedisClientError: Error, Hashable, CustomStringConvertible {
     case noConnectionAvailable(peer: String, maxConnections: Int)
     /// The server failed recently and is not asked again before `retryAfter` has passed.
     case backingOff(peer: String, retryAfter: Duration, lastFailure: String)
+    /// A cluster node's description of the cluster (`CLUSTER SHARDS`/`CLUSTER SLOTS`) is not
+    /// one this client can use.
+    case invalidTopology(peer: String, reason: String)
+    /// No seed or known node of the cluster described it; `lastFailure` says why the last one
+    /// did not.
+    case clusterUnreachable(tried: Int, lastFailure: String)
+    /// One cluster node failed (`reason` names it and why); only the keys of its slots go
+    /// without Redis until it answers again or the cluster gives its slots to another node.
+    case clusterNodeFailed(reason: String)
+    /// No node of the cluster serves the key's slot (a shard lost its primary, or the cluster is
+    /// still being set up).
+    case slotNotServed(slot: Int)
+    /// The cluster sent the command from node to node more than `limit` times (a slot migration
+    /// left half-configured, such as `MIGRATING` without `IMPORTING` on the target).
+    case tooManyRedirects(command: String, slot: Int, limit: Int)
+    /// The cluster client does not know which arguments of the command are keys.
+    case unroutableCommand(String)
 
     /// Whether the server itself is down, unreachable, slow or not accepting us, so the client
     /// waits before asking again; a busy pool or a bad reply to one command is not.
     var marksServerUnavailable: Bool {
         switch self {
         case .cannotResolve, .cannotConnect, .connectTimedOut, .commandTimedOut, .connectionLost,
-             .authenticationFailed, .cannotSelectDatabase:
+             .authenticationFailed, .cannotSelectDatabase, .clusterUnreachable:
             true
-        case .protocolViolation, .noConnectionAvailable, .backingOff:
+        // Failures of one node or one slot leave the rest of a cluster usable: the cluster
+        // client keeps each node's own backoff instead.
+        case .protocolViolation, .noConnectionAvailable, .backingOff, .invalidTopology, .clusterNodeFailed,
+             .slotNotServed, .tooManyRedirects, .unroutableCommand:
             false
         }
     }
@@ -58,6 +78,18 @@ enum RedisClientError: Error, Hashable, CustomStringConvertible {
             "all \(maxConnections) connections to Redis at \(peer) stayed busy for the command timeout; raise maxConnections"
         case .backingOff(let peer, let retryAfter, let lastFailure):
             "Redis at \(peer) failed recently (\(lastFailure)); not asked again for \(retryAfter)"
+        case .invalidTopology(let peer, let reason):
+            "the Redis Cluster node at \(peer) described the cluster in a way this client cannot use: \(reason)"
+        case .clusterUnreachable(let tried, let lastFailure):
+            "none of the \(tried) Redis Cluster nodes tried described the cluster (last: \(lastFailure)); check the seed URLs"
+        case .clusterNodeFailed(let reason):
+            "\(reason); the keys of its slots are misses until it answers again or the cluster moves them"
+        case .slotNotServed(let slot):
+            "no Redis Cluster node serves slot \(slot); check CLUSTER SHARDS (a shard without a primary, or a cluster being set up)"
+        case .tooManyRedirects(let command, let slot, let limit):
+            "the Redis Cluster redirected \(command) for slot \(slot) more than \(limit) times; a slot migration may be half-configured (check CLUSTER SETSLOT on both nodes)"
+        case .unroutableCommand(let name):
+            "the Redis Cluster client does not know the keys of \(name); add it to RedisCommandKeys"
         }
     }
 }

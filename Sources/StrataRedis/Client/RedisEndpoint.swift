@@ -61,6 +61,20 @@ struct RedisEndpoint: Sendable, CustomStringConvertible {
         database = try Self.database(fromPath: components.path, invalid: invalid)
     }
 
+    /// The same credentials and database at another server, such as a cluster node a seed
+    /// named.
+    func at(_ node: RedisNodeAddress) -> RedisEndpoint {
+        RedisEndpoint(host: node.host, port: node.port, user: user, password: password, database: database)
+    }
+
+    private init(host: String, port: Int, user: String?, password: RedisPassword?, database: Int) {
+        self.host = host
+        self.port = port
+        self.user = user
+        self.password = password
+        self.database = database
+    }
+
     /// `host:port/db`, without user or password.
     var description: String {
         let shownHost = host.contains(":") ? "[\(host)]" : host

@@ -40,7 +40,7 @@ public final class RedisETagStore: ETagStoreProtocol {
     /// The namespace used when none is given.
     public static let defaultNamespace = "strata:etag"
 
-    private let client: RedisClient
+    private let client: any RedisDeployment
     private let keyspace: RedisKeyspace
     /// The entry format's authentication key: empty, so a value's tag is an integrity check
     /// only. Whoever may write to this Redis keyspace is trusted (its ACL is the boundary); a
@@ -86,11 +86,49 @@ public final class RedisETagStore: ETagStoreProtocol {
                       retryDelays: (.milliseconds(100), .seconds(5)), clock: ContinuousClock())
     }
 
+    /// Creates a store on a Redis Cluster; nothing connects until the first operation.
+    ///
+    /// The store learns the cluster's slot map from the first seed that answers (`CLUSTER
+    /// SHARDS`, or `CLUSTER SLOTS` before Redis 7), sends each entry's commands to the primary
+    /// of its key's slot, follows `MOVED` and `ASK` redirects while slots migrate, and `removeAll()`
+    /// scans every primary. A node that fails makes the entries of its slots misses (and their
+    /// writes no-ops) until it answers again or the cluster gives its slots to another node; the
+    /// other nodes' entries are served as usual, and no request fails.
+    ///
+    /// - Parameters:
+    ///   - cluster: `redis://[user:password@]host[:port]` URLs of one or more cluster nodes (more
+    ///     than one, so the store starts while one is down); the same user and password in each,
+    ///     database 0 or none. The other nodes are learned from the cluster.
+    ///   - namespace: The prefix of every key this store writes (`<namespace>:<digest>`); give
+    ///     each service its own. 1 to 128 printable ASCII characters without spaces. A `{…}` in
+    ///     it would put every entry in one slot (a hash tag), so leave braces out.
+    ///   - maxConnections: The most connections (and blocked threads) to each node. Default: 4.
+    ///   - timeToLive, maxEntryBytes, connectTimeout, commandTimeout: As for ``init(url:namespace:timeToLive:maxEntryBytes:maxConnections:connectTimeout:commandTimeout:)``,
+    ///     per node.
+    /// - Throws: ``RedisETagStoreError`` for a seed URL, namespace or parameter that cannot work.
+    public convenience init(cluster: [URL], namespace: String = RedisETagStore.defaultNamespace,
+                            timeToLive: Duration? = nil, maxEntryBytes: Int = 8 << 20, maxConnections: Int = 4,
+                            connectTimeout: Duration = .seconds(1), commandTimeout: Duration = .milliseconds(500))
+        throws(RedisETagStoreError) {
+        try self.init(topology: .cluster(seeds: cluster), namespace: namespace, timeToLive: timeToLive,
+                      maxEntryBytes: maxEntryBytes, maxConnections: maxConnections, connectTimeout: connectTimeout,
+                      commandTimeout: commandTimeout, retryDelays: (.milliseconds(100), .seconds(5)), clock: ContinuousClock())
+    }
+
     /// Creates a store with the circuit breaker's delays and clock given, for tests.
-    init(url: URL, namespace: String, timeToLive: Duration?, maxEntryBytes: Int, maxConnections: Int,
+    convenience init(url: URL, namespace: String, timeToLive: Duration?, maxEntryBytes: Int, maxConnections: Int,
+                     connectTimeout: Duration, commandTimeout: Duration,
+                     retryDelays: (initial: Duration, max: Duration), clock: some Clock<Duration>) throws(RedisETagStoreError) {
+        try self.init(topology: .server(url), namespace: namespace, timeToLive: timeToLive, maxEntryBytes: maxEntryBytes,
+                      maxConnections: maxConnections, connectTimeout: connectTimeout, commandTimeout: commandTimeout,
+                      retryDelays: retryDelays, clock: clock)
+    }
+
+    /// Creates a store on one server or a cluster, with the circuit breakers' delays and clock
+    /// given (the store's own for one server, each node's for a cluster).
+    init(topology: RedisTopology, namespace: String, timeToLive: Duration?, maxEntryBytes: Int, maxConnections: Int,
          connectTimeout: Duration, commandTimeout: Duration,
          retryDelays: (initial: Duration, max: Duration), clock: some Clock<Duration>) throws(RedisETagStoreError) {
-        let endpoint = try RedisEndpoint(url: url)
         keyspace = try RedisKeyspace(namespace: namespace)
         if let timeToLive, timeToLive < .milliseconds(1) {
             throw .invalidParameter("timeToLive", reason: "it must be at least 1 ms, or nil for no expiry")
@@ -103,10 +141,9 @@ public final class RedisETagStore: ETagStoreProtocol {
         var limits = RESPLimits()
         limits.maxBulkBytes = maxEntryBytes
         limits.maxReplyBytes = maxEntryBytes + Self.replyOverhead
-        client = RedisClient(settings: RedisConnection.Settings(endpoint: endpoint, limits: limits,
-                                                                connectTimeout: connectTimeout,
-                                                                commandTimeout: commandTimeout),
-                             maxConnections: maxConnections)
+        client = try topology.deployment(limits: limits, connectTimeout: connectTimeout, commandTimeout: commandTimeout,
+                                         maxConnections: maxConnections, retryDelays: retryDelays, clock: ErasedClock(clock),
+                                         nodeRecovered: { missed in TransportEvents.emit(RedisETagStoreEvent.recovered(missedOperations: missed)) })
         self.timeToLive = timeToLive
         self.maxEntryBytes = maxEntryBytes
         availability = LockedValue(RedisAvailability(initialDelay: retryDelays.initial, maxDelay: retryDelays.max))
@@ -172,10 +209,21 @@ public final class RedisETagStore: ETagStoreProtocol {
         _ = await send([RedisCommand("DEL", RedisArgument(keyspace.redisKey(for: key)))], for: .remove)
     }
 
-    /// Removes every entry in this store's namespace, for every instance: `SCAN` in batches,
-    /// each batch's `UNLINK` pipelined with the next `SCAN`, so Redis is never blocked the way
-    /// `KEYS` would block it. Keys of other namespaces are left alone.
+    /// Removes every entry in this store's namespace, for every instance: `SCAN` in batches
+    /// (on every primary of a cluster), each batch's `UNLINK` pipelined with the next `SCAN`, so
+    /// Redis is never blocked the way `KEYS` would block it. Keys of other namespaces are left alone.
     public func removeAll() async {
+        let primaries: [RedisNodeAddress]
+        do {
+            primaries = try await client.primaries()
+        } catch {
+            return report(.failed(.removeAll, reason: error.description))
+        }
+        for node in primaries { await removeAll(on: node) }
+    }
+
+    /// ``removeAll()`` on one server.
+    private func removeAll(on node: RedisNodeAddress) async {
         var cursor: [UInt8] = Array("0".utf8)
         var found: [RedisArgument] = []
         var calls = 0
@@ -186,7 +234,7 @@ public final class RedisETagStore: ETagStoreProtocol {
             commands.append(RedisCommand("SCAN", RedisArgument(bytes: cursor), RedisArgument("MATCH"),
                                          RedisArgument(keyspace.scanPattern), RedisArgument("COUNT"),
                                          RedisArgument(Self.scanCount)))
-            guard let replies = await send(commands, for: .removeAll) else { return }
+            guard let replies = await send(commands, keylessOn: node, for: .removeAll) else { return }
             guard case .array(let scan?) = replies.last, scan.count == 2,
                   case .bulkString(let next?) = scan[0], case .array(let keys?) = scan[1] else {
                 return report(.failed(.removeAll, reason: Self.unexpected(replies.last ?? .array(nil), to: "SCAN")))
@@ -199,14 +247,15 @@ public final class RedisETagStore: ETagStoreProtocol {
 
     /// Sends `commands` unless the circuit is open, and returns their replies when Redis
     /// answered every one without an error; otherwise reports why and returns `nil`.
-    private func send(_ commands: [RedisCommand], for operation: RedisETagStoreEvent.Operation) async -> [RESPValue]? {
+    private func send(_ commands: [RedisCommand], keylessOn node: RedisNodeAddress? = nil,
+                      for operation: RedisETagStoreEvent.Operation) async -> [RESPValue]? {
         if case .skip(let retryAfter, _) = availability.withLock({ $0.admit(at: clock.elapsed()) }) {
             report(.skipped(operation, retryAfter: retryAfter))
             return nil
         }
         let replies: [RESPValue]
         do {
-            replies = try await client.send(commands)
+            replies = try await client.send(commands, keylessOn: node)
         } catch {
             availability.withLock { state in
                 if error.marksServerUnavailable {
@@ -215,7 +264,9 @@ public final class RedisETagStore: ETagStoreProtocol {
                     state.recordInconclusive()
                 }
             }
-            report(.failed(operation, reason: error.description))
+            // A cluster node that failed recently is left alone by the cluster client.
+            if case .backingOff(_, let retryAfter, _) = error { report(.skipped(operation, retryAfter: retryAfter)) }
+            else { report(.failed(operation, reason: error.description)) }
             return nil
         }
         if let missed = availability.withLock({ $0.recordSuccess() }) { report(.recovered(missedOperations: missed)) }

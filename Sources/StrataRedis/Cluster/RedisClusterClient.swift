@@ -1,0 +1,216 @@
+import Foundation
+import Strata
+
+/// A Redis Cluster client for ``RedisETagStore``: learns which primary serves each hash slot
+/// from any seed or known node (`CLUSTER SHARDS`, or `CLUSTER SLOTS` before Redis 7), sends
+/// each command to the primary of its key's slot over that node's own pool, and follows the
+/// cluster's redirects:
+///
+/// - `MOVED`: the slot map is corrected at once, the command goes to the named node, and one
+///   refresh of the whole map starts (joined, not repeated, by other redirects meanwhile).
+/// - `ASK`: `ASKING` and the command go to the named node, once; the map is left alone, as the
+///   slot is still being migrated.
+/// - At most ``maxRedirects`` redirects per command, then
+///   ``RedisClientError/tooManyRedirects(command:slot:limit:)``.
+///
+/// A node that fails (down, unreachable, too slow) fails the commands for its slots and starts
+/// a refresh (the cluster may have promoted a replica); each node has its own backoff, so the
+/// other nodes' slots are unaffected. Commands whose keys span slots (`UNLINK` of a `SCAN`
+/// batch) are split into one command per slot and their counts added up.
+final class RedisClusterClient: RedisDeployment {
+    /// The most redirects one command follows: a slot migration costs at most a `MOVED` and an
+    /// `ASK`, so more means a misconfigured cluster (Jedis stops at 5 as well).
+    static let maxRedirects = 5
+    /// The most seed URLs accepted.
+    static let maxSeeds = 64
+
+    private let nodes: RedisClusterNodes
+    private let topology: RedisTopologyRefresh
+
+    /// Creates a client; nothing connects before the first command.
+    ///
+    /// - Parameters:
+    ///   - seeds: `redis://[user:password@]host[:port]` URLs of one or more cluster nodes; they
+    ///     must agree on the user and password (every node of a cluster is asked with them), and
+    ///     name database 0 or none (a cluster has only database 0).
+    ///   - nodeRecovered: Called when a node that had failed answers again.
+    /// - Throws: ``RedisETagStoreError/invalidURL(_:reason:)`` for a seed that cannot work.
+    init(seeds: [URL], settings: (limits: RESPLimits, connectTimeout: Duration, commandTimeout: Duration),
+         maxConnections: Int, retryDelays: (initial: Duration, max: Duration), clock: ErasedClock,
+         nodeRecovered: @escaping @Sendable (_ missedOperations: Int) -> Void) throws(RedisETagStoreError) {
+        guard let firstSeed = seeds.first else {
+            throw .invalidURL("[]", reason: "a cluster needs at least one seed URL, such as redis://node-1:6379")
+        }
+        guard seeds.count <= Self.maxSeeds else {
+            throw .invalidURL("[\(seeds.count) URLs]", reason: "give at most \(Self.maxSeeds) seeds; the cluster names the other nodes")
+        }
+        var endpoints: [RedisEndpoint] = []
+        for seed in seeds {
+            let endpoint = try RedisEndpoint(url: seed)
+            guard endpoint.database == 0 else {
+                throw .invalidURL(RedisEndpoint.redacted(seed), reason: "a Redis Cluster has database 0 only; remove the /\(endpoint.database)")
+            }
+            if let first = endpoints.first, first.user != endpoint.user || first.password?.value != endpoint.password?.value {
+                throw .invalidURL(RedisEndpoint.redacted(seed),
+                                  reason: "every seed must name the same user and password as \(RedisEndpoint.redacted(firstSeed)): all nodes are asked with one")
+            }
+            endpoints.append(endpoint)
+        }
+        var seen = Set<RedisNodeAddress>()
+        let seedNodes = endpoints.map(RedisNodeAddress.init(endpoint:)).filter { seen.insert($0).inserted }
+        let nodes = RedisClusterNodes(
+            settings: .init(endpoint: endpoints[0], limits: settings.limits, connectTimeout: settings.connectTimeout,
+                            commandTimeout: settings.commandTimeout, maxConnections: maxConnections, retryDelays: retryDelays),
+            clock: clock, nodeRecovered: nodeRecovered)
+        self.nodes = nodes
+        topology = RedisTopologyRefresh { known in
+            await Self.discover(asking: (known?.primaries ?? []) + seedNodes.filter { known?.primaries.contains($0) != true },
+                                through: nodes)
+        }
+    }
+
+    /// Every primary of the cluster's current map (learning the map first if needed).
+    func primaries() async throws(RedisClientError) -> [RedisNodeAddress] {
+        try await topology.map().primaries
+    }
+
+    /// Sends `commands`, each to the primary of its key's slot (keyless ones to `node`, or the
+    /// first primary), pipelined per node, following redirects; returns the replies in order.
+    ///
+    /// - Throws: ``RedisClientError`` when the map cannot be learned, a node fails or backs
+    ///   off, a slot has no node, a command is unknown, or redirects exceed ``maxRedirects``.
+    func send(_ commands: [RedisCommand], keylessOn node: RedisNodeAddress?) async throws(RedisClientError) -> [RESPValue] {
+        let map = try await topology.map()
+        var pending: [Part] = []
+        for (origin, command) in commands.enumerated() {
+            for (slot, single) in try RedisCommandKeys.split(command) {
+                guard let target = slot.map(map.node(for:)) ?? node ?? map.primaries.first else {
+                    throw slot.map { .slotNotServed(slot: $0) } ?? .invalidTopology(peer: "cluster", reason: "no primary")
+                }
+                pending.append(Part(origin: origin, slot: slot, command: single, target: Target(node: target, asking: false)))
+            }
+        }
+        var replies = Array(repeating: [RESPValue](), count: commands.count)
+        var redirects = 0
+        while !pending.isEmpty {
+            var redirected: [Part] = []
+            var moved = false
+            for (target, parts) in Self.grouped(pending) {
+                let answers = try await send(parts.map(\.command), to: target)
+                for (part, answer) in zip(parts, answers) {
+                    guard let redirect = RedisRedirect(answer, from: target.node) else {
+                        replies[part.origin].append(answer)
+                        continue
+                    }
+                    if redirect.kind == .moved {
+                        topology.assign(redirect.slot, to: redirect.node)
+                        moved = true
+                    }
+                    redirected.append(Part(origin: part.origin, slot: part.slot, command: part.command,
+                                           target: Target(node: redirect.node, asking: redirect.kind == .ask)))
+                }
+            }
+            if moved { topology.refreshInBackground() }
+            if let first = redirected.first, redirects == Self.maxRedirects {
+                throw .tooManyRedirects(command: first.command.name, slot: first.slot ?? -1, limit: Self.maxRedirects)
+            }
+            redirects += 1
+            pending = redirected
+        }
+        return replies.map(Self.combined)
+    }
+
+    /// One command on its way to one node.
+    private struct Part {
+        var origin: Int
+        var slot: Int?
+        var command: RedisCommand
+        var target: Target
+    }
+
+    /// A node, and whether the command must be preceded by `ASKING` there.
+    private struct Target: Hashable {
+        var node: RedisNodeAddress
+        var asking: Bool
+    }
+
+    /// Sends one batch to `target`, each command preceded by `ASKING` when asked to, and
+    /// returns the commands' own replies. A node that fails may have been replaced: the map is
+    /// refreshed.
+    private func send(_ commands: [RedisCommand], to target: Target) async throws(RedisClientError) -> [RESPValue] {
+        let batch = target.asking ? commands.flatMap { [RedisCommand("ASKING"), $0] } : commands
+        let replies: [RESPValue]
+        do {
+            replies = try await nodes.send(batch, to: target.node)
+        } catch {
+            if case .clusterNodeFailed = error { topology.refreshInBackground() }
+            throw error
+        }
+        // `ASKING` answers OK and applies to the next command only; its replies are dropped.
+        return target.asking ? stride(from: 1, to: replies.count, by: 2).map { replies[$0] } : replies
+    }
+
+    /// `parts` grouped by target, each group in its original order, groups in order of first
+    /// appearance, so a batch for one key stays one pipeline to one node.
+    private static func grouped(_ parts: [Part]) -> [(Target, [Part])] {
+        var order: [Target] = []
+        var groups: [Target: [Part]] = [:]
+        for part in parts {
+            if groups[part.target] == nil { order.append(part.target) }
+            groups[part.target, default: []].append(part)
+        }
+        return order.map { ($0, groups[$0] ?? []) }
+    }
+
+    /// The reply to a command sent as one or more per-slot parts: the reply itself, or for
+    /// split commands (counts), the first error or else the sum of the counts.
+    private static func combined(_ replies: [RESPValue]) -> RESPValue {
+        guard replies.count > 1 else { return replies.first ?? .array(nil) }
+        if let error = replies.first(where: { $0.errorCode != nil }) { return error }
+        return .integer(replies.reduce(0) { total, reply in
+            if case .integer(let count) = reply { total + count } else { total }
+        })
+    }
+
+    /// Asks `candidates` in turn for the cluster's topology and returns the first map that
+    /// serves every slot, or else the one that serves the most.
+    private static func discover(asking candidates: [RedisNodeAddress],
+                                 through nodes: RedisClusterNodes) async -> Result<RedisSlotMap, RedisClientError> {
+        var best: RedisSlotMap?
+        var lastFailure = "no node to ask"
+        for candidate in candidates {
+            do throws(RedisClientError) {
+                let map = try await topology(of: candidate, through: nodes)
+                if map.servedSlots == RedisHashSlot.count {
+                    nodes.retain(only: Set(map.primaries + candidates))
+                    return .success(map)
+                }
+                if map.servedSlots > best?.servedSlots ?? 0 { best = map }
+                lastFailure = "\(candidate) knows a node for \(map.servedSlots) of \(RedisHashSlot.count) slots"
+            } catch {
+                lastFailure = error.description
+            }
+        }
+        if let best { return .success(best) }
+        return .failure(.clusterUnreachable(tried: candidates.count, lastFailure: lastFailure))
+    }
+
+    /// One node's view of the cluster: `CLUSTER SHARDS`, or `CLUSTER SLOTS` when the node is
+    /// older than Redis 7 and does not know `SHARDS`.
+    private static func topology(of node: RedisNodeAddress,
+                                 through nodes: RedisClusterNodes) async throws(RedisClientError) -> RedisSlotMap {
+        let shards = try await nodes.send([RedisCommand("CLUSTER", "SHARDS")], to: node)[0]
+        guard case .error(let message) = shards else { return try RedisSlotMap(shards: shards, from: node) }
+        if message.localizedCaseInsensitiveContains("cluster support disabled") {
+            throw .invalidTopology(peer: node.description, reason: "the server is not in cluster mode (cluster-enabled no); use RedisETagStore(url:)")
+        }
+        guard message.localizedCaseInsensitiveContains("unknown subcommand") else {
+            throw .invalidTopology(peer: node.description, reason: "CLUSTER SHARDS was refused: \(message.prefix(160))")
+        }
+        let slots = try await nodes.send([RedisCommand("CLUSTER", "SLOTS")], to: node)[0]
+        if case .error(let message) = slots {
+            throw .invalidTopology(peer: node.description, reason: "CLUSTER SLOTS was refused: \(message.prefix(160))")
+        }
+        return try RedisSlotMap(slots: slots, from: node)
+    }
+}

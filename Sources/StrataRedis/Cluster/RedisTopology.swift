@@ -1,0 +1,34 @@
+import Foundation
+import Strata
+
+/// How ``RedisETagStore`` reaches Redis: one server, or a cluster through its seeds.
+enum RedisTopology: Sendable {
+    /// One server (or a proxy or managed endpoint in front of several): `redis://…`.
+    case server(URL)
+    /// A Redis Cluster, reached through one or more of its nodes.
+    case cluster(seeds: [URL])
+
+    /// The client for this topology; nothing connects yet.
+    ///
+    /// - Parameters:
+    ///   - maxConnections: Per server: the server's pool, or each cluster node's.
+    ///   - retryDelays, clock: Each cluster node's backoff after it fails (one server's backoff
+    ///     is the store's own).
+    ///   - nodeRecovered: Called when a cluster node that had failed answers again.
+    /// - Throws: ``RedisETagStoreError/invalidURL(_:reason:)``.
+    func deployment(limits: RESPLimits, connectTimeout: Duration, commandTimeout: Duration, maxConnections: Int,
+                    retryDelays: (initial: Duration, max: Duration), clock: ErasedClock,
+                    nodeRecovered: @escaping @Sendable (_ missedOperations: Int) -> Void)
+        throws(RedisETagStoreError) -> any RedisDeployment {
+        switch self {
+        case .server(let url):
+            RedisClient(settings: RedisConnection.Settings(endpoint: try RedisEndpoint(url: url), limits: limits,
+                                                           connectTimeout: connectTimeout, commandTimeout: commandTimeout),
+                        maxConnections: maxConnections)
+        case .cluster(let seeds):
+            try RedisClusterClient(seeds: seeds, settings: (limits, connectTimeout, commandTimeout),
+                                   maxConnections: maxConnections, retryDelays: retryDelays, clock: clock,
+                                   nodeRecovered: nodeRecovered)
+        }
+    }
+}

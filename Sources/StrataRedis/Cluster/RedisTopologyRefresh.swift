@@ -1,0 +1,72 @@
+import Strata
+
+/// The slot map of a cluster and the refreshes that replace it, one at a time: a caller that
+/// asks for a refresh while one runs joins it instead of starting another, so a burst of
+/// `MOVED` redirects or node failures costs the cluster one topology query, not one per command.
+final class RedisTopologyRefresh: Sendable {
+    /// Asks the cluster for its topology; given the map known so far (`nil` at first), so it
+    /// can ask the nodes it names.
+    typealias Discover = @Sendable (RedisSlotMap?) async -> Result<RedisSlotMap, RedisClientError>
+
+    private struct State {
+        var map: RedisSlotMap?
+        var running: Task<Result<RedisSlotMap, RedisClientError>, Never>?
+    }
+
+    private let state = LockedValue(State())
+    private let discover: Discover
+
+    /// Creates a refresher with no map; the first ``map()`` discovers one.
+    init(discover: @escaping Discover) {
+        self.discover = discover
+    }
+
+    /// The current map, discovered first when there is none yet (every caller arriving
+    /// meanwhile waits for that same discovery).
+    ///
+    /// - Throws: the discovery's ``RedisClientError`` when no map could be had.
+    func map() async throws(RedisClientError) -> RedisSlotMap {
+        if let map = state.withLock({ $0.map }) { return map }
+        return try await refresh().get()
+    }
+
+    /// Refreshes the map, or joins the refresh already running, and returns its outcome. A
+    /// failed refresh keeps the map known before.
+    @discardableResult
+    func refresh() async -> Result<RedisSlotMap, RedisClientError> {
+        await start().value
+    }
+
+    /// Starts a refresh unless one is running, without waiting for it.
+    func refreshInBackground() {
+        _ = start()
+    }
+
+    /// Records a `MOVED` redirect at once, so the next command for `slot` goes to `node`
+    /// even before a refresh confirms it.
+    func assign(_ slot: Int, to node: RedisNodeAddress) {
+        state.withLock { $0.map?.assign(slot, to: node) }
+    }
+
+    private func start() -> Task<Result<RedisSlotMap, RedisClientError>, Never> {
+        state.withLock { state in
+            if let running = state.running { return running }
+            let known = state.map
+            // Detached: a refresh serves every caller, not the request that happened to start it.
+            let task = Task.detached { [discover] in
+                let result = await discover(known)
+                self.finish(result)
+                return result
+            }
+            state.running = task
+            return task
+        }
+    }
+
+    private func finish(_ result: Result<RedisSlotMap, RedisClientError>) {
+        state.withLock { state in
+            if case .success(let map) = result { state.map = map }
+            state.running = nil
+        }
+    }
+}
