@@ -185,7 +185,7 @@ extension ETagTransport {
         guard let age = fallback.allowance.ageIfAllowed(after: now().timeIntervalSince(fallback.decidedAt)) else {
             return nil
         }
-        let field = EntryAge(currentAge: age, lifetime: 0).ageFieldValue
+        let field = EntryAge.fieldValue(ofAge: age)
         report(.servedStale(request.url, age: field, reason: .originFailed(failure: failure)))
         return policy.storedResponse(fallback.candidate.entry, for: request, age: field, source: .stale)
     }

@@ -49,9 +49,14 @@ struct CacheDirectives: Hashable, Sendable {
 
     private init() {}
 
-    /// Parses one field value: comma-separated `name[=token|"quoted"]` elements.
+    /// Parses one field value: comma-separated `name[=token|"quoted"]` elements, over the
+    /// value's UTF-8 in place (no copy: this runs on every request a stored entry answers).
     private mutating func parse(_ value: String) {
-        let bytes = Array(value.utf8)
+        var value = value
+        value.withUTF8 { parse(bytes: $0) }
+    }
+
+    private mutating func parse(bytes: UnsafeBufferPointer<UInt8>) {
         var index = 0
         while index < bytes.count {
             // Name: up to '=', ',' or whitespace.
@@ -59,9 +64,9 @@ struct CacheDirectives: Hashable, Sendable {
             let nameStart = index
             while index < bytes.count, bytes[index] != UInt8(ascii: "="), bytes[index] != UInt8(ascii: ","),
                   !Self.isSpace(bytes[index]) { index += 1 }
-            let name = bytes[nameStart..<index]
+            let name = UnsafeBufferPointer(rebasing: bytes[nameStart..<index])
             while index < bytes.count, Self.isSpace(bytes[index]) { index += 1 }
-            var argument: ArraySlice<UInt8>?
+            var argument: UnsafeBufferPointer<UInt8>?
             if index < bytes.count, bytes[index] == UInt8(ascii: "=") {
                 index += 1
                 while index < bytes.count, Self.isSpace(bytes[index]) { index += 1 }
@@ -72,12 +77,12 @@ struct CacheDirectives: Hashable, Sendable {
                     while index < bytes.count, bytes[index] != UInt8(ascii: "\"") {
                         index += bytes[index] == UInt8(ascii: "\\") ? 2 : 1
                     }
-                    argument = bytes[start..<min(index, bytes.count)]
+                    argument = UnsafeBufferPointer(rebasing: bytes[start..<min(index, bytes.count)])
                     index += 1
                 } else {
                     let start = index
                     while index < bytes.count, bytes[index] != UInt8(ascii: ","), !Self.isSpace(bytes[index]) { index += 1 }
-                    argument = bytes[start..<index]
+                    argument = UnsafeBufferPointer(rebasing: bytes[start..<index])
                 }
             }
             // Anything else up to the next comma is not part of a valid element; skip it.
@@ -86,10 +91,10 @@ struct CacheDirectives: Hashable, Sendable {
         }
     }
 
-    private mutating func apply(_ name: ArraySlice<UInt8>, _ argument: ArraySlice<UInt8>?) {
+    private mutating func apply(_ name: UnsafeBufferPointer<UInt8>, _ argument: UnsafeBufferPointer<UInt8>?) {
         if Self.matches(name, "max-age") {
             // Invalid freshness information is stale (§4.2.1).
-            if maxAge == nil { maxAge = Self.deltaSeconds(argument) ?? 0 }
+            if maxAge == nil { maxAge = argument.flatMap(Self.deltaSeconds) ?? 0 }
         } else if Self.matches(name, "s-maxage") {
             hasSharedMaxAge = true
         } else if Self.matches(name, "no-cache") {
@@ -104,21 +109,21 @@ struct CacheDirectives: Hashable, Sendable {
             isPrivate = true
         } else if Self.matches(name, "max-stale") {
             // No argument: any staleness (§5.2.1.2); a bad one is ignored.
-            if maxStale == nil { maxStale = argument == nil ? Self.maxDeltaSeconds : Self.deltaSeconds(argument) }
+            if maxStale == nil { maxStale = argument.map(Self.deltaSeconds) ?? Self.maxDeltaSeconds }
         } else if Self.matches(name, "min-fresh") {
-            if minFresh == nil { minFresh = Self.deltaSeconds(argument) }
+            if minFresh == nil { minFresh = argument.flatMap(Self.deltaSeconds) }
         } else if Self.matches(name, "only-if-cached") {
             onlyIfCached = true
         } else if Self.matches(name, "stale-while-revalidate") {
-            if staleWhileRevalidate == nil { staleWhileRevalidate = Self.deltaSeconds(argument) }
+            if staleWhileRevalidate == nil { staleWhileRevalidate = argument.flatMap(Self.deltaSeconds) }
         } else if Self.matches(name, "stale-if-error") {
-            if staleIfError == nil { staleIfError = Self.deltaSeconds(argument) }
+            if staleIfError == nil { staleIfError = argument.flatMap(Self.deltaSeconds) }
         }
     }
 
     /// A delta-seconds argument (RFC 9111 §1.2.2): digits only, capped at 2³¹.
-    static func deltaSeconds(_ argument: ArraySlice<UInt8>?) -> Int? {
-        guard let argument, !argument.isEmpty else { return nil }
+    static func deltaSeconds(_ argument: some Collection<UInt8>) -> Int? {
+        guard !argument.isEmpty else { return nil }
         var value = 0
         for byte in argument {
             guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
@@ -134,7 +139,7 @@ struct CacheDirectives: Hashable, Sendable {
     }
 
     /// ASCII case-insensitive comparison of a directive name with a lower-case literal.
-    private static func matches(_ name: ArraySlice<UInt8>, _ literal: StaticString) -> Bool {
+    private static func matches(_ name: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
         guard name.count == literal.utf8CodeUnitCount else { return false }
         return literal.withUTF8Buffer { expected in
             zip(name, expected).allSatisfy { ((0x41...0x5A).contains($0) ? $0 | 0x20 : $0) == $1 }

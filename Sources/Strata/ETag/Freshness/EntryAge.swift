@@ -20,7 +20,7 @@ struct EntryAge: Hashable, Sendable {
     init(headers: HTTPHeaders, directives: CacheDirectives, times: ExchangeTimes, now: Date, heuristicLimit: Duration?) {
         let responseTime = times.responseTime.timeIntervalSince1970
         // §4.2.3: a response without a (valid) Date is dated when it was received.
-        let date = headers["Date"].flatMap { HTTPDate.parse($0, now: now) }?.timeIntervalSince1970 ?? responseTime
+        let date = headers["Date"].flatMap { HTTPDate.parseForFreshness($0, now: now) }?.timeIntervalSince1970 ?? responseTime
         let apparentAge = max(0, responseTime - date)
         let responseDelay = responseTime - times.requestTime.timeIntervalSince1970
         let correctedAgeValue = Double(CacheDirectives.deltaSeconds(headers["Age"]) ?? 0) + responseDelay
@@ -46,10 +46,10 @@ struct EntryAge: Hashable, Sendable {
         if let maxAge = directives.maxAge { return Double(maxAge) }
         if let expires = headers["Expires"] {
             // §5.3: an invalid Expires, such as "0", is a time in the past.
-            guard let expiry = HTTPDate.parse(expires.trimmingASCIIWhitespace(), now: now) else { return 0 }
+            guard let expiry = HTTPDate.parseForFreshness(expires, now: now) else { return 0 }
             return max(0, expiry.timeIntervalSince1970 - date)
         }
-        guard let heuristicLimit, let modified = headers["Last-Modified"].flatMap({ HTTPDate.parse($0, now: now) }) else {
+        guard let heuristicLimit, let modified = headers["Last-Modified"].flatMap({ HTTPDate.parseForFreshness($0, now: now) }) else {
             return 0
         }
         let sinceModified = date - modified.timeIntervalSince1970
@@ -57,9 +57,12 @@ struct EntryAge: Hashable, Sendable {
         return min(sinceModified * FreshnessPolicy.heuristicFraction, heuristicLimit.inSeconds)
     }
 
-    /// The current age as the `Age` field states it: whole seconds, at most 2³¹ (§5.1).
-    var ageFieldValue: Int {
-        guard currentAge.isFinite, currentAge > 0 else { return 0 }
-        return Int(min(currentAge, Double(CacheDirectives.maxDeltaSeconds)))
+    /// The current age as the `Age` field states it.
+    var ageFieldValue: Int { Self.fieldValue(ofAge: currentAge) }
+
+    /// An age in seconds as the `Age` field states it: whole seconds, at most 2³¹ (§5.1).
+    static func fieldValue(ofAge seconds: Double) -> Int {
+        guard seconds.isFinite, seconds > 0 else { return 0 }
+        return Int(min(seconds, Double(CacheDirectives.maxDeltaSeconds)))
     }
 }

@@ -39,8 +39,9 @@ extension FreshnessPolicy {
     ///     authorized requests.
     func use(of entry: ETagCacheEntry, for request: HTTPRequest, directives: CacheDirectives, now: Date,
              rule: EndpointCachePolicy, sharedStorage: Bool) -> StoredResponseUse {
-        // An entry of unknown age (written before 0.4) is only a validator.
-        guard let times = entry.exchangeTimes else { return .revalidate(staleIfError: nil) }
+        // An entry of unknown age (written before 0.4) is only a validator, and so is one whose
+        // age decides nothing (no lifetime, no stale window): its Date is not even parsed.
+        guard let times = entry.exchangeTimes, usesAge(of: entry, rule: rule) else { return .revalidate(staleIfError: nil) }
         let response = CacheDirectives(entry.headers)
         let age: EntryAge
         var mayServeStale = !directives.noCache
