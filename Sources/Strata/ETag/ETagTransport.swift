@@ -77,10 +77,9 @@ public struct ETagTransport: Transport {
     private let identityDigests = IdentityDigestMemo()
     /// `inner`, when it can tell which client certificate a request will be sent with.
     private let clientIdentities: (any CacheIdentityProviding)?
-    private let clock: ErasedClock
-    /// The wall-clock time when `clock` was handed over: ages are wall-clock differences
-    /// (`Date` fields, and exchange times another instance may have stored).
-    private let wallClockOrigin: Date
+    /// The current wall-clock time: ages are wall-clock differences (`Date` fields, and exchange
+    /// times another instance may have stored).
+    private let wallClock: @Sendable () -> Date
     let inFlight = InFlightRequests()
     /// The registry of background refreshes; `nil` in the copy a refresh runs with, so that a
     /// running refresh does not keep the registry (and its transport) alive.
@@ -103,8 +102,9 @@ public struct ETagTransport: Transport {
     ///   - maxStreamedBodyBytes: The largest body of a streamed response (``stream(_:_:)``) kept
     ///     for the store, copied while the caller reads it; a larger one is not stored and costs
     ///     no memory here. Default: 8 MiB, `FileETagStore`'s default entry limit.
-    ///   - clock: The clock ages are measured on (from the wall-clock time at creation).
-    ///     Default: `ContinuousClock()`; tests pass a `TestClock` and move it.
+    ///   - clock: The clock ages are measured on. Default: `ContinuousClock()`, which means the
+    ///     system's wall clock (`Date()`); with another clock (tests pass a `TestClock` and move
+    ///     it), the wall-clock time at creation plus the time elapsed on that clock.
     public init(inner: any Transport, store: any ETagStoreProtocol = InMemoryETagStore(),
                 policy: ConditionalRequestPolicy = ConditionalRequestPolicy(),
                 freshness: FreshnessPolicy = FreshnessPolicy(), maxStreamedBodyBytes: Int = 8 << 20,
@@ -115,24 +115,30 @@ public struct ETagTransport: Transport {
 
     /// Creates the decorator with the wall-clock time `clock`'s present stands for, so tests can
     /// write `Date` fields that agree with it exactly.
-    package init(inner: any Transport, store: any ETagStoreProtocol = InMemoryETagStore(),
-                 policy: ConditionalRequestPolicy = ConditionalRequestPolicy(),
-                 freshness: FreshnessPolicy = FreshnessPolicy(), maxStreamedBodyBytes: Int = 8 << 20,
-                 clock: some Clock<Duration>, wallClockOrigin: Date) {
+    package init<C: Clock<Duration>>(inner: any Transport, store: any ETagStoreProtocol = InMemoryETagStore(),
+                                     policy: ConditionalRequestPolicy = ConditionalRequestPolicy(),
+                                     freshness: FreshnessPolicy = FreshnessPolicy(), maxStreamedBodyBytes: Int = 8 << 20,
+                                     clock: C, wallClockOrigin: Date) {
         self.inner = inner
         clientIdentities = inner as? any CacheIdentityProviding
         self.store = store
         self.policy = policy
         self.freshness = freshness
         self.maxStreamedBodyBytes = max(0, maxStreamedBodyBytes)
-        self.clock = ErasedClock(clock)
-        self.wallClockOrigin = wallClockOrigin
+        if C.self == ContinuousClock.self {
+            // The default clock: the system's wall clock itself, read directly (a fresh hit reads
+            // it on every request), and corrected by NTP as the servers' Date fields are.
+            wallClock = { Date() }
+        } else {
+            let elapsed = ErasedClock(clock)
+            wallClock = { wallClockOrigin.addingTimeInterval(elapsed.elapsed().inSeconds) }
+        }
         backgroundRefreshes = BackgroundRefreshes(limit: freshness.maxBackgroundRefreshes)
     }
 
     /// The current wall-clock time, on the transport's clock.
     func now() -> Date {
-        wallClockOrigin.addingTimeInterval(clock.elapsed().inSeconds)
+        wallClock()
     }
 
     /// Cancels the background refreshes still running, starts no more, and returns when they

@@ -11,11 +11,33 @@
 final class InFlightRequests: Sendable {
     /// What makes two requests identical for coalescing: the store key (resource and
     /// partition), the method, every header field in order, and the endpoint's cache policy.
+    ///
+    /// Its hash is computed once, from the store key alone: identical requests share it, and
+    /// the dictionary then hashes one integer on each of its two operations per request
+    /// instead of the key's hundred-odd bytes and every header field.
     struct Key: Hashable, Sendable {
-        var primaryKey: String
-        var method: HTTPMethod
-        var headers: HTTPHeaders
-        var rule: EndpointCachePolicy
+        let primaryKey: String
+        let method: HTTPMethod
+        let headers: HTTPHeaders
+        let rule: EndpointCachePolicy
+        private let hash: Int
+
+        init(primaryKey: String, method: HTTPMethod, headers: HTTPHeaders, rule: EndpointCachePolicy) {
+            self.primaryKey = primaryKey
+            self.method = method
+            self.headers = headers
+            self.rule = rule
+            hash = primaryKey.hashValue
+        }
+
+        static func == (lhs: Key, rhs: Key) -> Bool {
+            lhs.hash == rhs.hash && lhs.primaryKey == rhs.primaryKey && lhs.method == rhs.method
+                && lhs.headers == rhs.headers && lhs.rule == rhs.rule
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(hash)
+        }
     }
 
     private enum Outcome: Sendable {

@@ -106,7 +106,10 @@ extension FreshnessPolicy {
     /// Whether a status from revalidation lets a stale response answer instead (RFC 5861 §4:
     /// 500, 502, 503 and 504).
     static func allowsStaleIfError(status: Int) -> Bool {
-        [500, 502, 503, 504].contains(status)
+        switch status {
+        case 500, 502, 503, 504: true
+        default: false
+        }
     }
 }
 
