@@ -73,6 +73,8 @@ struct CoalescingTests {
         #expect(await eventually { coalescedCount(cache) == 9 })
         leader.cancel()
         await #expect(throws: (any Error).self) { try await leader.value }
+        // One waiter took over the request; the 8 others joined it again.
+        #expect(await eventually { coalescedCount(cache) == 17 })
         gate.open()
         for waiter in waiters { #expect(try await waiter.value.text == cache.origin.body) }
         // The cancelled request never reached the origin (it was held at the gate); the
