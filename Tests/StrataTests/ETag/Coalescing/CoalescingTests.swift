@@ -6,14 +6,13 @@ import Foundation
 import StrataTesting
 import Testing
 
-@Suite("ETagTransport coalesces concurrent identical GETs into one exchange")
+@Suite("ETagTransport coalesces concurrent identical GETs into one exchange", .timeLimit(.minutes(1)))
 struct CoalescingTests {
     /// Starts `count` GETs with `headers`, waits until all but one wait on the first, and returns their tasks.
     private func startGets(_ cache: CacheHarness, count: Int, headers: [String: String] = [:])
         async -> [Task<HTTPResponse, any Error>] {
         let tasks = (0..<count).map { _ in Task { try await cache.get(headers) } }
-        let joined = await eventually { coalescedCount(cache) == count - 1 }
-        #expect(joined, "\(coalescedCount(cache)) of \(count - 1) callers joined the first one's request")
+        await cache.counter.wait(for: "etag.coalesced", count: count - 1)
         return tasks
     }
 
@@ -68,13 +67,13 @@ struct CoalescingTests {
         let gate = AsyncGate()
         cache.origin.hold(at: gate)
         let leader = Task { try await cache.get() }
-        #expect(await eventually { cache.etagEvents().contains { if case .miss = $0 { true } else { false } } })
+        await cache.counter.wait(for: "etag.miss", count: 1)
         let waiters = (0..<9).map { _ in Task { try await cache.get() } }
-        #expect(await eventually { coalescedCount(cache) == 9 })
+        await cache.counter.wait(for: "etag.coalesced", count: 9)
         leader.cancel()
         await #expect(throws: (any Error).self) { try await leader.value }
         // One waiter took over the request; the 8 others joined it again.
-        #expect(await eventually { coalescedCount(cache) == 17 })
+        await cache.counter.wait(for: "etag.coalesced", count: 17)
         gate.open()
         for waiter in waiters { #expect(try await waiter.value.text == cache.origin.body) }
         // The cancelled request never reached the origin (it was held at the gate); the
@@ -93,7 +92,7 @@ struct CoalescingTests {
             Task { try await cache.get(["Accept": "text/plain"]) },
             Task { try await cache.get() },
         ]
-        #expect(await eventually { cache.etagEvents().filter { if case .miss = $0 { true } else { false } }.count == 4 })
+        await cache.counter.wait(for: "etag.miss", count: 4)
         gate.open()
         for task in tasks { _ = try await task.value }
         #expect(cache.origin.requests == 4 && coalescedCount(cache) == 0)

@@ -124,6 +124,7 @@ struct CacheHarness {
     let origin: ScriptedOrigin
     let transport: ETagTransport
     let events = RecordingObserver()
+    let counter = EventCounter()
     let url = "https://api.example.com/config"
 
     init(headers: HTTPHeaders, store: any ETagStoreProtocol = InMemoryETagStore(),
@@ -133,9 +134,17 @@ struct CacheHarness {
                                   clock: clock, wallClockOrigin: Self.epoch)
     }
 
-    /// Sends a GET (with `headers`) through the transport, observed by `events`.
+    /// The transport, observed by `events` and `counter`.
+    var observed: ObservingTransport {
+        ObservingTransport(inner: transport) { [events, counter] in
+            events.record($0)
+            counter.record($0)
+        }
+    }
+
+    /// Sends a GET (with `headers`) through the transport, observed by `events` and `counter`.
     func get(_ headers: [String: String] = [:], method: String = "GET") async throws -> HTTPResponse {
-        try await events.observing(transport).send(makeRequest(url, method: method, headers: headers))
+        try await observed.send(makeRequest(url, method: method, headers: headers))
     }
 
     func advance(_ seconds: Double) { clock.advance(by: .milliseconds(Int64(seconds * 1_000))) }
@@ -153,11 +162,43 @@ struct SharedMemoryStore: ETagStoreProtocol {
     func removeAll() async { await inner.removeAll() }
 }
 
-/// Yields until `condition` holds, at most `limit` times; the result says whether it did.
-func eventually(_ limit: Int = 200_000, _ condition: () -> Bool) async -> Bool {
-    for _ in 0..<limit {
-        if condition() { return true }
-        await Task.yield()
+/// Counts the events a stack reports, by name, and lets a test wait until enough of one kind
+/// arrived: suspended on a continuation, never spinning (a spinning task would hold one of the
+/// cooperative pool's two threads from every other test).
+final class EventCounter: Sendable {
+    private struct Waiter {
+        var name: String
+        var count: Int
+        var continuation: CheckedContinuation<Void, Never>
     }
-    return condition()
+
+    private let state = LockedValue((counts: [String: Int](), waiters: [Waiter]()))
+
+    /// Counts `observed`; pass it as an observer.
+    @Sendable func record(_ observed: ObservedEvent) {
+        let name = observed.event.name
+        let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.counts[name, default: 0] += 1
+            let count = state.counts[name]!
+            let ready = state.waiters.filter { $0.name == name && $0.count <= count }.map(\.continuation)
+            state.waiters.removeAll { $0.name == name && $0.count <= count }
+            return ready
+        }
+        for continuation in ready { continuation.resume() }
+    }
+
+    /// How many events named `name` arrived.
+    func count(_ name: String) -> Int { state.withLock { $0.counts[name] ?? 0 } }
+
+    /// Returns once `count` events named `name` arrived.
+    func wait(for name: String, count: Int) async {
+        await withCheckedContinuation { continuation in
+            let ready = state.withLock { state -> Bool in
+                guard state.counts[name] ?? 0 < count else { return true }
+                state.waiters.append(Waiter(name: name, count: count, continuation: continuation))
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
 }
