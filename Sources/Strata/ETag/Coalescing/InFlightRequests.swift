@@ -64,7 +64,7 @@ final class InFlightRequests: Sendable {
     ///
     /// - Parameters:
     ///   - key: What identifies the request.
-    ///   - joined: Called (in the caller's task) when the caller waits for another's exchange.
+    ///   - joined: Called (in the caller's task) once the caller waits for another's exchange.
     ///   - exchange: Sends the request and returns its response; run by at most one caller at
     ///     a time per key.
     /// - Returns: The response of the exchange the caller ran or awaited.
@@ -78,8 +78,7 @@ final class InFlightRequests: Sendable {
                 return true
             }
             if leads { return try await lead(key, exchange) }
-            joined()
-            switch await wait(for: key) {
+            switch await wait(for: key, joined: joined) {
             case .response(let response): return response
             case .failure(let error): throw error
             case .cancelled: throw CancellationError()
@@ -106,8 +105,9 @@ final class InFlightRequests: Sendable {
     }
 
     /// Waits for the flight of `key`; registering and the cancellation check happen under the
-    /// lock, so a cancellation that comes before registration is still seen.
-    private func wait(for key: Key) async -> Outcome {
+    /// lock, so a cancellation that comes before registration is still seen. `joined` is called
+    /// once the wait is registered (so it means the caller will get that flight's outcome).
+    private func wait(for key: Key, joined: () -> Void) async -> Outcome {
         let id = state.withLock { state -> UInt64 in
             state.nextWaiter &+= 1
             return state.nextWaiter
@@ -121,7 +121,8 @@ final class InFlightRequests: Sendable {
                     state.flights[key]?.waiters[id] = continuation
                     return nil
                 }
-                if let registered { continuation.resume(returning: registered) }
+                guard let registered else { return joined() }
+                continuation.resume(returning: registered)
             }
         } onCancel: {
             let continuation = state.withLock { $0.flights[key]?.waiters.removeValue(forKey: id) }
