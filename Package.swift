@@ -74,7 +74,7 @@ let package = Package(
                 path: "Demo/StrataDemoKit"),
         .executableTarget(name: "strata-demo", dependencies: ["StrataDemoKit"], path: "Demo/strata-demo"),
         // Depends on etag-store-writer so `swift test` builds the child its kill test runs.
-        .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataTesting", "TestServer", "TestSupport", "etag-store-writer"]),
+        .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataTesting", "TestServer", "TestSupport", "TLSTestServer", "etag-store-writer"]),
         .testTarget(name: "StrataTestingTests", dependencies: ["Strata", "StrataTesting"]),
         // Certificates and keys live in Tests/Fixtures/Pinning and are read via #filePath.
         .testTarget(name: "StrataPinningTests", dependencies: ["StrataPinning", "Strata", "StrataTesting", "COpenSSL", "CZlib", "TestServer", "TLSTestServer", "TestSupport"]),

@@ -26,7 +26,7 @@ enum LayerBenchmark {
         var cpuOverheadNanoseconds: Double
         var allocationsPerRequest: Double
         var extraAllocationsPerRequest: Double
-        /// The issue 14 target for the overhead, when there is one.
+        /// The target for the overhead (issue 14; issue 25 for the fresh hit), when there is one.
         var targetNanoseconds: Double?
         var meetsTarget: Bool?
     }
@@ -45,20 +45,39 @@ enum LayerBenchmark {
 
     /// The terminal: answers at once with a prebuilt 200 carrying an ETag, with the header
     /// fields nginx sends; with `revalidates`, a request whose If-None-Match holds that ETag gets
-    /// nginx's 304 instead.
+    /// nginx's 304 instead; with `freshFor`, the 200 is dated now and says `Cache-Control: max-age`
+    /// (nginx's `expires`), so that a cache serves it fresh.
     private struct Answering: Transport {
         static let etag = "\"v1\""
         let revalidates: Bool
-        private let ok = HTTPResponse(statusCode: 200, headers: HTTPHeaders([
-            ("Server", "nginx/1.22.1"), ("Date", "Sun, 30 Nov 2025 16:00:00 GMT"), ("Content-Type", "application/json"),
-            ("Content-Length", "71"), ("Connection", "keep-alive"), ("ETag", Answering.etag),
-        ]), body: Data(#"{"id":42,"name":"Ada Lovelace","email":"ada@example.com","active":true}"#.utf8))
+        private let ok: HTTPResponse
         private let notModified = HTTPResponse(statusCode: 304, headers: HTTPHeaders([
             ("Server", "nginx/1.22.1"), ("Date", "Sun, 30 Nov 2025 16:00:00 GMT"), ("Connection", "keep-alive"),
             ("ETag", Answering.etag),
         ]))
 
-        init(revalidates: Bool) { self.revalidates = revalidates }
+        init(revalidates: Bool, freshFor seconds: Int? = nil) {
+            self.revalidates = revalidates
+            var headers = HTTPHeaders([
+                ("Server", "nginx/1.22.1"), ("Date", "Sun, 30 Nov 2025 16:00:00 GMT"), ("Content-Type", "application/json"),
+                ("Content-Length", "71"), ("Connection", "keep-alive"), ("ETag", Answering.etag),
+            ])
+            if let seconds {
+                headers["Date"] = Self.httpDate(Date())
+                headers.add(name: "Cache-Control", value: "max-age=\(seconds)")
+            }
+            ok = HTTPResponse(statusCode: 200, headers: headers,
+                              body: Data(#"{"id":42,"name":"Ada Lovelace","email":"ada@example.com","active":true}"#.utf8))
+        }
+
+        /// `date` as an IMF-fixdate, as nginx writes `Date`.
+        private static func httpDate(_ date: Date) -> String {
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "GMT")
+            formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+            return formatter.string(from: date)
+        }
 
         func send(_ request: HTTPRequest) async throws -> HTTPResponse {
             var response = request.headers["If-None-Match"] == Self.etag && revalidates ? notModified : ok
@@ -91,6 +110,10 @@ enum LayerBenchmark {
                      transport: ETagTransport(inner: stored, store: InMemoryETagStore())),
             Scenario(name: "ETagTransport, 304 revalidated", target: 2_000,
                      transport: ETagTransport(inner: revalidating, store: InMemoryETagStore())),
+            // Issue 25: a fresh hit (max-age) answered from the store, the terminal never called.
+            Scenario(name: "ETagTransport, fresh hit (max-age)", target: 1_500,
+                     transport: ETagTransport(inner: Answering(revalidates: false, freshFor: 86_400),
+                                              store: InMemoryETagStore())),
             Scenario(name: "Reauth → Retry → ETag, 200 stored", transport: stack(stored)),
             Scenario(name: "Reauth → Retry → ETag, 304 revalidated", transport: stack(revalidating)),
             Scenario(name: "Logging (off) → Reauth → Retry → ETag, 304",

@@ -11,6 +11,15 @@ public struct HTTPResponse: Sendable, Hashable {
         case network
         /// The server answered `304 Not Modified` and the body came from a local ETag store.
         case revalidated
+        /// A fresh stored response answered, with no network at all (RFC 9111 §4.2).
+        case fresh
+        /// A stale stored response answered without the server's confirmation: the request's
+        /// `max-stale` allowed it, or `stale-while-revalidate` (a refresh runs in the
+        /// background), or `stale-if-error` (the origin failed).
+        case stale
+        /// A layer made the response itself, with neither the network nor a stored body: the
+        /// `504` that answers `only-if-cached` when nothing usable is stored.
+        case generated
     }
 
     /// The HTTP status code, for example `200`.

@@ -22,6 +22,10 @@ public struct ETagCacheEntry: Sendable, Hashable, Codable {
     /// (see ``ConditionalRequestPolicy/identityHeaderNames``) or a default secret header the
     /// value is a hex SHA-256 digest, never the credential, because entries are written to disk.
     public var varyingRequestHeaders: HTTPHeaders
+    /// When the exchange that produced (or last revalidated) the response happened, for its
+    /// age (RFC 9111 §4.2.3); `nil` for an entry whose age cannot be known (one written before
+    /// Strata 0.4, or built without times), which is stale: never served without a 304.
+    public var exchangeTimes: ExchangeTimes?
 
     /// Creates an entry from a response and the varying request headers it was selected by.
     ///
@@ -29,12 +33,15 @@ public struct ETagCacheEntry: Sendable, Hashable, Codable {
     ///   - response: The response to keep; its ``HTTPResponse/source`` is not stored.
     ///   - varyingRequestHeaders: The request's values for the fields in the response's `Vary`,
     ///     identity fields as digests (``ETagTransport`` builds them so).
-    public init(response: HTTPResponse, varyingRequestHeaders: HTTPHeaders = [:]) {
+    ///   - exchangeTimes: When the request was sent and the response received; without them the
+    ///     entry is stale from the start.
+    public init(response: HTTPResponse, varyingRequestHeaders: HTTPHeaders = [:], exchangeTimes: ExchangeTimes? = nil) {
         statusCode = response.statusCode
         headers = response.headers
         body = response.body
         url = response.url
         self.varyingRequestHeaders = varyingRequestHeaders
+        self.exchangeTimes = exchangeTimes
     }
 
     /// The stored `ETag` field, used as `If-None-Match`.
@@ -61,12 +68,14 @@ public struct ETagCacheEntry: Sendable, Hashable, Codable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case statusCode, headers, body, url, varyingRequestHeaders
+        case statusCode, headers, body, url, varyingRequestHeaders, exchangeTimes
     }
 
-    /// Decodes an entry; header fields are `[name, value]` pairs in order.
+    /// Decodes an entry; header fields are `[name, value]` pairs in order. Exchange times that
+    /// are absent, of another version or malformed decode as `nil` (a stale entry), so an
+    /// entry written by an earlier or later Strata still serves as a validator.
     ///
-    /// - Throws: `DecodingError` when a field is missing or a header pair is malformed.
+    /// - Throws: `DecodingError` when another field is missing or a header pair is malformed.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         statusCode = try container.decode(Int.self, forKey: .statusCode)
@@ -74,6 +83,7 @@ public struct ETagCacheEntry: Sendable, Hashable, Codable {
         body = try container.decode(Data.self, forKey: .body)
         url = try container.decodeIfPresent(URL.self, forKey: .url)
         varyingRequestHeaders = try Self.decodeHeaders(container, key: .varyingRequestHeaders)
+        exchangeTimes = try? container.decodeIfPresent(ExchangeTimes.self, forKey: .exchangeTimes)
     }
 
     /// Encodes the entry; header fields become `[name, value]` pairs in order.
@@ -86,6 +96,7 @@ public struct ETagCacheEntry: Sendable, Hashable, Codable {
         try container.encode(body, forKey: .body)
         try container.encodeIfPresent(url, forKey: .url)
         try container.encode(varyingRequestHeaders.map { [$0.name, $0.value] }, forKey: .varyingRequestHeaders)
+        try container.encodeIfPresent(exchangeTimes, forKey: .exchangeTimes)
     }
 
     private static func decodeHeaders(_ container: KeyedDecodingContainer<CodingKeys>,

@@ -17,6 +17,8 @@ public enum ETagEvent: Sendable, Hashable {
         case requestNoStore = "the request says Cache-Control: no-store"
         /// A method that neither reads from nor invalidates the store, such as `OPTIONS`.
         case method = "the method does not use the store"
+        /// The endpoint's cache policy is ``EndpointCachePolicy/neverStore``.
+        case endpointNeverStores = "the endpoint's cache policy is never store"
     }
 
     /// Why a response was not stored.
@@ -35,6 +37,30 @@ public enum ETagEvent: Sendable, Hashable {
         case streamedBodyTooLarge = "the streamed body is larger than the layer keeps"
         /// The caller stopped reading a streamed body before its end (or reading it failed).
         case streamedBodyUnfinished = "the streamed body was not read to its end"
+    }
+
+    /// Why a stale stored response answered without the server's confirmation.
+    public enum StaleReason: Sendable, Hashable {
+        /// The request's `max-stale` accepts it (RFC 9111 §5.2.1.2).
+        case maxStale
+        /// Within the response's `stale-while-revalidate` (RFC 5861 §3): a background refresh
+        /// was started, or one was already running.
+        case revalidatingInBackground
+        /// Within `stale-if-error` (RFC 5861 §4): revalidating it failed as `failure` says (a
+        /// 5xx status, or the error's kind), with no URL or credential in it.
+        case originFailed(failure: String)
+    }
+
+    /// How a background refresh (`stale-while-revalidate`) ended.
+    public enum RefreshOutcome: String, Sendable, Hashable {
+        /// The server answered (a 304 or a new response); the store holds what it said.
+        case completed = "completed"
+        /// The request failed; the stale entry stays until the next attempt.
+        case failed = "failed"
+        /// The transport was shut down or released, or the refresh was cancelled.
+        case cancelled = "cancelled"
+        /// Not started: the transport's limit of concurrent refreshes was reached.
+        case skippedAtLimit = "skipped: the limit of concurrent background refreshes was reached"
     }
 
     /// The request passed through untouched.
@@ -56,6 +82,19 @@ public enum ETagEvent: Sendable, Hashable {
     /// Entries for a URL were removed: a successful unsafe request, or a `HEAD` that showed a
     /// new validator.
     case invalidated(URL)
+    /// A fresh stored response answered with no network (RFC 9111 §4.2); `age` is its `Age`.
+    case fresh(URL, age: Int)
+    /// A stale stored response answered (source ``HTTPResponse/Source/stale``).
+    case servedStale(URL, age: Int, reason: StaleReason)
+    /// An identical request (same key, partition and headers) was already in flight; this one
+    /// awaited its result instead of sending its own.
+    case coalesced(URL)
+    /// A background refresh of a stale entry ended (or was not started). Reported to the
+    /// observers of the request that started it, after that request returned.
+    case backgroundRefresh(URL, outcome: RefreshOutcome)
+    /// The request said `only-if-cached` and nothing usable was stored: the layer answered 504
+    /// (RFC 9111 §5.2.1.7).
+    case onlyIfCachedUnsatisfied(URL)
 }
 
 extension ETagEvent: TransportEvent {
@@ -70,14 +109,22 @@ extension ETagEvent: TransportEvent {
         case .stored: "etag.stored"
         case .notStored: "etag.not-stored"
         case .invalidated: "etag.invalidated"
+        case .fresh: "etag.fresh"
+        case .servedStale: "etag.stale"
+        case .coalesced: "etag.coalesced"
+        case .backgroundRefresh: "etag.background-refresh"
+        case .onlyIfCachedUnsatisfied: "etag.only-if-cached-unsatisfied"
         }
     }
 
-    /// `notice` for a validator mismatch (the server's 304 did not match what was stored),
+    /// `notice` for a validator mismatch (the server's 304 did not match what was stored), for
+    /// a stale response served because the origin failed, and for a failed background refresh;
     /// `debug` otherwise.
     public var logLevel: LogLevel {
-        if case .validatorMismatch = self { return .notice }
-        return .debug
+        switch self {
+        case .validatorMismatch, .servedStale(_, _, .originFailed), .backgroundRefresh(_, .failed): .notice
+        default: .debug
+        }
     }
 
     /// For example `304 for https://api.example.com/me: 1024 bytes answered from the store`.
@@ -101,14 +148,38 @@ extension ETagEvent: TransportEvent {
             "did not store \(redaction.redact(url)): \(reason.rawValue)"
         case .invalidated(let url):
             "removed what was stored for \(redaction.redact(url))"
+        case .fresh(let url, let age):
+            "answered \(redaction.redact(url)) from the store with no network: fresh, Age \(age)"
+        case .servedStale(let url, let age, let reason):
+            "answered \(redaction.redact(url)) with a stale stored response (Age \(age)): " + reason.explanation
+        case .coalesced(let url):
+            "waited for an identical request for \(redaction.redact(url)) already in flight"
+        case .backgroundRefresh(let url, let outcome):
+            "background refresh of \(redaction.redact(url)) \(outcome.rawValue)"
+        case .onlyIfCachedUnsatisfied(let url):
+            "answered 504 for \(redaction.redact(url)): the request said only-if-cached and nothing usable is stored"
         }
     }
 
-    /// `body_bytes` when a body was stored or answered from the store (the URL is in the message).
+    /// `body_bytes` when a body was stored or answered from the store, `age` when a stored
+    /// response answered without the server (the URL is in the message).
     public func logMetadata(redactedBy redaction: Redaction) -> LogMetadata {
         switch self {
         case .revalidated(_, let bytes), .stored(_, let bytes): ["body_bytes": String(bytes)]
-        case .passedThrough, .miss, .validating, .validatorMismatch, .notStored, .invalidated: [:]
+        case .fresh(_, let age), .servedStale(_, let age, _): ["age": String(age)]
+        case .passedThrough, .miss, .validating, .validatorMismatch, .notStored, .invalidated, .coalesced,
+             .backgroundRefresh, .onlyIfCachedUnsatisfied: [:]
+        }
+    }
+}
+
+extension ETagEvent.StaleReason {
+    /// Why the stale response was acceptable, for a log line.
+    var explanation: String {
+        switch self {
+        case .maxStale: "the request's max-stale accepts it"
+        case .revalidatingInBackground: "within stale-while-revalidate, revalidating in the background"
+        case .originFailed(let failure): "within stale-if-error, the origin failed: \(failure)"
         }
     }
 }

@@ -26,6 +26,12 @@ public protocol ETagStoreProtocol: Sendable {
     /// asks after a 304 whose headers changed nothing, to put back an entry that was evicted
     /// while the request was in flight. The default implementation reads the entry.
     func containsEntry(for key: String) async -> Bool
+    /// Whether clients that do not trust each other's credentials may share the store, as a
+    /// fleet shares a Redis. RFC 9111 §3.5 then applies: a response to a request with
+    /// `Authorization` is served without asking the origin only when it says `public`,
+    /// `s-maxage` or `must-revalidate`; otherwise it serves only as a validator. Default: `false`
+    /// (a store in one process's memory or one user's directory is a private cache).
+    var isSharedStorage: Bool { get }
 }
 
 extension ETagStoreProtocol {
@@ -33,4 +39,7 @@ extension ETagStoreProtocol {
     public func containsEntry(for key: String) async -> Bool {
         await cachedResponse(for: key) != nil
     }
+
+    /// `false`: a private cache.
+    public var isSharedStorage: Bool { false }
 }

@@ -1,10 +1,13 @@
 import Foundation
 
 extension ETagTransport {
-    /// Streams `request`, conditionally when a usable entry is stored.
+    /// Streams `request`: answered from the store as ``send(_:)`` answers it (fresh, stale,
+    /// `only-if-cached`), otherwise sent, conditionally when a usable entry is stored. Streams
+    /// are not coalesced: each caller reads its own body.
     ///
     /// A matching 304 never reaches `consume`: it is answered with the stored body, as
-    /// ``send(_:)`` does. A 200 that may be stored is copied for the store while `consume` reads
+    /// ``send(_:)`` does. Within `stale-if-error`, a failure before `consume` is called or a
+    /// 500/502/503/504 head is answered with the stale entry. A 200 that may be stored is copied for the store while `consume` reads
     /// it, up to `maxStreamedBodyBytes`, and stored only when `consume` read it to its end; a
     /// larger body is handed on without a copy and not stored.
     ///
@@ -27,49 +30,108 @@ extension ETagTransport {
                 return try await consume(head, body)
             }
         case .useStore:
-            return try await streamUsingStore(request, consume)
+            let rule = EndpointCachePolicy.current
+            guard rule != .neverStore else {
+                report(.passedThrough(request.url, reason: .endpointNeverStores))
+                return try await inner.stream(request, consume)
+            }
+            switch await answerFromStore(request, rule: rule) {
+            case .answered(let response):
+                return try await consume(response.head, HTTPBody(response.body))
+            case .network(let primaryKey, let candidate, let fallback):
+                return try await streamUsingStore(request, primaryKey: primaryKey, candidate: candidate, rule: rule,
+                                                  fallback: fallback, consume)
+            }
         }
     }
 
+    /// Streams `request` to the network; within `fallback`'s window, a failure before `consume`
+    /// saw anything, or a 500/502/503/504 head, is answered with the stale entry.
     private func streamUsingStore<Result: Sendable>(
-        _ request: HTTPRequest, _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result) async throws -> Result {
-        let primaryKey = primaryKey(for: request)
-        guard let candidate = await lookUp(request, primaryKey: primaryKey),
-              let conditional = policy.conditionalRequest(request, validating: candidate.entry) else {
+        _ request: HTTPRequest, primaryKey: String, candidate: Candidate?, rule: EndpointCachePolicy,
+        fallback: StaleFallback?, _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result) async throws -> Result {
+        let consumed = LockedValue(false)
+        let step: StreamStep<Result>
+        do {
+            step = try await streamRevalidating(request, primaryKey: primaryKey, candidate: candidate, rule: rule,
+                                                fallback: fallback) { head, body in
+                consumed.withLock { $0 = true }
+                return try await consume(head, body)
+            }
+        } catch {
+            guard let fallback, !consumed.withLock({ $0 }), !Task.isCancelled, Self.allowsStaleIfError(error),
+                  let stale = staleResponse(fallback, for: request, failure: Self.failureSummary(error)) else { throw error }
+            return try await consume(stale.head, HTTPBody(stale.body))
+        }
+        switch step {
+        case .consumed(let result):
+            return result
+        case .intercepted(let failed):
+            guard let fallback,
+                  let stale = staleResponse(fallback, for: request, failure: "HTTP \(failed.statusCode)") else {
+                // Past the window: the failure is the answer after all, without its body.
+                return try await consume(failed.head, HTTPBody(failed.body))
+            }
+            return try await consume(stale.head, HTTPBody(stale.body))
+        }
+    }
+
+    /// Streams `request`, conditionally when `candidate` has a validator. A 5xx head that
+    /// `fallback` may answer for is intercepted (its body unread) instead of consumed.
+    private func streamRevalidating<Result: Sendable>(
+        _ request: HTTPRequest, primaryKey: String, candidate: Candidate?, rule: EndpointCachePolicy,
+        fallback: StaleFallback?, _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result) async throws -> StreamStep<Result> {
+        guard let candidate, let conditional = policy.conditionalRequest(request, validating: candidate.entry) else {
             report(.miss(request.url))
-            return try await streamUnconditionally(request, primaryKey: primaryKey, consume)
+            return try await streamUnconditionally(request, primaryKey: primaryKey, replacing: candidate, rule: rule,
+                                                   fallback: fallback, consume)
         }
         report(.validating(request.url, etag: candidate.entry.etag, lastModified: candidate.entry.lastModified))
+        let requestTime = now()
         let step = try await inner.stream(conditional) { head, body -> StreamStep<Result> in
+            let times = ExchangeTimes(requestTime: requestTime, responseTime: now())
+            if fallback != nil, FreshnessPolicy.allowsStaleIfError(status: head.statusCode) {
+                return .intercepted(HTTPResponse(statusCode: head.statusCode, headers: head.headers, url: head.url))
+            }
             guard head.statusCode == 304 else {
                 return .consumed(try await consumeKeeping(head, body, for: request, primaryKey: primaryKey,
-                                                          replacing: candidate, consume))
+                                                          replacing: candidate, times: times, rule: rule, consume))
             }
             return .intercepted(HTTPResponse(statusCode: 304, headers: head.headers, url: head.url))
         }
         let notModified: HTTPResponse
         switch step {
-        case .consumed(let result): return result
+        case .consumed: return step
+        case .intercepted(let response) where response.statusCode != 304: return step  // A 5xx for the fallback.
         case .intercepted(let response): notModified = response
         }
-        guard let fresh = await revalidate(candidate, with: notModified, for: request, primaryKey: primaryKey) else {
-            return try await streamUnconditionally(request, primaryKey: primaryKey, consume)
+        let times = ExchangeTimes(requestTime: requestTime, responseTime: now())
+        guard let fresh = await revalidate(candidate, with: notModified, for: request, primaryKey: primaryKey,
+                                           times: times, rule: rule) else {
+            return try await streamUnconditionally(request, primaryKey: primaryKey, replacing: nil, rule: rule,
+                                                   fallback: nil, consume)
         }
         let revalidated = policy.revalidatedResponse(fresh, for: request, url: notModified.url)
-        return try await consume(revalidated.head, HTTPBody(revalidated.body))
+        return .consumed(try await consume(revalidated.head, HTTPBody(revalidated.body)))
     }
 
     /// Streams `request` as given (it has no conditional header) and keeps what it may.
     private func streamUnconditionally<Result: Sendable>(
-        _ request: HTTPRequest, primaryKey: String,
-        _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result) async throws -> Result {
-        try await inner.stream(request) { head, body in
+        _ request: HTTPRequest, primaryKey: String, replacing candidate: Candidate?, rule: EndpointCachePolicy,
+        fallback: StaleFallback?, _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result) async throws -> StreamStep<Result> {
+        let requestTime = now()
+        return try await inner.stream(request) { head, body in
             guard head.statusCode != 304 else {
                 throw TransportError(.invalidResponse, method: request.method, url: request.url,
                                      message: "the server answered 304 Not Modified to a request without If-None-Match "
                                          + "or If-Modified-Since; ETagTransport has no stored body to answer it with")
             }
-            return try await consumeKeeping(head, body, for: request, primaryKey: primaryKey, replacing: nil, consume)
+            if fallback != nil, FreshnessPolicy.allowsStaleIfError(status: head.statusCode) {
+                return .intercepted(HTTPResponse(statusCode: head.statusCode, headers: head.headers, url: head.url))
+            }
+            let times = ExchangeTimes(requestTime: requestTime, responseTime: now())
+            return .consumed(try await consumeKeeping(head, body, for: request, primaryKey: primaryKey,
+                                                      replacing: candidate, times: times, rule: rule, consume))
         }
     }
 
@@ -77,7 +139,8 @@ extension ETagTransport {
     /// policy allows it and it is small enough, and storing it once `consume` has read it all.
     private func consumeKeeping<Result: Sendable>(
         _ head: HTTPResponseHead, _ body: HTTPBody, for request: HTTPRequest, primaryKey: String,
-        replacing candidate: Candidate?, _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result) async throws -> Result {
+        replacing candidate: Candidate?, times: ExchangeTimes, rule: EndpointCachePolicy,
+        _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result) async throws -> Result {
         let response = HTTPResponse(statusCode: head.statusCode, headers: head.headers, url: head.url)
         if request.method == .head {
             if let candidate, policy.headResponse(response, outdates: candidate.entry) {
@@ -87,7 +150,7 @@ extension ETagTransport {
             return try await consume(head, body)
         }
         var entry: ETagCacheEntry
-        switch policy.storeDecision(for: response, to: request) {
+        switch policy.storeDecision(for: response, to: request, times: times, rule: rule) {
         case .store(let decided):
             entry = decided
         case .doNotStore(let reason):

@@ -3,23 +3,47 @@ import FoundationNetworking
 #endif
 import Foundation
 
-/// A decorator that makes `GET` requests conditional and answers `304 Not Modified` with the
-/// body it stored, so an unchanged resource is not downloaded again.
+/// A decorator that answers `GET`s from a store: fresh responses with no network, stale ones
+/// conditionally (`If-None-Match` / `If-Modified-Since`), a `304 Not Modified` with the body it
+/// stored, and identical concurrent requests with one exchange. A private HTTP cache (RFC 9111)
+/// that is also the conditional-request layer.
 ///
 /// Put it below retry and above the terminal transport:
 /// ```swift
 /// let store = try FileETagStore(directory: cachesDirectory.appending(path: "etags"))
 /// let transport = ETagTransport(inner: URLSessionTransport(), store: store)
 /// let response = try await transport.send(HTTPRequest(url: profileURL))
-/// if response.source == .revalidated { /* the server said 304; the body came from the store */ }
+/// switch response.source {
+/// case .fresh: break        // served from the store, no network (max-age, Expires)
+/// case .revalidated: break  // the server said 304; the body came from the store
+/// default: break            // .network, or .stale (stale-while-revalidate, stale-if-error)
+/// }
 /// ```
 ///
-/// ## Behaviour
-/// - `GET` 200 responses with an `ETag` or `Last-Modified` are stored (never with
-///   `Cache-Control: no-store` on the request or response, never with `Vary: *`).
+/// ## Freshness (RFC 9111 §4.2, RFC 5861)
+/// Every decision comes from ``FreshnessPolicy`` (a pure function of the request, the entry and
+/// the time), the endpoint's ``EndpointCachePolicy``, and the store's
+/// ``ETagStoreProtocol/isSharedStorage``:
+/// - A stored response that is fresh (`max-age`, else `Expires` − `Date`; `s-maxage` ignored;
+///   heuristic freshness only when the policy enables it) answers with no network, with an
+///   `Age` field computed as §4.2.3 says and ``HTTPResponse/source`` ``HTTPResponse/Source/fresh``.
+/// - `no-cache` on the response, or the request's `no-cache`, `max-age`, `min-fresh`, send it
+///   to the server; `must-revalidate` and `no-cache` forbid serving it stale. The request's
+///   `max-stale` accepts a stale one; `only-if-cached` gets a `504` when nothing usable is stored.
+/// - Within `stale-while-revalidate`, a stale response answers at once (source
+///   ``HTTPResponse/Source/stale``) and one background request per entry revalidates it
+///   through `inner`. Within `stale-if-error` (the response's, the request's, or the policy's
+///   default), a failure, a timeout or a 500/502/503/504 while revalidating is answered with
+///   the stale response.
+/// - Concurrent identical `GET`s that must go to the network make one request (see
+///   ``send(_:)``). ``stream(_:_:)`` uses fresh and stale responses alike but is not coalesced.
+///
+/// ## Conditional requests
+/// - `GET` 200 responses with an `ETag`, `Last-Modified` or a freshness lifetime are stored
+///   (never with `Cache-Control: no-store` on the request or response, never with `Vary: *`).
 /// - A later `GET` or `HEAD` of the same URL, by the same identity, with the same values of the
-///   request fields the response's `Vary` named, is sent with `If-None-Match` (or
-///   `If-Modified-Since` when only `Last-Modified` is known).
+///   request fields the response's `Vary` named, that may not be answered from the store, is
+///   sent with `If-None-Match` (or `If-Modified-Since` when only `Last-Modified` is known).
 /// - A 304 that matches the entry comes back as the stored status (200) with the stored body
 ///   (none for `HEAD`), the stored headers freshened by the 304's (except `Content-Length`),
 ///   and ``HTTPResponse/source`` set to ``HTTPResponse/Source/revalidated``: that is how a
@@ -29,8 +53,7 @@ import Foundation
 /// - A request that already carries a conditional header (or `Range`) passes through untouched:
 ///   the caller's request, the caller's 304.
 /// - A successful `POST`, `PUT`, `PATCH` or `DELETE` removes the entries of its URL (and of a
-///   same-origin `Location`/`Content-Location`) for the requesting identity. Other identities'
-///   entries stay, but this layer always asks the server, so they only serve as validators.
+///   same-origin `Location`/`Content-Location`) for the requesting identity.
 /// - Entries are partitioned (see ``CachePartition``): by the request's credentials, or by a
 ///   partition the caller names so that a token refresh keeps them; and, either way, by the
 ///   client certificate the transport below will present, when it reports one
@@ -40,18 +63,27 @@ import Foundation
 /// - The store cannot fail a request: a store that loses or cannot read an entry makes the
 ///   request a plain one.
 ///
-/// The rules live in ``ConditionalRequestPolicy``, a pure value; this type only does the I/O.
+/// The rules live in ``ConditionalRequestPolicy`` and ``FreshnessPolicy``, pure values; this
+/// type only does the I/O.
 public struct ETagTransport: Transport {
     /// The transport that sends requests.
     public let inner: any Transport
     let store: any ETagStoreProtocol
     let policy: ConditionalRequestPolicy
+    let freshness: FreshnessPolicy
     /// The largest streamed body kept for the store, copied as the caller reads it; a larger one
     /// is handed on without being kept.
     let maxStreamedBodyBytes: Int
     private let identityDigests = IdentityDigestMemo()
     /// `inner`, when it can tell which client certificate a request will be sent with.
     private let clientIdentities: (any CacheIdentityProviding)?
+    /// The current wall-clock time: ages are wall-clock differences (`Date` fields, and exchange
+    /// times another instance may have stored).
+    private let wallClock: @Sendable () -> Date
+    let inFlight = InFlightRequests()
+    /// The registry of background refreshes; `nil` in the copy a refresh runs with, so that a
+    /// running refresh does not keep the registry (and its transport) alive.
+    var backgroundRefreshes: BackgroundRefreshes?
 
     /// Creates the decorator.
     ///
@@ -65,16 +97,60 @@ public struct ETagTransport: Transport {
     ///   - inner: The transport that sends requests.
     ///   - store: Where responses are kept. Default: an ``InMemoryETagStore``.
     ///   - policy: Keying rules: which request fields identify a user, which partition to use.
+    ///   - freshness: When stored responses are served without the network. Default: as the
+    ///     responses' headers say, no heuristic freshness, no default `stale-if-error`.
     ///   - maxStreamedBodyBytes: The largest body of a streamed response (``stream(_:_:)``) kept
     ///     for the store, copied while the caller reads it; a larger one is not stored and costs
     ///     no memory here. Default: 8 MiB, `FileETagStore`'s default entry limit.
+    ///   - clock: The clock ages are measured on. Default: `ContinuousClock()`, which means the
+    ///     system's wall clock (`Date()`); with another clock (tests pass a `TestClock` and move
+    ///     it), the wall-clock time at creation plus the time elapsed on that clock.
     public init(inner: any Transport, store: any ETagStoreProtocol = InMemoryETagStore(),
-                policy: ConditionalRequestPolicy = ConditionalRequestPolicy(), maxStreamedBodyBytes: Int = 8 << 20) {
+                policy: ConditionalRequestPolicy = ConditionalRequestPolicy(),
+                freshness: FreshnessPolicy = FreshnessPolicy(), maxStreamedBodyBytes: Int = 8 << 20,
+                clock: some Clock<Duration> = ContinuousClock()) {
+        self.init(inner: inner, store: store, policy: policy, freshness: freshness,
+                  maxStreamedBodyBytes: maxStreamedBodyBytes, clock: clock, wallClockOrigin: Date())
+    }
+
+    /// Creates the decorator with the wall-clock time `clock`'s present stands for, so tests can
+    /// write `Date` fields that agree with it exactly.
+    package init<C: Clock<Duration>>(inner: any Transport, store: any ETagStoreProtocol = InMemoryETagStore(),
+                                     policy: ConditionalRequestPolicy = ConditionalRequestPolicy(),
+                                     freshness: FreshnessPolicy = FreshnessPolicy(), maxStreamedBodyBytes: Int = 8 << 20,
+                                     clock: C, wallClockOrigin: Date) {
         self.inner = inner
         clientIdentities = inner as? any CacheIdentityProviding
         self.store = store
         self.policy = policy
+        self.freshness = freshness
         self.maxStreamedBodyBytes = max(0, maxStreamedBodyBytes)
+        if C.self == ContinuousClock.self {
+            // The default clock: the system's wall clock itself, read directly (a fresh hit reads
+            // it on every request), and corrected by NTP as the servers' Date fields are.
+            wallClock = { Date() }
+        } else {
+            let elapsed = ErasedClock(clock)
+            wallClock = { wallClockOrigin.addingTimeInterval(elapsed.elapsed().inSeconds) }
+        }
+        backgroundRefreshes = BackgroundRefreshes(limit: freshness.maxBackgroundRefreshes)
+    }
+
+    /// The current wall-clock time, on the transport's clock.
+    func now() -> Date {
+        wallClock()
+    }
+
+    /// Cancels the background refreshes still running, starts no more, and returns when they
+    /// have ended. Requests keep working (and a stale response within `stale-while-revalidate`
+    /// is still served, without a refresh). Releasing every copy of the transport cancels them too.
+    public func shutDown() async {
+        await backgroundRefreshes?.shutDown()
+    }
+
+    /// Waits until the background refreshes running now have ended.
+    package func backgroundRefreshesSettled() async {
+        await backgroundRefreshes?.settle()
     }
 
     /// Reports what the layer did to the observers above (see ``ETagEvent``).
@@ -82,13 +158,21 @@ public struct ETagTransport: Transport {
         TransportEvents.emit(event())
     }
 
-    /// Sends `request`, conditionally when a usable entry is stored.
+    /// Sends `request`: answers it from the store when a stored response may answer it,
+    /// otherwise sends it (conditionally when a stored response has a validator).
     ///
-    /// - Returns: The server's response, or, after a matching 304, the stored response
-    ///   freshened and marked ``HTTPResponse/Source/revalidated``.
-    /// - Throws: What the inner transport throws, and ``TransportError`` with
-    ///   ``TransportError/Kind/invalidResponse`` when the server answers 304 to a request that
-    ///   carried no conditional header.
+    /// Concurrent identical `GET`s (same URL, partition, header fields and endpoint cache
+    /// policy) that must go to the network make one request: the first caller sends it and the
+    /// others await its response (or error). A waiter's cancellation ends only its own wait;
+    /// when the caller who sent the request is cancelled, one of the waiters sends it again.
+    ///
+    /// - Returns: The server's response; after a matching 304, the stored response freshened
+    ///   and marked ``HTTPResponse/Source/revalidated``; a stored response marked
+    ///   ``HTTPResponse/Source/fresh`` or ``HTTPResponse/Source/stale`` with its `Age`; or a
+    ///   `504` (``HTTPResponse/Source/generated``) for `only-if-cached` with nothing usable.
+    /// - Throws: What the inner transport throws (unless `stale-if-error` answers instead), and
+    ///   ``TransportError`` with ``TransportError/Kind/invalidResponse`` when the server answers
+    ///   304 to a request that carried no conditional header.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         switch policy.plan(for: request) {
         case .passThrough(let reason):
@@ -103,7 +187,12 @@ public struct ETagTransport: Transport {
             }
             return response
         case .useStore:
-            return try await sendUsingStore(request)
+            let rule = EndpointCachePolicy.current
+            guard rule != .neverStore else {
+                report(.passedThrough(request.url, reason: .endpointNeverStores))
+                return try await inner.send(request)
+            }
+            return try await sendUsingStore(request, rule: rule)
         }
     }
 
@@ -116,85 +205,6 @@ public struct ETagTransport: Transport {
     func primaryKey(for request: HTTPRequest) -> String {
         policy.primaryKey(for: request, clientIdentity: clientIdentities?.cacheIdentity(for: request.url),
                           memo: identityDigests)
-    }
-
-    private func sendUsingStore(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let url = request.url
-        let primaryKey = primaryKey(for: request)
-        guard let candidate = await lookUp(request, primaryKey: primaryKey),
-              let conditional = policy.conditionalRequest(request, validating: candidate.entry) else {
-            report(.miss(url))
-            return try await sendUnconditionally(request, primaryKey: primaryKey, replacing: nil)
-        }
-        report(.validating(url, etag: candidate.entry.etag, lastModified: candidate.entry.lastModified))
-        let response = try await inner.send(conditional)
-        guard response.statusCode == 304 else {
-            return await keep(response, for: request, primaryKey: primaryKey, replacing: candidate)
-        }
-        guard let fresh = await revalidate(candidate, with: response, for: request, primaryKey: primaryKey) else {
-            return try await sendUnconditionally(request, primaryKey: primaryKey, replacing: nil)
-        }
-        return policy.revalidatedResponse(fresh, for: request, url: response.url)
-    }
-
-    /// The entry a 304 revalidated, with its headers freshened and written back when they
-    /// changed; `nil` (and the entry removed) when the 304 does not match it.
-    func revalidate(_ candidate: Candidate, with notModified: HTTPResponse, for request: HTTPRequest,
-                    primaryKey: String) async -> ETagCacheEntry? {
-        let url = request.url
-        guard let fresh = policy.freshened(candidate.entry, with: notModified) else {
-            report(.validatorMismatch(url))
-            await store.remove(for: candidate.key)
-            return nil
-        }
-        // The entry is already in hand, so an eviction while the request was in flight does not
-        // matter: the 304 is answered from this copy, which is written back when its headers
-        // changed or it went missing meanwhile.
-        var writeBack = policy.needsStoreUpdate(from: candidate.entry, to: fresh)
-        if !writeBack { writeBack = await !store.containsEntry(for: candidate.key) }
-        if writeBack {
-            for key in policy.storageKeys(for: fresh, primaryKey: primaryKey, request: request) {
-                await store.store(fresh, for: key)
-            }
-        }
-        report(.revalidated(url, bodyBytes: fresh.body.count))
-        return fresh
-    }
-
-    /// Sends `request` as given (it has no conditional header) and keeps what it may.
-    private func sendUnconditionally(_ request: HTTPRequest, primaryKey: String, replacing candidate: Candidate?) async throws -> HTTPResponse {
-        let response = try await inner.send(request)
-        guard response.statusCode != 304 else {
-            throw TransportError(.invalidResponse, method: request.method, url: request.url,
-                                 message: "the server answered 304 Not Modified to a request without If-None-Match "
-                                     + "or If-Modified-Since; ETagTransport has no stored body to answer it with")
-        }
-        return await keep(response, for: request, primaryKey: primaryKey, replacing: candidate)
-    }
-
-    /// Stores a full response when the policy allows it, and drops an entry it outdates.
-    private func keep(_ response: HTTPResponse, for request: HTTPRequest, primaryKey: String,
-                      replacing candidate: Candidate?) async -> HTTPResponse {
-        let url = request.url
-        if request.method == .head {
-            if let candidate, policy.headResponse(response, outdates: candidate.entry) {
-                await store.remove(for: candidate.key)
-                report(.invalidated(url))
-            }
-            return response
-        }
-        switch policy.storeDecision(for: response, to: request) {
-        case .store(let entry):
-            for key in policy.storageKeys(for: entry, primaryKey: primaryKey, request: request) {
-                await store.store(entry, for: key)
-            }
-            report(.stored(url, bodyBytes: entry.body.count))
-        case .doNotStore(let reason):
-            // A 200 that may not be stored still outdates what was stored before it.
-            if let candidate, response.statusCode == 200 { await store.remove(for: candidate.key) }
-            report(.notStored(url, reason: reason))
-        }
-        return response
     }
 
     /// The stored entry that may answer `request`: the primary key's, or the variant its `Vary`
@@ -229,7 +239,8 @@ public struct ETagTransport: Transport {
 extension TransportLayer {
     /// An ``ETagTransport`` layer, for a ``TransportStack``.
     public static func etag(store: any ETagStoreProtocol = InMemoryETagStore(),
-                            policy: ConditionalRequestPolicy = ConditionalRequestPolicy()) -> TransportLayer {
-        TransportLayer { ETagTransport(inner: $0, store: store, policy: policy) }
+                            policy: ConditionalRequestPolicy = ConditionalRequestPolicy(),
+                            freshness: FreshnessPolicy = FreshnessPolicy()) -> TransportLayer {
+        TransportLayer { ETagTransport(inner: $0, store: store, policy: policy, freshness: freshness) }
     }
 }

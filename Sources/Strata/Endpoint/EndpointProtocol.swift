@@ -65,6 +65,11 @@ public protocol EndpointProtocol: Sendable {
     /// for this endpoint, such as a `404` that means "absent": asked for an optional model, the
     /// service then returns `nil` for it.
     var acceptedStatusCodes: Set<Int> { get }
+    /// How an ``ETagTransport`` in the stack caches this endpoint's responses, whatever the
+    /// server's headers say: ``EndpointCachePolicy/reuse(for:)`` a response for a time,
+    /// ``EndpointCachePolicy/alwaysRevalidate``, or ``EndpointCachePolicy/neverStore``.
+    /// Default: ``EndpointCachePolicy/standard`` (as the response's headers say).
+    var cachePolicy: EndpointCachePolicy { get }
 }
 
 extension EndpointProtocol {
@@ -80,6 +85,8 @@ extension EndpointProtocol {
     public var timeout: Duration? { nil }
     /// The 2xx statuses.
     public var acceptedStatusCodes: Set<Int> { EndpointDefaults.successStatusCodes }
+    /// As the response's headers say.
+    public var cachePolicy: EndpointCachePolicy { .standard }
 }
 
 /// Values the endpoint defaults share, built once.

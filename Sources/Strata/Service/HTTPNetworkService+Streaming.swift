@@ -44,9 +44,10 @@ extension HTTPNetworkService {
                 }
             }
         }
+        let cachePolicy = endpoint.cachePolicy
         do {
-            guard let timeout = endpoint.timeout else { return try await exchange() }
-            return try await RequestDeadline.withTimeout(timeout) { try await exchange() }
+            guard let timeout = endpoint.timeout else { return try await cachePolicy.applyUnlessStandard(exchange) }
+            return try await RequestDeadline.withTimeout(timeout) { try await cachePolicy.applyUnlessStandard(exchange) }
         } catch let failure as ConsumerFailure {
             throw failure.error  // The caller's own error, as it threw it.
         } catch {

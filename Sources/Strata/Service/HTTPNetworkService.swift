@@ -90,7 +90,7 @@ public struct HTTPNetworkService: Sendable {
 
     /// Sends the endpoint's request and returns the raw response, checked against the
     /// endpoint's ``EndpointProtocol/acceptedStatusCodes`` (2xx by default), within its
-    /// ``EndpointProtocol/timeout``.
+    /// ``EndpointProtocol/timeout``, under its ``EndpointProtocol/cachePolicy``.
     ///
     /// - Throws: ``NetworkError/httpStatus(_:)`` for a status the endpoint does not accept,
     ///   another ``NetworkError`` when the request cannot be built or sent, or `CancellationError`.
@@ -99,10 +99,13 @@ public struct HTTPNetworkService: Sendable {
         let request = try await makeRequest(for: endpoint, via: environment)
         let response: HTTPResponse
         do {
+            let cachePolicy = endpoint.cachePolicy
             if let timeout = endpoint.timeout {
-                response = try await RequestDeadline.withTimeout(timeout) { try await transport.send(request) }
+                response = try await RequestDeadline.withTimeout(timeout) {
+                    try await cachePolicy.applyUnlessStandard { try await transport.send(request) }
+                }
             } else {
-                response = try await transport.send(request)
+                response = try await cachePolicy.applyUnlessStandard { try await transport.send(request) }
             }
         } catch {
             throw Self.networkError(error)

@@ -18,6 +18,9 @@ import Strata
 ///   write a no-op, reported as ``RedisETagStoreEvent``. After a failure Redis is left alone
 ///   for a short, growing delay (100 ms doubling to 5 s), so requests do not each wait for a
 ///   connect timeout; then one operation probes it and the store recovers.
+/// - **Freshness is shared.** Entries carry their exchange times, so a response one instance
+///   fetched is fresh for every instance for as long as its `max-age` says: the fleet makes one
+///   upstream request per freshness period, not one per instance.
 /// - **Entries are checked.** Values use the same versioned, length-prefixed, integrity-checked
 ///   format as `FileETagStore` files and carry their key's digest, so a torn, planted, foreign or
 ///   misplaced value is a miss (``RedisETagStoreEvent/unreadableEntry(keyDigest:reason:)``).
@@ -149,6 +152,13 @@ public final class RedisETagStore: ETagStoreProtocol {
         availability = LockedValue(RedisAvailability(initialDelay: retryDelays.initial, maxDelay: retryDelays.max))
         self.clock = ErasedClock(clock)
     }
+
+    /// `true`: every instance that uses the same Redis and namespace reads what one stored, so
+    /// `ETagTransport` follows RFC 9111 §3.5 and §5.2.2.7 here: a response to a request with
+    /// `Authorization` is served without the origin only when it says `public`, `s-maxage` or
+    /// `must-revalidate`, and a `private` one never; otherwise they serve as validators (the
+    /// origin checks the credential of every request).
+    public var isSharedStorage: Bool { true }
 
     /// Returns the entry stored under `key`, or `nil` when there is none, it is unreadable, or
     /// Redis is unavailable. With a `timeToLive`, renews the entry's expiry in the same round trip.

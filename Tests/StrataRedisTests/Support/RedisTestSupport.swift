@@ -64,6 +64,7 @@ struct ObservedStore: ETagStoreProtocol {
     func remove(for key: String) async { await observed { await inner.remove(for: key) } }
     func removeAll() async { await observed { await inner.removeAll() } }
     func containsEntry(for key: String) async -> Bool { await observed { await inner.containsEntry(for: key) } }
+    var isSharedStorage: Bool { inner.isSharedStorage }
 }
 
 /// An entry with a body and an ETag.
@@ -109,25 +110,26 @@ struct RedisAdmin {
 }
 
 /// One upstream resource on a loopback server: answers `GET /resource` with its current version
-/// (an ETag and a body of `bodyBytes` bytes), or `304` when `If-None-Match` names it, and counts
-/// both.
+/// (an ETag, a `Cache-Control` when given, and a body of `bodyBytes` bytes), or `304` when
+/// `If-None-Match` names it, and counts both.
 final class UpstreamResource: Sendable {
     let server: LoopbackHTTPServer
     private let state = LockedValue((version: 1, fullResponses: 0, notModified: 0, bodyBytesSent: 0))
 
-    init(bodyBytes: Int = 100_000) throws {
+    init(bodyBytes: Int = 100_000, cacheControl: String? = nil) throws {
         server = try LoopbackHTTPServer()
+        let extra = cacheControl.map { [(name: "Cache-Control", value: $0)] } ?? []
         server.route("/resource", method: "GET") { [state] request in
             state.withLock { state in
                 let etag = "\"v\(state.version)\""
                 if request.header("If-None-Match") == etag {
                     state.notModified += 1
-                    return .init(status: 304, headers: [("ETag", etag)])
+                    return .init(status: 304, headers: [("ETag", etag)] + extra)
                 }
                 let body = Data(repeating: UInt8(ascii: "a") + UInt8(state.version % 26), count: bodyBytes)
                 state.fullResponses += 1
                 state.bodyBytesSent += body.count
-                return .init(status: 200, headers: [("ETag", etag), ("Content-Type", "text/plain")], body: body)
+                return .init(status: 200, headers: [("ETag", etag), ("Content-Type", "text/plain")] + extra, body: body)
             }
         }
     }

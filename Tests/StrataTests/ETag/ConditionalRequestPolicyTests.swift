@@ -79,7 +79,7 @@ struct ConditionalRequestPolicyTests {
     func varySelection() throws {
         let request = makeRequest(url, headers: ["Accept-Language": "en", "Accept": "text/plain"])
         let response = makeResponse("hello", headers: ["ETag": "\"1\"", "Vary": "Accept-Language, accept"])
-        guard case .store(let entry) = policy.storeDecision(for: response, to: request) else {
+        guard case .store(let entry) = policy.storeDecision(for: response, to: request, times: .testExchange) else {
             Issue.record("expected the response to be stored")
             return
         }
@@ -97,7 +97,7 @@ struct ConditionalRequestPolicyTests {
     func storability() {
         let get = makeRequest(url)
         func decision(_ response: HTTPResponse, _ request: HTTPRequest? = nil) -> ConditionalRequestPolicy.StoreDecision {
-            policy.storeDecision(for: response, to: request ?? get)
+            policy.storeDecision(for: response, to: request ?? get, times: .testExchange)
         }
         #expect(decision(makeResponse("x", headers: ["Last-Modified": "Sun, 06 Nov 1994 08:49:37 GMT"])) != .doNotStore(.noValidator))
         #expect(decision(makeResponse("x")) == .doNotStore(.noValidator))
@@ -114,11 +114,13 @@ struct ConditionalRequestPolicyTests {
             ("ETag", "\"1\""), ("Connection", "close, X-Hop"), ("X-Hop", "1"), ("Keep-Alive", "timeout=5"),
             ("Set-Cookie", "session=secret"), ("Content-Type", "text/plain"),
         ]))
-        guard case .store(let entry) = policy.storeDecision(for: response, to: makeRequest(url)) else {
+        guard case .store(let entry) = policy.storeDecision(for: response, to: makeRequest(url), times: .testExchange) else {
             Issue.record("expected the response to be stored")
             return
         }
-        #expect(entry.headers == HTTPHeaders([("ETag", "\"1\""), ("Content-Type", "text/plain")]))
+        // A Date is added when the response had none (RFC 9110 §6.6.1): its age is computed from it.
+        #expect(entry.headers == HTTPHeaders([("ETag", "\"1\""), ("Content-Type", "text/plain"),
+                                              ("Date", "Tue, 14 Nov 2023 22:13:20 GMT")]))
     }
 
     // MARK: Conditional requests and 304s
@@ -145,7 +147,7 @@ struct ConditionalRequestPolicyTests {
             ("ETag", "W/\"1\""), ("Content-Length", "0"), ("Cache-Control", "max-age=60"),
             ("Date", "Sun, 06 Nov 1994 08:49:37 GMT"), ("X-Old", "c"), ("Connection", "keep-alive"),
         ]))
-        let fresh = try #require(policy.freshened(entry, with: notModified))
+        let fresh = try #require(policy.freshenedHeaders(entry, with: notModified))
         #expect(fresh.headers["Content-Length"] == "5")
         #expect(fresh.headers["Cache-Control"] == "max-age=60")
         #expect(fresh.headers["Date"] == "Sun, 06 Nov 1994 08:49:37 GMT")
@@ -159,26 +161,27 @@ struct ConditionalRequestPolicyTests {
 
     @Test("a 304 that only repeats stored fields leaves the entry as it is; a respelled or changed field still replaces")
     func repeatingNotModified() throws {
-        let entry = ETagCacheEntry(response: makeResponse("hello", headers: ["ETag": "\"1\"", "Content-Type": "text/plain"]))
-        #expect(policy.freshened(entry, with: makeResponse("", status: 304, headers: ["ETag": "\"1\""])) == entry)
-        let respelled = try #require(policy.freshened(entry, with: makeResponse("", status: 304, headers: ["etag": "\"1\""])))
+        let entry = ETagCacheEntry(response: makeResponse("hello", headers: ["ETag": "\"1\"", "Content-Type": "text/plain"]),
+                                   exchangeTimes: .testExchange)
+        #expect(policy.freshenedHeaders(entry, with: makeResponse("", status: 304, headers: ["ETag": "\"1\""])) == entry)
+        let respelled = try #require(policy.freshenedHeaders(entry, with: makeResponse("", status: 304, headers: ["etag": "\"1\""])))
         #expect(respelled.headers.map(\.name) == ["etag", "Content-Type"])
         let repeated = HTTPHeaders([("ETag", "\"1\""), ("ETag", "\"1\"")])
-        #expect(try #require(policy.freshened(entry, with: makeResponse("", status: 304, headers: repeated))).headers
+        #expect(try #require(policy.freshenedHeaders(entry, with: makeResponse("", status: 304, headers: repeated))).headers
             .values(for: "ETag") == ["\"1\"", "\"1\""])
-        #expect(!policy.needsStoreUpdate(from: entry, to: entry))
-        #expect(policy.needsStoreUpdate(from: entry, to: respelled) == false, "names compare case-insensitively")
+        #expect(!policy.needsStoreUpdate(from: entry, to: entry, timesMatter: false))
+        #expect(policy.needsStoreUpdate(from: entry, to: respelled, timesMatter: false) == false, "names compare case-insensitively")
     }
 
     @Test("a 304 whose ETag or Last-Modified differs from the entry's confirms nothing")
     func mismatchedNotModified() {
         let tagged = ETagCacheEntry(response: makeResponse("x", headers: ["ETag": "\"1\"", "Last-Modified": "A"]))
-        #expect(policy.freshened(tagged, with: makeResponse("", status: 304, headers: ["ETag": "\"2\""])) == nil)
-        #expect(policy.freshened(tagged, with: makeResponse("", status: 304, headers: ["Last-Modified": "B"])) == nil)
-        #expect(policy.freshened(tagged, with: makeResponse("", status: 304)) != nil)
+        #expect(policy.freshenedHeaders(tagged, with: makeResponse("", status: 304, headers: ["ETag": "\"2\""])) == nil)
+        #expect(policy.freshenedHeaders(tagged, with: makeResponse("", status: 304, headers: ["Last-Modified": "B"])) == nil)
+        #expect(policy.freshenedHeaders(tagged, with: makeResponse("", status: 304)) != nil)
         let dated = ETagCacheEntry(response: makeResponse("x", headers: ["Last-Modified": "A"]))
-        #expect(policy.freshened(dated, with: makeResponse("", status: 304, headers: ["ETag": "\"1\""])) == nil)
-        #expect(policy.freshened(dated, with: makeResponse("", status: 304, headers: ["Last-Modified": "A"])) != nil)
+        #expect(policy.freshenedHeaders(dated, with: makeResponse("", status: 304, headers: ["ETag": "\"1\""])) == nil)
+        #expect(policy.freshenedHeaders(dated, with: makeResponse("", status: 304, headers: ["Last-Modified": "A"])) != nil)
     }
 
     @Test("a revalidated response is the stored 200, marked revalidated, with no body for HEAD")
@@ -226,18 +229,18 @@ struct StoreUpdateTests {
     let policy = ConditionalRequestPolicy()
     let stored = ETagCacheEntry(response: makeResponse("x", headers: [
         "ETag": "\"1\"", "Date": "Mon, 01 Jan 2024 00:00:00 GMT", "Cache-Control": "max-age=10",
-    ]))
+    ]), exchangeTimes: .testExchange)
 
     @Test("a 304 that only brings a new Date, Age or Expires needs no rewrite; any other change does")
     func volatileFieldsOnly() throws {
-        let timestamps = try #require(policy.freshened(stored, with: makeResponse("", status: 304, headers: [
+        let timestamps = try #require(policy.freshenedHeaders(stored, with: makeResponse("", status: 304, headers: [
             "ETag": "\"1\"", "Date": "Tue, 02 Jan 2024 00:00:00 GMT", "Age": "3", "Expires": "soon",
         ])))
         #expect(timestamps.headers["Date"] == "Tue, 02 Jan 2024 00:00:00 GMT")
-        #expect(!policy.needsStoreUpdate(from: stored, to: timestamps))
-        let policyChange = try #require(policy.freshened(stored, with: makeResponse("", status: 304, headers: [
+        #expect(!policy.needsStoreUpdate(from: stored, to: timestamps, timesMatter: false))
+        let policyChange = try #require(policy.freshenedHeaders(stored, with: makeResponse("", status: 304, headers: [
             "ETag": "\"1\"", "Cache-Control": "max-age=60",
         ])))
-        #expect(policy.needsStoreUpdate(from: stored, to: policyChange))
+        #expect(policy.needsStoreUpdate(from: stored, to: policyChange, timesMatter: false))
     }
 }

@@ -86,3 +86,9 @@ actor CountingStore: ETagStoreProtocol {
     func remove(for key: String) async { await inner.remove(for: key) }
     func removeAll() async { await inner.removeAll() }
 }
+
+extension ExchangeTimes {
+    /// An exchange at a fixed time (2023-11-14 22:13:20 UTC), for entries built by hand.
+    static let testExchange = ExchangeTimes(requestTime: Date(timeIntervalSince1970: 1_700_000_000),
+                                            responseTime: Date(timeIntervalSince1970: 1_700_000_000))
+}

@@ -26,20 +26,60 @@ extension ConditionalRequestPolicy {
         return conditional
     }
 
-    /// ``storeDecision(for:to:)`` for `request`.
-    func storeDecision(for response: HTTPResponse, to request: HTTPRequest) -> StoreDecision {
+    /// Whether `response` to `request` is stored, and the entry if so: a `GET` 200 without
+    /// `no-store` or `Vary: *` that has a validator, a freshness lifetime of its own (`max-age`,
+    /// `Expires`), or an endpoint that reuses it for a time. The entry records `times`, and a
+    /// `Date` of `times.responseTime` when the response had none (RFC 9110 §6.6.1), so that its
+    /// age can be computed later.
+    func storeDecision(for response: HTTPResponse, to request: HTTPRequest, times: ExchangeTimes,
+                       rule: EndpointCachePolicy = .standard) -> StoreDecision {
         guard request.method == .get else { return .doNotStore(.head) }
         guard response.statusCode == 200 else { return .doNotStore(.status) }
         guard !HeaderRules.forbidsStorage(response.headers) else { return .doNotStore(.responseNoStore) }
         let varyNames = HeaderRules.varyNames(in: response.headers)
         guard !varyNames.contains("*") else { return .doNotStore(.varyStar) }
-        guard response.headers["ETag"] != nil || response.headers["Last-Modified"] != nil else {
+        guard response.headers["ETag"] != nil || response.headers["Last-Modified"] != nil
+                || Self.hasFreshnessLifetime(response.headers) || rule.reusesForATime else {
             return .doNotStore(.noValidator)
         }
         var stored = response
         stored.headers = Self.storable(response.headers)
+        Self.addDateIfMissing(to: &stored.headers, receivedAt: times.responseTime)
         return .store(ETagCacheEntry(response: stored,
-                                     varyingRequestHeaders: varyingHeaders(of: request, names: varyNames)))
+                                     varyingRequestHeaders: varyingHeaders(of: request, names: varyNames),
+                                     exchangeTimes: times))
+    }
+
+    /// Whether the headers give an explicit freshness lifetime: `max-age` or `Expires`.
+    private static func hasFreshnessLifetime(_ headers: HTTPHeaders) -> Bool {
+        headers.contains("Expires") || (headers.contains("Cache-Control") && CacheDirectives(headers).maxAge != nil)
+    }
+
+    /// Adds `Date: <receivedAt>` to headers that have no `Date`: a recipient with a clock
+    /// dates what it caches (RFC 9110 §6.6.1), and the age calculation reads it.
+    static func addDateIfMissing(to headers: inout HTTPHeaders, receivedAt: Date) {
+        guard !headers.contains("Date") else { return }
+        headers.add(name: "Date", value: HTTPDate.format(receivedAt))
+    }
+
+    /// The stored `entry` as the response to `request`, with `Age: age` (RFC 9111 §4.2.3
+    /// requires it on a response served from a cache) and the body (none for `HEAD`).
+    func storedResponse(_ entry: ETagCacheEntry, for request: HTTPRequest, age: Int,
+                        source: HTTPResponse.Source) -> HTTPResponse {
+        var headers = entry.headers
+        headers["Age"] = String(age)
+        return HTTPResponse(statusCode: entry.statusCode, headers: headers,
+                            body: request.method == .head ? Data() : entry.body,
+                            url: Self.responseURL(of: entry, for: request), source: source)
+    }
+
+    /// The URL a stored response answers with: the request's own when the entry was stored for
+    /// it (a persisted entry holds it with secret query values redacted), else the entry's (the
+    /// URL a redirect led to).
+    private static func responseURL(of entry: ETagCacheEntry, for request: HTTPRequest) -> URL {
+        guard let stored = entry.url, stored != request.url,
+              stored != ETagEntryFileFormat.persistedURL(request.url) else { return request.url }
+        return stored
     }
 
     /// `entry` freshened by a 304 (RFC 9111 §4.3.4), or `nil` when the 304 does not confirm it.
@@ -48,7 +88,19 @@ extension ConditionalRequestPolicy {
     /// unless its Last-Modified differs from the entry's, because it answers the single
     /// validator that was sent. Freshening (RFC 9111 §3.2) replaces every stored field the
     /// 304 carries, except `Content-Length` (a 304's describes no body) and fields never stored.
-    func freshened(_ entry: ETagCacheEntry, with notModified: HTTPResponse) -> ETagCacheEntry? {
+    /// The freshened entry records `times`, the 304's exchange, and the 304's `Date` (or
+    /// `times.responseTime` when it has none): its age starts again from that exchange.
+    func freshened(_ entry: ETagCacheEntry, with notModified: HTTPResponse, times: ExchangeTimes) -> ETagCacheEntry? {
+        guard var fresh = freshenedHeaders(entry, with: notModified) else { return nil }
+        fresh.exchangeTimes = times
+        if !notModified.headers.contains("Date") {
+            fresh.headers["Date"] = HTTPDate.format(times.responseTime)
+        }
+        return fresh
+    }
+
+    /// `entry` with the 304's fields merged, or `nil` when the 304 does not confirm it.
+    func freshenedHeaders(_ entry: ETagCacheEntry, with notModified: HTTPResponse) -> ETagCacheEntry? {
         if let received = notModified.headers["ETag"].flatMap(EntityTag.init) {
             guard let stored = entry.etag.flatMap(EntityTag.init), stored.weaklyMatches(received) else { return nil }
         } else if let received = notModified.headers["Last-Modified"] {
@@ -97,11 +149,16 @@ extension ConditionalRequestPolicy {
     }
 
     /// Whether a freshened entry must be written back: its headers changed in a field other
-    /// than `Date`, `Age` or `Expires`. Those three change on nearly every response and matter
-    /// only to freshness calculations, which this layer does not make (it always asks the
-    /// server), and the next 304 brings new ones anyway. Skipping them spares a store a full
-    /// rewrite of the body on every 304 (about 6 ms per MiB for ``FileETagStore``).
-    func needsStoreUpdate(from stored: ETagCacheEntry, to fresh: ETagCacheEntry) -> Bool {
+    /// than `Date`, `Age` or `Expires`, or (see `timesMatter`) its age does. `Date`, `Age` and
+    /// `Expires` change on nearly every response; when the entry is only a validator (no
+    /// freshness lifetime, no stale-if-error window) they matter to nobody, and skipping them
+    /// spares a store a full rewrite of the body on every 304 (about 6 ms per MiB for
+    /// ``FileETagStore``).
+    ///
+    /// - Parameter timesMatter: Whether the entry's age is used: it has (or may have) a
+    ///   freshness lifetime or a stale-if-error window.
+    func needsStoreUpdate(from stored: ETagCacheEntry, to fresh: ETagCacheEntry, timesMatter: Bool) -> Bool {
+        if timesMatter || stored.exchangeTimes == nil { return true }
         func lasting(_ headers: HTTPHeaders) -> HTTPHeaders {
             headers.removingFields { name in Self.volatileFieldNames.contains { HTTPHeaders.equal($0, name) } }
         }
@@ -122,7 +179,7 @@ extension ConditionalRequestPolicy {
         }
     }
 
-    /// ``revalidatedResponse(_:for:url:)`` for `request`.
+    /// The response to `request` that a 304 confirmed `entry` for.
     func revalidatedResponse(_ entry: ETagCacheEntry, for request: HTTPRequest, url: URL?) -> HTTPResponse {
         HTTPResponse(statusCode: entry.statusCode, headers: entry.headers,
                      body: request.method == .head ? Data() : entry.body,

@@ -30,6 +30,12 @@ import Foundation
 /// empty key gives an integrity check that authenticates nothing). Version 3 stores the key's
 /// digest instead of the key. Files of other versions decode as
 /// ``ETagEntryFileError/unsupportedVersion(_:)`` and are treated as misses.
+///
+/// Since Strata 0.4 the metadata also holds the entry's ``ExchangeTimes`` (when its request was
+/// sent and its response received), a record with its own version inside the JSON, so the layout
+/// stays version 3: an entry written by 0.3 decodes without them (stale: revalidated, never served
+/// as fresh), and 0.3 reads 0.4's entries, ignoring the times, so the two can share a Redis or a
+/// directory during an upgrade.
 /// `package`: `StrataRedis` stores the same bytes as Redis values, so both stores share one
 /// integrity check.
 package enum ETagEntryFileFormat {

@@ -1,0 +1,132 @@
+/// Concurrent identical requests that must go to the network share one exchange: the first
+/// caller (the leader) sends it, the others await its outcome.
+///
+/// - Each waiter's cancellation ends only its own wait (with `CancellationError`).
+/// - When the leader is cancelled, its exchange is abandoned and the waiters look again: one of
+///   them becomes the leader and sends the request; the others wait for it.
+/// - Any other outcome of the leader, a response or an error, is every waiter's outcome.
+///
+/// Only memory holds the keys, so they may be the requests' own fields; nothing here is
+/// persisted or reported.
+final class InFlightRequests: Sendable {
+    /// What makes two requests identical for coalescing: the store key (resource and
+    /// partition), the method, every header field in order, and the endpoint's cache policy.
+    ///
+    /// Its hash is computed once, from the store key alone: identical requests share it, and
+    /// the dictionary then hashes one integer on each of its two operations per request
+    /// instead of the key's hundred-odd bytes and every header field.
+    struct Key: Hashable, Sendable {
+        let primaryKey: String
+        let method: HTTPMethod
+        let headers: HTTPHeaders
+        let rule: EndpointCachePolicy
+        private let hash: Int
+
+        init(primaryKey: String, method: HTTPMethod, headers: HTTPHeaders, rule: EndpointCachePolicy) {
+            self.primaryKey = primaryKey
+            self.method = method
+            self.headers = headers
+            self.rule = rule
+            hash = primaryKey.hashValue
+        }
+
+        static func == (lhs: Key, rhs: Key) -> Bool {
+            lhs.hash == rhs.hash && lhs.primaryKey == rhs.primaryKey && lhs.method == rhs.method
+                && lhs.headers == rhs.headers && lhs.rule == rhs.rule
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(hash)
+        }
+    }
+
+    private enum Outcome: Sendable {
+        case response(HTTPResponse)
+        case failure(any Error)
+        /// The leader gave up (it was cancelled): look again, and perhaps lead.
+        case lookAgain
+        /// This waiter was cancelled.
+        case cancelled
+    }
+
+    private struct Flight {
+        var waiters: [UInt64: CheckedContinuation<Outcome, Never>] = [:]
+    }
+
+    private struct State {
+        var flights: [Key: Flight] = [:]
+        var nextWaiter: UInt64 = 0
+    }
+
+    private let state = LockedValue(State())
+
+    /// Runs `exchange` for `key`, or awaits the run already in flight for it.
+    ///
+    /// - Parameters:
+    ///   - key: What identifies the request.
+    ///   - joined: Called (in the caller's task) once the caller waits for another's exchange.
+    ///   - exchange: Sends the request and returns its response; run by at most one caller at
+    ///     a time per key.
+    /// - Returns: The response of the exchange the caller ran or awaited.
+    /// - Throws: The exchange's error, or `CancellationError` when the caller was cancelled.
+    func run(_ key: Key, joined: () -> Void,
+             _ exchange: () async throws -> HTTPResponse) async throws -> HTTPResponse {
+        while true {
+            let leads = state.withLock { state -> Bool in
+                guard state.flights[key] == nil else { return false }
+                state.flights[key] = Flight()
+                return true
+            }
+            if leads { return try await lead(key, exchange) }
+            switch await wait(for: key, joined: joined) {
+            case .response(let response): return response
+            case .failure(let error): throw error
+            case .cancelled: throw CancellationError()
+            case .lookAgain: continue
+            }
+        }
+    }
+
+    private func lead(_ key: Key, _ exchange: () async throws -> HTTPResponse) async throws -> HTTPResponse {
+        do {
+            let response = try await exchange()
+            finish(key, with: .response(response))
+            return response
+        } catch {
+            // A cancelled leader's error is its own; the waiters carry on without it.
+            finish(key, with: Task.isCancelled || error is CancellationError ? .lookAgain : .failure(error))
+            throw error
+        }
+    }
+
+    private func finish(_ key: Key, with outcome: Outcome) {
+        let waiters = state.withLock { $0.flights.removeValue(forKey: key)?.waiters.values.map { $0 } ?? [] }
+        for waiter in waiters { waiter.resume(returning: outcome) }
+    }
+
+    /// Waits for the flight of `key`; registering and the cancellation check happen under the
+    /// lock, so a cancellation that comes before registration is still seen. `joined` is called
+    /// once the wait is registered (so it means the caller will get that flight's outcome).
+    private func wait(for key: Key, joined: () -> Void) async -> Outcome {
+        let id = state.withLock { state -> UInt64 in
+            state.nextWaiter &+= 1
+            return state.nextWaiter
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let registered = state.withLock { state -> Outcome? in
+                    guard !Task.isCancelled else { return .cancelled }
+                    // The flight ended between the look and now: look again.
+                    guard state.flights[key] != nil else { return .lookAgain }
+                    state.flights[key]?.waiters[id] = continuation
+                    return nil
+                }
+                guard let registered else { return joined() }
+                continuation.resume(returning: registered)
+            }
+        } onCancel: {
+            let continuation = state.withLock { $0.flights[key]?.waiters.removeValue(forKey: id) }
+            continuation?.resume(returning: .cancelled)
+        }
+    }
+}

@@ -1,0 +1,113 @@
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Foundation
+@testable import Strata
+import StrataTesting
+import Testing
+
+@Suite("ETagTransport coalesces concurrent identical GETs into one exchange", .timeLimit(.minutes(1)))
+struct CoalescingTests {
+    /// Starts `count` GETs with `headers`, waits until all but one wait on the first, and returns their tasks.
+    private func startGets(_ cache: CacheHarness, count: Int, headers: [String: String] = [:])
+        async -> [Task<HTTPResponse, any Error>] {
+        let tasks = (0..<count).map { _ in Task { try await cache.get(headers) } }
+        await cache.counter.wait(for: "etag.coalesced", count: count - 1)
+        return tasks
+    }
+
+    private func coalescedCount(_ cache: CacheHarness) -> Int {
+        cache.etagEvents().filter { if case .coalesced = $0 { true } else { false } }.count
+    }
+
+    @Test("100 concurrent identical GETs that miss make 1 upstream request and all get its response")
+    func hundredCallersOneRequest() async throws {
+        let cache = CacheHarness(headers: ["Cache-Control": "no-cache"])
+        let gate = AsyncGate()
+        cache.origin.hold(at: gate)
+        let tasks = await startGets(cache, count: 100)
+        gate.open()
+        for task in tasks {
+            let response = try await task.value
+            #expect(response.statusCode == 200 && response.text == cache.origin.body)
+        }
+        #expect(cache.origin.requests == 1)
+    }
+
+    @Test("100 concurrent GETs of a stored entry that needs revalidation make 1 conditional request")
+    func hundredRevalidationsOneRequest() async throws {
+        let cache = CacheHarness(headers: ["Cache-Control": "no-cache"])
+        _ = try await cache.get()
+        let gate = AsyncGate()
+        cache.origin.hold(at: gate)
+        let tasks = await startGets(cache, count: 100)
+        gate.open()
+        for task in tasks { #expect(try await task.value.source == .revalidated) }
+        #expect(cache.origin.counts == (1, 1))
+    }
+
+    @Test("a cancelled waiter gets CancellationError at once; the other callers still get the response")
+    func cancelledWaiter() async throws {
+        let cache = CacheHarness(headers: [:])
+        let gate = AsyncGate()
+        cache.origin.hold(at: gate)
+        let tasks = await startGets(cache, count: 10)
+        tasks[5].cancel()
+        await #expect(throws: CancellationError.self) { try await tasks[5].value }
+        gate.open()
+        for (index, task) in tasks.enumerated() where index != 5 {
+            #expect(try await task.value.text == cache.origin.body)
+        }
+        #expect(cache.origin.requests == 1)
+    }
+
+    @Test("when the caller that sent the request is cancelled, a waiter sends it again and every other caller gets the response")
+    func cancelledLeader() async throws {
+        let cache = CacheHarness(headers: [:])
+        let gate = AsyncGate()
+        cache.origin.hold(at: gate)
+        let leader = Task { try await cache.get() }
+        await cache.counter.wait(for: "etag.miss", count: 1)
+        let waiters = (0..<9).map { _ in Task { try await cache.get() } }
+        await cache.counter.wait(for: "etag.coalesced", count: 9)
+        leader.cancel()
+        await #expect(throws: (any Error).self) { try await leader.value }
+        // One waiter took over the request; the 8 others joined it again.
+        await cache.counter.wait(for: "etag.coalesced", count: 17)
+        gate.open()
+        for waiter in waiters { #expect(try await waiter.value.text == cache.origin.body) }
+        // The cancelled request never reached the origin (it was held at the gate); the
+        // waiter that took over made the one exchange.
+        #expect(cache.origin.requests == 1)
+    }
+
+    @Test("requests that differ in a header, in partition or in method are not coalesced")
+    func differentRequestsAreSeparate() async throws {
+        let cache = CacheHarness(headers: [:])
+        let gate = AsyncGate()
+        cache.origin.hold(at: gate)
+        let tasks = [
+            Task { try await cache.get(["Authorization": "Bearer alice"]) },
+            Task { try await cache.get(["Authorization": "Bearer bob"]) },
+            Task { try await cache.get(["Accept": "text/plain"]) },
+            Task { try await cache.get() },
+        ]
+        await cache.counter.wait(for: "etag.miss", count: 4)
+        gate.open()
+        for task in tasks { _ = try await task.value }
+        #expect(cache.origin.requests == 4 && coalescedCount(cache) == 0)
+    }
+
+    @Test("a failed exchange is every waiter's error")
+    func sharedFailure() async throws {
+        let cache = CacheHarness(headers: [:])
+        let gate = AsyncGate()
+        cache.origin.hold(at: gate)
+        cache.origin.fail(with: TransportError(.connectionLost))
+        let tasks = await startGets(cache, count: 5)
+        gate.open()
+        for task in tasks {
+            await #expect(throws: TransportError.self) { try await task.value }
+        }
+    }
+}

@@ -1,0 +1,98 @@
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Foundation
+@testable import Strata
+import StrataTesting
+import Testing
+
+@Suite("Per-endpoint cache policy and the shared-store Authorization rule")
+struct EndpointCachePolicyTests {
+    @Test("reuse(for:) serves a response for that long whatever its headers say, even without a validator")
+    func reuseForATime() async throws {
+        let clock = TestClock()
+        let origin = ClosureTransport { _ in makeResponse("flags", headers: ["Cache-Control": "no-cache, max-age=0"]) }
+        let transport = ETagTransport(inner: origin, clock: clock, wallClockOrigin: CacheHarness.epoch)
+        let request = makeRequest("https://api.example.com/flags")
+        let policy = EndpointCachePolicy.reuse(for: .seconds(30))
+        _ = try await policy.apply { try await transport.send(request) }
+        clock.advance(by: .seconds(29))
+        let reused = try await policy.apply { try await transport.send(request) }
+        #expect(reused.source == .fresh && reused.text == "flags" && reused.headers["Age"] == "29")
+        // The same request without the endpoint's policy follows the headers: no-cache.
+        #expect(try await transport.send(request).source == .network)
+        clock.advance(by: .seconds(31))
+        #expect(try await policy.apply { try await transport.send(request) }.source == .network)
+        #expect(await origin.recordedRequests.count == 3)
+    }
+
+    @Test("alwaysRevalidate asks the server even for a fresh response")
+    func alwaysRevalidate() async throws {
+        let cache = CacheHarness(headers: ["Cache-Control": "max-age=600"])
+        _ = try await cache.get()
+        let response = try await EndpointCachePolicy.alwaysRevalidate.apply { try await cache.get() }
+        #expect(response.source == .revalidated)
+    }
+
+    @Test("neverStore neither reads nor writes the store")
+    func neverStore() async throws {
+        let store = InMemoryETagStore()
+        let cache = CacheHarness(headers: ["Cache-Control": "max-age=600"], store: store)
+        _ = try await EndpointCachePolicy.neverStore.apply { try await cache.get() }
+        #expect(await store.count == 0)
+        _ = try await cache.get()
+        #expect(try await EndpointCachePolicy.neverStore.apply { try await cache.get() }.source == .network)
+        #expect(cache.etagEvents().contains(.passedThrough(URL(string: cache.url)!, reason: .endpointNeverStores)))
+    }
+
+    private struct FlagsEndpoint: EndpointProtocol {
+        var path: String { "/flags" }
+        var method: HTTPMethod { .get }
+        var cachePolicy: EndpointCachePolicy { .reuse(for: .seconds(60)) }
+    }
+
+    @Test("HTTPNetworkService applies the endpoint's cachePolicy to its requests")
+    func serviceAppliesEndpointPolicy() async throws {
+        let origin = ClosureTransport { request in
+            makeResponse("{}", headers: ["Cache-Control": request.url.path == "/secret" ? "no-store" : "no-cache"])
+        }
+        let service = HTTPNetworkService(transport: ETagTransport(inner: origin))
+        let environment = DefaultAPIEnvironment(baseURL: URL(string: "https://api.example.com")!)
+        _ = try await service.response(to: FlagsEndpoint(), via: environment)
+        let second = try await service.response(to: FlagsEndpoint(), via: environment)
+        #expect(second.source == .fresh && (FlagsEndpoint() as any EndpointProtocol).cachePolicy == .reuse(for: .seconds(60)))
+        #expect(await origin.recordedRequests.count == 1)
+        // no-store is still honoured: reuse(for:) never stores what the server forbids storing.
+        let transport = ETagTransport(inner: origin)
+        let secret = makeRequest("https://api.example.com/secret")
+        _ = try await EndpointCachePolicy.reuse(for: .seconds(60)).apply { try await transport.send(secret) }
+        #expect(try await EndpointCachePolicy.reuse(for: .seconds(60)).apply { try await transport.send(secret) }.source == .network)
+    }
+
+    @Test("§3.5 a shared store serves a response to an authorized request without the origin only when it says public, s-maxage or must-revalidate")
+    func sharedStoreAuthorization() async throws {
+        let authorized = ["Authorization": "Bearer alice"]
+        let plain = CacheHarness(headers: ["Cache-Control": "max-age=600"], store: SharedMemoryStore())
+        _ = try await plain.get(authorized)
+        #expect(try await plain.get(authorized).source == .revalidated, "the origin checks the credential each time")
+        #expect(try await plain.get().source != .fresh)
+
+        for directive in ["public, max-age=600", "max-age=600, s-maxage=600", "max-age=600, must-revalidate"] {
+            let allowed = CacheHarness(headers: ["Cache-Control": directive], store: SharedMemoryStore())
+            _ = try await allowed.get(authorized)
+            #expect(try await allowed.get(authorized).source == .fresh, "\(directive)")
+        }
+    }
+
+    @Test("§5.2.2.7 a private response in a shared store serves only as a validator; in a private store it is fresh")
+    func privateResponses() async throws {
+        let shared = CacheHarness(headers: ["Cache-Control": "private, max-age=600"], store: SharedMemoryStore())
+        _ = try await shared.get()
+        #expect(try await shared.get().source == .revalidated)
+        let own = CacheHarness(headers: ["Cache-Control": "private, max-age=600"])
+        _ = try await own.get(["Authorization": "Bearer alice"])
+        #expect(try await own.get(["Authorization": "Bearer alice"]).source == .fresh)
+        // Another credential is another partition: never Alice's entry.
+        #expect(try await own.get(["Authorization": "Bearer bob"]).source == .network)
+    }
+}
