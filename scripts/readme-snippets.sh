@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Compiles every ```swift block of README.md and docs/*.md, so the manual cannot drift from the
-# API. Each block becomes a file of the ReadmeSnippets target of Examples/APIContract (written
-# to Sources/ReadmeSnippets/Generated/, which git ignores), then the package is built.
+# Compiles every ```swift block of README.md, docs/*.md and the DocC catalogs
+# (Sources/<Module>/<Module>.docc/**/*.md), so the manual cannot drift from the API. Each block
+# becomes a file of the ReadmeSnippets target of Examples/APIContract (written to
+# Sources/ReadmeSnippets/Generated/, which git ignores), then the package is built.
 #
 # How a block is compiled (an HTML comment on the line before the fence chooses; otherwise the
 # block's shape does):
@@ -27,7 +28,7 @@ manifests=.build/readme-manifests
 rm -rf "$out" "$manifests"
 mkdir -p "$out" "$manifests"
 
-for doc in README.md docs/*.md; do
+for doc in README.md docs/*.md $(find Sources -path '*.docc/*' -name '*.md' | sort); do
     [ -f "$doc" ] || continue
     awk -v doc="$doc" -v out="$out" -v manifests="$manifests" '
     function flush(   i, line, mode, name, file, indent, stripped, top) {
