@@ -37,7 +37,7 @@ public struct CannedResponse: Sendable, Hashable {
         return CannedResponse(data: try encoder.encode(value), statusCode: statusCode, headers: headers)
     }
 
-    /// The response as an ``HTTPResponse`` answering `url`.
+    /// The response as an ``/Strata/HTTPResponse`` answering `url`.
     public func httpResponse(for url: URL?) -> HTTPResponse {
         HTTPResponse(statusCode: statusCode, headers: headers, body: body, url: url)
     }

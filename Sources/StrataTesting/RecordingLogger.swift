@@ -1,6 +1,6 @@
 import Strata
 
-/// A ``StrataLogger`` that keeps every message in memory, for tests that assert what a stack
+/// A ``/Strata/StrataLogger`` that keeps every message in memory, for tests that assert what a stack
 /// logged (and what it did not: search ``text`` for a secret).
 public final class RecordingLogger: StrataLogger {
     /// One recorded message.

@@ -1,6 +1,6 @@
 import Strata
 
-/// An observer that keeps every ``ObservedEvent`` in memory, for tests that assert what the
+/// An observer that keeps every ``/Strata/ObservedEvent`` in memory, for tests that assert what the
 /// layers of a stack did (a retry was scheduled, a token refreshed once, a 304 was answered from
 /// the store) without parsing logs.
 ///
@@ -16,12 +16,12 @@ public final class RecordingObserver: Sendable {
     /// Creates an empty recorder.
     public init() {}
 
-    /// Records `observed`; pass it as an ``ObservingTransport``'s observer.
+    /// Records `observed`; pass it as an ``/Strata/ObservingTransport``'s observer.
     @Sendable public func record(_ observed: ObservedEvent) {
         recorded.withLock { $0.append(observed) }
     }
 
-    /// `transport` wrapped in an ``ObservingTransport`` that records into this recorder.
+    /// `transport` wrapped in an ``/Strata/ObservingTransport`` that records into this recorder.
     public func observing(_ transport: any Transport) -> ObservingTransport {
         ObservingTransport(inner: transport, observer: record)
     }

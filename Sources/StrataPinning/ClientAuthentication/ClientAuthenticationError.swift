@@ -2,7 +2,7 @@ import Foundation
 
 /// A pinned server refused the TLS connection over its client certificate (mutual TLS).
 /// ``PinningTransport`` throws it as the `underlying` error of a `TransportError` of kind
-/// ``TransportError/Kind/tls`` (never retried), read from the TLS alert the server sent.
+/// ``/Strata/TransportError/Kind/tls`` (never retried), read from the TLS alert the server sent.
 public enum ClientAuthenticationError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The server requires a client certificate and none is configured for `host` (TLS 1.3
     /// alert `certificate_required`, or a TLS 1.2 `handshake_failure` after the server asked for one).

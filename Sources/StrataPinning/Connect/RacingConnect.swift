@@ -23,8 +23,8 @@ enum RacingConnect {
 
     /// Connects to one of `addresses`, racing them as RFC 8305 §5 describes, by `deadline`.
     ///
-    /// - Throws: `TransportError` ``TransportError/Kind/timedOut`` at `deadline`,
-    ///   ``TransportError/Kind/cannotConnect`` when every address failed (each failure named).
+    /// - Throws: `TransportError` ``/Strata/TransportError/Kind/timedOut`` at `deadline`,
+    ///   ``/Strata/TransportError/Kind/cannotConnect`` when every address failed (each failure named).
     static func race(_ addresses: [SocketAddress], peer: String, attemptDelay: Duration,
                      deadline: ContinuousClock.Instant) throws(TransportError) -> Winner {
         let ordered = ConnectionRace.ordered(addresses)

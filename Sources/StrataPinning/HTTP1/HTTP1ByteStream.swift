@@ -9,21 +9,21 @@ import Strata
 protocol HTTP1ByteStream {
     /// Writes every byte of `bytes`.
     ///
-    /// - Throws: `TransportError` (``TransportError/Kind/connectionLost`` when the peer closed
-    ///   or reset, ``TransportError/Kind/timedOut`` when no progress was possible before the
+    /// - Throws: `TransportError` (``/Strata/TransportError/Kind/connectionLost`` when the peer closed
+    ///   or reset, ``/Strata/TransportError/Kind/timedOut`` when no progress was possible before the
     ///   stream's idle timeout or `deadline`).
     func write(_ bytes: UnsafeRawBufferPointer, deadline: ContinuousClock.Instant) throws(TransportError)
 
     /// Reads at least one byte into `buffer`, waiting until some arrive.
     ///
     /// - Returns: The number of bytes read, or 0 when the peer closed the stream.
-    /// - Throws: `TransportError`: ``TransportError/Kind/timedOut`` when nothing arrived within
-    ///   the stream's idle timeout or before `deadline`, ``TransportError/Kind/connectionLost``
+    /// - Throws: `TransportError`: ``/Strata/TransportError/Kind/timedOut`` when nothing arrived within
+    ///   the stream's idle timeout or before `deadline`, ``/Strata/TransportError/Kind/connectionLost``
     ///   when the connection was reset.
     func read(into buffer: UnsafeMutableRawBufferPointer, deadline: ContinuousClock.Instant) throws(TransportError) -> Int
 
     /// Ends the stream in both directions. Idempotent; later reads see end of stream and later
-    /// writes fail with ``TransportError/Kind/connectionLost``.
+    /// writes fail with ``/Strata/TransportError/Kind/connectionLost``.
     func close()
 
     /// Whether the end of stream a read reported was the peer's own, authenticated close (a TLS

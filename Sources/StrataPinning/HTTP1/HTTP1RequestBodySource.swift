@@ -6,8 +6,8 @@ protocol HTTP1RequestBodySource: Sendable {
     /// The next chunk of the body, waiting (blocking the calling thread) until one is ready or
     /// `deadline` passes; nil after the last one.
     ///
-    /// - Throws: `TransportError`: ``TransportError/Kind/invalidRequest`` with an underlying
+    /// - Throws: `TransportError`: ``/Strata/TransportError/Kind/invalidRequest`` with an underlying
     ///   ``HTTP1RequestError/unreadableBody(_:)`` when reading the body failed (or produced
-    ///   another length than it declared), ``TransportError/Kind/timedOut`` when `deadline` passed.
+    ///   another length than it declared), ``/Strata/TransportError/Kind/timedOut`` when `deadline` passed.
     func next(deadline: ContinuousClock.Instant) throws(TransportError) -> ArraySlice<UInt8>?
 }

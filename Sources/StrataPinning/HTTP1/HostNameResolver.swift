@@ -20,7 +20,7 @@ struct SocketAddress: Sendable, Hashable {
 protocol HostNameResolver: Sendable {
     /// The addresses of `host` for TCP `port`, in the order to try them.
     ///
-    /// - Throws: `TransportError` ``TransportError/Kind/cannotConnect`` when the name does not resolve.
+    /// - Throws: `TransportError` ``/Strata/TransportError/Kind/cannotConnect`` when the name does not resolve.
     func resolve(_ host: String, port: Int) throws(TransportError) -> [SocketAddress]
 }
 

@@ -13,7 +13,7 @@ import Strata
 ///   and IPv4 interleaved, each attempt given a head start before the next joins it); the
 ///   connect timeout covers both, resolution included.
 /// - Writes use `MSG_NOSIGNAL`: writing to a peer that has gone away returns `EPIPE` (reported
-///   as ``TransportError/Kind/connectionLost``) instead of raising SIGPIPE, and the process's
+///   as ``/Strata/TransportError/Kind/connectionLost``) instead of raising SIGPIPE, and the process's
 ///   signal handlers are left alone.
 /// - Reads wait with `poll` for at most the idle timeout (and never past the caller's deadline).
 /// - `TCP_NODELAY` is set: a request is written in one piece and must not wait for an ACK.
@@ -53,8 +53,8 @@ final class POSIXSocketStream: HTTP1ByteStream, Sendable {
     ///   - idleTimeout: The longest wait for progress on each later read or write.
     ///   - resolver: Resolves a host name (IP literals never reach it).
     ///   - attemptDelay: How long one address is tried alone before the next joins the race.
-    /// - Throws: `TransportError` ``TransportError/Kind/cannotConnect`` when the host cannot be
-    ///   resolved or every address refuses, ``TransportError/Kind/timedOut`` when the connect
+    /// - Throws: `TransportError` ``/Strata/TransportError/Kind/cannotConnect`` when the host cannot be
+    ///   resolved or every address refuses, ``/Strata/TransportError/Kind/timedOut`` when the connect
     ///   timeout runs out (while resolving or connecting).
     static func connect(host: String, port: Int, connectTimeout: Duration, idleTimeout: Duration,
                         resolver: any HostNameResolver = SystemHostNameResolver(),
@@ -131,7 +131,7 @@ final class POSIXSocketStream: HTTP1ByteStream, Sendable {
     /// Sends as much of `bytes` as the socket takes now.
     ///
     /// - Returns: How many bytes were sent; 0 when the socket's send buffer is full.
-    /// - Throws: `TransportError` ``TransportError/Kind/connectionLost`` when the peer is gone.
+    /// - Throws: `TransportError` ``/Strata/TransportError/Kind/connectionLost`` when the peer is gone.
     func sendAvailable(_ bytes: UnsafeRawBufferPointer) throws(TransportError) -> Int {
         guard let base = bytes.baseAddress, !bytes.isEmpty else { return 0 }
         while true {
@@ -150,7 +150,7 @@ final class POSIXSocketStream: HTTP1ByteStream, Sendable {
     /// Receives what has arrived.
     ///
     /// - Returns: The number of bytes read, 0 at end of stream, nil when nothing is there yet.
-    /// - Throws: `TransportError` ``TransportError/Kind/connectionLost`` when the connection was reset.
+    /// - Throws: `TransportError` ``/Strata/TransportError/Kind/connectionLost`` when the connection was reset.
     func receiveAvailable(into buffer: UnsafeMutableRawBufferPointer) throws(TransportError) -> Int? {
         guard !buffer.isEmpty else { return nil }
         while true {

@@ -4,8 +4,8 @@ import Foundation
 /// connection, broke the protocol, went silent, or sent more than the configured ``HTTP1Limits``.
 ///
 /// It is the `underlying` error of the `TransportError` a request throws, so callers see the same
-/// `TransportError` kinds whichever protocol carried the request: ``TransportError/Kind/connectionLost``
-/// for resets, GOAWAY and silence (transient), ``TransportError/Kind/invalidResponse`` for protocol
+/// `TransportError` kinds whichever protocol carried the request: ``/Strata/TransportError/Kind/connectionLost``
+/// for resets, GOAWAY and silence (transient), ``/Strata/TransportError/Kind/invalidResponse`` for protocol
 /// violations and exceeded limits.
 public enum HTTP2Error: Error, Sendable, Hashable, CustomStringConvertible {
     /// The server reset the stream (RST_STREAM) before the response was complete.

@@ -16,7 +16,7 @@ final class WakeSignal: Sendable {
 
     /// Creates the pair.
     ///
-    /// - Throws: `TransportError` ``TransportError/Kind/other`` when the process is out of descriptors.
+    /// - Throws: `TransportError` ``/Strata/TransportError/Kind/other`` when the process is out of descriptors.
     init() throws(TransportError) {
         var pair: [Int32] = [0, 0]
         let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)

@@ -54,7 +54,7 @@ final class TLSClientCredential: Sendable {
 
     /// Makes `ssl` present this identity when its server asks for a client certificate.
     ///
-    /// - Throws: `TransportError` ``TransportError/Kind/tls`` when OpenSSL refuses it.
+    /// - Throws: `TransportError` ``/Strata/TransportError/Kind/tls`` when OpenSSL refuses it.
     func install(on ssl: OpaquePointer) throws(TransportError) {
         // Read-only after init; each SSL_use_* / add1 call takes a reference of its own.
         let (certificate, key, intermediates) = objects.withLock { ($0.certificate, $0.key, $0.intermediates) }

@@ -85,7 +85,7 @@ final class ConnectionPool: Sendable {
     /// A slot for `host:port`, waiting while the host is at its limit, but not past `deadline`.
     ///
     /// - Throws: `CancellationError` when the calling task is cancelled while waiting;
-    ///   `TransportError` ``TransportError/Kind/timedOut`` when `deadline` passes first.
+    ///   `TransportError` ``/Strata/TransportError/Kind/timedOut`` when `deadline` passes first.
     func acquire(host: String, port: Int, deadline: ContinuousClock.Instant) async throws -> Lease {
         let key = Key(host: host, port: port)
         if let lease = try decide(key) { return lease }

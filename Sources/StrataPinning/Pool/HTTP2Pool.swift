@@ -110,7 +110,7 @@ final class HTTP2Pool: Sendable {
     /// opened (or every allowed connection is), but not past `deadline`.
     ///
     /// - Throws: `CancellationError` when the task is cancelled while waiting;
-    ///   `TransportError` ``TransportError/Kind/timedOut`` when `deadline` passes first.
+    ///   `TransportError` ``/Strata/TransportError/Kind/timedOut`` when `deadline` passes first.
     func route(host: String, port: Int, deadline: ContinuousClock.Instant) async throws -> Route {
         let key = ConnectionPool.Key(host: host, port: port)
         if let route = state.withLock({ decide(key, &$0) }) { return route }

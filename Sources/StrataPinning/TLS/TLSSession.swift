@@ -31,7 +31,7 @@ final class TLSSession {
 
     /// Wraps a fresh `ssl` (taking ownership) around a connected `socket` to `host`.
     ///
-    /// - Throws: `TransportError` ``TransportError/Kind/tls`` when OpenSSL cannot allocate the BIOs.
+    /// - Throws: `TransportError` ``/Strata/TransportError/Kind/tls`` when OpenSSL cannot allocate the BIOs.
     init(ssl: OpaquePointer, socket: POSIXSocketStream, host: String) throws(TransportError) {
         guard let input = BIO_new(BIO_s_mem()) else {
             SSL_free(ssl)
@@ -62,7 +62,7 @@ final class TLSSession {
     /// Runs the handshake to completion.
     ///
     /// - Throws: ``ServerTrustError`` when OpenSSL's verification (chain, dates, host name) failed,
-    ///   `TransportError` ``TransportError/Kind/tls`` for any other TLS failure (protocol version,
+    ///   `TransportError` ``/Strata/TransportError/Kind/tls`` for any other TLS failure (protocol version,
     ///   an alert from the server, with a ``ClientAuthenticationError`` as `underlying` when it
     ///   is about the client certificate, an ALPN protocol not in `protocols`), or the socket's
     ///   `TransportError` (timeout, reset, close).

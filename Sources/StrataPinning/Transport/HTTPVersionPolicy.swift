@@ -8,7 +8,7 @@ public enum HTTPVersionPolicy: Sendable, Hashable {
     /// Offers only `http/1.1`: every pinned request travels over HTTP/1.1 keep-alive connections.
     case http1Only
     /// Offers only `h2`, for servers that require HTTP/2 (such as Apple's push service): a server
-    /// that does not select it fails the request with ``TransportError/Kind/tls``.
+    /// that does not select it fails the request with ``/Strata/TransportError/Kind/tls``.
     case http2Only
 
     /// The ALPN protocol names offered, most preferred first.

@@ -71,9 +71,9 @@ final class PinnedClient: Sendable {
     /// A body in memory is written with the head; a file or stream body is read as it is
     /// written (see ``RequestBodyPipe``), never collected, over HTTP/1.1.
     ///
-    /// - Throws: `TransportError` (``TransportError/Kind/tls`` for refused certificates,
-    ///   ``TransportError/Kind/invalidRequest`` for a request HTTP cannot carry,
-    ///   ``TransportError/Kind/timedOut`` when the deadline passes, even while waiting for a
+    /// - Throws: `TransportError` (``/Strata/TransportError/Kind/tls`` for refused certificates,
+    ///   ``/Strata/TransportError/Kind/invalidRequest`` for a request HTTP cannot carry,
+    ///   ``/Strata/TransportError/Kind/timedOut`` when the deadline passes, even while waiting for a
     ///   connection), or `CancellationError`.
     func send(_ request: HTTPRequest, host: CanonicalHost, port: Int,
               evaluator: any ServerTrustEvaluator) async throws -> HTTPResponse {

@@ -3,7 +3,7 @@ import Strata
 
 /// How `PinningTransport` turns its failures into what callers and retry layers see.
 ///
-/// Trust failures become `TransportError` of kind ``TransportError/Kind/tls`` with the
+/// Trust failures become `TransportError` of kind ``/Strata/TransportError/Kind/tls`` with the
 /// ``ServerTrustError`` (or the custom evaluator's error) as `underlying` and its description as
 /// `message`: `tls` is not transient, so `RetryTransport` never retries them.
 enum PinningFailure {
@@ -34,7 +34,7 @@ enum PinningFailure {
 }
 
 extension TransportError {
-    /// The certificate problem behind a ``TransportError/Kind/tls`` failure of
+    /// The certificate problem behind a ``/Strata/TransportError/Kind/tls`` failure of
     /// ``PinningTransport``: a pin mismatch, an expired certificate, a wrong host name, ...
     /// `nil` for other failures.
     public var serverTrustError: ServerTrustError? {

@@ -32,7 +32,7 @@ import Strata
 ///   one standard form) and that one value is matched, pooled, sent as SNI, verified and
 ///   resolved. A host that has no canonical form (a `%00` or any byte outside letters, digits,
 ///   `-`, `_`, `.`; a malformed IP literal) is refused, pinned or not, before any I/O.
-/// - An `http://` URL for a pinned host is refused (``TransportError/Kind/invalidRequest``):
+/// - An `http://` URL for a pinned host is refused (``/Strata/TransportError/Kind/invalidRequest``):
 ///   traffic for a pinned host never travels in cleartext. Unpinned `http://` goes to `inner`.
 /// - Redirects are followed here, hop by hop, by `RedirectPolicy` (every secret header of
 ///   ``Configuration/redirectSafety`` dropped across origins, https never followed to http unless
@@ -41,8 +41,8 @@ import Strata
 ///   to a pinned one cannot lead the request around the pins. A `URLSessionTransport` anywhere
 ///   in `inner` returns redirects to this transport whatever its own `maxRedirects`; an `inner`
 ///   of your own that follows redirects must not, or the redirects it follows are not pinned.
-/// - A refused certificate throws `TransportError` of kind ``TransportError/Kind/tls`` whose
-///   `underlying` is the ``ServerTrustError`` (see ``TransportError/serverTrustError``) and whose
+/// - A refused certificate throws `TransportError` of kind ``/Strata/TransportError/Kind/tls`` whose
+///   `underlying` is the ``ServerTrustError`` (see `TransportError.serverTrustError`) and whose
 ///   message is its description (for a pin mismatch, the chain's pins ready to copy). `tls` is not
 ///   transient: `RetryTransport` never retries it.
 /// - A malformed `pinnedDomains` key or unusable `trustRoots` makes every `send` throw the
@@ -184,10 +184,10 @@ public struct PinningTransport: Transport {
     /// `inner` otherwise; follows redirects from pinned hosts.
     ///
     /// - Throws: ``PinningConfigurationError`` when the configuration is unusable; `TransportError`
-    ///   (``TransportError/Kind/tls`` for a refused certificate, ``TransportError/Kind/invalidRequest``
+    ///   (``/Strata/TransportError/Kind/tls`` for a refused certificate, ``/Strata/TransportError/Kind/invalidRequest``
     ///   for `http://` to a pinned host, a host with a byte no host name has (such as a `%00`,
     ///   pinned or not) or a request HTTP/1.1 cannot carry,
-    ///   ``TransportError/Kind/tooManyRedirects``, and the network kinds); `CancellationError`;
+    ///   ``/Strata/TransportError/Kind/tooManyRedirects``, and the network kinds); `CancellationError`;
     ///   or whatever `inner` throws.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let engine = try engine.get()
@@ -333,7 +333,7 @@ public struct PinningTransport: Transport {
     /// Where a pinned request goes (its canonical host, port and evaluator), or nil when the
     /// request is for `inner`.
     ///
-    /// - Throws: `TransportError` ``TransportError/Kind/invalidRequest`` for a host with no
+    /// - Throws: `TransportError` ``/Strata/TransportError/Kind/invalidRequest`` for a host with no
     ///   canonical form, or a pinned host reached without https.
     private static func pinnedRoute(for request: HTTPRequest, engine: Engine) throws(TransportError)
         -> (host: CanonicalHost, port: Int, evaluator: any ServerTrustEvaluator)? {

@@ -58,7 +58,7 @@ extension PinningTransport {
         public var httpVersion: HTTPVersionPolicy
         /// How long an HTTP/2 connection carrying requests may receive nothing before it is
         /// checked with a PING; when the PING goes unanswered for as long again, the connection
-        /// is closed and its requests fail with ``TransportError/Kind/connectionLost`` (idempotent
+        /// is closed and its requests fail with ``/Strata/TransportError/Kind/connectionLost`` (idempotent
         /// ones that had no response yet are sent again on a new connection). Default 10 s.
         public var http2PingInterval: Duration
         /// The HTTP proxy pinned hosts are reached through, with a `CONNECT` tunnel; nil (the

@@ -1,7 +1,7 @@
 import Foundation
 import Strata
 
-/// An ``ETagStoreProtocol`` store on a Redis server, shared by every instance of a service, so
+/// An ``/Strata/ETagStoreProtocol`` store on a Redis server, shared by every instance of a service, so
 /// one instance's download of a changed resource lets the others revalidate it with a `304`.
 ///
 /// Use it when a service runs as several instances behind a load balancer: with an
@@ -106,8 +106,10 @@ public final class RedisETagStore: ETagStoreProtocol {
     ///     each service its own. 1 to 128 printable ASCII characters without spaces. A `{…}` in
     ///     it would put every entry in one slot (a hash tag), so leave braces out.
     ///   - maxConnections: The most connections (and blocked threads) to each node. Default: 4.
-    ///   - timeToLive, maxEntryBytes, connectTimeout, commandTimeout: As for ``init(url:namespace:timeToLive:maxEntryBytes:maxConnections:connectTimeout:commandTimeout:)``,
-    ///     per node.
+    ///   - timeToLive: How long an entry lives in Redis, as for ``init(url:namespace:timeToLive:maxEntryBytes:maxConnections:connectTimeout:commandTimeout:)``.
+    ///   - maxEntryBytes: The largest entry stored, as for the single-server store.
+    ///   - connectTimeout: How long connecting to one node may take.
+    ///   - commandTimeout: How long one node may take to answer a command.
     /// - Throws: ``RedisETagStoreError`` for a seed URL, namespace or parameter that cannot work.
     public convenience init(cluster: [URL], namespace: String = RedisETagStore.defaultNamespace,
                             timeToLive: Duration? = nil, maxEntryBytes: Int = 8 << 20, maxConnections: Int = 4,

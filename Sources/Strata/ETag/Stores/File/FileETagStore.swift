@@ -8,7 +8,7 @@ import Foundation
 ///
 /// - **Layout.** One file per entry, named by the SHA-256 of its key plus `.etag`, in a
 ///   directory created with mode 0700; files are created 0600. The format (see
-///   ``ETagEntryFileFormat``) is versioned and carries its lengths and an HMAC-SHA256 tag under
+///   `ETagEntryFileFormat`) is versioned and carries its lengths and an HMAC-SHA256 tag under
 ///   the directory's secret key (`.strata-etag-key`, 32 random bytes, 0600), so a file the store
 ///   did not write is a miss, never a response.
 /// - **Only the owner writes.** A directory owned by another user, or a shared sticky one such
@@ -17,7 +17,7 @@ import Foundation
 ///   creation, and the real directory checked and used.
 /// - **No URL credentials on disk.** Files hold a SHA-256 digest of the key, never the key (its
 ///   URL may carry `?access_token=`), and the response's URL without userinfo and with secret
-///   query values redacted (see ``ETagEntryFileFormat``).
+///   query values redacted (see `ETagEntryFileFormat`).
 /// - **Atomic writes.** A temporary file in the same directory is written, `fsync`ed and renamed
 ///   over the entry, so a crash or a concurrent reader in another process never sees a torn
 ///   entry.
