@@ -33,6 +33,9 @@ public enum ETagEvent: Sendable, Hashable {
         case varyStar = "the response says Vary: *"
         /// `HEAD` responses have no body to store.
         case head = "HEAD responses are not stored"
+        /// A `text/event-stream` body is a live feed, not a representation: replayed from the
+        /// store (on a 304 or while fresh) it would hand a reconnecting reader old events.
+        case eventStream = "server-sent event streams are not stored"
         /// A streamed body was larger than ``ETagTransport``'s `maxStreamedBodyBytes`.
         case streamedBodyTooLarge = "the streamed body is larger than the layer keeps"
         /// The caller stopped reading a streamed body before its end (or reading it failed).

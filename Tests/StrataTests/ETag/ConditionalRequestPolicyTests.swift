@@ -108,6 +108,17 @@ struct ConditionalRequestPolicyTests {
         #expect(decision(makeResponse("x", headers: ["ETag": "\"1\""]), makeRequest(url, method: "HEAD")) == .doNotStore(.head))
     }
 
+    @Test("a server-sent event stream is never stored, even with an ETag and max-age: a 304 would replay old events")
+    func eventStreamsAreNotStored() {
+        let get = makeRequest(url)
+        for type in ["text/event-stream", "Text/Event-Stream; charset=utf-8"] {
+            let response = makeResponse("data: 1\n\n", headers: ["ETag": "\"1\"", "Cache-Control": "max-age=60", "Content-Type": type])
+            #expect(policy.storeDecision(for: response, to: get, times: .testExchange) == .doNotStore(.eventStream))
+        }
+        let json = makeResponse("{}", headers: ["ETag": "\"1\"", "Content-Type": "application/json"])
+        #expect(policy.storeDecision(for: json, to: get, times: .testExchange) != .doNotStore(.eventStream))
+    }
+
     @Test("stored headers leave out hop-by-hop fields, fields Connection names, and Set-Cookie")
     func storedHeadersAreFiltered() {
         let response = makeResponse("x", headers: HTTPHeaders([

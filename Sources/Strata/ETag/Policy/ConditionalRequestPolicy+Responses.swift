@@ -27,7 +27,7 @@ extension ConditionalRequestPolicy {
     }
 
     /// Whether `response` to `request` is stored, and the entry if so: a `GET` 200 without
-    /// `no-store` or `Vary: *` that has a validator, a freshness lifetime of its own (`max-age`,
+    /// `no-store` or `Vary: *`, not a `text/event-stream`, that has a validator, a freshness lifetime of its own (`max-age`,
     /// `Expires`), or an endpoint that reuses it for a time. The entry records `times`, and a
     /// `Date` of `times.responseTime` when the response had none (RFC 9110 §6.6.1), so that its
     /// age can be computed later.
@@ -36,6 +36,7 @@ extension ConditionalRequestPolicy {
         guard request.method == .get else { return .doNotStore(.head) }
         guard response.statusCode == 200 else { return .doNotStore(.status) }
         guard !HeaderRules.forbidsStorage(response.headers) else { return .doNotStore(.responseNoStore) }
+        guard !HeaderRules.isEventStream(response.headers) else { return .doNotStore(.eventStream) }
         let varyNames = HeaderRules.varyNames(in: response.headers)
         guard !varyNames.contains("*") else { return .doNotStore(.varyStar) }
         guard response.headers["ETag"] != nil || response.headers["Last-Modified"] != nil

@@ -16,6 +16,14 @@ enum HeaderRules {
         headers.contains("Cache-Control") && cacheControlDirectives(in: headers).contains("no-store")
     }
 
+    /// Whether the `Content-Type` is `text/event-stream` (parameters and case ignored): a
+    /// server-sent event stream, never stored.
+    static func isEventStream(_ headers: HTTPHeaders) -> Bool {
+        guard let type = headers["Content-Type"] else { return false }
+        let mediaType = String(type.prefix { $0 != ";" }).trimmingASCIIWhitespace()
+        return mediaType.caseInsensitiveCompare("text/event-stream") == .orderedSame
+    }
+
     /// The lower-cased field names listed by `Vary` (RFC 9110 §12.5.5), in order, without
     /// repeats. `*` is returned as is.
     static func varyNames(in headers: HTTPHeaders) -> [String] {
