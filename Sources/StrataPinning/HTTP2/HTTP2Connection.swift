@@ -10,6 +10,9 @@ import Strata
 /// - ``reserve(beyondLimit:)`` claims a stream (the pool does, under its own lock), then
 ///   ``send(_:deadline:completion:)`` queues the request; the completion runs on the
 ///   connection's thread, exactly once.
+///   Or ``stream(_:deadline:collectsEvents:)`` runs a request with its response streamed: the
+///   head as soon as it arrives, the body through a ``BodyChannel`` whose reading opens the
+///   flow-control windows.
 /// - ``cancel(_:)`` abandons one exchange: its stream is reset, the others carry on.
 /// - The connection closes itself after `idleTimeout` without streams, when the server ends it,
 ///   or after ``shutDown()`` once its streams finished; it then tells `onClosed`.
@@ -17,9 +20,18 @@ final class HTTP2Connection: Sendable {
     /// Told how the exchange ended, and what happened to it (empty unless it collected events).
     typealias Completion = @Sendable (Result<HTTP2Response, HTTP2StreamFailure>, [PinningEvent]) -> Void
 
+    /// Told a streamed exchange's response head (its body then flows into the exchange's
+    /// channel), or why it failed before one arrived.
+    typealias HeadCompletion = @Sendable (Result<HTTPResponseHead, HTTP2StreamFailure>, [PinningEvent]) -> Void
+
     enum Command: Sendable {
         case open(HTTP2Multiplexer.Exchange, Completion)
+        case openStreamed(HTTP2Multiplexer.Exchange, HeadCompletion)
         case cancel(UInt64)
+        /// The reader of exchange `id`'s response body drained it or released it.
+        case readerDemand(UInt64)
+        /// The caller handed more of exchange `id`'s request body.
+        case requestBodyAvailable(UInt64)
         case shutDown
     }
 
@@ -134,6 +146,97 @@ final class HTTP2Connection: Sendable {
         }
         wake.signal()
         return id
+    }
+
+    /// Runs `request` as a stream claimed with ``reserve(beyondLimit:)``, and returns as soon as
+    /// the response head arrived. A request body that is a file or a stream is read by the
+    /// calling task and handed to the connection's thread as flow control takes it (at most
+    /// ``HTTP2RequestBodyPipe/maxQueuedBytes`` waiting); the call returns once the body is sent
+    /// (or the stream ended), and the head is there.
+    ///
+    /// The response body comes through the returned channel: read it with
+    /// `body.body(length:)`, and call `release()` when done, at the end or early. The stream's
+    /// and the connection's receive windows reopen only as the reader drains the channel, so a
+    /// reader that stops holds at most the stream window (``HTTP2Multiplexer/streamWindowBytes``)
+    /// plus the channel's high watermark of this body in memory. Releasing before the end resets
+    /// the stream with CANCEL; the connection stays in use for other streams. A failure after
+    /// the head (a reset, the connection lost, the idle timeout) is thrown by the body's reader.
+    ///
+    /// `deadline` bounds the wait for the head; after it, the idle timeout bounds each wait for
+    /// data the reader asked for. Events up to the head are returned with it.
+    ///
+    /// - Throws: ``HTTP2StreamFailure`` when the stream failed before its head: exactly as for
+    ///   ``send(_:deadline:collectsEvents:completion:)`` (`unprocessed` after REFUSED_STREAM, a
+    ///   GOAWAY above it or a request never sent: the caller may send it again elsewhere);
+    ///   `TransportError` ``TransportError/Kind/invalidRequest`` for a request HTTP cannot carry
+    ///   (nothing sent) or a body that could not be read (the stream is reset);
+    ///   `CancellationError` when the task is cancelled (the stream is reset).
+    func stream(_ request: HTTPRequest, deadline: ContinuousClock.Instant,
+                collectsEvents: Bool) async throws -> (head: HTTPResponseHead, body: BodyChannel, events: [PinningEvent]) {
+        let framed: HTTP2Request
+        do {
+            framed = try HTTP2Request(request)
+        } catch {
+            release()
+            throw TransportError(.invalidRequest, method: request.method, url: request.url,
+                                 message: error.description, underlying: error)
+        }
+        let id = shared.withLock { shared -> UInt64 in
+            shared.nextID += 1
+            return shared.nextID
+        }
+        let channel = BodyChannel()
+        channel.onDemand { [weak self] in self?.enqueue(.readerDemand(id)) }
+        if case let .streamed(pipe, _) = framed.body {
+            pipe.onAvailable { [weak self] in self?.enqueue(.requestBodyAvailable(id)) }
+        }
+        let completion = ExchangeCompletion<(Result<HTTPResponseHead, HTTP2StreamFailure>, [PinningEvent])>()
+        let exchange = HTTP2Multiplexer.Exchange(id: id, request: framed, deadline: deadline, collectsEvents: collectsEvents,
+                                                 responseBody: channel)
+        submit(exchange) { result, events in
+            // A caller that went away meanwhile will never read the body: let the stream go.
+            if !completion.finish(.success((result, events))), case .success = result { channel.release() }
+        }
+        let (result, events) = try await withTaskCancellationHandler {
+            if case let .streamed(pipe, _) = framed.body, let body = request.body {
+                try await pipe.feed(from: body, method: framed.method, url: framed.url)
+            }
+            return try await withCheckedThrowingContinuation { completion.install($0) }
+        } onCancel: {
+            completion.finish(.failure(CancellationError()))
+            cancel(id)
+        }
+        return (try result.get(), channel, events)
+    }
+
+    /// Queues a streamed exchange, or fails it at once when the connection already closed.
+    private func submit(_ exchange: HTTP2Multiplexer.Exchange, completion: @escaping HeadCompletion) {
+        let (queued, tlsFailure) = shared.withLock { shared -> (Bool, TransportError?) in
+            guard !shared.closed else {
+                shared.reserved -= 1
+                return (false, shared.tlsFailure)
+            }
+            shared.commands.append(.openStreamed(exchange, completion))
+            return (true, nil)
+        }
+        let request = exchange.request
+        if var tlsFailure {
+            (tlsFailure.method, tlsFailure.url) = (request.method, request.url)
+            return completion(.failure(HTTP2StreamFailure(error: tlsFailure, connectionFailed: true)), [])
+        }
+        guard queued else {
+            return completion(.failure(HTTP2StreamFailure(
+                error: TransportError(.connectionLost, method: request.method, url: request.url,
+                                      message: "the HTTP/2 connection to \(host):\(port) closed before the request was sent"),
+                unprocessed: true)), [])
+        }
+        wake.signal()
+    }
+
+    /// Hands `command` to the connection's thread and wakes it.
+    private func enqueue(_ command: Command) {
+        shared.withLock { $0.commands.append(command) }
+        wake.signal()
     }
 
     /// Abandons exchange `id`: its stream is reset with CANCEL and its completion never runs.

@@ -18,6 +18,8 @@ final class NGHTTP2CallbackState {
     var events: [NGHTTP2Event] = []
     /// Request bodies not yet sent, per stream; a slice shares the request's storage.
     var bodies: [Int32: ArraySlice<UInt8>] = [:]
+    /// Request bodies pulled from the caller as they are sent, per stream.
+    var pulledBodies: [Int32: NGHTTP2Session.BodyPull] = [:]
     /// The latest error text nghttp2 gave, for the connection error that may follow it.
     var lastErrorText = ""
     /// The value of a `:status` field nghttp2 just refused, from its error text, for the
@@ -70,6 +72,7 @@ final class NGHTTP2CallbackState {
     func forget(_ streamID: Int32) {
         blocks[streamID] = nil
         bodies[streamID] = nil
+        pulledBodies[streamID] = nil
     }
 }
 
@@ -217,6 +220,19 @@ enum NGHTTP2Callbacks {
     static let readBody: nghttp2_data_source_read_callback = { _, streamID, buffer, length, flags, _, userData in
         guard let buffer, let flags, let state = NGHTTP2CallbackState.from(userData) else {
             return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
+        }
+        if let pull = state.pulledBodies[streamID] {
+            switch pull(UnsafeMutableRawBufferPointer(start: buffer, count: length)) {
+            case let .bytes(count, end):
+                if end {
+                    flags.pointee |= UInt32(NGHTTP2_DATA_FLAG_EOF.rawValue)
+                    state.pulledBodies[streamID] = nil
+                }
+                return count
+            case .wait:
+                // nghttp2 stops asking until the session's resumeBody(streamID:).
+                return Int(NGHTTP2_ERR_DEFERRED.rawValue)
+            }
         }
         let remaining = state.bodies[streamID] ?? []
         let count = min(length, remaining.count)

@@ -27,8 +27,8 @@ final class MultiplexerHarness {
 
     /// Starts `request` as exchange `id`, with a deadline `timeout` from now.
     func open(_ id: UInt64, _ request: HTTPRequest, timeout: Duration = .seconds(60)) throws {
-        let encoded = try HTTP1RequestEncoder.encode(request, body: request.body?.bytesInMemory ?? [])
-        multiplexer.open(.init(id: id, request: HTTP2Request(encoded), deadline: now + timeout, collectsEvents: true), now: now)
+        multiplexer.open(.init(id: id, request: try HTTP2Request(request), deadline: now + timeout, collectsEvents: true),
+                         now: now)
         collect()
     }
 
