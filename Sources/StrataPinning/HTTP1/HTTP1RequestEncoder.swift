@@ -33,32 +33,10 @@ import Strata
 ///   pinning, verified) for the URL's host;
 /// - `Connection` may be `close` or `keep-alive`; other options (such as `upgrade`) are refused
 ///   because this client does not switch protocols.
+///
+/// These checks are ``ValidatedRequestHead``'s, which HTTP/2 framing (``HTTP2Request``) shares,
+/// so both protocols refuse the same requests with the same ``HTTP1RequestError``.
 enum HTTP1RequestEncoder {
-    /// The largest file or stream body collected into memory: only HTTP/2 collects one (until
-    /// its request bodies stream); HTTP/1.1 writes such bodies as they are read, whatever their size.
-    static let maxBodyBytes = 64 << 20
-
-    /// The bytes of `request`'s body, read into memory within ``maxBodyBytes`` (for HTTP/2).
-    ///
-    /// - Throws: ``HTTP1RequestError/bodyTooLarge(limit:)`` past the limit, or
-    ///   ``HTTP1RequestError/unreadableBody(_:)`` when reading the body fails.
-    static func bodyBytes(of request: HTTPRequest) async throws(HTTP1RequestError) -> [UInt8] {
-        guard let body = request.body else { return [] }
-        if let bytes = body.bytesInMemory {
-            guard bytes.count <= maxBodyBytes else { throw .bodyTooLarge(limit: maxBodyBytes) }
-            return bytes
-        }
-        do {
-            return [UInt8](try await body.collect(upTo: maxBodyBytes))
-        } catch HTTPBodyError.tooLarge {
-            throw .bodyTooLarge(limit: maxBodyBytes)
-        } catch let error as HTTPBodyError {
-            throw .unreadableBody(error)
-        } catch {
-            throw .unreadableBody(.unreadableStream(reason: String(describing: error)))
-        }
-    }
-
     /// Serializes `request`'s head for HTTP/1.1: with its body when the body is in memory (written
     /// in one piece), or with the framing of a file or stream body that the connection then writes
     /// from ``HTTPBody`` as it is read (never collected).
@@ -66,13 +44,18 @@ enum HTTP1RequestEncoder {
     /// - Returns: The request's bytes and what the connection needs to know about it.
     /// - Throws: ``HTTP1RequestError`` when the request cannot be written unambiguously.
     static func encodeStreaming(_ request: HTTPRequest) throws(HTTP1RequestError) -> HTTP1Request {
-        guard let body = request.body else { return try encode(request) }
-        if let bytes = body.bytesInMemory { return try encode(request, body: bytes) }
-        return try encode(request, streamedBody: body.length.map { .contentLength($0) } ?? .chunked)
+        encodeStreaming(try ValidatedRequestHead(request, bodyLength: request.body?.length ?? 0), body: request.body)
     }
 
-    /// Serializes `request` with `body`, its body's bytes (from ``bodyBytes(of:)``), or with the
-    /// head only and `streamedBody`'s framing when the body is written after it.
+    /// Serializes `head`, checked for `body`'s length, as ``encodeStreaming(_:)`` does.
+    static func encodeStreaming(_ head: ValidatedRequestHead, body: HTTPBody?) -> HTTP1Request {
+        guard let body else { return encode(head) }
+        if let bytes = body.bytesInMemory { return encode(head, body: bytes) }
+        return encode(head, streamedBody: body.length.map { .contentLength($0) } ?? .chunked)
+    }
+
+    /// Serializes `request` with `body`, its body's bytes, or with the head only and
+    /// `streamedBody`'s framing when the body is written after it.
     ///
     /// - Returns: The request's bytes and what the connection needs to know about it.
     /// - Throws: ``HTTP1RequestError`` when the request cannot be written unambiguously.
@@ -80,6 +63,12 @@ enum HTTP1RequestEncoder {
                        streamedBody: HTTP1Request.StreamedBody? = nil) throws(HTTP1RequestError) -> HTTP1Request {
         // The same checks HTTP/2 makes, so both protocols refuse the same requests.
         let head = try ValidatedRequestHead(request, bodyLength: streamedBody.map(\.length) ?? Int64(body.count))
+        return encode(head, body: body, streamedBody: streamedBody)
+    }
+
+    /// Serializes `head`, already checked for this body, with `body` or `streamedBody`'s framing.
+    static func encode(_ head: ValidatedRequestHead, body: [UInt8] = [],
+                       streamedBody: HTTP1Request.StreamedBody? = nil) -> HTTP1Request {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(256 + body.count)
         append(head.method.rawValue, to: &bytes)
@@ -106,8 +95,7 @@ enum HTTP1RequestEncoder {
         let bodyStart = bytes.count
         bytes.append(contentsOf: body)
         return HTTP1Request(method: head.method, url: head.url, bytes: bytes, closesConnection: head.closesConnection,
-                            authority: head.authority, target: head.target, fields: head.fields, bodyStart: bodyStart,
-                            streamedBody: streamedBody)
+                            bodyStart: bodyStart, streamedBody: streamedBody)
     }
 
     /// Methods whose requests carry content, so an empty body is stated as `Content-Length: 0`.

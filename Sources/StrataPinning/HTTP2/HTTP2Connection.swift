@@ -12,7 +12,8 @@ import Strata
 ///   connection's thread, exactly once.
 ///   Or ``stream(_:deadline:collectsEvents:)`` runs a request with its response streamed: the
 ///   head as soon as it arrives, the body through a ``BodyChannel`` whose reading opens the
-///   flow-control windows.
+///   flow-control windows. Either way a file or stream request body is read as DATA frames go
+///   out (``HTTP2RequestBodyPipe``), never collected.
 /// - ``cancel(_:)`` abandons one exchange: its stream is reset, the others carry on.
 /// - The connection closes itself after `idleTimeout` without streams, when the server ends it,
 ///   or after ``shutDown()`` once its streams finished; it then tells `onClosed`.
@@ -24,9 +25,14 @@ final class HTTP2Connection: Sendable {
     /// channel), or why it failed before one arrived.
     typealias HeadCompletion = @Sendable (Result<HTTPResponseHead, HTTP2StreamFailure>, [PinningEvent]) -> Void
 
+    /// Told that a streamed exchange whose head was delivered is over on the connection (its
+    /// stream ended, was reset, or the connection closed), with its events since the head. Not
+    /// called when the head never came (the ``HeadCompletion`` failed instead).
+    typealias EndCompletion = @Sendable ([PinningEvent]) -> Void
+
     enum Command: Sendable {
         case open(HTTP2Multiplexer.Exchange, Completion)
-        case openStreamed(HTTP2Multiplexer.Exchange, HeadCompletion)
+        case openStreamed(HTTP2Multiplexer.Exchange, head: HeadCompletion, end: EndCompletion)
         case cancel(UInt64)
         /// The reader of exchange `id`'s response body drained it or released it.
         case readerDemand(UInt64)
@@ -122,113 +128,94 @@ final class HTTP2Connection: Sendable {
     /// - Returns: The exchange's identifier, for ``cancel(_:)``.
     func send(_ request: HTTP2Request, deadline: ContinuousClock.Instant, collectsEvents: Bool,
               completion: @escaping Completion) -> UInt64 {
-        let (id, queued, tlsFailure) = shared.withLock { shared -> (UInt64, Bool, TransportError?) in
-            shared.nextID += 1
-            guard !shared.closed else {
-                shared.reserved -= 1
-                return (shared.nextID, false, shared.tlsFailure)
-            }
-            shared.commands.append(.open(.init(id: shared.nextID, request: request, deadline: deadline,
-                                               collectsEvents: collectsEvents), completion))
-            return (shared.nextID, true, nil)
-        }
-        if var tlsFailure {
-            (tlsFailure.method, tlsFailure.url) = (request.method, request.url)
-            completion(.failure(HTTP2StreamFailure(error: tlsFailure, connectionFailed: true)), [])
-            return id
-        }
-        guard queued else {
-            completion(.failure(HTTP2StreamFailure(
-                error: TransportError(.connectionLost, method: request.method, url: request.url,
-                                      message: "the HTTP/2 connection to \(host):\(port) closed before the request was sent"),
-                unprocessed: true)), [])
-            return id
-        }
-        wake.signal()
+        let id = newExchangeID(for: request)
+        let exchange = HTTP2Multiplexer.Exchange(id: id, request: request, deadline: deadline, collectsEvents: collectsEvents)
+        submit(.open(exchange, completion), request: request) { completion(.failure($0), []) }
         return id
     }
 
     /// Runs `request` as a stream claimed with ``reserve(beyondLimit:)``, and returns as soon as
-    /// the response head arrived. A request body that is a file or a stream is read by the
-    /// calling task and handed to the connection's thread as flow control takes it (at most
-    /// ``HTTP2RequestBodyPipe/maxQueuedBytes`` waiting); the call returns once the body is sent
-    /// (or the stream ended), and the head is there.
+    /// the response head arrived. A request body that is a file or a stream is read as DATA
+    /// frames go out (at most ``HTTP2RequestBodyPipe/maxQueuedBytes`` waiting), so the head may
+    /// come before the body was all sent (a server answering early); the stream is then reset.
     ///
-    /// The response body comes through the returned channel: read it with
-    /// `body.body(length:)`, and call `release()` when done, at the end or early. The stream's
-    /// and the connection's receive windows reopen only as the reader drains the channel, so a
-    /// reader that stops holds at most the stream window (``HTTP2Multiplexer/streamWindowBytes``)
-    /// plus the channel's high watermark of this body in memory. Releasing before the end resets
-    /// the stream with CANCEL; the connection stays in use for other streams. A failure after
-    /// the head (a reset, the connection lost, the idle timeout) is thrown by the body's reader.
+    /// The response body comes through the returned ``HTTP2ResponseStream/channel``: read it
+    /// with `body(length:)`, then call ``HTTP2ResponseStream/release()`` when done, at the end
+    /// or early, and wait for ``HTTP2ResponseStream/ended``. The stream's and the connection's
+    /// receive windows reopen only as the reader drains the channel, so a reader that stops
+    /// holds at most the stream window (``HTTP2Multiplexer/streamWindowBytes``) plus the
+    /// channel's high watermark of this body in memory. Releasing before the end resets the
+    /// stream with CANCEL; the connection stays in use for other streams. A failure after the
+    /// head (a reset, the connection lost, the deadline or the idle timeout) is thrown by the
+    /// body's reader.
     ///
-    /// `deadline` bounds the wait for the head; after it, the idle timeout bounds each wait for
-    /// data the reader asked for. Events up to the head are returned with it.
+    /// `deadline` bounds the whole exchange, the body included; the idle timeout bounds each
+    /// wait for the server while the reader keeps up. Events up to the head are returned with it.
     ///
     /// - Throws: ``HTTP2StreamFailure`` when the stream failed before its head: exactly as for
     ///   ``send(_:deadline:collectsEvents:completion:)`` (`unprocessed` after REFUSED_STREAM, a
-    ///   GOAWAY above it or a request never sent: the caller may send it again elsewhere);
-    ///   `TransportError` ``TransportError/Kind/invalidRequest`` for a request HTTP cannot carry
-    ///   (nothing sent) or a body that could not be read (the stream is reset);
-    ///   `CancellationError` when the task is cancelled (the stream is reset).
-    func stream(_ request: HTTPRequest, deadline: ContinuousClock.Instant,
-                collectsEvents: Bool) async throws -> (head: HTTPResponseHead, body: BodyChannel, events: [PinningEvent]) {
-        let framed: HTTP2Request
-        do {
-            framed = try HTTP2Request(request)
-        } catch {
-            release()
-            throw TransportError(.invalidRequest, method: request.method, url: request.url,
-                                 message: error.description, underlying: error)
+    ///   GOAWAY above it or a request never sent: the caller may send it again elsewhere, with
+    ///   ``HTTP2Request/forResend()``), a body that could not be read (`invalidRequest`, the
+    ///   stream reset); `CancellationError` when the task is cancelled (the stream is reset).
+    func stream(_ request: HTTP2Request, deadline: ContinuousClock.Instant,
+                collectsEvents: Bool) async throws -> HTTP2ResponseStream {
+        let id = newExchangeID(for: request)
+        let channel = BodyChannel()
+        channel.onDemand { [weak self] in self?.enqueue(.readerDemand(id)) }
+        let head = ExchangeCompletion<(Result<HTTPResponseHead, HTTP2StreamFailure>, [PinningEvent])>()
+        let ended = ExchangeCompletion<[PinningEvent]>()
+        let exchange = HTTP2Multiplexer.Exchange(id: id, request: request, deadline: deadline, collectsEvents: collectsEvents,
+                                                 responseBody: channel)
+        let headCompletion: HeadCompletion = { result, events in
+            // A caller that went away meanwhile will never read the body: let the stream go.
+            if !head.finish(.success((result, events))), case .success = result { channel.release() }
         }
+        submit(.openStreamed(exchange, head: headCompletion, end: { ended.finish(.success($0)) }), request: request) {
+            headCompletion(.failure($0), [])
+        }
+        let (result, events) = try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { head.install($0) }
+        } onCancel: {
+            head.finish(.failure(CancellationError()))
+            cancel(id)
+        }
+        return HTTP2ResponseStream(id: id, head: try result.get(), channel: channel, events: events, ended: ended,
+                                   connection: self)
+    }
+
+    /// A new exchange's identifier; a streamed request body's pipe wakes the connection's
+    /// thread for it as chunks come.
+    private func newExchangeID(for request: HTTP2Request) -> UInt64 {
         let id = shared.withLock { shared -> UInt64 in
             shared.nextID += 1
             return shared.nextID
         }
-        let channel = BodyChannel()
-        channel.onDemand { [weak self] in self?.enqueue(.readerDemand(id)) }
-        if case let .streamed(pipe, _) = framed.body {
+        if case let .streamed(pipe, _) = request.body {
             pipe.onAvailable { [weak self] in self?.enqueue(.requestBodyAvailable(id)) }
         }
-        let completion = ExchangeCompletion<(Result<HTTPResponseHead, HTTP2StreamFailure>, [PinningEvent])>()
-        let exchange = HTTP2Multiplexer.Exchange(id: id, request: framed, deadline: deadline, collectsEvents: collectsEvents,
-                                                 responseBody: channel)
-        submit(exchange) { result, events in
-            // A caller that went away meanwhile will never read the body: let the stream go.
-            if !completion.finish(.success((result, events))), case .success = result { channel.release() }
-        }
-        let (result, events) = try await withTaskCancellationHandler {
-            if case let .streamed(pipe, _) = framed.body, let body = request.body {
-                try await pipe.feed(from: body, method: framed.method, url: framed.url)
-            }
-            return try await withCheckedThrowingContinuation { completion.install($0) }
-        } onCancel: {
-            completion.finish(.failure(CancellationError()))
-            cancel(id)
-        }
-        return (try result.get(), channel, events)
+        return id
     }
 
-    /// Queues a streamed exchange, or fails it at once when the connection already closed.
-    private func submit(_ exchange: HTTP2Multiplexer.Exchange, completion: @escaping HeadCompletion) {
+    /// Queues `command`, which opens `request`'s stream, or fails it at once through `fail` when
+    /// the connection already closed.
+    private func submit(_ command: Command, request: HTTP2Request, fail: (HTTP2StreamFailure) -> Void) {
         let (queued, tlsFailure) = shared.withLock { shared -> (Bool, TransportError?) in
             guard !shared.closed else {
                 shared.reserved -= 1
                 return (false, shared.tlsFailure)
             }
-            shared.commands.append(.openStreamed(exchange, completion))
+            shared.commands.append(command)
             return (true, nil)
         }
-        let request = exchange.request
         if var tlsFailure {
             (tlsFailure.method, tlsFailure.url) = (request.method, request.url)
-            return completion(.failure(HTTP2StreamFailure(error: tlsFailure, connectionFailed: true)), [])
+            return fail(HTTP2StreamFailure(error: tlsFailure, connectionFailed: true))
         }
         guard queued else {
-            return completion(.failure(HTTP2StreamFailure(
+            return fail(HTTP2StreamFailure(
                 error: TransportError(.connectionLost, method: request.method, url: request.url,
                                       message: "the HTTP/2 connection to \(host):\(port) closed before the request was sent"),
-                unprocessed: true)), [])
+                unprocessed: true))
         }
         wake.signal()
     }
@@ -313,5 +300,47 @@ final class HTTP2Connection: Sendable {
             defer { shared.commands.removeAll() }
             return shared.commands
         }
+    }
+}
+
+/// A streamed HTTP/2 response whose head arrived: its body flows into ``channel`` as the reader
+/// takes it (see ``HTTP2Connection/stream(_:deadline:collectsEvents:)``).
+struct HTTP2ResponseStream: Sendable {
+    /// The exchange, for ``HTTP2Connection/cancel(_:)``.
+    let id: UInt64
+    let head: HTTPResponseHead
+    /// Where the body arrives; read it with `body(length:)`.
+    let channel: BodyChannel
+    /// What happened up to the head (empty unless the exchange collected events).
+    let events: [PinningEvent]
+    /// Finished once the stream is over on the connection (ended, reset, or the connection
+    /// closed), with its events since the head: after it, the stream is given back.
+    let ended: ExchangeCompletion<[PinningEvent]>
+    let connection: HTTP2Connection
+
+    /// The body's length as the reader should expect it: none for a response that has no body
+    /// (to `HEAD`, or 204 and 304, whatever `content-length` says; nghttp2 holds the server to
+    /// that), else `content-length` when it is one number (nghttp2 resets a stream whose DATA
+    /// differs from it).
+    func bodyLength(method: HTTPMethod) -> Int64? {
+        if method == .head || head.statusCode == 204 || head.statusCode == 304 { return 0 }
+        return head.headers["content-length"].flatMap { Int64($0) }
+    }
+
+    /// The reader is done with the body (at its end, or early: the stream is then reset with
+    /// CANCEL and what it received is credited to the connection's window); waits until the
+    /// stream is over on the connection (its place given back), and returns its events since
+    /// the head. Cancelling the calling task cancels the stream, which the connection's thread
+    /// does at its next turn: the wait stays that short.
+    func release() async -> [PinningEvent] {
+        channel.release()
+        // The connection's thread always ends the wait: at the stream's end, its cancel, or the
+        // connection's close (``HTTP2Connection/EndCompletion``), so no failure comes here.
+        let events = try? await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { ended.install($0) }
+        } onCancel: {
+            connection.cancel(id)
+        }
+        return events ?? []
     }
 }

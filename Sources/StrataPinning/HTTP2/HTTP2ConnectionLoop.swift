@@ -39,9 +39,9 @@ final class HTTP2ConnectionLoop {
         /// A buffered exchange: the whole response.
         case response(HTTP2Connection.Completion)
         /// A streamed exchange before its head.
-        case head(HTTP2Connection.HeadCompletion)
+        case head(HTTP2Connection.HeadCompletion, end: HTTP2Connection.EndCompletion)
         /// A streamed exchange whose head was delivered: its body flows into its channel.
-        case body
+        case body(HTTP2Connection.EndCompletion)
     }
     private var idleSince: ContinuousClock.Instant?
     private var closingSince: ContinuousClock.Instant?
@@ -91,8 +91,8 @@ final class HTTP2ConnectionLoop {
         for (_, waiting) in loop.completions {
             switch waiting {
             case let .response(completion): completion(.failure(failure), [])
-            case let .head(completion): completion(.failure(failure), [])
-            case .body: break
+            case let .head(completion, _): completion(.failure(failure), [])
+            case let .body(end): end([])
             }
         }
     }
@@ -105,7 +105,7 @@ final class HTTP2ConnectionLoop {
             switch command {
             case let .open(opened, completion):
                 (exchange, complete) = (opened, { completion(.failure($0), []) })
-            case let .openStreamed(opened, completion):
+            case let .openStreamed(opened, completion, _):
                 (exchange, complete) = (opened, { completion(.failure($0), []) })
             case .cancel, .readerDemand, .requestBodyAvailable, .shutDown:
                 continue
@@ -151,17 +151,19 @@ final class HTTP2ConnectionLoop {
             case let .open(exchange, completion):
                 completions[exchange.id] = .response(completion)
                 multiplexer.open(exchange, now: now)
-            case let .openStreamed(exchange, completion):
-                completions[exchange.id] = .head(completion)
+            case let .openStreamed(exchange, completion, end):
+                completions[exchange.id] = .head(completion, end: end)
                 multiplexer.open(exchange, now: now)
             case let .readerDemand(id):
                 multiplexer.readerDemand(id)
             case let .requestBodyAvailable(id):
                 multiplexer.requestBodyAvailable(id)
             case let .cancel(id):
-                guard completions.removeValue(forKey: id) != nil else { continue }
+                guard let waiting = completions.removeValue(forKey: id) else { continue }
                 connection.release()
                 multiplexer.cancel(id)
+                // The caller gave up waiting for the rest; nothing else is told for a cancel.
+                if case let .body(end) = waiting { end([]) }
             case .shutDown:
                 multiplexer.shutDown()
             }
@@ -266,8 +268,8 @@ final class HTTP2ConnectionLoop {
         let host = connection.host
         // Heads first: a stream whose head and end came in one read ends after its head.
         for head in multiplexer.takeHeads() {
-            guard case let .head(completion) = completions[head.id] else { continue }
-            completions[head.id] = .body
+            guard case let .head(completion, end) = completions[head.id] else { continue }
+            completions[head.id] = .body(end)
             completion(.success(head.head), head.events.map { PinningEvent($0, host: host) })
         }
         for finished in multiplexer.takeFinished() {
@@ -277,11 +279,11 @@ final class HTTP2ConnectionLoop {
             switch waiting {
             case let .response(completion):
                 completion(finished.result, events)
-            case let .head(completion):
+            case let .head(completion, _):
                 completion(finished.result.map { HTTPResponseHead(statusCode: $0.statusCode, headers: $0.headers, url: nil) },
                            events)
-            case .body:
-                break  // the body's reader learned the end through its channel
+            case let .body(end):
+                end(events)  // the body's reader learned the end through its channel
             }
         }
     }

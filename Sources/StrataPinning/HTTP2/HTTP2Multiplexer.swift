@@ -31,10 +31,13 @@ import Strata
 ///   head already arrived.
 /// - A connection error (nghttp2 found the server breaking the protocol) fails every stream
 ///   with ``HTTP2Error/connectionError(_:reason:)`` and ends the connection.
-/// - Each stream has the whole-request deadline (a streamed one until its head is delivered:
-///   then its reader sets the pace), and, once its HEADERS went out, the idle timeout: no frame
-///   sent or received for it for that long fails it with `timedOut` (not counted while its
-///   reader is behind: the server cannot send then).
+/// - Each stream has the whole-request deadline, until its end (a streamed body included, read
+///   or not), and, once its HEADERS went out, the idle timeout: no frame sent or received for
+///   it for that long fails it with `timedOut` (not counted while its reader is behind, nor
+///   while its streamed request body waits for the caller's next bytes: the server can do
+///   nothing then).
+/// - A stream whose response ended while its request body was still going out is reset with
+///   CANCEL (§8.1: the server answered early), so its request body stops.
 /// - Liveness by PING: while streams are open and nothing arrived for `pingInterval`, a PING is
 ///   sent; if still nothing arrives within another `pingInterval`, the connection is dead and
 ///   every stream fails with ``HTTP2Error/pingUnanswered(silence:)``.
@@ -216,9 +219,8 @@ final class HTTP2Multiplexer {
         guard !streams.isEmpty, connectionFailure == nil else { return nil }
         var earliest = pingSentAt.map { $0 + timing.pingInterval } ?? lastReceived + timing.pingInterval
         for stream in streams.values {
-            let flow = flows[stream.id]
-            if flow?.headDelivered != true { earliest = min(earliest, stream.deadline) }
-            if stream.sentAt != nil, flow?.paused != true { earliest = min(earliest, stream.lastProgress + timing.idleTimeout) }
+            earliest = min(earliest, stream.deadline)
+            if stream.sentAt != nil, !isIdleByChoice(stream) { earliest = min(earliest, stream.lastProgress + timing.idleTimeout) }
         }
         return earliest
     }
@@ -284,6 +286,8 @@ final class HTTP2Multiplexer {
     func requestBodyAvailable(_ id: UInt64) {
         guard let streamID = streamIDs[id] else { return }
         session.resumeBody(streamID: streamID)
+        // The stream waited for the caller, not the server: its idle wait starts again.
+        streams[streamID]?.lastProgress = lastReceived
     }
 
     /// Exchange `id`'s reader drained its channel below the low watermark, or released the body.
@@ -353,30 +357,39 @@ final class HTTP2Multiplexer {
     /// - Returns: How many bytes were handed out.
     @discardableResult
     func produce(upTo limit: Int, now: ContinuousClock.Instant, into sink: (UnsafeRawBufferPointer) -> Void) -> Int {
-        let count: Int
-        do {
-            count = try session.produce(upTo: limit, into: sink)
-        } catch {
-            failConnection(HTTP2Error.connectionError(.internalError, reason: error.description), kind: .other)
-            return 0
-        }
-        handle(session.takeEvents(), now: now)
-        abandonFailedRequestBodies()
+        var count = 0
+        repeat {
+            do {
+                count += try session.produce(upTo: limit - count, into: sink)
+            } catch {
+                failConnection(HTTP2Error.connectionError(.internalError, reason: error.description), kind: .other)
+                return count
+            }
+            handle(session.takeEvents(), now: now)
+            // A body that failed while nghttp2 asked for it resets its stream: that RST_STREAM
+            // goes out in this same call (a caller that stops at a 0 return would leave it
+            // queued, and the stream half-sent, until something else woke the connection).
+        } while abandonFailedRequestBodies() && count < limit
         checkConnectionEnded()
         return count
     }
 
     /// Abandons the streams whose request body could not be read (a length mismatch, a failing
     /// file or sequence): the server must never see a body cut short end as if complete.
-    private func abandonFailedRequestBodies() {
-        guard !failedRequestBodies.isEmpty else { return }
+    ///
+    /// - Returns: Whether a stream was abandoned (its RST_STREAM is queued).
+    private func abandonFailedRequestBodies() -> Bool {
+        guard !failedRequestBodies.isEmpty else { return false }
         let failed = failedRequestBodies
         failedRequestBodies.removeAll()
+        var abandoned = false
         for pipe in failed {
             guard let (streamID, stream) = streams.first(where: { $0.value.requestBody === pipe }) else { continue }
             let failure = pipe.failure ?? error(.invalidRequest, stream, "the request body could not be read")
             abandon(streamID, failure)
+            abandoned = true
         }
+        return abandoned
     }
 
     /// Applies deadlines, idle timeouts and the PING rule at `now`.
@@ -394,15 +407,19 @@ final class HTTP2Multiplexer {
             recordForAll(.pingSent)
         }
         for (streamID, stream) in streams {
-            let flow = flows[stream.id]
-            if flow?.paused == true { continue }
-            if flow?.headDelivered != true, now >= stream.deadline {
+            if now >= stream.deadline {
                 abandon(streamID, error(.timedOut, stream, "the whole-request deadline passed before the response was complete"))
-            } else if stream.sentAt != nil, now - stream.lastProgress >= timing.idleTimeout {
+            } else if stream.sentAt != nil, !isIdleByChoice(stream), now - stream.lastProgress >= timing.idleTimeout {
                 abandon(streamID, error(.timedOut, stream,
                                         "no progress for \(timing.idleTimeout) (idle timeout) on HTTP/2 stream \(streamID)"))
             }
         }
+    }
+
+    /// Whether `stream` is quiet because of the client's side, not the server: its reader is
+    /// behind (the server may not send), or its streamed request body waits for the caller.
+    private func isIdleByChoice(_ stream: Stream) -> Bool {
+        flows[stream.id]?.paused == true || stream.requestBody?.isWaitingForBody == true
     }
 
     /// Fails every open stream because the connection under it closed (`failure` nil: the
@@ -570,9 +587,12 @@ final class HTTP2Multiplexer {
                 streams[streamID] = stream
                 flow.headDelivered = true
                 flows[stream.id] = flow
+                // The events so far go with the head; the log starts again for the stream's end.
+                let events = eventLogs[stream.id]
+                if events != nil { eventLogs[stream.id] = [] }
                 heads.append(Head(id: stream.id, streamID: streamID,
                                   head: HTTPResponseHead(statusCode: status, headers: regular, url: stream.url),
-                                  events: eventLogs.removeValue(forKey: stream.id) ?? []))
+                                  events: events ?? []))
                 if endStream { complete(streamID) }
                 return
             }
@@ -621,6 +641,8 @@ final class HTTP2Multiplexer {
         let response = HTTP2Response(statusCode: statusCode, headers: stream.headers, body: stream.body,
                                      trailers: stream.trailers, interimStatusCodes: stream.interimStatusCodes)
         record(.responseReceived(streamID: streamID, statusCode: statusCode, bodyBytes: stream.bodyBytes), on: streamID)
+        // The server answered before the request body was all sent (§8.1): stop sending it.
+        if session.isOpenForSending(streamID: streamID) { session.reset(streamID: streamID, code: .cancel) }
         flows[stream.id]?.channel.finish()
         finish(stream.id, streamID: streamID, .success(response))
     }

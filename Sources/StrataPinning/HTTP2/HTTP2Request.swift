@@ -27,27 +27,31 @@ struct HTTP2Request: Sendable {
     private static let connectionSpecific: Set<String> = ["connection", "keep-alive", "proxy-connection", "upgrade",
                                                           "transfer-encoding"]
 
-    /// Frames `request` for HTTP/2. A body held in memory is sent from memory; a file or stream
-    /// goes through a new ``HTTP2RequestBodyPipe`` that the caller's task then fills
-    /// (``HTTP2RequestBodyPipe/feed(from:)``).
+    /// Frames `request` for HTTP/2 (see ``init(_:body:)``).
     ///
     /// - Throws: ``HTTP1RequestError`` when the request cannot be sent unambiguously.
     init(_ request: HTTPRequest) throws(HTTP1RequestError) {
-        let body: HTTP2RequestBody
-        switch request.body {
-        case nil: body = .bytes([])
-        case let some?:
-            if let bytes = some.bytesInMemory {
-                body = .bytes(bytes[...])
-            } else {
-                body = .streamed(HTTP2RequestBodyPipe(), length: some.length)
-            }
-        }
-        try self.init(ValidatedRequestHead(request, bodyLength: body.length), body: body)
+        self.init(try ValidatedRequestHead(request, bodyLength: request.body?.length ?? 0), body: request.body)
     }
 
-    /// Frames `head` with `body` (the fields checked for a body of `body.length` bytes).
-    init(_ head: ValidatedRequestHead, body: HTTP2RequestBody) {
+    /// Frames `head`, checked for `body`'s length, with `body`: sent from memory when it is held
+    /// in memory; a file or stream goes through a new ``HTTP2RequestBodyPipe``, read only as
+    /// nghttp2 asks for DATA frames.
+    init(_ head: ValidatedRequestHead, body: HTTPBody?) {
+        let framed: HTTP2RequestBody
+        switch body {
+        case nil: framed = .bytes([])
+        case let body?:
+            if let bytes = body.bytesInMemory {
+                framed = .bytes(bytes[...])
+            } else {
+                framed = .streamed(HTTP2RequestBodyPipe(body, method: head.method, url: head.url), length: body.length)
+            }
+        }
+        self.init(head, framedBody: framed)
+    }
+
+    private init(_ head: ValidatedRequestHead, framedBody body: HTTP2RequestBody) {
         method = head.method
         url = head.url
         self.body = body
@@ -66,16 +70,17 @@ struct HTTP2Request: Sendable {
         }
     }
 
-    /// Frames an HTTP/1.1-encoded request (the path ``PinnedClient`` used before requests were
-    /// framed from `HTTPRequest`); its body is the encoded bytes'.
-    init(_ request: HTTP1Request) {
-        var fields = request.fields
-        fields.removeAll { HTTPHeaders.equal($0.name, "connection") }
-        self.init(ValidatedRequestHead(method: request.method, url: request.url ?? URL(fileURLWithPath: "/"),
-                                       authority: request.authority, target: request.target, fields: fields,
-                                       closesConnection: request.closesConnection),
-                  body: .bytes(request.body))
-        url = request.url
+    /// The request to send again after its stream failed unprocessed, or nil when its body
+    /// cannot be sent again: a body in memory is reused; a file or stream needs a new pipe, and
+    /// a single-pass body whose reading started (some of it may have gone out) is never resent.
+    /// Call it once the failed stream is over (its pipe closed), so reading cannot start later.
+    func forResend() -> HTTP2Request? {
+        guard case let .streamed(pipe, length) = body else { return self }
+        pipe.close()
+        guard pipe.isReplayable || !pipe.hasStarted else { return nil }
+        var resent = self
+        resent.body = .streamed(HTTP2RequestBodyPipe(pipe.body, method: method, url: url), length: length)
+        return resent
     }
 }
 
@@ -83,7 +88,7 @@ struct HTTP2Request: Sendable {
 enum HTTP2RequestBody: Sendable {
     /// Bytes in memory, framed straight from them (empty: no body, END_STREAM on the HEADERS).
     case bytes(ArraySlice<UInt8>)
-    /// Chunks the caller's task hands over as it reads them, `length` bytes when known.
+    /// A file or stream read as DATA frames go out, `length` bytes when known.
     case streamed(HTTP2RequestBodyPipe, length: Int64?)
 
     /// The body's length, when known before it is sent.

@@ -151,6 +151,11 @@ final class NGHTTP2Session {
         _ = nghttp2_session_consume(session, streamID, bytes)
     }
 
+    /// Whether `streamID` is open and this side has not ended it (no END_STREAM sent yet).
+    func isOpenForSending(streamID: Int32) -> Bool {
+        nghttp2_session_get_stream_local_close(session, streamID) == 0
+    }
+
     /// Queues RST_STREAM for `streamID` (or cancels its HEADERS if they were not sent yet).
     func reset(streamID: Int32, code: HTTP2ErrorCode) {
         _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, code.rawValue)
