@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import Synchronization
 
 /// One verified HTTP/2 connection to a pinned host, carrying many requests at once as streams.
 ///
@@ -61,6 +62,8 @@ final class HTTP2Connection: Sendable {
     let port: Int
     private let shared = LockedValue(Shared())
     private let wake: WakeSignal
+    /// Turns of the connection's loop so far: a loop that spins shows here (for tests).
+    private let loopTurns = Atomic<UInt64>(0)
 
     private init(host: String, port: Int, wake: WakeSignal) {
         self.host = host
@@ -258,7 +261,15 @@ final class HTTP2Connection: Sendable {
         wake.signal()
     }
 
+    /// How many turns the connection's loop has made (each a wake-up, a timer or an I/O step).
+    var turns: UInt64 { loopTurns.load(ordering: .relaxed) }
+
     // MARK: - The connection's thread
+
+    /// Counts one turn of the loop.
+    func countTurn() {
+        loopTurns.add(1, ordering: .relaxed)
+    }
 
     /// The commands queued since the last call.
     func takeCommands() -> [Command] {

@@ -125,6 +125,7 @@ final class HTTP2ConnectionLoop {
 
     private func serve() {
         while true {
+            connection.countTurn()
             let now = ContinuousClock.now
             apply(connection.takeCommands(), now: now)
             multiplexer.tick(now: now)

@@ -69,6 +69,24 @@ final class NGHTTP2CallbackState {
         blocks.removeValue(forKey: streamID)?.fields ?? []
     }
 
+    /// The most body bytes one ``NGHTTP2Event/data(streamID:bytes:)`` event gathers.
+    static let maxCoalescedDataBytes = 64 * 1024
+
+    /// Adds body bytes for `streamID`: to the previous event when it holds the same stream's
+    /// bytes (a read of many small DATA frames, as nginx's 8 KiB chunks are, becomes one chunk
+    /// for the reader, not one wake-up per frame), else as a new event.
+    func appendData(_ bytes: UnsafeBufferPointer<UInt8>, on streamID: Int32) {
+        if case .data(let previousStream, var previous)? = events.last, previousStream == streamID,
+           previous.count + bytes.count <= Self.maxCoalescedDataBytes {
+            // Taken out first, so the array is not shared and grows in place.
+            events.removeLast()
+            previous.append(contentsOf: bytes)
+            events.append(.data(streamID: streamID, bytes: previous))
+        } else {
+            events.append(.data(streamID: streamID, bytes: Array(bytes)))
+        }
+    }
+
     func forget(_ streamID: Int32) {
         blocks[streamID] = nil
         bodies[streamID] = nil
@@ -109,7 +127,7 @@ enum NGHTTP2Callbacks {
         }
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks) { _, _, streamID, data, length, userData in
             guard let data, let state = NGHTTP2CallbackState.from(userData) else { return 0 }
-            state.events.append(.data(streamID: streamID, bytes: Array(UnsafeBufferPointer(start: data, count: length))))
+            state.appendData(UnsafeBufferPointer(start: data, count: length), on: streamID)
             return 0
         }
         nghttp2_session_callbacks_set_on_stream_close_callback(callbacks) { _, streamID, code, userData in

@@ -71,6 +71,20 @@ final class PinnedClient: Sendable {
         http2?.counts(host: host, port: port) ?? (0, 0)
     }
 
+    /// Claims a stream on an HTTP/2 connection to `host:port` that already exists, and sends
+    /// nothing on it: what a request does between its route and its send (for tests). Give it
+    /// back with `release()`; nil when no connection is there to claim from.
+    func claimHTTP2Stream(host: String, port: Int) async throws -> HTTP2Connection? {
+        guard let http2 else { return nil }
+        switch try await http2.route(host: host, port: port, deadline: .now + .seconds(10)) {
+        case let .stream(connection):
+            return connection
+        case let .connect(counted):
+            if counted { http2.attemptFailed(for: ConnectionPool.Key(host: host, port: port)) }
+            return nil
+        }
+    }
+
     /// Sends `request` to `host:port`, whose new connections must pass `evaluator`, within the
     /// request timeout (counted from this call: waiting for a connection included), and returns
     /// the whole response.

@@ -182,7 +182,8 @@ struct HTTP2StreamingTests {
         #expect(harness.heads[1]?.statusCode == 200)
     }
 
-    @Test("a request body shorter than its declared length resets the stream and fails with invalidRequest and lengthMismatch; no END_STREAM goes out")
+    @Test("a request body shorter than its declared length resets the stream and fails with invalidRequest and lengthMismatch; no END_STREAM goes out",
+          .timeLimit(.minutes(1)))
     func requestBodyLengthMismatch() async throws {
         let harness = try Harness()
         let (chunks, producer) = AsyncStream<ArraySlice<UInt8>>.makeStream()
