@@ -248,6 +248,29 @@ struct HTTP2StreamingTests {
         #expect(harness.failure(1)?.error.kind == .invalidRequest)
     }
 
+    @Test("a server that answers in full before the request body was all sent gets the stream reset with CANCEL, so the rest is never sent (RFC 9113 §8.1)",
+          arguments: [false, true])
+    func earlyResponseStopsTheBody(streamed: Bool) throws {
+        let harness = try Harness()
+        // More than the server's initial 65,535-byte window: the rest waits for a WINDOW_UPDATE.
+        let body = Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0) })
+        let request = Harness.post("/upload", body: body)
+        if streamed {
+            try harness.openStreamed(1, request, channel: BodyChannel())
+        } else {
+            try harness.open(1, request)
+        }
+        #expect(harness.clientFrames().filter { $0.kind == .data }.reduce(0) { $0 + $1.payload.count } == 65_535)
+        harness.serve(.headers(stream: 1, [(":status", "413"), ("content-length", "0")], endStream: true))
+        let afterAnswer = harness.clientFrames()
+        #expect(afterAnswer.contains { $0.kind == .rstStream && $0.streamID == 1 && $0.errorCode == HTTP2ErrorCode.cancel.rawValue })
+        #expect(streamed ? harness.heads[1]?.statusCode == 413 : harness.response(1)?.statusCode == 413)
+        // A window opened now sends nothing more for the stream.
+        harness.serve(.windowUpdate(stream: 0, increment: 100_000), .windowUpdate(stream: 1, increment: 100_000))
+        #expect(!harness.clientFrames().contains { $0.kind == .data })
+        #expect(harness.multiplexer.openStreamCount == 0)
+    }
+
     @Test("a cancelled streamed exchange is reset with CANCEL, its reader gets CancellationError, and the connection carries on")
     func cancelStreamed() async throws {
         let harness = try Harness()
