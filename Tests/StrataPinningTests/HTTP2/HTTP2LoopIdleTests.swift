@@ -3,6 +3,7 @@ import Strata
 @testable import StrataPinning
 import Testing
 import TestServer
+import TestSupport
 import TLSTestServer
 
 /// The connection's loop sleeps when there is nothing to do. A stream claimed for a request still
@@ -17,7 +18,9 @@ struct HTTP2LoopIdleTests {
             connection.handshake()
             while let stream = connection.awaitRequests(1).first { connection.respond(stream: stream, body: "first") }
         }
-        let idle = Duration.milliseconds(25)
+        // Short, so twenty of them pass quickly; scaled, so a sanitizer's slowdown leaves time to
+        // claim a stream before the connection retires.
+        let idle = TestTimeScale.scaled(.milliseconds(25))
         let transport = try Pinning.transport(configuration: .init(requestTimeout: .seconds(10), idleConnectionTimeout: idle,
                                                                    httpVersion: .http2Only))
         guard case let .success(engine) = transport.engine else {

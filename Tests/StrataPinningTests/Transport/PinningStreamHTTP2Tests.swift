@@ -150,11 +150,15 @@ struct PinningStreamHTTP2Tests {
                 connection.write(.headers(stream: stream, [(":status", "200")]), .data(stream: stream, Array("first".utf8)))
             }
         }
-        // A deadline the head beats with room to spare, and an idle timeout that never fires first.
-        let transport = try Self.transport(requestTimeout: TestTimeScale.scaled(.seconds(3)), idleReadTimeout: .seconds(3600))
+        // An idle timeout that never fires first; the stalled request's deadline (a timeout of its
+        // own, which the head beats with room to spare) is shorter than the transport's, which the
+        // request after it has.
+        let transport = try Self.transport(idleReadTimeout: .seconds(3600))
         let error = await Self.error {
-            try await transport.stream(Pinning.get(server.url("/stall"))) { _, body in
-                for try await _ in body {}
+            try await RequestDeadline.withTimeout(TestTimeScale.scaled(.seconds(3))) {
+                try await transport.stream(Pinning.get(server.url("/stall"))) { _, body in
+                    for try await _ in body {}
+                }
             }
         }
         #expect((error as? TransportError)?.kind == .timedOut)
