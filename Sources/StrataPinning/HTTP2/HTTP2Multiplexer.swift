@@ -532,21 +532,22 @@ final class HTTP2Multiplexer {
 
     /// Body bytes for `streamID`: to the channel of a streamed exchange, else to the buffer.
     private func received(_ bytes: [UInt8], on streamID: Int32, now: ContinuousClock.Instant) {
-        guard let stream = streams[streamID] else {
+        // Only the identifier is read out: a copy of the stream would share its body, and the
+        // append below would then copy the whole body each time (quadratic in its size).
+        guard let id = streams[streamID]?.id else {
             // A stream this client gave up on (cancelled, released, abandoned): the bytes were in
             // flight; acknowledge them, or the connection window shrinks for every other stream.
             return session.consume(streamID: streamID, bytes: bytes.count)
         }
         streams[streamID]?.lastProgress = now
         streams[streamID]?.bodyBytes += bytes.count
-        guard var flow = flows[stream.id] else {
+        guard var flow = flows[id] else {
             // Buffered: held in memory anyway, under the body limit, so acknowledged at once.
             session.consume(streamID: streamID, bytes: bytes.count)
-            guard stream.body.count + bytes.count <= limits.maxResponseBodyBytes else {
+            guard (streams[streamID]?.body.count ?? 0) + bytes.count <= limits.maxResponseBodyBytes else {
                 return abandon(streamID, .invalidResponse, HTTP2Error.bodyTooLarge(limit: limits.maxResponseBodyBytes))
             }
-            // In place: a copy of the stream taken out of the dictionary would copy the whole
-            // body on every append (quadratic in the body's size).
+            // In place, for the same reason.
             streams[streamID]?.body.append(contentsOf: bytes)
             return
         }
@@ -557,9 +558,9 @@ final class HTTP2Multiplexer {
         } else {
             session.consume(streamID: streamID, bytes: bytes.count)
         }
-        flows[stream.id] = flow
+        flows[id] = flow
         // Released while we were not looking (its onDemand is on its way): act now.
-        if flow.channel.isReleased { readerDemand(stream.id) }
+        if flow.channel.isReleased { readerDemand(id) }
     }
 
     private func headers(_ fields: [HTTP2Field], on streamID: Int32, endStream: Bool, now: ContinuousClock.Instant) {
