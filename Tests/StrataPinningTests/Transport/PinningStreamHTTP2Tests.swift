@@ -244,7 +244,6 @@ struct PinningStreamHTTP2NginxTests {
             location /big.bin { }
             location /uploads/ { alias \(directory.path)/; dav_methods PUT; client_max_body_size 0; }
             """, files: ["big.bin": payload])
-        defer { server.stop() }
         let events = PinningEventLog()
         let pinned = try Self.transport()
         let transport = events.observing(pinned)
@@ -295,7 +294,6 @@ struct PinningStreamHTTP2NginxTests {
             location /big.bin { alias \(file.path); }
             location /small { return 200 "small"; }
             """)
-        defer { server.stop() }
         let transport = try Self.transport()
         for round in 0..<4 {
             let read = try? await transport.stream(Pinning.get(server.url("/big.bin"))) { _, body in
