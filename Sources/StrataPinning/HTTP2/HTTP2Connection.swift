@@ -153,15 +153,17 @@ final class HTTP2Connection: Sendable {
     /// body's reader.
     ///
     /// `deadline` bounds the whole exchange, the body included; the idle timeout bounds each
-    /// wait for the server while the reader keeps up. Events up to the head are returned with it.
+    /// wait for the server while the reader keeps up.
     ///
-    /// - Throws: ``HTTP2StreamFailure`` when the stream failed before its head: exactly as for
-    ///   ``send(_:deadline:collectsEvents:completion:)`` (`unprocessed` after REFUSED_STREAM, a
-    ///   GOAWAY above it or a request never sent: the caller may send it again elsewhere, with
-    ///   ``HTTP2Request/forResend()``), a body that could not be read (`invalidRequest`, the
-    ///   stream reset); `CancellationError` when the task is cancelled (the stream is reset).
-    func stream(_ request: HTTP2Request, deadline: ContinuousClock.Instant,
-                collectsEvents: Bool) async throws -> HTTP2ResponseStream {
+    /// - Returns: The streamed response, or an ``HTTP2StreamFailure`` when the stream failed
+    ///   before its head, exactly as for ``send(_:deadline:collectsEvents:completion:)``
+    ///   (`unprocessed` after REFUSED_STREAM, a GOAWAY above it or a request never sent: the
+    ///   caller may send it again elsewhere, with ``HTTP2Request/forResend()``; `invalidRequest`
+    ///   for a body that could not be read, the stream reset); with the events up to the head or
+    ///   the failure either way.
+    /// - Throws: `CancellationError` when the task is cancelled (the stream is reset).
+    func stream(_ request: HTTP2Request, deadline: ContinuousClock.Instant, collectsEvents: Bool) async throws
+        -> (result: Result<HTTP2ResponseStream, HTTP2StreamFailure>, events: [PinningEvent]) {
         let id = newExchangeID(for: request)
         let channel = BodyChannel()
         channel.onDemand { [weak self] in self?.enqueue(.readerDemand(id)) }
@@ -182,8 +184,7 @@ final class HTTP2Connection: Sendable {
             head.finish(.failure(CancellationError()))
             cancel(id)
         }
-        return HTTP2ResponseStream(id: id, head: try result.get(), channel: channel, events: events, ended: ended,
-                                   connection: self)
+        return (result.map { HTTP2ResponseStream(id: id, head: $0, channel: channel, ended: ended, connection: self) }, events)
     }
 
     /// A new exchange's identifier; a streamed request body's pipe wakes the connection's
@@ -322,8 +323,6 @@ struct HTTP2ResponseStream: Sendable {
     let head: HTTPResponseHead
     /// Where the body arrives; read it with `body(length:)`.
     let channel: BodyChannel
-    /// What happened up to the head (empty unless the exchange collected events).
-    let events: [PinningEvent]
     /// Finished once the stream is over on the connection (ended, reset, or the connection
     /// closed), with its events since the head: after it, the stream is given back.
     let ended: ExchangeCompletion<[PinningEvent]>

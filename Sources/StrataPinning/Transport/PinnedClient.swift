@@ -263,10 +263,9 @@ final class PinnedClient: Sendable {
 
     /// Hands a streamed HTTP/2 response to `consume`, then releases its body (an unfinished stream
     /// is reset with CANCEL) and waits until the stream is over on its connection; reports the
-    /// exchange's events (up to the head before `consume`, the rest after).
+    /// exchange's events since its head (those before were reported with the head).
     private func deliver<Result: Sendable>(_ streamed: HTTP2ResponseStream, method: HTTPMethod, url: URL,
                                            _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result) async throws -> Result {
-        for event in streamed.events { TransportEvents.emit(event) }
         let head = HTTPResponseHead(statusCode: streamed.head.statusCode, headers: streamed.head.headers, url: url)
         let outcome: Swift.Result<Result, any Error>
         do {
@@ -317,9 +316,11 @@ final class PinnedClient: Sendable {
             guard streaming else {
                 return .whole(try await self.exchange(request, on: connection, deadline: exchange.deadline).httpResponse(url: url))
             }
-            let streamed = try await connection.stream(request, deadline: exchange.deadline,
-                                                       collectsEvents: TransportEvents.isObserved)
-            return .http2Streaming(streamed)
+            let (opened, events) = try await connection.stream(request, deadline: exchange.deadline,
+                                                               collectsEvents: TransportEvents.isObserved)
+            // What happened up to the head (or the failure) is told before `consume` runs.
+            for event in events { TransportEvents.emit(event) }
+            return .http2Streaming(try opened.get())
         }
     }
 

@@ -29,15 +29,19 @@ struct PinningStreamHTTP2Tests {
                                                    httpVersion: .http2Only))
     }
 
-    /// Serves `connection` until the client closes it: the first request gets `first` (which
-    /// writes what it likes on the stream), every later one a short "small" response; RST_STREAMs
-    /// are noted, SETTINGS and PINGs answered.
-    static func serve(_ connection: HTTP2ScriptConnection, seen: Seen, first: (UInt32) -> Void) {
+    /// Serves `connection` until the client closes it: request number `special` (counted from 1,
+    /// on every connection of the server) gets `first`, which writes what it likes on the stream,
+    /// every other one a short "small" response; RST_STREAMs are noted, SETTINGS and PINGs answered.
+    static func serve(_ connection: HTTP2ScriptConnection, seen: Seen, special: Int = 1, first: (UInt32) -> Void) {
         connection.handshake()
         while let frame = connection.readFrame() {
             switch frame.kind {
             case .headers:
-                if seen.request() == 1 { first(frame.streamID) } else { connection.respond(stream: frame.streamID, body: "small") }
+                if seen.request() == special {
+                    first(frame.streamID)
+                } else {
+                    connection.respond(stream: frame.streamID, body: "small")
+                }
             case .rstStream:
                 seen.reset(frame.streamID, frame.payload.reduce(0) { $0 << 8 | UInt32($1) })
             case .settings where frame.flags & HTTP2Frame.ack == 0:
@@ -145,27 +149,34 @@ struct PinningStreamHTTP2Tests {
     @Test("the whole-request deadline applies while the body streams: a server that stalls mid-body fails the reader with timedOut")
     func deadlineWhileStreaming() async throws {
         let seen = Seen()
+        // The second request stalls: the first opens the connection, so the stalled one's short
+        // deadline is spent on its body, not on a handshake slowed by a loaded machine.
         let server = try ScriptedHTTP2Server { connection in
-            Self.serve(connection, seen: seen) { stream in
+            Self.serve(connection, seen: seen, special: 2) { stream in
                 connection.write(.headers(stream: stream, [(":status", "200")]), .data(stream: stream, Array("first".utf8)))
             }
         }
         // An idle timeout that never fires first; the stalled request's deadline (a timeout of its
         // own, which the head beats with room to spare) is shorter than the transport's, which the
-        // request after it has.
+        // requests around it have.
         let transport = try Self.transport(idleReadTimeout: .seconds(3600))
+        #expect(try await transport.send(Pinning.get(server.url("/small"))).text == "small")
+        let reading = LockedValue(false)
         let error = await Self.error {
             try await RequestDeadline.withTimeout(TestTimeScale.scaled(.seconds(3))) {
                 try await transport.stream(Pinning.get(server.url("/stall"))) { _, body in
+                    reading.withLock { $0 = true }
                     for try await _ in body {}
                 }
             }
         }
+        #expect(reading.withLock { $0 }, "the deadline passed before the head: \(String(describing: error))")
         #expect((error as? TransportError)?.kind == .timedOut)
         #expect(transport.http2Counts(host: "localhost", port: server.port).streams == 0)
         // The next request on the connection is read after the reset, so the reset was seen.
         #expect(try await transport.send(Pinning.get(server.url("/small"))).text == "small")
-        #expect(seen.resets.map(\.stream) == [1])
+        #expect(seen.resets.map(\.stream) == [3])
+        #expect(server.connectionCount == 1)
     }
 
     @Test("the idle timeout applies while the body streams and the reader keeps up: a server that stalls fails the reader with timedOut")
@@ -177,15 +188,41 @@ struct PinningStreamHTTP2Tests {
             }
         }
         let transport = try Self.transport(requestTimeout: TestTimeScale.scaled(.seconds(60)),
-                                           idleReadTimeout: TestTimeScale.scaled(.seconds(1)))
+                                           idleReadTimeout: TestTimeScale.scaled(.seconds(2)))
+        let reading = LockedValue(false)
         let error = await Self.error {
             try await transport.stream(Pinning.get(server.url("/stall"))) { _, body in
+                reading.withLock { $0 = true }
                 for try await _ in body {}
             }
         }
+        #expect(reading.withLock { $0 }, "the idle timeout passed before the head: \(String(describing: error))")
         #expect((error as? TransportError)?.kind == .timedOut)
         #expect((error as? TransportError)?.message.contains("idle timeout") == true)
         #expect(transport.http2Counts(host: "localhost", port: server.port).streams == 0)
+    }
+
+    @Test("events are told for a stream that fails before its head, and for one that ends after it")
+    func eventsBothWays() async throws {
+        let seen = Seen()
+        let server = try ScriptedHTTP2Server { connection in
+            Self.serve(connection, seen: seen) { stream in
+                connection.write(.rstStream(stream: stream, code: HTTP2ErrorCode.internalError.rawValue))
+            }
+        }
+        let events = PinningEventLog()
+        let pinned = try Self.transport()
+        let transport = events.observing(pinned)
+        let error = await Self.error {
+            try await transport.stream(Pinning.get(server.url("/reset"))) { _, _ in }
+        }
+        #expect((error as? TransportError)?.underlying as? HTTP2Error == .streamReset(.internalError))
+        #expect(events.all.contains { if case .streamFailed = $0 { true } else { false } })
+        let text = try await transport.stream(Pinning.get(server.url("/small"))) { _, body in
+            String(decoding: try await body.collect(upTo: 100), as: UTF8.self)
+        }
+        #expect(text == "small")
+        #expect(events.http2Responses == 1)
     }
 
     @Test("a consumer that reads nothing and returns still sees the head; a HEAD's body is empty whatever content-length says")
