@@ -38,11 +38,11 @@ enum DownloadBenchmark {
         func stacked(_ version: HTTPVersionPolicy) throws -> any Transport {
             PinnedBenchmark.stack(over: try BenchFixtures.pinningTransport(maxConnectionsPerHost: 1, httpVersion: version))
         }
-        // Over HTTP/2, `stream` still reads the body whole within maxResponseBodyBytes (the
-        // nghttp2 windows that follow the reader are not wired into PinningTransport yet), so
-        // only HTTP/1.1 streams here; curl over HTTP/2 stays as the reference.
+        // Both protocols stream: HTTP/1.1 reads the connection as the body is consumed, HTTP/2
+        // reopens the stream's flow-control window as far as it was consumed.
         var clients: [(String, Client)] = [
             ("full stack, stream, HTTP/1.1", .strata(try stacked(.http1Only), http1.url("/big"))),
+            ("full stack, stream, HTTP/2", .strata(try stacked(.http2Only), http2.url("/big"))),
         ]
         if CurlRun.executable != nil {
             clients += [("curl -o /dev/null --http1.1", .curl(http2: false, http1.url("/big"))),

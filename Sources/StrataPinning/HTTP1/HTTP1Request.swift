@@ -11,12 +11,6 @@ struct HTTP1Request: Sendable {
     var bytes: [UInt8]
     /// Whether the request said `Connection: close`, so the connection ends after the response.
     var closesConnection: Bool
-    /// The validated parts, for a connection that frames the request differently (HTTP/2):
-    /// the authority as sent in `Host`, the escaped origin-form target, and the caller's fields
-    /// in the order written (without the fields the encoder owns).
-    var authority: String
-    var target: String
-    var fields: [(name: String, value: String)]
     /// Where the body starts in ``bytes``.
     var bodyStart: Int
     /// How a body written after the head is framed, when the body is not in ``bytes`` (a file

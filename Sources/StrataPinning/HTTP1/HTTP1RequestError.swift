@@ -16,9 +16,6 @@ enum HTTP1RequestError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The caller set a header that this client owns because it frames the message or names the
     /// connection, with a value that contradicts the request (see ``HTTP1RequestEncoder``).
     case conflictingHeader(name: String, value: String, reason: String)
-    /// The body (a file or a stream) is larger than the client holds in memory to send it over
-    /// HTTP/2 (HTTP/1.1 streams it).
-    case bodyTooLarge(limit: Int)
     /// The body could not be read.
     case unreadableBody(HTTPBodyError)
 
@@ -35,8 +32,6 @@ enum HTTP1RequestError: Error, Sendable, Hashable, CustomStringConvertible {
             error.description
         case .conflictingHeader(let name, let value, let reason):
             "The header \(name): \(value.debugDescription) was refused: \(reason). Nothing was sent."
-        case .bodyTooLarge(let limit):
-            "The request body is larger than \(limit) bytes, the most a pinned request body may be; nothing was sent."
         case .unreadableBody(let error):
             "The request body could not be read: \(error.description). Nothing was sent."
         }

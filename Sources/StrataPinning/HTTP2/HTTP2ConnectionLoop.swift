@@ -32,7 +32,17 @@ final class HTTP2ConnectionLoop {
     private let wake: WakeSignal
     private let multiplexer: HTTP2Multiplexer
     private let idleTimeout: Duration
-    private var completions: [UInt64: HTTP2Connection.Completion] = [:]
+    /// Who waits for each exchange, until its stream ended.
+    private var completions: [UInt64: Waiting] = [:]
+
+    private enum Waiting {
+        /// A buffered exchange: the whole response.
+        case response(HTTP2Connection.Completion)
+        /// A streamed exchange before its head.
+        case head(HTTP2Connection.HeadCompletion, end: HTTP2Connection.EndCompletion)
+        /// A streamed exchange whose head was delivered: its body flows into its channel.
+        case body(HTTP2Connection.EndCompletion)
+    }
     private var idleSince: ContinuousClock.Instant?
     private var closingSince: ContinuousClock.Instant?
     /// The last time the socket took output, or found none waiting.
@@ -76,30 +86,46 @@ final class HTTP2ConnectionLoop {
         failLate(connection.markClosed(tlsFailure: tlsFailure), connection: connection, reason: "the connection closed",
                  tlsFailure: tlsFailure)
         // Anything still waiting (nothing should be) must hear back.
-        for (_, completion) in loop.completions {
-            completion(.failure(HTTP2StreamFailure(error: TransportError(.connectionLost, message: "the connection closed"),
-                                                   connectionFailed: true)), [])
+        let failure = HTTP2StreamFailure(error: TransportError(.connectionLost, message: "the connection closed"),
+                                         connectionFailed: true)
+        for (_, waiting) in loop.completions {
+            switch waiting {
+            case let .response(completion): completion(.failure(failure), [])
+            case let .head(completion, _): completion(.failure(failure), [])
+            case let .body(end): end([])
+            }
         }
     }
 
     private static func failLate(_ commands: [HTTP2Connection.Command], connection: HTTP2Connection, reason: String,
                                  tlsFailure: TransportError? = nil) {
-        for case let .open(exchange, completion) in commands {
+        for command in commands {
+            let exchange: HTTP2Multiplexer.Exchange
+            let complete: (HTTP2StreamFailure) -> Void
+            switch command {
+            case let .open(opened, completion):
+                (exchange, complete) = (opened, { completion(.failure($0), []) })
+            case let .openStreamed(opened, completion, _):
+                (exchange, complete) = (opened, { completion(.failure($0), []) })
+            case .cancel, .readerDemand, .requestBodyAvailable, .shutDown:
+                continue
+            }
             connection.release()
             if var tlsFailure {
                 (tlsFailure.method, tlsFailure.url) = (exchange.request.method, exchange.request.url)
-                completion(.failure(HTTP2StreamFailure(error: tlsFailure, connectionFailed: true)), [])
+                complete(HTTP2StreamFailure(error: tlsFailure, connectionFailed: true))
                 continue
             }
-            completion(.failure(HTTP2StreamFailure(
+            complete(HTTP2StreamFailure(
                 error: TransportError(.connectionLost, method: exchange.request.method, url: exchange.request.url,
                                       message: "not sent: \(reason)"),
-                unprocessed: true)), [])
+                unprocessed: true))
         }
     }
 
     private func serve() {
         while true {
+            connection.countTurn()
             let now = ContinuousClock.now
             apply(connection.takeCommands(), now: now)
             multiplexer.tick(now: now)
@@ -124,12 +150,21 @@ final class HTTP2ConnectionLoop {
         for command in commands {
             switch command {
             case let .open(exchange, completion):
-                completions[exchange.id] = completion
+                completions[exchange.id] = .response(completion)
                 multiplexer.open(exchange, now: now)
+            case let .openStreamed(exchange, completion, end):
+                completions[exchange.id] = .head(completion, end: end)
+                multiplexer.open(exchange, now: now)
+            case let .readerDemand(id):
+                multiplexer.readerDemand(id)
+            case let .requestBodyAvailable(id):
+                multiplexer.requestBodyAvailable(id)
             case let .cancel(id):
-                guard completions.removeValue(forKey: id) != nil else { continue }
+                guard let waiting = completions.removeValue(forKey: id) else { continue }
                 connection.release()
                 multiplexer.cancel(id)
+                // The caller gave up waiting for the rest; nothing else is told for a cancel.
+                if case let .body(end) = waiting { end([]) }
             case .shutDown:
                 multiplexer.shutDown()
             }
@@ -231,11 +266,26 @@ final class HTTP2ConnectionLoop {
     /// must not be routed here again).
     private func deliver() {
         connection.update(maxConcurrentStreams: multiplexer.maxConcurrentStreams, accepting: multiplexer.acceptsStreams)
+        let host = connection.host
+        // Heads first: a stream whose head and end came in one read ends after its head.
+        for head in multiplexer.takeHeads() {
+            guard case let .head(completion, end) = completions[head.id] else { continue }
+            completions[head.id] = .body(end)
+            completion(.success(head.head), head.events.map { PinningEvent($0, host: host) })
+        }
         for finished in multiplexer.takeFinished() {
-            guard let completion = completions.removeValue(forKey: finished.id) else { continue }
+            guard let waiting = completions.removeValue(forKey: finished.id) else { continue }
             connection.release()
-            let host = connection.host
-            completion(finished.result, finished.events.map { PinningEvent($0, host: host) })
+            let events = finished.events.map { PinningEvent($0, host: host) }
+            switch waiting {
+            case let .response(completion):
+                completion(finished.result, events)
+            case let .head(completion, _):
+                completion(finished.result.map { HTTPResponseHead(statusCode: $0.statusCode, headers: $0.headers, url: nil) },
+                           events)
+            case let .body(end):
+                end(events)  // the body's reader learned the end through its channel
+            }
         }
     }
 

@@ -12,6 +12,16 @@ import Strata
 /// Rules (RFC 9113 unless noted):
 /// - A stream completes on END_STREAM; interim `1xx` header blocks are skipped (at most
 ///   ``HTTP1Limits/maxInterimResponses``); a later header block is the trailer section.
+/// - An exchange is buffered (one ``Finished`` with the whole body) or streamed (it has a
+///   `responseBody` channel): then its head is reported by ``takeHeads()`` as soon as the final
+///   header block is complete, and its DATA goes to the channel as it arrives.
+/// - Flow control follows the reader (nghttp2's automatic WINDOW_UPDATE is off): buffered
+///   bytes are acknowledged as they arrive (the body limit bounds them); streamed bytes as soon
+///   as the channel takes them below its high watermark, and once it asks to pause, not until
+///   the reader drained it (``readerDemand(_:)``). So a streamed body's unread bytes are bounded
+///   by the stream window plus the channel's watermark, and all streams' by the connection
+///   window. A reader that releases the body early gets its stream reset with CANCEL; bytes
+///   already in flight for it are acknowledged on arrival, so other streams are not starved.
 /// - Limits are enforced as bytes arrive: header lists in nghttp2's callbacks, bodies here (a
 ///   `content-length` above ``HTTP1Limits/maxResponseBodyBytes`` fails at the head). A stream that breaks
 ///   one is cancelled (RST_STREAM CANCEL); the other streams carry on.
@@ -21,8 +31,13 @@ import Strata
 ///   head already arrived.
 /// - A connection error (nghttp2 found the server breaking the protocol) fails every stream
 ///   with ``HTTP2Error/connectionError(_:reason:)`` and ends the connection.
-/// - Each stream has the whole-request deadline, and, once its HEADERS went out, the idle
-///   timeout: no frame sent or received for it for that long fails it with `timedOut`.
+/// - Each stream has the whole-request deadline, until its end (a streamed body included, read
+///   or not), and, once its HEADERS went out, the idle timeout: no frame sent or received for
+///   it for that long fails it with `timedOut` (not counted while its reader is behind, nor
+///   while its streamed request body waits for the caller's next bytes: the server can do
+///   nothing then).
+/// - A stream whose response ended while its request body was still going out is reset with
+///   CANCEL (§8.1: the server answered early), so its request body stops.
 /// - Liveness by PING: while streams are open and nothing arrived for `pingInterval`, a PING is
 ///   sent; if still nothing arrives within another `pingInterval`, the connection is dead and
 ///   every stream fails with ``HTTP2Error/pingUnanswered(silence:)``.
@@ -44,6 +59,18 @@ final class HTTP2Multiplexer {
         var deadline: ContinuousClock.Instant
         /// Whether the caller observes events, so the exchange's are worth collecting.
         var collectsEvents = false
+        /// Where a streamed response's body goes; nil for a buffered exchange.
+        var responseBody: BodyChannel?
+    }
+
+    /// The head of a streamed exchange's response, reported once: its body follows in the
+    /// exchange's channel, and its stream's end is reported later as a ``Finished``.
+    struct Head: Sendable {
+        var id: UInt64
+        var streamID: Int32
+        var head: HTTPResponseHead
+        /// What happened to the exchange until now, when it collects events.
+        var events: [HTTP2Event]
     }
 
     /// How one exchange ended.
@@ -68,6 +95,22 @@ final class HTTP2Multiplexer {
         var trailers = HTTPHeaders()
         var interimStatusCodes: [Int] = []
         var body = Data()
+        /// Body bytes received (streamed exchanges keep none).
+        var bodyBytes = 0
+        /// A streamed request body still being sent.
+        var requestBody: HTTP2RequestBodyPipe?
+    }
+
+    /// How far a streamed exchange's reader has taken its body: bytes handed to the channel
+    /// while it asked to pause are acknowledged only when the reader drained it.
+    private struct Flow {
+        let streamID: Int32
+        let channel: BodyChannel
+        var headDelivered = false
+        /// The channel asked to pause: bytes are no longer acknowledged as they arrive.
+        var paused = false
+        /// Bytes received and not yet acknowledged (``NGHTTP2Session/consume(streamID:bytes:)``).
+        var unacknowledged = 0
     }
 
     private let session: NGHTTP2Session
@@ -79,6 +122,12 @@ final class HTTP2Multiplexer {
     private var streams: [Int32: Stream] = [:]
     private var streamIDs: [UInt64: Int32] = [:]
     private var finished: [Finished] = []
+    private var heads: [Head] = []
+    /// Streamed exchanges, by exchange, from their start until their reader is done with the
+    /// window (the stream may have ended before).
+    private var flows: [UInt64: Flow] = [:]
+    /// Streamed request bodies whose reading failed while nghttp2 asked for bytes.
+    private var failedRequestBodies: [HTTP2RequestBodyPipe] = []
     private var lastReceived: ContinuousClock.Instant
     private var pingSentAt: ContinuousClock.Instant?
     /// The GOAWAY the server sent (the latest, with the lowest last stream identifier), if any.
@@ -152,6 +201,13 @@ final class HTTP2Multiplexer {
     /// Whether frames are waiting to be produced.
     var wantsWrite: Bool { session.wantsWrite }
 
+    /// The heads of streamed exchanges that arrived since the last call, in order; take them
+    /// before ``takeFinished()``, which may hold the same exchanges' ends.
+    func takeHeads() -> [Head] {
+        defer { heads.removeAll(keepingCapacity: true) }
+        return heads
+    }
+
     /// The streams that finished since the last call.
     func takeFinished() -> [Finished] {
         defer { finished.removeAll(keepingCapacity: true) }
@@ -164,7 +220,7 @@ final class HTTP2Multiplexer {
         var earliest = pingSentAt.map { $0 + timing.pingInterval } ?? lastReceived + timing.pingInterval
         for stream in streams.values {
             earliest = min(earliest, stream.deadline)
-            if stream.sentAt != nil { earliest = min(earliest, stream.lastProgress + timing.idleTimeout) }
+            if stream.sentAt != nil, !isIdleByChoice(stream) { earliest = min(earliest, stream.lastProgress + timing.idleTimeout) }
         }
         return earliest
     }
@@ -188,17 +244,75 @@ final class HTTP2Multiplexer {
                 error: error(.connectionLost, request.method, request.url, "not sent: \(reason)"), unprocessed: true)))
         }
         let streamID: Int32
+        let body: NGHTTP2Session.Body
+        switch request.body {
+        case let .bytes(bytes): body = .bytes(bytes)
+        case let .streamed(pipe, _): body = .pulled(pullBody(from: pipe))
+        }
         do {
-            streamID = try session.submitRequest(fields: request.fields, body: request.body)
+            streamID = try session.submitRequest(fields: request.fields, body: body)
         } catch {
             return finish(exchange.id, streamID: 0, .failure(HTTP2StreamFailure(
                 error: self.error(.connectionLost, request.method, request.url, "not sent: \(error.description)"),
                 unprocessed: true)))
         }
-        streams[streamID] = Stream(id: exchange.id, method: request.method, url: request.url,
-                                   deadline: exchange.deadline, lastProgress: now)
+        var stream = Stream(id: exchange.id, method: request.method, url: request.url,
+                            deadline: exchange.deadline, lastProgress: now)
+        if case let .streamed(pipe, _) = request.body { stream.requestBody = pipe }
+        streams[streamID] = stream
         streamIDs[exchange.id] = streamID
-        record(.requestSent(streamID: streamID, method: request.method, bodyBytes: request.body.count), on: streamID)
+        if let channel = exchange.responseBody { flows[exchange.id] = Flow(streamID: streamID, channel: channel) }
+        let bodyBytes = request.body.length.map { Int(clamping: $0) } ?? 0
+        record(.requestSent(streamID: streamID, method: request.method, bodyBytes: bodyBytes), on: streamID)
+    }
+
+    /// nghttp2's source for a streamed request body: what the pipe holds, or a wait. A body that
+    /// could not be read is noted, and its stream abandoned once nghttp2 returns.
+    private func pullBody(from pipe: HTTP2RequestBodyPipe) -> NGHTTP2Session.BodyPull {
+        // Weak: the session (which holds this closure) belongs to the multiplexer.
+        { [weak self] buffer in
+            switch pipe.read(into: buffer) {
+            case let .bytes(count, end): return .bytes(count: count, end: end)
+            case .wait: return .wait
+            case .failed:
+                self?.failedRequestBodies.append(pipe)
+                return .wait
+            }
+        }
+    }
+
+    /// The caller handed more of exchange `id`'s request body (or its end, or a failure): its
+    /// stream, deferred while the pipe was empty, is asked for DATA again.
+    func requestBodyAvailable(_ id: UInt64) {
+        guard let streamID = streamIDs[id] else { return }
+        session.resumeBody(streamID: streamID)
+        // The stream waited for the caller, not the server: its idle wait starts again.
+        streams[streamID]?.lastProgress = lastReceived
+    }
+
+    /// Exchange `id`'s reader drained its channel below the low watermark, or released the body.
+    /// Drained: what was held back is acknowledged, and later bytes are again as they arrive.
+    /// Released: the stream is reset with CANCEL if it is still open, and every byte it received
+    /// is acknowledged, so the connection's window is whole again for the other streams.
+    func readerDemand(_ id: UInt64) {
+        guard var flow = flows[id] else { return }
+        let open = streamIDs[id].flatMap { streams[$0] } != nil
+        if flow.channel.isReleased {
+            flows[id] = nil
+            session.consume(streamID: flow.streamID, bytes: flow.unacknowledged)
+            guard open, let stream = streams[flow.streamID] else { return }
+            session.reset(streamID: flow.streamID, code: .cancel)
+            fail(flow.streamID, HTTP2StreamFailure(error: error(.other, stream, "the reader released the body before its end"),
+                                                   receivedResponseBytes: true))
+            return
+        }
+        guard flow.paused else { return }
+        session.consume(streamID: flow.streamID, bytes: flow.unacknowledged)
+        flow.paused = false
+        flow.unacknowledged = 0
+        // The server could not send while the reader was behind: the idle wait starts again.
+        if open { streams[flow.streamID]?.lastProgress = lastReceived }
+        flows[id] = open ? flow : nil
     }
 
     /// Sends GOAWAY: no new stream starts; the connection is finished once the open ones are.
@@ -211,8 +325,12 @@ final class HTTP2Multiplexer {
     /// Abandons exchange `id` (its caller went away): the stream is reset with CANCEL, the other
     /// streams carry on, and nothing is reported for it.
     func cancel(_ id: UInt64) {
+        if let flow = flows.removeValue(forKey: id) {
+            flow.channel.finish(throwing: CancellationError())
+            session.consume(streamID: flow.streamID, bytes: flow.unacknowledged)
+        }
         guard let streamID = streamIDs.removeValue(forKey: id) else { return }
-        streams[streamID] = nil
+        streams.removeValue(forKey: streamID)?.requestBody?.close()
         eventLogs[id] = nil
         session.reset(streamID: streamID, code: .cancel)
     }
@@ -239,16 +357,39 @@ final class HTTP2Multiplexer {
     /// - Returns: How many bytes were handed out.
     @discardableResult
     func produce(upTo limit: Int, now: ContinuousClock.Instant, into sink: (UnsafeRawBufferPointer) -> Void) -> Int {
-        let count: Int
-        do {
-            count = try session.produce(upTo: limit, into: sink)
-        } catch {
-            failConnection(HTTP2Error.connectionError(.internalError, reason: error.description), kind: .other)
-            return 0
-        }
-        handle(session.takeEvents(), now: now)
+        var count = 0
+        repeat {
+            do {
+                count += try session.produce(upTo: limit - count, into: sink)
+            } catch {
+                failConnection(HTTP2Error.connectionError(.internalError, reason: error.description), kind: .other)
+                return count
+            }
+            handle(session.takeEvents(), now: now)
+            // A body that failed while nghttp2 asked for it resets its stream: that RST_STREAM
+            // goes out in this same call (a caller that stops at a 0 return would leave it
+            // queued, and the stream half-sent, until something else woke the connection).
+        } while abandonFailedRequestBodies() && count < limit
         checkConnectionEnded()
         return count
+    }
+
+    /// Abandons the streams whose request body could not be read (a length mismatch, a failing
+    /// file or sequence): the server must never see a body cut short end as if complete.
+    ///
+    /// - Returns: Whether a stream was abandoned (its RST_STREAM is queued).
+    private func abandonFailedRequestBodies() -> Bool {
+        guard !failedRequestBodies.isEmpty else { return false }
+        let failed = failedRequestBodies
+        failedRequestBodies.removeAll()
+        var abandoned = false
+        for pipe in failed {
+            guard let (streamID, stream) = streams.first(where: { $0.value.requestBody === pipe }) else { continue }
+            let failure = pipe.failure ?? error(.invalidRequest, stream, "the request body could not be read")
+            abandon(streamID, failure)
+            abandoned = true
+        }
+        return abandoned
     }
 
     /// Applies deadlines, idle timeouts and the PING rule at `now`.
@@ -268,11 +409,17 @@ final class HTTP2Multiplexer {
         for (streamID, stream) in streams {
             if now >= stream.deadline {
                 abandon(streamID, error(.timedOut, stream, "the whole-request deadline passed before the response was complete"))
-            } else if stream.sentAt != nil, now - stream.lastProgress >= timing.idleTimeout {
+            } else if stream.sentAt != nil, !isIdleByChoice(stream), now - stream.lastProgress >= timing.idleTimeout {
                 abandon(streamID, error(.timedOut, stream,
                                         "no progress for \(timing.idleTimeout) (idle timeout) on HTTP/2 stream \(streamID)"))
             }
         }
+    }
+
+    /// Whether `stream` is quiet because of the client's side, not the server: its reader is
+    /// behind (the server may not send), or its streamed request body waits for the caller.
+    private func isIdleByChoice(_ stream: Stream) -> Bool {
+        flows[stream.id]?.paused == true || stream.requestBody?.isWaitingForBody == true
     }
 
     /// Fails every open stream because the connection under it closed (`failure` nil: the
@@ -306,14 +453,7 @@ final class HTTP2Multiplexer {
         case let .headers(streamID, fields, endStream):
             headers(fields, on: streamID, endStream: endStream, now: now)
         case let .data(streamID, bytes):
-            guard let received = streams[streamID]?.body.count else { return }
-            guard received + bytes.count <= limits.maxResponseBodyBytes else {
-                return abandon(streamID, .invalidResponse, HTTP2Error.bodyTooLarge(limit: limits.maxResponseBodyBytes))
-            }
-            // In place: a copy of the stream taken out of the dictionary would copy the whole
-            // body on every append (quadratic in the body's size).
-            streams[streamID]?.body.append(contentsOf: bytes)
-            streams[streamID]?.lastProgress = now
+            received(bytes, on: streamID, now: now)
         case let .endStream(streamID):
             complete(streamID)
         case let .reset(streamID, code):
@@ -390,6 +530,39 @@ final class HTTP2Multiplexer {
         }
     }
 
+    /// Body bytes for `streamID`: to the channel of a streamed exchange, else to the buffer.
+    private func received(_ bytes: [UInt8], on streamID: Int32, now: ContinuousClock.Instant) {
+        // Only the identifier is read out: a copy of the stream would share its body, and the
+        // append below would then copy the whole body each time (quadratic in its size).
+        guard let id = streams[streamID]?.id else {
+            // A stream this client gave up on (cancelled, released, abandoned): the bytes were in
+            // flight; acknowledge them, or the connection window shrinks for every other stream.
+            return session.consume(streamID: streamID, bytes: bytes.count)
+        }
+        streams[streamID]?.lastProgress = now
+        streams[streamID]?.bodyBytes += bytes.count
+        guard var flow = flows[id] else {
+            // Buffered: held in memory anyway, under the body limit, so acknowledged at once.
+            session.consume(streamID: streamID, bytes: bytes.count)
+            guard (streams[streamID]?.body.count ?? 0) + bytes.count <= limits.maxResponseBodyBytes else {
+                return abandon(streamID, .invalidResponse, HTTP2Error.bodyTooLarge(limit: limits.maxResponseBodyBytes))
+            }
+            // In place, for the same reason.
+            streams[streamID]?.body.append(contentsOf: bytes)
+            return
+        }
+        let goOn = flow.channel.yield(bytes[...])
+        if flow.paused || !goOn {
+            flow.paused = true
+            flow.unacknowledged += bytes.count
+        } else {
+            session.consume(streamID: streamID, bytes: bytes.count)
+        }
+        flows[id] = flow
+        // Released while we were not looking (its onDemand is on its way): act now.
+        if flow.channel.isReleased { readerDemand(id) }
+    }
+
     private func headers(_ fields: [HTTP2Field], on streamID: Int32, endStream: Bool, now: ContinuousClock.Instant) {
         guard var stream = streams[streamID] else { return }
         stream.lastProgress = now
@@ -408,11 +581,25 @@ final class HTTP2Multiplexer {
                 }
                 return
             }
+            stream.statusCode = status
+            stream.headers = regular
+            if var flow = flows[stream.id] {
+                // Streamed: the reader decides how much it takes, so no body limit applies.
+                streams[streamID] = stream
+                flow.headDelivered = true
+                flows[stream.id] = flow
+                // The events so far go with the head; the log starts again for the stream's end.
+                let events = eventLogs[stream.id]
+                if events != nil { eventLogs[stream.id] = [] }
+                heads.append(Head(id: stream.id, streamID: streamID,
+                                  head: HTTPResponseHead(statusCode: status, headers: regular, url: stream.url),
+                                  events: events ?? []))
+                if endStream { complete(streamID) }
+                return
+            }
             if let length = regular["content-length"].flatMap(Int.init), length > limits.maxResponseBodyBytes {
                 return abandon(streamID, .invalidResponse, HTTP2Error.bodyTooLarge(limit: limits.maxResponseBodyBytes))
             }
-            stream.statusCode = status
-            stream.headers = regular
             if let length = regular["content-length"].flatMap(Int.init) {
                 stream.body.reserveCapacity(Self.initialBodyCapacity(declaredLength: length))
             }
@@ -454,7 +641,10 @@ final class HTTP2Multiplexer {
         }
         let response = HTTP2Response(statusCode: statusCode, headers: stream.headers, body: stream.body,
                                      trailers: stream.trailers, interimStatusCodes: stream.interimStatusCodes)
-        record(.responseReceived(streamID: streamID, statusCode: statusCode, bodyBytes: stream.body.count), on: streamID)
+        record(.responseReceived(streamID: streamID, statusCode: statusCode, bodyBytes: stream.bodyBytes), on: streamID)
+        // The server answered before the request body was all sent (§8.1): stop sending it.
+        if session.isOpenForSending(streamID: streamID) { session.reset(streamID: streamID, code: .cancel) }
+        flows[stream.id]?.channel.finish()
         finish(stream.id, streamID: streamID, .success(response))
     }
 
@@ -480,11 +670,18 @@ final class HTTP2Multiplexer {
             failure.receivedResponseBytes = true
         }
         record(.failed(streamID: streamID, kind: failure.error.kind, message: failure.error.message), on: streamID)
+        // A reader already reading the body gets the failure after what arrived.
+        flows[stream.id]?.channel.finish(throwing: failure.error)
         finish(stream.id, streamID: streamID, .failure(failure))
     }
 
     private func finish(_ id: UInt64, streamID: Int32, _ result: Result<HTTP2Response, HTTP2StreamFailure>) {
-        if streamID != 0 { streams[streamID] = nil }
+        if streamID != 0 { streams.removeValue(forKey: streamID)?.requestBody?.close() }
+        // A streamed exchange keeps its flow while the reader still owes acknowledgements.
+        if let flow = flows[id], !flow.headDelivered || flow.unacknowledged == 0 || flow.channel.isReleased {
+            flows[id] = nil
+            session.consume(streamID: flow.streamID, bytes: flow.unacknowledged)
+        }
         streamIDs[id] = nil
         finished.append(Finished(id: id, streamID: streamID, result: result, events: eventLogs.removeValue(forKey: id) ?? []))
     }

@@ -18,6 +18,8 @@ final class NGHTTP2CallbackState {
     var events: [NGHTTP2Event] = []
     /// Request bodies not yet sent, per stream; a slice shares the request's storage.
     var bodies: [Int32: ArraySlice<UInt8>] = [:]
+    /// Request bodies pulled from the caller as they are sent, per stream.
+    var pulledBodies: [Int32: NGHTTP2Session.BodyPull] = [:]
     /// The latest error text nghttp2 gave, for the connection error that may follow it.
     var lastErrorText = ""
     /// The value of a `:status` field nghttp2 just refused, from its error text, for the
@@ -67,9 +69,28 @@ final class NGHTTP2CallbackState {
         blocks.removeValue(forKey: streamID)?.fields ?? []
     }
 
+    /// The most body bytes one ``NGHTTP2Event/data(streamID:bytes:)`` event gathers.
+    static let maxCoalescedDataBytes = 64 * 1024
+
+    /// Adds body bytes for `streamID`: to the previous event when it holds the same stream's
+    /// bytes (a read of many small DATA frames, as nginx's 8 KiB chunks are, becomes one chunk
+    /// for the reader, not one wake-up per frame), else as a new event.
+    func appendData(_ bytes: UnsafeBufferPointer<UInt8>, on streamID: Int32) {
+        if case .data(let previousStream, var previous)? = events.last, previousStream == streamID,
+           previous.count + bytes.count <= Self.maxCoalescedDataBytes {
+            // Taken out first, so the array is not shared and grows in place.
+            events.removeLast()
+            previous.append(contentsOf: bytes)
+            events.append(.data(streamID: streamID, bytes: previous))
+        } else {
+            events.append(.data(streamID: streamID, bytes: Array(bytes)))
+        }
+    }
+
     func forget(_ streamID: Int32) {
         blocks[streamID] = nil
         bodies[streamID] = nil
+        pulledBodies[streamID] = nil
     }
 }
 
@@ -106,7 +127,7 @@ enum NGHTTP2Callbacks {
         }
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks) { _, _, streamID, data, length, userData in
             guard let data, let state = NGHTTP2CallbackState.from(userData) else { return 0 }
-            state.events.append(.data(streamID: streamID, bytes: Array(UnsafeBufferPointer(start: data, count: length))))
+            state.appendData(UnsafeBufferPointer(start: data, count: length), on: streamID)
             return 0
         }
         nghttp2_session_callbacks_set_on_stream_close_callback(callbacks) { _, streamID, code, userData in
@@ -217,6 +238,19 @@ enum NGHTTP2Callbacks {
     static let readBody: nghttp2_data_source_read_callback = { _, streamID, buffer, length, flags, _, userData in
         guard let buffer, let flags, let state = NGHTTP2CallbackState.from(userData) else {
             return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
+        }
+        if let pull = state.pulledBodies[streamID] {
+            switch pull(UnsafeMutableRawBufferPointer(start: buffer, count: length)) {
+            case let .bytes(count, end):
+                if end {
+                    flags.pointee |= UInt32(NGHTTP2_DATA_FLAG_EOF.rawValue)
+                    state.pulledBodies[streamID] = nil
+                }
+                return count
+            case .wait:
+                // nghttp2 stops asking until the session's resumeBody(streamID:).
+                return Int(NGHTTP2_ERR_DEFERRED.rawValue)
+            }
         }
         let remaining = state.bodies[streamID] ?? []
         let count = min(length, remaining.count)

@@ -14,7 +14,8 @@ final class NGHTTP2Session {
     /// How the session is set up.
     struct Settings: Sendable {
         /// SETTINGS_INITIAL_WINDOW_SIZE: how many body bytes the server may send on one stream
-        /// before we acknowledge some (nghttp2 sends WINDOW_UPDATE as bytes are consumed).
+        /// before we acknowledge some. Acknowledging is explicit (``consume(streamID:bytes:)``):
+        /// nghttp2's automatic WINDOW_UPDATE is off, so the windows follow what the reader took.
         var streamWindowBytes: Int
         /// The connection-level receive window, shared by every stream.
         var connectionWindowBytes: Int
@@ -49,6 +50,9 @@ final class NGHTTP2Session {
         defer { nghttp2_option_del(option) }
         NGHTTP2Callbacks.install(on: callbacks)
         nghttp2_option_set_peer_max_concurrent_streams(option, UInt32(clamping: settings.assumedMaxConcurrentStreams))
+        // Windows open only as far as the reader has read (consume(streamID:bytes:)), not as
+        // far as nghttp2 has parsed: otherwise a slow reader lets the server fill memory.
+        nghttp2_option_set_no_auto_window_update(option, 1)
         var created: OpaquePointer?
         let status = nghttp2_session_client_new2(&created, callbacks, Unmanaged.passUnretained(inbound).toOpaque(), option)
         guard status == 0, let created else { throw NGHTTP2Failure(code: status, doing: "creating the session") }
@@ -82,7 +86,7 @@ final class NGHTTP2Session {
     /// - Returns: The stream identifier.
     /// - Throws: ``NGHTTP2Failure`` when nghttp2 refuses (no stream identifiers left, or a
     ///   GOAWAY already arrived).
-    func submitRequest(fields: [HTTP2Field], body: ArraySlice<UInt8>) throws(NGHTTP2Failure) -> Int32 {
+    func submitRequest(fields: [HTTP2Field], body: Body) throws(NGHTTP2Failure) -> Int32 {
         // One buffer for every name and value; nghttp2 copies the fields during the call.
         var storage: [UInt8] = []
         var spans: [(name: Range<Int>, value: Range<Int>)] = []
@@ -100,7 +104,7 @@ final class NGHTTP2Session {
                            namelen: span.name.count, valuelen: span.value.count,
                            flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
             }
-            guard !body.isEmpty else {
+            if case let .bytes(bytes) = body, bytes.isEmpty {
                 return nghttp2_submit_request(session, nil, &headers, headers.count, nil, nil)
             }
             var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil),
@@ -108,8 +112,48 @@ final class NGHTTP2Session {
             return nghttp2_submit_request(session, nil, &headers, headers.count, &provider, nil)
         }
         guard streamID > 0 else { throw NGHTTP2Failure(code: streamID, doing: "submitting a request") }
-        if !body.isEmpty { inbound.bodies[streamID] = body }
+        switch body {
+        case let .bytes(bytes): if !bytes.isEmpty { inbound.bodies[streamID] = bytes }
+        case let .pulled(pull): inbound.pulledBodies[streamID] = pull
+        }
         return streamID
+    }
+
+    /// A request body: bytes in memory, or pulled as DATA frames are built.
+    enum Body {
+        /// Sent from memory; empty means no body (END_STREAM on the HEADERS frame).
+        case bytes(ArraySlice<UInt8>)
+        /// Asked for bytes each time a DATA frame can go out.
+        case pulled(BodyPull)
+    }
+
+    /// What a pulled body gives for one DATA frame.
+    enum Pulled {
+        /// `count` bytes were written to the buffer; `end` when the body is complete (END_STREAM).
+        case bytes(count: Int, end: Bool)
+        /// Nothing yet: the stream waits until ``resumeBody(streamID:)``.
+        case wait
+    }
+
+    /// Fills a buffer (at most its size, the most flow control allows now) with body bytes.
+    typealias BodyPull = (UnsafeMutableRawBufferPointer) -> Pulled
+
+    /// Asks a pulled body that answered ``Pulled/wait`` again, at the next write.
+    func resumeBody(streamID: Int32) {
+        _ = nghttp2_session_resume_data(session, streamID)
+    }
+
+    /// Acknowledges `bytes` of response body on `streamID` as read: the stream's and the
+    /// connection's receive windows reopen by that much (nghttp2 sends WINDOW_UPDATE once half a
+    /// window is owed). For a stream already closed only the connection's window reopens.
+    func consume(streamID: Int32, bytes: Int) {
+        guard bytes > 0, streamID > 0 else { return }
+        _ = nghttp2_session_consume(session, streamID, bytes)
+    }
+
+    /// Whether `streamID` is open and this side has not ended it (no END_STREAM sent yet).
+    func isOpenForSending(streamID: Int32) -> Bool {
+        nghttp2_session_get_stream_local_close(session, streamID) == 0
     }
 
     /// Queues RST_STREAM for `streamID` (or cancels its HEADERS if they were not sent yet).

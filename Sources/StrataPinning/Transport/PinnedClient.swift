@@ -14,7 +14,14 @@ import Synchronization
 /// ``HTTP2Connection`` registered in the ``HTTP2Pool`` and carries the request as its first
 /// stream. Requests that an HTTP/2 connection did not get to (RFC 9113 §8.7: above a GOAWAY's
 /// last stream, refused, never sent) are sent again, whatever their method; idempotent ones whose
-/// reused connection died before any response byte are sent again once, as over HTTP/1.1.
+/// reused connection died before any response byte are sent again once, as over HTTP/1.1. Either
+/// way a body is sent again only if it can be: from memory, a file read again from the start, or
+/// a single-pass stream that was never read; a single-pass body once read is never resent.
+///
+/// Both protocols stream: request bodies that are files or streams are read as they are sent,
+/// and ``stream(_:host:port:evaluator:_:)`` hands the response body to its consumer as it
+/// arrives, the connection (HTTP/1.1) or the stream's flow-control window (HTTP/2) reading only
+/// as far as the consumer has.
 final class PinnedClient: Sendable {
     /// How often a request the server provably did not process is sent again.
     static let maxUnprocessedRetries = 3
@@ -64,12 +71,27 @@ final class PinnedClient: Sendable {
         http2?.counts(host: host, port: port) ?? (0, 0)
     }
 
+    /// Claims a stream on an HTTP/2 connection to `host:port` that already exists, and sends
+    /// nothing on it: what a request does between its route and its send (for tests). Give it
+    /// back with `release()`; nil when no connection is there to claim from.
+    func claimHTTP2Stream(host: String, port: Int) async throws -> HTTP2Connection? {
+        guard let http2 else { return nil }
+        switch try await http2.route(host: host, port: port, deadline: .now + .seconds(10)) {
+        case let .stream(connection):
+            return connection
+        case let .connect(counted):
+            if counted { http2.attemptFailed(for: ConnectionPool.Key(host: host, port: port)) }
+            return nil
+        }
+    }
+
     /// Sends `request` to `host:port`, whose new connections must pass `evaluator`, within the
     /// request timeout (counted from this call: waiting for a connection included), and returns
     /// the whole response.
     ///
     /// A body in memory is written with the head; a file or stream body is read as it is
-    /// written (see ``RequestBodyPipe``), never collected, over HTTP/1.1.
+    /// written, never collected: over HTTP/1.1 through a ``RequestBodyPipe``, over HTTP/2 through
+    /// an ``HTTP2RequestBodyPipe`` as flow control lets DATA frames go out.
     ///
     /// - Throws: `TransportError` (``/Strata/TransportError/Kind/tls`` for refused certificates,
     ///   ``/Strata/TransportError/Kind/invalidRequest`` for a request HTTP cannot carry,
@@ -86,12 +108,17 @@ final class PinnedClient: Sendable {
     }
 
     /// Sends `request` like ``send(_:host:port:evaluator:)`` and calls `consume` with the head as
-    /// soon as it is read and the body as it arrives (HTTP/1.1: read from the connection as
-    /// `consume` asks; HTTP/2: buffered, see ``streamOverHTTP2(_:_:)``).
+    /// soon as it is read and the body as it arrives, read only as `consume` asks: over HTTP/1.1
+    /// from the connection (a bounded buffer), over HTTP/2 through the stream's flow-control
+    /// window, which reopens only as far as `consume` has read.
     ///
-    /// When `consume` returns or throws, the body is released: the rest is drained if small,
-    /// else the connection is closed; this returns once the connection is back in the pool or
-    /// closed. A streamed body is not capped by `HTTP1Limits.maxResponseBodyBytes`.
+    /// When `consume` returns or throws, the body is released, and this returns once that is
+    /// done: over HTTP/1.1 the rest is drained if small, else the connection is closed, and the
+    /// connection is back in the pool or closed; over HTTP/2 an unfinished stream is reset with
+    /// RST_STREAM (CANCEL), what it had received is credited back to the connection's window, and
+    /// the connection goes on carrying other streams. The request's deadline and the idle read
+    /// timeout apply until the body's end; cancelling the calling task ends the exchange. A
+    /// streamed body is not capped by `HTTP1Limits.maxResponseBodyBytes`.
     ///
     /// - Throws: What ``send(_:host:port:evaluator:)`` throws, and what `consume` throws.
     func stream<Result: Sendable>(_ request: HTTPRequest, host: CanonicalHost, port: Int, evaluator: any ServerTrustEvaluator,
@@ -100,17 +127,22 @@ final class PinnedClient: Sendable {
         defer { exchange.body?.close() }
         switch try await run(exchange, streaming: true) {
         case let .whole(response):
-            return try await streamOverHTTP2(response, consume)
+            // Not reached today (both protocols return a head when streaming); correct anyway.
+            return try await consume(response.head, HTTPBody(response.body))
         case let .streaming(head, streamed, connection, jobID):
             return try await deliver(head.httpResponse(url: request.url).head, streamed, length: head.bodyLength,
                                      connection: connection, jobID: jobID, consume)
+        case let .http2Streaming(streamed):
+            return try await deliver(streamed, method: exchange.head.method, url: request.url, consume)
         }
     }
 
-    /// One request ready to go: serialized, its deadline fixed.
+    /// One request ready to go: checked, its deadline fixed.
     struct Exchange: Sendable {
         var request: HTTPRequest
-        var encoded: HTTP1Request
+        /// The request's checked parts, which HTTP/1.1 encodes and HTTP/2 frames.
+        var head: ValidatedRequestHead
+        /// How HTTP/1.1 reads a file or stream body (nil for a body in memory or none).
         var body: RequestBodyPipe?
         var key: ConnectionPool.Key
         var evaluator: any ServerTrustEvaluator
@@ -121,6 +153,7 @@ final class PinnedClient: Sendable {
     private enum Exchanged: Sendable {
         case whole(HTTPResponse)
         case streaming(HTTP1Response, StreamedResponse, PooledConnection, jobID: UInt64)
+        case http2Streaming(HTTP2ResponseStream)
     }
 
     private func prepare(_ request: HTTPRequest, host: CanonicalHost, port: Int,
@@ -135,29 +168,33 @@ final class PinnedClient: Sendable {
             }
             deadline = min(deadline, requestDeadline)
         }
-        let encoded: HTTP1Request
+        // The same checks for both protocols, made once: HTTP/1.1 encodes the head on a slot,
+        // HTTP/2 frames it for a stream.
+        let head: ValidatedRequestHead
         do {
-            encoded = try HTTP1RequestEncoder.encodeStreaming(request)
+            head = try ValidatedRequestHead(request, bodyLength: request.body?.length ?? 0)
         } catch {
             throw TransportError(.invalidRequest, method: request.method, url: request.url,
                                  message: error.description, underlying: error)
         }
-        let body = encoded.streamedBody == nil ? nil : request.body.map(RequestBodyPipe.init)
-        return Exchange(request: request, encoded: encoded, body: body, key: ConnectionPool.Key(host: host.name, port: port),
+        let body = request.body.flatMap { $0.bytesInMemory == nil ? RequestBodyPipe($0) : nil }
+        return Exchange(request: request, head: head, body: body, key: ConnectionPool.Key(host: host.name, port: port),
                         evaluator: evaluator, deadline: deadline)
     }
 
     /// Carries `exchange` over HTTP/2 or HTTP/1.1, whichever the host speaks.
     private func run(_ exchange: Exchange, streaming: Bool) async throws -> Exchanged {
         let key = exchange.key
+        // Encoded for HTTP/1.1 when a slot first needs it: a request on an HTTP/2 stream never is.
+        var encoded: HTTP1Request?
         guard let http2 else {
-            let outcome = try await sendOnSlot(exchange, streaming: streaming, attempt: nil)
+            let outcome = try await sendOnSlot(exchange, encoded: &encoded, streaming: streaming, attempt: nil)
             var prepared: HTTP2Request?
-            return try await response(outcome, to: exchange, prepared: &prepared)
+            return try await response(outcome, to: exchange, streaming: streaming, prepared: &prepared)
         }
         var retries = 0
-        // Built once: a stream the server refused is sent again with the same request, and a
-        // single-pass body can be read only once.
+        // Built on the first stream; a resend reuses it (a body in memory) or renews its body's
+        // pipe (a file, or a single-pass body never read), never reads a single-pass body twice.
         var prepared: HTTP2Request?
         while true {
             let outcome: SlotOutcome
@@ -167,14 +204,19 @@ final class PinnedClient: Sendable {
                 outcome = .http2(connection)
                 reused = true
             case let .connect(counted):
-                outcome = try await sendOnSlot(exchange, streaming: streaming, attempt: counted)
+                outcome = try await sendOnSlot(exchange, encoded: &encoded, streaming: streaming, attempt: counted)
                 reused = false
             }
             do {
-                return try await response(outcome, to: exchange, prepared: &prepared)
+                return try await response(outcome, to: exchange, streaming: streaming, prepared: &prepared)
             } catch let failure as HTTP2StreamFailure {
-                guard Self.shouldRetry(failure, method: exchange.encoded.method, reused: reused, retries: retries) else {
+                guard Self.shouldRetry(failure, method: exchange.head.method, reused: reused, retries: retries) else {
                     throw failure.error
+                }
+                if let sent = prepared {
+                    // A single-pass body some of which may have gone out is not sent again.
+                    guard let resent = sent.forResend() else { throw failure.error }
+                    prepared = resent
                 }
                 retries += 1
                 TransportEvents.emit(PinningEvent.retryingOnFreshConnection(host: key.host, port: key.port,
@@ -219,6 +261,23 @@ final class PinnedClient: Sendable {
         return try outcome.get()
     }
 
+    /// Hands a streamed HTTP/2 response to `consume`, then releases its body (an unfinished stream
+    /// is reset with CANCEL) and waits until the stream is over on its connection; reports the
+    /// exchange's events since its head (those before were reported with the head).
+    private func deliver<Result: Sendable>(_ streamed: HTTP2ResponseStream, method: HTTPMethod, url: URL,
+                                           _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result) async throws -> Result {
+        let head = HTTPResponseHead(statusCode: streamed.head.statusCode, headers: streamed.head.headers, url: url)
+        let outcome: Swift.Result<Result, any Error>
+        do {
+            outcome = .success(try await consume(head, streamed.channel.body(length: streamed.bodyLength(method: method))))
+        } catch {
+            outcome = .failure(error)
+        }
+        let events = await streamed.release()
+        for event in events { TransportEvents.emit(event) }
+        return try outcome.get()
+    }
+
     /// Whether a request whose HTTP/2 stream failed is sent again: always when the server
     /// provably did not process it (a bounded number of times); once when it is idempotent, its
     /// connection was reused, and the connection (not the server's verdict on the stream)
@@ -238,31 +297,30 @@ final class PinnedClient: Sendable {
         case http2(HTTP2Connection)
     }
 
-    /// The response for `outcome`: as is for HTTP/1.1, or from a stream on the HTTP/2 connection.
+    /// The response for `outcome`: as is for HTTP/1.1, or from a stream on the HTTP/2 connection
+    /// (its head only when `streaming`: the body then flows as the consumer reads).
     ///
     /// - Parameter prepared: The HTTP/2 request, built on the first stream and reused by a resend.
     /// - Throws: ``HTTP2StreamFailure`` when the stream failed (the caller decides on a retry).
-    private func response(_ outcome: SlotOutcome, to exchange: Exchange, prepared: inout HTTP2Request?) async throws -> Exchanged {
-        let url = exchange.encoded.url
+    private func response(_ outcome: SlotOutcome, to exchange: Exchange, streaming: Bool,
+                          prepared: inout HTTP2Request?) async throws -> Exchanged {
+        let url = exchange.request.url
         switch outcome {
         case let .http1(response):
             return .whole(response.httpResponse(url: url))
         case let .http1Streaming(head, streamed, connection, jobID):
             return .streaming(head, streamed, connection, jobID: jobID)
         case let .http2(connection):
-            let request: HTTP2Request
-            if let prepared {
-                request = prepared
-            } else {
-                do {
-                    request = try await http2Request(for: exchange)
-                } catch {
-                    connection.release()
-                    throw error
-                }
-                prepared = request
+            let request = prepared ?? HTTP2Request(exchange.head, body: exchange.request.body)
+            prepared = request
+            guard streaming else {
+                return .whole(try await self.exchange(request, on: connection, deadline: exchange.deadline).httpResponse(url: url))
             }
-            return .whole(try await self.exchange(request, on: connection, deadline: exchange.deadline).httpResponse(url: url))
+            let (opened, events) = try await connection.stream(request, deadline: exchange.deadline,
+                                                               collectsEvents: TransportEvents.isObserved)
+            // What happened up to the head (or the failure) is told before `consume` runs.
+            for event in events { TransportEvents.emit(event) }
+            return .http2Streaming(try opened.get())
         }
     }
 
@@ -292,7 +350,8 @@ final class PinnedClient: Sendable {
     ///   - attempt: For the ``HTTP2Pool``: whether this is a counted connection attempt
     ///     (reported back exactly once, from the slot's thread, even if the caller is cancelled);
     ///     nil when HTTP/2 is not offered.
-    private func sendOnSlot(_ exchange: Exchange, streaming: Bool, attempt counted: Bool?) async throws -> SlotOutcome {
+    private func sendOnSlot(_ exchange: Exchange, encoded: inout HTTP1Request?, streaming: Bool,
+                            attempt counted: Bool?) async throws -> SlotOutcome {
         let key = exchange.key
         let lease: ConnectionPool.Lease
         do {
@@ -304,7 +363,9 @@ final class PinnedClient: Sendable {
         let connection = lease.connection
         let jobID = jobIDs.wrappingAdd(1, ordering: .relaxed).newValue
         connection.begin(jobID: jobID)
-        var job = ExchangeJob(request: exchange.encoded, evaluator: exchange.evaluator, deadline: exchange.deadline,
+        let request = encoded ?? HTTP1RequestEncoder.encodeStreaming(exchange.head, body: exchange.request.body)
+        encoded = request
+        var job = ExchangeJob(request: request, evaluator: exchange.evaluator, deadline: exchange.deadline,
                               idleExpired: lease.idleExpired, collectsEvents: TransportEvents.isObserved)
         job.requestBody = exchange.body
         // What this attempt taught the HTTP/2 pool is reported once: at the handshake when the

@@ -214,17 +214,21 @@ public struct PinningTransport: Transport {
     /// Sends `request` like ``send(_:)`` and calls `consume` with the final response's head as soon
     /// as it is read and its body as it arrives.
     ///
-    /// For a pinned host over HTTP/1.1 the body is read from the connection only as `consume`
-    /// reads it (at most a few hundred KiB wait unread), so a download of any size takes bounded
-    /// memory; it is not capped by `HTTP1Limits.maxResponseBodyBytes`, which bounds what ``send(_:)``
-    /// buffers (head, chunk-size lines and trailers stay bounded). Over HTTP/2 the body is still
-    /// read whole before `consume` is called. Redirects are decided on the head: a redirect is
-    /// never handed to `consume` (its body is dropped), and the follow-up streams. Unpinned hosts
-    /// go to `inner.stream`.
+    /// For a pinned host the body is read only as `consume` reads it, so a download of any size
+    /// takes bounded memory: over HTTP/1.1 from the connection (at most a few hundred KiB wait
+    /// unread), over HTTP/2 through the stream's flow-control window, which reopens only as far as
+    /// `consume` has read (at most the 1 MiB stream window plus a few hundred KiB wait unread). It
+    /// is not capped by `HTTP1Limits.maxResponseBodyBytes`, which bounds what ``send(_:)`` buffers
+    /// (head, chunk-size lines and trailers stay bounded). File and stream request bodies are
+    /// read as they are sent, over both protocols. Redirects are decided on the head: a redirect
+    /// is never handed to `consume` (its body is dropped), and the follow-up streams. Unpinned
+    /// hosts go to `inner.stream`.
     ///
-    /// When `consume` returns or throws, the body is released: a small unread rest is drained so
-    /// the connection is reused, a larger one closes it. The request's deadline and the idle read
-    /// timeout apply while the body streams; cancelling the calling task ends the exchange.
+    /// When `consume` returns or throws, the body is released. Over HTTP/1.1 a small unread rest
+    /// is drained so the connection is reused, a larger one closes it; over HTTP/2 an unfinished
+    /// stream is reset (RST_STREAM CANCEL) and the connection carries on with its other streams.
+    /// The request's deadline and the idle read timeout apply while the body streams; cancelling
+    /// the calling task ends the exchange.
     ///
     /// - Throws: What ``send(_:)`` throws, and what `consume` throws.
     public func stream<Result: Sendable>(_ request: HTTPRequest,

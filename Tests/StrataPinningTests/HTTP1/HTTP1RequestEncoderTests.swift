@@ -130,23 +130,6 @@ struct HTTP1RequestEncoderTests {
         #expect(throws: HTTP1RequestError.unsupportedMethod("GE T")) { try encodeRequest("http://h/", method: "GE T") }
     }
 
-    @Test("a file or stream body is read whole, within the limit; a larger one is refused before sending")
-    func bufferedBodies() async throws {
-        let stream = AsyncStream<ArraySlice<UInt8>> { continuation in
-            continuation.yield(Array("ab".utf8)[...])
-            continuation.yield(Array("c".utf8)[...])
-            continuation.finish()
-        }
-        let request = HTTPRequest(method: .post, url: URL(string: "http://h/")!, body: HTTPBody(stream, length: nil))
-        #expect(try await HTTP1RequestEncoder.bodyBytes(of: request) == Array("abc".utf8))
-        let declaredTooLarge = HTTPBody(AsyncStream<ArraySlice<UInt8>> { $0.finish() },
-                                        length: Int64(HTTP1RequestEncoder.maxBodyBytes) + 1)
-        await #expect(throws: HTTP1RequestError.bodyTooLarge(limit: HTTP1RequestEncoder.maxBodyBytes)) {
-            try await HTTP1RequestEncoder.bodyBytes(of: HTTPRequest(method: .post, url: URL(string: "http://h/")!,
-                                                                    body: declaredTooLarge))
-        }
-    }
-
     @Test("the encoded request remembers its method and URL for the parser and for errors")
     func metadata() throws {
         let request = try encodeRequest("http://h/x", method: "HEAD")

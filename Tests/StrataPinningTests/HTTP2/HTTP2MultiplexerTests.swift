@@ -365,7 +365,7 @@ struct HTTP2MultiplexerTests {
         request.headers["Keep-Alive"] = "timeout=5"
         request.headers["TE"] = "gzip"
         request.headers["X-Trace"] = "abc"
-        let encoded = try HTTP2Request(HTTP1RequestEncoder.encode(request))
+        let encoded = try HTTP2Request(request)
         #expect(encoded.fields.map(\.name) == [":method", ":scheme", ":authority", ":path", "x-trace"])
         #expect(encoded.fields[2].value == "api.example.com")
         #expect(encoded.fields[3].value == "/x")

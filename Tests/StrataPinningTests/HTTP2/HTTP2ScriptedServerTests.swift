@@ -132,8 +132,8 @@ struct HTTP2ScriptedServerTests {
         #expect(events.retries.count == 2)
     }
 
-    @Test("a single-pass body whose stream the server refused (GOAWAY before it) is sent again from the bytes already read, not read twice")
-    func refusedSinglePassBodyResent() async throws {
+    @Test("a single-pass body whose stream the server refused (GOAWAY before it) after reading it began is not sent again: it cannot be read twice")
+    func refusedSinglePassBodyNotResent() async throws {
         let server = try ScriptedHTTP2Server { connection in
             connection.handshake()
             if connection.index == 0 {
@@ -141,7 +141,7 @@ struct HTTP2ScriptedServerTests {
                 _ = connection.awaitRequests(1)
                 connection.write(.goAway(lastStream: 0, code: 0, debug: "maintenance"))
             } else {
-                for stream in connection.awaitRequests(1) { connection.respond(stream: stream, body: "stored") }
+                for stream in connection.awaitRequests(1) { connection.respond(stream: stream, body: "sent twice") }
             }
             connection.drain()
         }
@@ -151,6 +151,29 @@ struct HTTP2ScriptedServerTests {
             continuation.finish()
         }
         let request = HTTPRequest(method: .put, url: server.url("/"), body: HTTPBody(chunks, length: nil))
+        let error = await Pinning.error { try await transport.send(request) }
+        #expect((error as? TransportError)?.kind == .connectionLost)
+        // Not sent again anywhere (a second read would have failed as invalidRequest).
+        #expect(server.connectionCount == 1)
+    }
+
+    @Test("a file body whose stream the server refused (GOAWAY before it) is sent again, read from the start, on a new connection")
+    func refusedFileBodyResent() async throws {
+        let server = try ScriptedHTTP2Server { connection in
+            connection.handshake()
+            if connection.index == 0 {
+                _ = connection.awaitRequests(1)
+                connection.write(.goAway(lastStream: 0, code: 0, debug: "maintenance"))
+            } else {
+                for stream in connection.awaitRequests(1) { connection.respond(stream: stream, body: "stored") }
+            }
+            connection.drain()
+        }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("strata-h2-refused-\(UUID().uuidString)")
+        try Data("a file, read twice".utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let transport = try Self.transport()
+        let request = HTTPRequest(method: .put, url: server.url("/"), body: try HTTPBody(contentsOf: file))
         #expect(try await transport.send(request).text == "stored")
         #expect(server.connectionCount == 2)
     }

@@ -19,6 +19,8 @@ final class MultiplexerHarness {
     private(set) var eventsByExchange: [UInt64: [HTTP2Event]] = [:]
     /// Exchanges reported finished more than once (a bug the tests look for).
     private(set) var finishedTwice: [UInt64] = []
+    /// The heads of streamed exchanges, by exchange.
+    private(set) var heads: [UInt64: HTTPResponseHead] = [:]
 
     init(limits: HTTP1Limits = .default, idleTimeout: Duration = .seconds(30), pingInterval: Duration = .seconds(10)) throws {
         multiplexer = try HTTP2Multiplexer(limits: limits, timing: .init(idleTimeout: idleTimeout, pingInterval: pingInterval),
@@ -27,9 +29,21 @@ final class MultiplexerHarness {
 
     /// Starts `request` as exchange `id`, with a deadline `timeout` from now.
     func open(_ id: UInt64, _ request: HTTPRequest, timeout: Duration = .seconds(60)) throws {
-        let encoded = try HTTP1RequestEncoder.encode(request, body: request.body?.bytesInMemory ?? [])
-        multiplexer.open(.init(id: id, request: HTTP2Request(encoded), deadline: now + timeout, collectsEvents: true), now: now)
+        multiplexer.open(.init(id: id, request: try HTTP2Request(request), deadline: now + timeout, collectsEvents: true),
+                         now: now)
         collect()
+    }
+
+    /// Starts `request` as streamed exchange `id`: its head is reported in ``heads``, its body
+    /// goes to `channel`. Returns the request as framed (its body pipe, for a streamed body).
+    @discardableResult
+    func openStreamed(_ id: UInt64, _ request: HTTPRequest, channel: BodyChannel,
+                      timeout: Duration = .seconds(60)) throws -> HTTP2Request {
+        let framed = try HTTP2Request(request)
+        multiplexer.open(.init(id: id, request: framed, deadline: now + timeout, collectsEvents: true, responseBody: channel),
+                         now: now)
+        collect()
+        return framed
     }
 
     /// Abandons exchange `id`, as a cancelled caller does.
@@ -93,6 +107,7 @@ final class MultiplexerHarness {
     }
 
     private func collect() {
+        for head in multiplexer.takeHeads() { heads[head.id] = head.head }
         for finished in multiplexer.takeFinished() {
             if results[finished.id] != nil { finishedTwice.append(finished.id) }
             results[finished.id] = finished.result
@@ -107,6 +122,14 @@ final class MultiplexerHarness {
 
     static func post(_ path: String, body: Data) -> HTTPRequest {
         HTTPRequest(method: .post, url: URL(string: "https://api.example.com\(path)")!, body: HTTPBody(body))
+    }
+
+    /// `count` DATA frames of `size` bytes each on `stream`, the last with END_STREAM when `end`.
+    static func data(stream: UInt32, frames count: Int, size: Int = 16_384, end: Bool = false) -> [UInt8] {
+        (0..<count).flatMap { index in
+            HTTP2Frame.data(stream: stream, Array(repeating: UInt8(truncatingIfNeeded: index), count: size),
+                            endStream: end && index == count - 1).bytes
+        }
     }
 
     static let ok: [(String, String)] = [(":status", "200"), ("content-type", "text/plain")]

@@ -20,12 +20,12 @@ struct PinningLargeBodyIsolationTests {
         let measured = output.split(separator: "\n").filter { $0.contains("resident growth") }
         for line in measured { print(line) }
         #expect(status == 0, "\(output)")
-        #expect(measured.count == 2, "the child did not run both large-body tests: \(output)")
+        #expect(measured.count == 4, "the child did not run every large-body test (both ways, both protocols): \(output)")
     }
 }
 
-/// Bodies far larger than memory should hold travel through a pinned HTTP/1.1 connection to a
-/// real nginx with bounded resident memory. Runs only in the process
+/// Bodies far larger than memory should hold travel through a pinned HTTP/1.1 connection, and a
+/// pinned HTTP/2 stream, to a real nginx with bounded resident memory. Runs only in the process
 /// ``PinningLargeBodyIsolationTests`` starts for it; skipped where nginx is missing.
 @Suite("PinningTransport moves large bodies with bounded memory (nginx)", .serialized,
        .enabled(if: NginxServer.isInstalled, Comment(rawValue: NginxServer.missing)),
@@ -33,7 +33,8 @@ struct PinningLargeBodyIsolationTests {
 struct PinningLargeBodyTests {
 
     /// The most the resident set may grow while a large body moves: the body channel's high
-    /// watermark, the request pipe's few chunks, TLS and receive buffers are well under it.
+    /// watermark, the request pipe's few chunks, TLS and receive buffers (and over HTTP/2 the
+    /// stream's 1 MiB receive window) are well under it.
     static let maxResidentGrowth = 32 << 20
 
     /// A fresh directory for nginx to serve from or write to.
@@ -43,8 +44,16 @@ struct PinningLargeBodyTests {
         return url
     }
 
-    @Test("a 256 MiB download streams through consume with the resident set growing less than 32 MiB")
-    func download() async throws {
+    /// The configuration that makes nginx and the client speak `http2` or HTTP/1.1, nothing else.
+    static func configuration(http2: Bool) -> PinningTransport.Configuration {
+        .init(requestTimeout: .seconds(120), httpVersion: http2 ? .http2Only : .http1Only)
+    }
+
+    static func name(http2: Bool) -> String { http2 ? "HTTP/2" : "HTTP/1.1" }
+
+    @Test("a 256 MiB download streams through consume with the resident set growing less than 32 MiB (HTTP/1.1, HTTP/2)",
+          arguments: [false, true])
+    func download(http2: Bool) async throws {
         let size = ResidentMemory.streamedBytes(256 << 20)
         let directory = try Self.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -54,9 +63,10 @@ struct PinningLargeBodyTests {
         let handle = try FileHandle(forWritingTo: file)
         try handle.truncate(atOffset: UInt64(size))
         try handle.close()
-        let server = try await NginxServer.start(http2: false, directives: "location /big.bin { alias \(file.path); }")
+        let server = try await NginxServer.start(http2: http2, directives: "location /big.bin { alias \(file.path); }")
         defer { server.stop() }
-        let transport = try Pinning.transport(configuration: .init(requestTimeout: .seconds(120), httpVersion: .http1Only))
+        let events = PinningEventLog()
+        let transport = events.observing(try Pinning.transport(configuration: Self.configuration(http2: http2)))
 
         let baseline = ResidentMemory.bytes
         ResidentMemory.resetPeak()
@@ -81,12 +91,15 @@ struct PinningLargeBodyTests {
         let growth = max(sampledPeak, ResidentMemory.peak) - baseline
         #expect(received == size)
         #expect(nonZero == 0)
+        #expect((http2 ? events.http2Responses : events.http1Responses) == 1)
         if ResidentMemory.isMeaningful { #expect(growth < Self.maxResidentGrowth, "resident set grew by \(growth >> 20) MiB") }
-        print("256 MiB download: resident growth \(growth >> 10) KiB (sampled \(max(0, sampledPeak - baseline) >> 10) KiB)")
+        print("256 MiB download over \(Self.name(http2: http2)): resident growth \(growth >> 10) KiB "
+              + "(sampled \(max(0, sampledPeak - baseline) >> 10) KiB)")
     }
 
-    @Test("a 64 MiB file upload is read as it is sent, with the resident set growing less than 32 MiB")
-    func upload() async throws {
+    @Test("a 64 MiB file upload is read as it is sent, with the resident set growing less than 32 MiB (HTTP/1.1, HTTP/2)",
+          arguments: [false, true])
+    func upload(http2: Bool) async throws {
         let size = ResidentMemory.streamedBytes(64 << 20)
         let directory = try Self.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -105,11 +118,12 @@ struct PinningLargeBodyTests {
             try writer.write(contentsOf: piece)
         }
         try writer.close()
-        let server = try await NginxServer.start(http2: false, directives: """
+        let server = try await NginxServer.start(http2: http2, directives: """
             location /uploads/ { alias \(uploads.path)/; dav_methods PUT; client_max_body_size 0; }
             """)
         defer { server.stop() }
-        let transport = try Pinning.transport(configuration: .init(requestTimeout: .seconds(120), httpVersion: .http1Only))
+        let events = PinningEventLog()
+        let transport = events.observing(try Pinning.transport(configuration: Self.configuration(http2: http2)))
 
         let baseline = ResidentMemory.bytes
         ResidentMemory.resetPeak()
@@ -118,8 +132,9 @@ struct PinningLargeBodyTests {
         let growth = ResidentMemory.peak - baseline
         #expect(response.statusCode == 201)
         #expect(try Self.sameContents(file, uploads.appendingPathComponent("copy.bin")))
+        #expect((http2 ? events.http2Responses : events.http1Responses) == 1)
         if ResidentMemory.isMeaningful { #expect(growth < Self.maxResidentGrowth, "resident set grew by \(growth >> 20) MiB") }
-        print("64 MiB upload: resident growth \(growth >> 10) KiB")
+        print("64 MiB upload over \(Self.name(http2: http2)): resident growth \(growth >> 10) KiB")
     }
 
     /// Whether two files hold the same bytes, compared 1 MiB at a time.
