@@ -111,4 +111,19 @@ struct NginxContentCodingTests {
         #expect(failure.kind == .invalidResponse)
         #expect(failure.message.contains("ResponseBodyLimit"), "\(failure.message)")
     }
+
+    @Test("ResponseBodyLimit raises the pinned buffered limit for one call over HTTP/2: the body streams, so no connection limit caps it")
+    func raisedLimitOverHTTP2() async throws {
+        let server = try await NginxServer.start(http2: true, directives: Self.directives, files: Self.files())
+        defer { server.stop() }
+        var configuration = PinningTransport.Configuration(requestTimeout: .seconds(10))
+        configuration.limits.maxResponseBodyBytes = 10_000
+        let transport = try Pinning.transport(configuration: configuration)
+        let refused = await Pinning.error { try await transport.send(Pinning.get(server.url("/todos.json"))) }
+        #expect((refused as? TransportError)?.kind == .invalidResponse, "the configured limit holds without a scope")
+        let response = try await ResponseBodyLimit.withMaxBytes(CodingFixtures.json.count) {
+            try await transport.send(Pinning.get(server.url("/todos.json")))
+        }
+        #expect(Array(response.body) == CodingFixtures.json)
+    }
 }
