@@ -4,7 +4,7 @@ import Testing
 import Glibc
 #endif
 
-/// `strata-demo sandbox`, run as a subprocess in the foreground, as the README uses it.
+/// `strata-demo sandbox`, run as a subprocess in the foreground, as the demo article uses it.
 // Serialized: one child process at a time keeps the load off the timing-sensitive suites running alongside.
 @Suite("strata-demo sandbox (subprocess)", .serialized)
 struct SandboxCommandTests {

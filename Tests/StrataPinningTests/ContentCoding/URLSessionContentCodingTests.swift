@@ -8,7 +8,7 @@ import Testing
 import TestServer
 
 /// What `URLSessionTransport` (libcurl underneath) does with compressed responses on Linux, pinned
-/// down so the README's comparison with the pinned path stays true.
+/// down so the compression article's comparison with the pinned path stays true.
 @Suite("URLSessionTransport and content coding (libcurl decodes)")
 struct URLSessionContentCodingTests {
     static func path(_ name: String) -> String { "/" + name.replacingOccurrences(of: " ", with: "-") }

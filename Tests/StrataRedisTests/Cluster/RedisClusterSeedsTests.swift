@@ -56,7 +56,7 @@ struct RedisClusterSeedsTests {
         #expect(events.all.isEmpty, "\(events.all)")
     }
 
-    @Test("the README's fleet scenario on a cluster: three instances, one changed resource, one full download and two 304s", .needsRedisCluster)
+    @Test("the fleet article's scenario on a cluster: three instances, one changed resource, one full download and two 304s", .needsRedisCluster)
     func fleetScenario() async throws {
         let cluster = try await RedisClusterProcess.start()
         let upstream = try UpstreamResource(bodyBytes: 10_000)

@@ -25,7 +25,7 @@ struct RedisAuthenticationTests {
         }
     }
 
-    @Test("an ACL user from the URL, with the README's permissions, authenticates and is held to its keys")
+    @Test("an ACL user from the URL, with the fleet article's permissions, authenticates and is held to its keys")
     func aclUser() async throws {
         let server = try await RedisServerProcess.start(password: Self.password)
         let admin = try RedisAdmin(server.url(password: Self.password))

@@ -28,7 +28,7 @@ struct RedisFleetTests {
         #expect(upstream.counts.full == 1 && upstream.counts.notModified == 1)
     }
 
-    /// The README's fleet scenario: three instances, one upstream, one resource that changes.
+    /// The fleet article's scenario: three instances, one upstream, one resource that changes.
     /// Returns the upstream's counts for the round after the change.
     private func fleetRound(stores: [any ETagStoreProtocol], upstream: UpstreamResource) async throws
         -> (full: Int, notModified: Int, bodyBytes: Int) {

@@ -2,12 +2,12 @@ import Foundation
 @testable import StrataPinning
 import Testing
 
-/// The README's openssl recipe for a pin, run as written against the fixtures.
-@Suite("The README's openssl pin recipe")
-struct ReadmePinRecipeTests {
-    static let readme = URL(fileURLWithPath: #filePath)   // Tests/StrataPinningTests/Certificate/ThisFile.swift
+/// The "Pinning a host" article's openssl recipe for a pin, run as written against the fixtures.
+@Suite("The pinning article's openssl pin recipe")
+struct PinRecipeTests {
+    static let article = URL(fileURLWithPath: #filePath)   // Tests/StrataPinningTests/Certificate/ThisFile.swift
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("README.md")
+        .deletingLastPathComponent().appendingPathComponent("Sources/StrataPinning/StrataPinning.docc/PinningAHost.md")
 
     /// The `openssl` command-line tool; the test needs it (`.ci/run` installs it, so CI never skips).
     static let openssl = ["/usr/bin/openssl", "/bin/openssl", "/usr/local/bin/openssl"]
@@ -17,8 +17,8 @@ struct ReadmePinRecipeTests {
           .enabled(if: openssl != nil, "the openssl command-line tool is not installed (apt-get install openssl)"),
           arguments: ["leaf-ec", "ca"])
     func recipePrintsThePin(fixture: String) async throws {
-        let lines = try String(contentsOf: Self.readme, encoding: .utf8).split(separator: "\n")
-        let recipe = try #require(lines.first { $0.hasPrefix("printf 'sha256/%s") }, "the README has no openssl pin recipe")
+        let lines = try String(contentsOf: Self.article, encoding: .utf8).split(separator: "\n")
+        let recipe = try #require(lines.first { $0.hasPrefix("printf 'sha256/%s") }, "the pinning article has no openssl pin recipe")
         let path = Fixtures.directory.appendingPathComponent("\(fixture).pem").path
         let command = String(recipe).replacingOccurrences(of: "server.pem", with: "'\(path)'")
         let output = try await Self.run(command)
