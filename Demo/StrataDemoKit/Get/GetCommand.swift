@@ -36,7 +36,8 @@ struct GetCommand: Sendable {
             OptionSpec("--etag-dir", value: "<dir>",
                        help: "Keeps responses in a FileETagStore there; the next run revalidates (304) instead of downloading."),
             OptionSpec("--retries", value: "<n>", help: "Retries transient failures up to n times (0 to 10). The default is 2."),
-            OptionSpec("--timeout", value: "<seconds>", help: "Gives up when no response arrived within this many seconds, retries included."),
+            OptionSpec("--timeout", value: "<seconds>", help: "Gives up when the response has not completed within this many seconds, "
+                       + "retries and the body included (with --events: stops tailing after that long)."),
             OptionSpec("-o", "--output", value: "<file>",
                        help: "Writes the body to this file as it downloads (renamed into place once complete); a progress "
                            + "line (received, total when known, rate) shows on a terminal while it takes a moment."),

@@ -85,23 +85,25 @@ struct EventSourceConnections: Sendable {
             }
             guard Self.isEventStream(head.headers["Content-Type"]) else { return .notEventStream(head) }
             var events: [ServerSentEvent] = []
+            var delivered = false
             do {
                 for try await chunk in body {
                     var failure: (any Error)?
                     do { try parser.parse(chunk, into: &events) } catch { failure = error }
                     // The events before a failure in the same chunk are delivered first.
                     for event in events { try await handoff.send(event) }
+                    delivered = delivered || !events.isEmpty
                     events.removeAll(keepingCapacity: true)
                     if let failure { throw failure }
                 }
                 parser.finish()
-                return .ended
+                return .ended(delivered: delivered)
             } catch let error as ServerSentEventError {
                 throw error
             } catch {
                 try Task.checkCancellation()
                 if error is CancellationError { throw error }
-                return .dropped(error)
+                return .dropped(error, delivered: delivered)
             }
         }
     }

@@ -2,14 +2,18 @@
 ///
 /// A browser's `EventSource` reconnects forever; a server process should not hammer a host that
 /// is down, so this policy bounds the attempts that fail to connect. The defaults:
-/// - After a connection ends (cleanly or dropped mid-stream), wait the server's `retry:` or
-///   ``delay`` (3 s), then connect again with `Last-Event-ID`.
-/// - When connecting fails with a transient ``TransportError`` (timed out, refused, lost), wait
-///   twice as long after each failure in a row (3 s, 6 s, 12 s, ...), at most ``maxDelay``, and
-///   give up after ``maxFailedAttempts`` (6) failures in a row, about a minute and a half of
-///   trying, with ``ServerSentEventError/reconnectFailed(attempts:lastError:)``.
-/// - Any other failure to connect (TLS or a pin, an invalid request, a refused token refresh)
-///   ends the stream at once with that error: connecting again cannot help.
+/// - After a connection that delivered events ends (cleanly or dropped mid-stream), wait the
+///   server's `retry:` (at least 100 ms: a server cannot make the reader spin) or ``delay``
+///   (3 s), then connect again with `Last-Event-ID`.
+/// - When connecting fails with a transient ``TransportError`` (timed out, refused, lost), or a
+///   stream drops that way before its first event, wait twice as long after each failure in a
+///   row (3 s, 6 s, 12 s, ...), at most ``maxDelay``, and give up after ``maxFailedAttempts`` (6)
+///   failures in a row, about a minute and a half of trying, with
+///   ``ServerSentEventError/reconnectFailed(attempts:lastError:)``.
+/// - A stream that ends cleanly without an event is reconnected to with the same doubling wait,
+///   without a limit (a server may close idle streams).
+/// - Any other failure (TLS or a pin, an invalid request, a refused token refresh, a corrupt
+///   or oversized body) ends the stream at once with that error: connecting again cannot help.
 ///
 /// ``never`` reads one connection: the stream finishes when it ends and throws when it drops, as
 /// an LLM completion (a `POST` that must not be sent twice) needs.
