@@ -57,6 +57,11 @@ final class BrotliDecoder: ContentDecoder {
                 throw .corrupt(.brotli, reason: BrotliDecoderErrorString(code).map { String(cString: $0) } ?? "error \(code)")
             }
             if !output.isEmpty { return output[...] }
+            // With input and room for output, brotli always makes progress; a call that made none
+            // would loop here for ever, so it is a corrupt stream rather than a hang.
+            guard consumed > 0 || ended || (input.isEmpty && !outputMayFollow) else {
+                throw .corrupt(.brotli, reason: "the decoder made no progress")
+            }
         }
         return nil
     }
