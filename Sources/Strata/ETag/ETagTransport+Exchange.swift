@@ -21,9 +21,14 @@ extension ETagTransport {
         let candidate = await lookUp(request, primaryKey: primaryKey)
         var fallback: StaleFallback?
         if let candidate {
-            let decidedAt = now()
-            switch freshness.use(of: candidate.entry, for: request, directives: directives, now: decidedAt, rule: rule,
-                                 sharedStorage: store.isSharedStorage) {
+            // The clock is read only when the entry's age matters (not for a bare validator).
+            var decidedAt: Date?
+            let use = freshness.use(of: candidate.entry, for: request, directives: directives, now: {
+                let time = now()
+                decidedAt = time
+                return time
+            }, rule: rule, sharedStorage: store.isSharedStorage)
+            switch use {
             case .fresh(let age):
                 report(.fresh(url, age: age.ageFieldValue))
                 return .answered(policy.storedResponse(candidate.entry, for: request, age: age.ageFieldValue, source: .fresh))
@@ -35,7 +40,7 @@ extension ETagTransport {
                 report(.servedStale(url, age: age.ageFieldValue, reason: .revalidatingInBackground))
                 return .answered(policy.storedResponse(candidate.entry, for: request, age: age.ageFieldValue, source: .stale))
             case .revalidate(let allowance):
-                fallback = allowance.map { (candidate: candidate, allowance: $0, decidedAt: decidedAt) }
+                fallback = allowance.map { (candidate: candidate, allowance: $0, decidedAt: decidedAt ?? now()) }
             }
         }
         // §5.2.1.7: nothing stored may answer, and the request forbids the network.
