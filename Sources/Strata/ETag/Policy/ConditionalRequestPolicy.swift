@@ -111,33 +111,63 @@ public struct ConditionalRequestPolicy: Sendable, Hashable {
     /// The primary key for `request`; with `memo`, the identity digest of the same partition as
     /// last time is not computed again.
     func primaryKey(for request: HTTPRequest, clientIdentity: String? = nil, memo: IdentityDigestMemo? = nil) -> String {
-        let key = ResourceKey(request.url)
-        // The partition's fields, digested as identity fields are. The pseudo-fields' names start
-        // with ":", which no real field name can, so no header can imitate them; with neither a
-        // name nor a client identity, the key is the one versions before partitions wrote, so
-        // upgrading orphans nothing. The pseudo-fields are read as if appended to the headers,
-        // without copying them.
-        let identity: IdentityFields
-        switch partition.kind {
-        case .perCredential:
-            identity = IdentityFields(headers: request.headers, names: keyIdentityFieldNames,
-                                      first: key.userinfo.map { (Self.userinfoField, $0) })
-        case .named(let digest):
-            identity = IdentityFields(headers: HTTPHeaders(), names: Self.partitionFieldOnly,
-                                      first: (Self.partitionField, digest))
+        let text = request.url.absoluteString
+        // A URL of the common shape has no userinfo; its key is written in one string, the
+        // resource lower-cased in place.
+        if let key = SimpleURL.withResource(ofAbsoluteString: text, { resource, lowercasedCount in
+            var digest = identityDigest(of: request, userinfo: nil, clientIdentity: clientIdentity, memo: memo)
+            return digest.withUTF8 { digest in
+                let prefix: StaticString = "etag-v1 ", separator: StaticString = " id="
+                let length = prefix.utf8CodeUnitCount + resource.count + separator.utf8CodeUnitCount + digest.count
+                return String(unsafeUninitializedCapacity: length) { output in
+                    var written = 0
+                    func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+                        _ = UnsafeMutableBufferPointer(rebasing: output[written..<(written + bytes.count)]).initialize(fromContentsOf: bytes)
+                        written += bytes.count
+                    }
+                    prefix.withUTF8Buffer { append($0) }
+                    written += SimpleURL.copyResource(resource, lowercasing: lowercasedCount,
+                                                      to: UnsafeMutableBufferPointer(rebasing: output[written...]))
+                    separator.withUTF8Buffer { append($0) }
+                    append(digest)
+                    return written
+                }
+            }
+        }) {
+            return key
         }
-        var fields = identity
-        if let clientIdentity {
-            fields.second = (Self.clientIdentityField, clientIdentity)
-            fields.extraName = Self.clientIdentityField
-        }
-        let digest = Self.identityDigest(of: fields, memo: memo) ?? "-"
+        let key = ResourceKey.parsed(request.url, absoluteString: text)
+        let digest = identityDigest(of: request, userinfo: key.userinfo, clientIdentity: clientIdentity, memo: memo)
         var primaryKey = "etag-v1 "
         primaryKey.reserveCapacity(12 + key.resource.utf8.count + digest.utf8.count)
         primaryKey += key.resource
         primaryKey += " id="
         primaryKey += digest
         return primaryKey
+    }
+
+    /// The partition's part of a primary key: the digest of its identity fields, or `-`.
+    private func identityDigest(of request: HTTPRequest, userinfo: String?, clientIdentity: String?,
+                                memo: IdentityDigestMemo?) -> String {
+        // The partition's fields, digested as identity fields are. The pseudo-fields' names start
+        // with ":", which no real field name can, so no header can imitate them; with neither a
+        // name nor a client identity, the key is the one versions before partitions wrote, so
+        // upgrading orphans nothing. The pseudo-fields are read as if appended to the headers,
+        // without copying them.
+        var identity: IdentityFields
+        switch partition.kind {
+        case .perCredential:
+            identity = IdentityFields(headers: request.headers, names: keyIdentityFieldNames,
+                                      first: userinfo.map { (Self.userinfoField, $0) })
+        case .named(let digest):
+            identity = IdentityFields(headers: HTTPHeaders(), names: Self.partitionFieldOnly,
+                                      first: (Self.partitionField, digest))
+        }
+        if let clientIdentity {
+            identity.second = (Self.clientIdentityField, clientIdentity)
+            identity.extraName = Self.clientIdentityField
+        }
+        return Self.identityDigest(of: identity, memo: memo) ?? "-"
     }
 
     /// The identity fields of a primary key: those of `headers`, then up to two pseudo-fields
