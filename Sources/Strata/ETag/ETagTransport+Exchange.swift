@@ -134,9 +134,7 @@ extension ETagTransport {
                                                 timesMatter: freshness.usesAge(of: fresh, rule: rule))
         if !writeBack { writeBack = await !store.containsEntry(for: candidate.key) }
         if writeBack {
-            for key in policy.storageKeys(for: fresh, primaryKey: primaryKey, request: request) {
-                await store.store(fresh, for: key)
-            }
+            await storeEntry(fresh, primaryKey: primaryKey, request: request)
         }
         report(.revalidated(url, bodyBytes: fresh.body.count))
         return fresh
@@ -173,9 +171,7 @@ extension ETagTransport {
         }
         switch policy.storeDecision(for: response, to: request, times: times, rule: rule) {
         case .store(let entry):
-            for key in policy.storageKeys(for: entry, primaryKey: primaryKey, request: request) {
-                await store.store(entry, for: key)
-            }
+            await storeEntry(entry, primaryKey: primaryKey, request: request)
             report(.stored(url, bodyBytes: entry.body.count))
         case .doNotStore(let reason):
             // A 200 that may not be stored still outdates what was stored before it.
