@@ -116,15 +116,17 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
 
     /// ``equal(_:_:)`` for two names of the same length.
     private static func equalBytes(_ a: String, _ b: String) -> Bool {
-        var a = a, b = b
-        return a.withUTF8 { a in
-            b.withUTF8 { b in
+        // Native and small strings lend their bytes without the copies `withUTF8` needs.
+        let inPlace = a.utf8.withContiguousStorageIfAvailable { a in
+            b.utf8.withContiguousStorageIfAvailable { b in
                 for index in 0..<a.count where a[index] != b[index] {
                     guard asciiLowercased(a[index]) == asciiLowercased(b[index]) else { return false }
                 }
                 return true
             }
         }
+        if let inPlace, let equal = inPlace { return equal }
+        return zip(a.utf8, b.utf8).allSatisfy { asciiLowercased($0) == asciiLowercased($1) }
     }
 
     @inline(__always)

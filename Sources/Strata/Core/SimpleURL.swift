@@ -44,18 +44,36 @@ package struct SimpleURL {
     /// resource however its name was spelled), in one scan; `nil` when it is not of the common
     /// shape.
     package static func resource(ofAbsoluteString text: String) -> String? {
-        var text = text
-        return text.withUTF8 { bytes -> String? in
-            guard let offsets = scan(bytes) else { return nil }
-            let length = offsets.resourceEnd
-            return String(unsafeUninitializedCapacity: length) { output in
-                for position in 0..<length {
-                    // Scheme, "://" and host: lower-cased (":" and "/" are unchanged by it).
-                    output[position] = position < offsets.hostEnd ? HTTPHeaders.asciiLowercased(bytes[position]) : bytes[position]
-                }
-                return length
+        withResource(ofAbsoluteString: text) { resource, lowercasedCount in
+            String(unsafeUninitializedCapacity: resource.count) { output in
+                copyResource(resource, lowercasing: lowercasedCount, to: output)
             }
         }
+    }
+
+    /// Calls `body` with the bytes of ``resource(ofAbsoluteString:)`` as written and how many of
+    /// them (scheme, "://" and host) it lower-cases, so that a caller can build a longer string
+    /// around the resource in one allocation; `nil` when the URL is not of the common shape.
+    package static func withResource<Result>(ofAbsoluteString text: String,
+                                             _ body: (UnsafeBufferPointer<UInt8>, Int) -> Result) -> Result? {
+        var text = text
+        return text.withUTF8 { bytes -> Result? in
+            guard let offsets = scan(bytes) else { return nil }
+            return body(UnsafeBufferPointer(rebasing: bytes[0..<offsets.resourceEnd]), offsets.hostEnd)
+        }
+    }
+
+    /// Copies `resource` (from ``withResource(ofAbsoluteString:_:)``) to the start of `output`,
+    /// its first `lowercasedCount` bytes lower-cased; returns the bytes written.
+    package static func copyResource(_ resource: UnsafeBufferPointer<UInt8>, lowercasing lowercasedCount: Int,
+                                     to output: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        for position in 0..<lowercasedCount {
+            // Scheme, "://" and host: lower-cased (":" and "/" are unchanged by it).
+            output[position] = HTTPHeaders.asciiLowercased(resource[position])
+        }
+        _ = UnsafeMutableBufferPointer(rebasing: output[lowercasedCount..<resource.count])
+            .initialize(fromContentsOf: UnsafeBufferPointer(rebasing: resource[lowercasedCount...]))
+        return resource.count
     }
 
     private struct Offsets {

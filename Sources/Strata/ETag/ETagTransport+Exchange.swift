@@ -21,9 +21,14 @@ extension ETagTransport {
         let candidate = await lookUp(request, primaryKey: primaryKey)
         var fallback: StaleFallback?
         if let candidate {
-            let decidedAt = now()
-            switch freshness.use(of: candidate.entry, for: request, directives: directives, now: decidedAt, rule: rule,
-                                 sharedStorage: store.isSharedStorage) {
+            // The clock is read only when the entry's age matters (not for a bare validator).
+            var decidedAt: Date?
+            let use = freshness.use(of: candidate.entry, for: request, directives: directives, now: {
+                let time = now()
+                decidedAt = time
+                return time
+            }, rule: rule, sharedStorage: store.isSharedStorage)
+            switch use {
             case .fresh(let age):
                 report(.fresh(url, age: age.ageFieldValue))
                 return .answered(policy.storedResponse(candidate.entry, for: request, age: age.ageFieldValue, source: .fresh))
@@ -35,7 +40,7 @@ extension ETagTransport {
                 report(.servedStale(url, age: age.ageFieldValue, reason: .revalidatingInBackground))
                 return .answered(policy.storedResponse(candidate.entry, for: request, age: age.ageFieldValue, source: .stale))
             case .revalidate(let allowance):
-                fallback = allowance.map { (candidate: candidate, allowance: $0, decidedAt: decidedAt) }
+                fallback = allowance.map { (candidate: candidate, allowance: $0, decidedAt: decidedAt ?? now()) }
             }
         }
         // §5.2.1.7: nothing stored may answer, and the request forbids the network.
@@ -129,9 +134,7 @@ extension ETagTransport {
                                                 timesMatter: freshness.usesAge(of: fresh, rule: rule))
         if !writeBack { writeBack = await !store.containsEntry(for: candidate.key) }
         if writeBack {
-            for key in policy.storageKeys(for: fresh, primaryKey: primaryKey, request: request) {
-                await store.store(fresh, for: key)
-            }
+            await storeEntry(fresh, primaryKey: primaryKey, request: request)
         }
         report(.revalidated(url, bodyBytes: fresh.body.count))
         return fresh
@@ -168,9 +171,7 @@ extension ETagTransport {
         }
         switch policy.storeDecision(for: response, to: request, times: times, rule: rule) {
         case .store(let entry):
-            for key in policy.storageKeys(for: entry, primaryKey: primaryKey, request: request) {
-                await store.store(entry, for: key)
-            }
+            await storeEntry(entry, primaryKey: primaryKey, request: request)
             report(.stored(url, bodyBytes: entry.body.count))
         case .doNotStore(let reason):
             // A 200 that may not be stored still outdates what was stored before it.

@@ -170,9 +170,7 @@ extension ETagTransport {
             return result
         }
         entry.body = Data(bytes)
-        for key in policy.storageKeys(for: entry, primaryKey: primaryKey, request: request) {
-            await store.store(entry, for: key)
-        }
+        await storeEntry(entry, primaryKey: primaryKey, request: request)
         report(.stored(request.url, bodyBytes: bytes.count))
         return result
     }

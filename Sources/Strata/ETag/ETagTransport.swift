@@ -221,6 +221,15 @@ public struct ETagTransport: Transport {
         return Candidate(entry: variant, key: variantKey)
     }
 
+    /// Stores `entry` under the keys ``ConditionalRequestPolicy/storageKeys(for:primaryKey:request:)``
+    /// gives, in their order, without building their array for the usual entry with no `Vary`.
+    func storeEntry(_ entry: ETagCacheEntry, primaryKey: String, request: HTTPRequest) async {
+        let names = entry.varyHeaderNames
+        await store.store(entry, for: primaryKey)
+        guard !names.isEmpty else { return }
+        await store.store(entry, for: policy.variantKey(primaryKey: primaryKey, varyNames: names, request: request))
+    }
+
     /// Removes the entries `request`'s identity has for `url`: the primary entry and the
     /// variant the request would select.
     func invalidate(_ url: URL, asSeenBy request: HTTPRequest) async {

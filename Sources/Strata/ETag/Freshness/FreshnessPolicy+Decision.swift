@@ -37,11 +37,14 @@ extension FreshnessPolicy {
     ///   - sharedStorage: Whether the store is shared by several clients (see
     ///     ``ETagStoreProtocol/isSharedStorage``), where §3.5 restricts responses to
     ///     authorized requests.
-    func use(of entry: ETagCacheEntry, for request: HTTPRequest, directives: CacheDirectives, now: Date,
+    ///   - now: The current time; read only when the entry's age matters (at most once).
+    func use(of entry: ETagCacheEntry, for request: HTTPRequest, directives: CacheDirectives, now clock: () -> Date,
              rule: EndpointCachePolicy, sharedStorage: Bool) -> StoredResponseUse {
         // An entry of unknown age (written before 0.4) is only a validator, and so is one whose
-        // age decides nothing (no lifetime, no stale window): its Date is not even parsed.
+        // age decides nothing (no lifetime, no stale window): its Date is not even parsed, nor
+        // the clock read.
         guard let times = entry.exchangeTimes, usesAge(of: entry, rule: rule) else { return .revalidate(staleIfError: nil) }
+        let now = clock()
         let response = CacheDirectives(entry.headers)
         let age: EntryAge
         var mayServeStale = !directives.noCache

@@ -111,10 +111,12 @@ extension ConditionalRequestPolicy {
         // Header lists are short: linear scans with an ASCII case-insensitive compare beat
         // building sets of lower-cased names on every 304.
         let connectionNames = HeaderRules.connectionNames(in: notModified.headers)
-        let updates = notModified.headers.removingFields {
-            HeaderRules.isUnstorable($0, connectionNames: connectionNames) || HTTPHeaders.equal($0, "Content-Length")
+        let isDropped = { (name: String) in
+            HeaderRules.isUnstorable(name, connectionNames: connectionNames) || HTTPHeaders.equal(name, "Content-Length")
         }
-        guard !updates.isEmpty, !Self.repeatsStoredFields(updates, of: entry) else { return entry }
+        // The usual 304 only repeats stored fields: seen in place, without building the updates.
+        if Self.repeatsStoredFields(notModified.headers, droppingFieldsWhere: isDropped, of: entry) { return entry }
+        let updates = notModified.headers.removingFields(where: isDropped)
         func isUpdated(_ name: String) -> Bool { updates.contains { HTTPHeaders.equal($0.name, name) } }
         // Replaced fields keep their stored position; fields the entry lacked go at the end.
         var merged: [(String, String)] = []
@@ -134,12 +136,16 @@ extension ConditionalRequestPolicy {
         return fresh
     }
 
-    /// Whether `updates` only repeat fields `entry` holds once each, spelled alike with the same
-    /// values (the usual 304, which resends the `ETag`): merging them would change nothing.
-    private static func repeatsStoredFields(_ updates: HTTPHeaders, of entry: ETagCacheEntry) -> Bool {
-        for update in updates {
+    /// Whether the fields of `headers` that `isDropped` does not pick (the updates) only repeat
+    /// fields `entry` holds once each, spelled alike with the same values (the usual 304, which
+    /// resends the `ETag`), or are none: merging them would change nothing. `isDropped` must
+    /// pick names case-insensitively.
+    private static func repeatsStoredFields(_ headers: HTTPHeaders, droppingFieldsWhere isDropped: (String) -> Bool,
+                                            of entry: ETagCacheEntry) -> Bool {
+        for update in headers where !isDropped(update.name) {
             var namesakes = 0, matches = 0
-            for other in updates where HTTPHeaders.equal(other.name, update.name) { namesakes += 1 }
+            // A namesake of a kept field is kept too: `isDropped` ignores case.
+            for other in headers where HTTPHeaders.equal(other.name, update.name) { namesakes += 1 }
             for field in entry.headers where HTTPHeaders.equal(field.name, update.name) {
                 guard field.name == update.name, field.value == update.value else { return false }
                 matches += 1

@@ -111,27 +111,33 @@ public struct ConditionalRequestPolicy: Sendable, Hashable {
     /// The primary key for `request`; with `memo`, the identity digest of the same partition as
     /// last time is not computed again.
     func primaryKey(for request: HTTPRequest, clientIdentity: String? = nil, memo: IdentityDigestMemo? = nil) -> String {
-        let key = ResourceKey(request.url)
-        // The partition's fields, digested as identity fields are. The pseudo-fields' names start
-        // with ":", which no real field name can, so no header can imitate them; with neither a
-        // name nor a client identity, the key is the one versions before partitions wrote, so
-        // upgrading orphans nothing.
-        var identity: HTTPHeaders
-        var names: [String]
-        switch partition.kind {
-        case .perCredential:
-            identity = request.headers
-            if let userinfo = key.userinfo { identity.add(name: Self.userinfoField, value: userinfo) }
-            names = keyIdentityFieldNames
-        case .named(let digest):
-            identity = [Self.partitionField: digest]
-            names = [Self.partitionField]
+        let text = request.url.absoluteString
+        // A URL of the common shape has no userinfo; its key is written in one string, the
+        // resource lower-cased in place.
+        if let key = SimpleURL.withResource(ofAbsoluteString: text, { resource, lowercasedCount in
+            var digest = identityDigest(of: request, userinfo: nil, clientIdentity: clientIdentity, memo: memo)
+            return digest.withUTF8 { digest in
+                let prefix: StaticString = "etag-v1 ", separator: StaticString = " id="
+                let length = prefix.utf8CodeUnitCount + resource.count + separator.utf8CodeUnitCount + digest.count
+                return String(unsafeUninitializedCapacity: length) { output in
+                    var written = 0
+                    func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+                        _ = UnsafeMutableBufferPointer(rebasing: output[written..<(written + bytes.count)]).initialize(fromContentsOf: bytes)
+                        written += bytes.count
+                    }
+                    prefix.withUTF8Buffer { append($0) }
+                    written += SimpleURL.copyResource(resource, lowercasing: lowercasedCount,
+                                                      to: UnsafeMutableBufferPointer(rebasing: output[written...]))
+                    separator.withUTF8Buffer { append($0) }
+                    append(digest)
+                    return written
+                }
+            }
+        }) {
+            return key
         }
-        if let clientIdentity {
-            identity.add(name: Self.clientIdentityField, value: clientIdentity)
-            names.append(Self.clientIdentityField)
-        }
-        let digest = Self.identityDigest(of: identity, lowercasedSortedNames: names, memo: memo) ?? "-"
+        let key = ResourceKey.parsed(request.url, absoluteString: text)
+        let digest = identityDigest(of: request, userinfo: key.userinfo, clientIdentity: clientIdentity, memo: memo)
         var primaryKey = "etag-v1 "
         primaryKey.reserveCapacity(12 + key.resource.utf8.count + digest.utf8.count)
         primaryKey += key.resource
@@ -140,10 +146,87 @@ public struct ConditionalRequestPolicy: Sendable, Hashable {
         return primaryKey
     }
 
+    /// The partition's part of a primary key: the digest of its identity fields, or `-`.
+    private func identityDigest(of request: HTTPRequest, userinfo: String?, clientIdentity: String?,
+                                memo: IdentityDigestMemo?) -> String {
+        // The partition's fields, digested as identity fields are. The pseudo-fields' names start
+        // with ":", which no real field name can, so no header can imitate them; with neither a
+        // name nor a client identity, the key is the one versions before partitions wrote, so
+        // upgrading orphans nothing. The pseudo-fields are read as if appended to the headers,
+        // without copying them.
+        var identity: IdentityFields
+        switch partition.kind {
+        case .perCredential:
+            identity = IdentityFields(headers: request.headers, names: keyIdentityFieldNames,
+                                      first: userinfo.map { (Self.userinfoField, $0) })
+        case .named(let digest):
+            identity = IdentityFields(headers: HTTPHeaders(), names: Self.partitionFieldOnly,
+                                      first: (Self.partitionField, digest))
+        }
+        if let clientIdentity {
+            identity.second = (Self.clientIdentityField, clientIdentity)
+            identity.extraName = Self.clientIdentityField
+        }
+        return Self.identityDigest(of: identity, memo: memo) ?? "-"
+    }
+
+    /// The identity fields of a primary key: those of `headers`, then up to two pseudo-fields
+    /// as if appended to them, named by `names` and then `extraName`.
+    private struct IdentityFields {
+        var headers: HTTPHeaders
+        var names: [String]
+        var first: (name: String, value: String)?
+        var second: (name: String, value: String)?
+        var extraName: String?
+
+        /// Calls `body` with each present field as its lower-cased name and its value, in digest
+        /// order, until it returns `false`; returns whether it never did.
+        func forEach(_ body: (String, String) -> Bool) -> Bool {
+            func visit(_ name: String) -> Bool {
+                for field in headers where HTTPHeaders.equal(field.name, name) {
+                    guard body(name, field.value) else { return false }
+                }
+                if let first, HTTPHeaders.equal(first.name, name), !body(name, first.value) { return false }
+                if let second, HTTPHeaders.equal(second.name, name), !body(name, second.value) { return false }
+                return true
+            }
+            for name in names where !visit(name) { return false }
+            if let extraName { return visit(extraName) }
+            return true
+        }
+    }
+
+    /// The digest of `identity`'s fields, or `nil` when there are none; with `memo`, the digest
+    /// of the same fields as last time, compared in place, is not computed again.
+    private static func identityDigest(of identity: IdentityFields, memo: IdentityDigestMemo?) -> String? {
+        if let memo, let remembered = memo.remembered(where: { fields in
+            var index = 0
+            let matched = identity.forEach { name, value in
+                guard index + 1 < fields.count, fields[index] == name, fields[index + 1] == value else { return false }
+                index += 2
+                return true
+            }
+            return matched && index == fields.count
+        }) {
+            return remembered
+        }
+        var fields: [String] = []
+        _ = identity.forEach { name, value in
+            fields.append(name)
+            fields.append(value)
+            return true
+        }
+        guard !fields.isEmpty else { return nil }
+        let digest = digest(ofIdentityFields: fields)
+        memo?.remember(fields, digest: digest)
+        return digest
+    }
+
     /// The identity field standing for URL userinfo; not a token, so no real header has this name.
     private static let userinfoField = ":userinfo"
     /// The field standing for a named partition's digest, in place of every credential.
     private static let partitionField = ":partition"
+    private static let partitionFieldOnly = [partitionField]
     /// The field standing for the client identity the transport below reports.
     private static let clientIdentityField = ":client-identity"
 
@@ -184,22 +267,9 @@ public struct ConditionalRequestPolicy: Sendable, Hashable {
         identityDigest(of: headers, lowercasedSortedNames: lowercasedSorted(names))
     }
 
-    /// ``identityDigest(of:names:)`` for names already lower-cased and sorted; with `memo`, a
-    /// digest of the same fields as the last one is not computed again.
-    private static func identityDigest(of headers: HTTPHeaders, lowercasedSortedNames names: [String],
-                                       memo: IdentityDigestMemo? = nil) -> String? {
-        // Each present field as its lower-cased name and its value, in digest order.
-        var fields: [String] = []
-        fields.reserveCapacity(2 * names.count)
-        for name in names {
-            for field in headers where HTTPHeaders.equal(field.name, name) {
-                fields.append(name)
-                fields.append(field.value)
-            }
-        }
-        guard !fields.isEmpty else { return nil }
-        guard let memo else { return digest(ofIdentityFields: fields) }
-        return memo.digest(of: fields) { digest(ofIdentityFields: fields) }
+    /// ``identityDigest(of:names:)`` for names already lower-cased and sorted.
+    private static func identityDigest(of headers: HTTPHeaders, lowercasedSortedNames names: [String]) -> String? {
+        identityDigest(of: IdentityFields(headers: headers, names: names), memo: nil)
     }
 
     /// SHA-256 over a fixed label and "name:length:value\n" per field (length-prefixed so no value

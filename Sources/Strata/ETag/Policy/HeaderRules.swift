@@ -11,17 +11,66 @@ enum HeaderRules {
         })
     }
 
-    /// Whether `Cache-Control: no-store` is present (RFC 9111 §5.2.1.5, §5.2.2.5).
+    /// Whether `Cache-Control: no-store` is present (RFC 9111 §5.2.1.5, §5.2.2.5): an element
+    /// of a `Cache-Control` list whose name, before any `=`, is `no-store` in any case.
     static func forbidsStorage(_ headers: HTTPHeaders) -> Bool {
-        headers.contains("Cache-Control") && cacheControlDirectives(in: headers).contains("no-store")
+        for field in headers where HTTPHeaders.equal(field.name, "Cache-Control") {
+            var value = field.value
+            // Printable ASCII (every real field): the elements are compared in place, as
+            // ``cacheControlDirectives(in:)`` would lower-case and compare them, with no sets
+            // or strings built; this runs for every response stored.
+            let found = value.withUTF8 { bytes -> Bool? in
+                guard bytes.allSatisfy({ (0x20...0x7E).contains($0) || $0 == 0x09 }) else { return nil }
+                var start = 0
+                while start < bytes.count {
+                    var end = start
+                    while end < bytes.count, bytes[end] != UInt8(ascii: ",") { end += 1 }
+                    var nameEnd = start
+                    while nameEnd < end, bytes[nameEnd] != UInt8(ascii: "=") { nameEnd += 1 }
+                    if asciiTrimmed(UnsafeBufferPointer(rebasing: bytes[start..<nameEnd]),
+                                    equalsLowercased: "no-store") { return true }
+                    start = end + 1
+                }
+                return false
+            }
+            switch found {
+            case true?: return true
+            case false?: continue
+            case nil:
+                if cacheControlDirectives(in: HTTPHeaders([(field.name, field.value)])).contains("no-store") { return true }
+            }
+        }
+        return false
     }
 
     /// Whether the `Content-Type` is `text/event-stream` (parameters and case ignored): a
     /// server-sent event stream, never stored.
     static func isEventStream(_ headers: HTTPHeaders) -> Bool {
-        guard let type = headers["Content-Type"] else { return false }
+        guard var type = headers["Content-Type"] else { return false }
+        // ASCII (every real media type): compared in place, without Foundation's Unicode
+        // case-insensitive comparison, which cost a third of a stored 200's time in this layer.
+        let ascii = type.withUTF8 { bytes -> Bool? in
+            guard bytes.allSatisfy({ (0x20...0x7E).contains($0) || $0 == 0x09 }) else { return nil }
+            let end = bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.count
+            return asciiTrimmed(UnsafeBufferPointer(rebasing: bytes[0..<end]), equalsLowercased: "text/event-stream")
+        }
+        if let ascii { return ascii }
         let mediaType = String(type.prefix { $0 != ";" }).trimmingASCIIWhitespace()
         return mediaType.caseInsensitiveCompare("text/event-stream") == .orderedSame
+    }
+
+    /// Whether `bytes`, without leading and trailing spaces and tabs, equal the lower-case
+    /// ASCII `literal` ASCII-case-insensitively.
+    private static func asciiTrimmed(_ bytes: UnsafeBufferPointer<UInt8>, equalsLowercased literal: StaticString) -> Bool {
+        var start = 0, end = bytes.count
+        while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
+        while end > start, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 { end -= 1 }
+        guard end - start == literal.utf8CodeUnitCount else { return false }
+        return literal.withUTF8Buffer { expected in
+            for offset in 0..<expected.count
+            where HTTPHeaders.asciiLowercased(bytes[start + offset]) != expected[offset] { return false }
+            return true
+        }
     }
 
     /// The lower-cased field names listed by `Vary` (RFC 9110 §12.5.5), in order, without
@@ -45,22 +94,46 @@ enum HeaderRules {
 
     /// The field names the `Connection` fields of `headers` list (each one hop-by-hop).
     static func connectionNames(in headers: HTTPHeaders) -> [String] {
-        let values = headers.values(for: "Connection")
-        // Most responses say just `keep-alive` or `close`: one element, nothing to split or trim.
-        if values.count == 1, let value = values.first,
-           !value.isEmpty, !value.utf8.contains(where: { $0 == UInt8(ascii: ",") || $0 == 0x20 || $0 == 0x09 }) {
-            return values
+        var first: String?
+        var count = 0
+        for field in headers where HTTPHeaders.equal(field.name, "Connection") {
+            if first == nil { first = field.value }
+            count += 1
         }
-        return values.isEmpty ? [] : listElements(values)
+        guard let value = first else { return [] }
+        // Most responses say just `keep-alive` or `close`: one element, nothing to split or trim,
+        // and no array to build for either (`Keep-Alive` is left out whatever `Connection` says).
+        if count == 1, !value.isEmpty,
+           !value.utf8.contains(where: { $0 == UInt8(ascii: ",") || $0 == 0x20 || $0 == 0x09 }) {
+            if isAlwaysUnstorable(value) { return [] }
+            return HTTPHeaders.equal(value, "close") ? closeOnly : [value]
+        }
+        return listElements(headers.values(for: "Connection"))
     }
+
+    private static let closeOnly = ["close"]
 
     /// Whether a field named `name` is never written to a store: a hop-by-hop field, one that
     /// `connectionNames` (from ``connectionNames(in:)``) lists, or `Set-Cookie`.
     static func isUnstorable(_ name: String, connectionNames: [String]) -> Bool {
-        unstorableNames.contains { HTTPHeaders.equal($0, name) } || connectionNames.contains { HTTPHeaders.equal($0, name) }
+        isAlwaysUnstorable(name) || connectionNames.contains { HTTPHeaders.equal($0, name) }
+    }
+
+    /// Whether `name` is one of ``unstorableNames``: only the names of its length are compared
+    /// (every field of every stored response is checked, and most lengths have none).
+    private static func isAlwaysUnstorable(_ name: String) -> Bool {
+        let length = name.utf8.count
+        guard length < unstorableNamesByLength.count else { return false }
+        return unstorableNamesByLength[length].contains { HTTPHeaders.equal($0, name) }
     }
 
     private static let unstorableNames = hopByHopNames + credentialNames
+
+    /// ``unstorableNames`` indexed by their length in bytes.
+    private static let unstorableNamesByLength: [[String]] = {
+        let longest = unstorableNames.map(\.utf8.count).max() ?? 0
+        return (0...longest).map { length in unstorableNames.filter { $0.utf8.count == length } }
+    }()
 
     /// The non-empty, trimmed elements of comma-separated list fields (RFC 9110 §5.6.1).
     static func listElements(_ values: [String]) -> [String] {

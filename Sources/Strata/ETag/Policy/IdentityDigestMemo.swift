@@ -19,4 +19,18 @@ final class IdentityDigestMemo: Sendable {
         last.withLock { $0 = Last(fields: fields, digest: digest) }
         return digest
     }
+
+    /// The remembered digest, when `matches` says its fields (never empty) are the ones wanted:
+    /// the caller compares them in place, without building an array of its own.
+    func remembered(where matches: ([String]) -> Bool) -> String? {
+        last.withLock { last in
+            guard let last, matches(last.fields) else { return nil }
+            return last.digest
+        }
+    }
+
+    /// Remembers `digest` as that of `fields`, in place of the last one.
+    func remember(_ fields: [String], digest: String) {
+        last.withLock { $0 = Last(fields: fields, digest: digest) }
+    }
 }
