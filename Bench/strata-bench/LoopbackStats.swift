@@ -32,11 +32,20 @@ struct UnexpectedStatus: Error, CustomStringConvertible {
 }
 
 /// Sends `request` `total` times from `concurrency` tasks and times each send.
+///
+/// With more than one task, each task asks for its own URL (`?task=N`, which the bench servers
+/// ignore): identical concurrent `GET`s would be coalesced into one by ``ETagTransport``, and the
+/// stack would then be measured doing less network work than the bare transport, not its cost.
 func measure(_ name: String, transport: any Transport, request: HTTPRequest, total: Int, concurrency: Int) async throws -> Stats {
     let perTask = total / concurrency
     let start = ContinuousClock.now
     let latencies = try await withThrowingTaskGroup(of: [Double].self) { group in
-        for _ in 0..<concurrency {
+        for task in 0..<concurrency {
+            var request = request
+            if concurrency > 1, var components = URLComponents(url: request.url, resolvingAgainstBaseURL: false) {
+                components.queryItems = (components.queryItems ?? []) + [URLQueryItem(name: "task", value: String(task))]
+                if let url = components.url { request.url = url }
+            }
             group.addTask {
                 var own: [Double] = []
                 own.reserveCapacity(perTask)
