@@ -59,7 +59,7 @@ extension ETagTransport {
             return try await exchange(request, primaryKey: primaryKey, candidate: candidate, rule: rule, fallback: fallback)
         }
         let key = InFlightRequests.Key(primaryKey: primaryKey, method: request.method, headers: request.headers, rule: rule)
-        return try await inFlight.run(key, joined: { report(.coalesced(request.url)) }) {
+        return try await inFlight.run(key, url: request.url, joined: { report(.coalesced(request.url)) }) {
             try await exchange(request, primaryKey: primaryKey, candidate: candidate, rule: rule, fallback: fallback)
         }
     }

@@ -110,4 +110,21 @@ struct CoalescingTests {
             await #expect(throws: TransportError.self) { try await task.value }
         }
     }
+
+    @Test("a waiter's own RequestDeadline ends its wait with timedOut; the request it joined carries on for the others")
+    func waiterDeadline() async throws {
+        let cache = CacheHarness(headers: [:])
+        let gate = AsyncGate()
+        cache.origin.hold(at: gate)
+        let leader = Task { try await cache.get() }
+        await cache.counter.wait(for: "etag.miss", count: 1)
+        // No terminal sees a waiter: only the wait itself can honour this deadline. (The leader
+        // is held until the waiter has ended, so the waiter cannot have had the leader's answer.)
+        await #expect {
+            try await RequestDeadline.withTimeout(.milliseconds(50)) { try await cache.get() }
+        } throws: { ($0 as? TransportError)?.kind == .timedOut }
+        gate.open()
+        #expect(try await leader.value.text == cache.origin.body)
+        #expect(cache.origin.requests == 1, "the waiter sent nothing of its own")
+    }
 }
