@@ -50,10 +50,13 @@ extension FreshnessPolicy {
             // The endpoint's time, from receipt, replaces every freshness header.
             age = EntryAge(currentAge: max(0, now.timeIntervalSince(times.responseTime)), lifetime: seconds)
         case .standard, .alwaysRevalidate:
-            // §4.2.4: no-cache and must-revalidate forbid serving stale, even on error.
-            mayServeStale = mayServeStale && !response.noCache && !response.mustRevalidate
+            // §4.2.4: no-cache and must-revalidate forbid serving stale, even on error; in a
+            // shared store so do s-maxage (§5.2.2.10) and proxy-revalidate (§5.2.2.8).
+            let mustRevalidate = response.mustRevalidate
+                || (sharedStorage && (response.hasSharedMaxAge || response.proxyRevalidate))
+            mayServeStale = mayServeStale && !response.noCache && !mustRevalidate
             age = EntryAge(headers: entry.headers, directives: response, times: times, now: now,
-                           heuristicLimit: heuristicLimit)
+                           heuristicLimit: heuristicLimit, sharedCache: sharedStorage)
         case .neverStore:
             return .revalidate(staleIfError: nil)
         }
