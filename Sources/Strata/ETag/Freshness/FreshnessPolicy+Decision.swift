@@ -62,8 +62,10 @@ extension FreshnessPolicy {
         }
         // §3.5: a store shared by several clients serves a response to an authorized request
         // without the origin checking the credential only when the response allows it.
-        // A `private` response is for one user (§5.2.2.7), so there it only serves as a validator.
-        if sharedStorage, case .standard = rule.kind,
+        // A `private` response is for one user (§5.2.2.7), so there it only serves as a validator,
+        // never stale either (stale-if-error under alwaysRevalidate included). Only reuse(for:),
+        // the endpoint owner's explicit choice, overrides it.
+        if sharedStorage, !rule.reusesForATime,
            response.isPrivate || (request.headers.contains("Authorization")
                                   && !(response.isPublic || response.hasSharedMaxAge || response.mustRevalidate)) {
             return .revalidate(staleIfError: nil)

@@ -132,4 +132,20 @@ struct EndpointCachePolicyTests {
             #expect(try await own.get(["Cache-Control": "max-stale=600"]).source == .stale, "\(directive)")
         }
     }
+
+    @Test("§3.5 in a shared store, alwaysRevalidate's stale-if-error never answers with a private or an authorized response")
+    func sharedStoreStaleIfErrorUnderAlwaysRevalidate() async throws {
+        let cases: [([String: String], String)] = [
+            ([:], "private, max-age=10, stale-if-error=600"),
+            (["Authorization": "Bearer alice"], "max-age=10, stale-if-error=600"),
+        ]
+        for (requestHeaders, cacheControl) in cases {
+            let cache = CacheHarness(headers: ["Cache-Control": cacheControl], store: SharedMemoryStore())
+            _ = try await EndpointCachePolicy.alwaysRevalidate.apply { try await cache.get(requestHeaders) }
+            cache.advance(20)
+            cache.origin.answer(status: 503)
+            let response = try await EndpointCachePolicy.alwaysRevalidate.apply { try await cache.get(requestHeaders) }
+            #expect(response.statusCode == 503, "\(cacheControl)")
+        }
+    }
 }
