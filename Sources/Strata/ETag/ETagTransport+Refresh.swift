@@ -6,7 +6,8 @@ extension ETagTransport {
     /// reached. It goes through `inner` like any request, stores what it gets, and reports its
     /// end as ``ETagEvent/backgroundRefresh(_:outcome:)`` to the observers of the request that
     /// started it. It is bound by no caller's deadline, only by the transports below and by
-    /// ``shutDown()``; so it is not coalesced: a caller that must go to the network meanwhile
+    /// ``shutDown()``, and runs without the caller's ``ResponseBodyLimit`` and endpoint policy
+    /// task-local (the entry's `rule` still decides what it stores); it is not coalesced: a caller that must go to the network meanwhile
     /// sends its own request, under its own deadline, instead of waiting for the refresh.
     func refreshInBackground(_ request: HTTPRequest, candidate: Candidate, primaryKey: String,
                              rule: EndpointCachePolicy) {
@@ -18,7 +19,7 @@ extension ETagTransport {
         let worker = copy
         let url = request.url
         let start = registry.start(key: candidate.key) {
-            await RequestDeadline.withoutDeadline {
+            await RequestDeadline.withoutCallerScope {
                 do {
                     _ = try await worker.exchange(request, primaryKey: primaryKey, candidate: candidate, rule: rule,
                                                   fallback: nil)

@@ -165,8 +165,9 @@ public struct ETagTransport: Transport {
     ///
     /// Concurrent identical `GET`s (same URL, partition, header fields and endpoint cache
     /// policy) that must go to the network make one request: the first caller sends it and the
-    /// others await its response (or error). A waiter's cancellation ends only its own wait;
-    /// when the caller who sent the request is cancelled, one of the waiters sends it again.
+    /// others await its response (or error). A waiter's cancellation or ``RequestDeadline`` ends
+    /// only its own wait; when the caller who sent the request is cancelled, one of the waiters
+    /// sends it again. A `GET` with a ``ResponseBodyLimit`` of its own is not coalesced.
     ///
     /// - Returns: The server's response; after a matching 304, the stored response freshened
     ///   and marked ``HTTPResponse/Source/revalidated``; a stored response marked

@@ -127,4 +127,28 @@ struct CoalescingTests {
         #expect(try await leader.value.text == cache.origin.body)
         #expect(cache.origin.requests == 1, "the waiter sent nothing of its own")
     }
+
+    @Test("a caller with its own ResponseBodyLimit is not coalesced: it sends its own request, under its own limit")
+    func bodyLimitNotCoalesced() async throws {
+        let clock = TestClock()
+        let origin = ScriptedOrigin(clock: clock, wallClockOrigin: CacheHarness.epoch)
+        let gate = AsyncGate()
+        origin.hold(at: gate)
+        let limits = LockedValue<[Int?]>([])
+        let counter = EventCounter()
+        let cache = ETagTransport(inner: ClosureTransport { request in
+            limits.withLock { $0.append(ResponseBodyLimit.current) }
+            return try await origin.respond(request)
+        }, clock: clock, wallClockOrigin: CacheHarness.epoch)
+        let transport = ObservingTransport(inner: cache) { counter.record($0) }
+        let request = makeRequest("https://api.example.com/config")
+        let leader = Task { try await transport.send(request) }
+        await counter.wait(for: "etag.miss", count: 1)
+        let limited = Task { try await ResponseBodyLimit.withMaxBytes(5) { try await transport.send(request) } }
+        // Its own miss: it did not wait for the leader's response, read under another limit.
+        await counter.wait(for: "etag.miss", count: 2)
+        gate.open()
+        _ = try await (leader.value, limited.value)
+        #expect(limits.withLock { $0 }.compactMap { $0 } == [5] && counter.count("etag.coalesced") == 0)
+    }
 }

@@ -148,4 +148,15 @@ struct EndpointCachePolicyTests {
             #expect(response.statusCode == 503, "\(cacheControl)")
         }
     }
+
+    @Test("a layer's own work (TransportEvents.detached) runs without the caller's ResponseBodyLimit and endpoint cache policy")
+    func detachedClearsCallerScope() async {
+        await ResponseBodyLimit.withMaxBytes(5) {
+            await EndpointCachePolicy.neverStore.apply {
+                await TransportEvents.detached {
+                    #expect(ResponseBodyLimit.current == nil && EndpointCachePolicy.current == .standard)
+                }
+            }
+        }
+    }
 }

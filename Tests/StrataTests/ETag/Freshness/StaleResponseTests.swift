@@ -123,6 +123,30 @@ struct StaleResponseTests {
         await transport.backgroundRefreshesSettled()
     }
 
+    @Test("a background refresh runs without the ResponseBodyLimit and endpoint policy task-local of the caller that started it")
+    func refreshWithoutCallerScope() async throws {
+        let clock = TestClock()
+        let origin = ScriptedOrigin(clock: clock, wallClockOrigin: CacheHarness.epoch,
+                                    headers: ["Cache-Control": "max-age=1, stale-while-revalidate=60"])
+        let seen = LockedValue<[(limit: Int?, policy: EndpointCachePolicy)]>([])
+        let inner = ClosureTransport { request in
+            seen.withLock { $0.append((ResponseBodyLimit.current, EndpointCachePolicy.current)) }
+            return try await origin.respond(request)
+        }
+        let transport = ETagTransport(inner: inner, clock: clock, wallClockOrigin: CacheHarness.epoch)
+        let request = makeRequest("https://api.example.com/config")
+        try await ResponseBodyLimit.withMaxBytes(1_000) {
+            try await EndpointCachePolicy.reuse(for: .seconds(1)).apply {
+                _ = try await transport.send(request)
+                clock.advance(by: .seconds(2))
+                #expect(try await transport.send(request).source == .stale)
+            }
+        }
+        await transport.backgroundRefreshesSettled()
+        let refresh = try #require(seen.withLock { $0 }.last)
+        #expect(seen.withLock { $0.count } == 2 && refresh.limit == nil && refresh.policy == .standard)
+    }
+
     @Test("RFC 5861 §4: a 503 while revalidating is answered with the stale response within stale-if-error, reported as an event")
     func staleIfErrorOn503() async throws {
         let cache = CacheHarness(headers: ["Cache-Control": "max-age=10, stale-if-error=60"])
