@@ -37,7 +37,7 @@ extension ConditionalRequestPolicy {
         guard response.statusCode == 200 else { return .doNotStore(.status) }
         guard !HeaderRules.forbidsStorage(response.headers) else { return .doNotStore(.responseNoStore) }
         guard !HeaderRules.isEventStream(response.headers) else { return .doNotStore(.eventStream) }
-        let varyNames = HeaderRules.varyNames(in: response.headers)
+        let varyNames = HeaderRules.selectingNames(in: response.headers)
         guard !varyNames.contains("*") else { return .doNotStore(.varyStar) }
         guard response.headers["ETag"] != nil || response.headers["Last-Modified"] != nil
                 || Self.hasFreshnessLifetime(response.headers) || rule.reusesForATime else {
