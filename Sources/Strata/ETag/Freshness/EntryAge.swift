@@ -25,7 +25,8 @@ struct EntryAge: Hashable, Sendable {
         // §4.2.3: a response without a (valid) Date is dated when it was received.
         let date = headers["Date"].flatMap { HTTPDate.parseForFreshness($0, now: now) }?.timeIntervalSince1970 ?? responseTime
         let apparentAge = max(0, responseTime - date)
-        let responseDelay = responseTime - times.requestTime.timeIntervalSince1970
+        // A request sent after its response came (an entry built by hand) has no delay.
+        let responseDelay = max(0, responseTime - times.requestTime.timeIntervalSince1970)
         let correctedAgeValue = Double(CacheDirectives.deltaSeconds(headers["Age"]) ?? 0) + responseDelay
         let correctedInitialAge = max(apparentAge, correctedAgeValue)
         // A wall clock set back never makes a response younger than it was at receipt.

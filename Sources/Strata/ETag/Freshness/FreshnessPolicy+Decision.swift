@@ -42,6 +42,13 @@ extension FreshnessPolicy {
         // An entry of unknown age (written before 0.4) is only a validator, and so is one whose
         // age decides nothing (no lifetime, no stale window): its Date is not even parsed.
         guard let times = entry.exchangeTimes, usesAge(of: entry, rule: rule) else { return .revalidate(staleIfError: nil) }
+        // An entry received in the future (a clock set wrong, or planted in a shared store) would
+        // not age until then, fresh for ever: past a small skew its age is unknown too, and it
+        // only validates until a 304 dates it anew. (Clamping it to now on each read would keep
+        // it just as young.)
+        guard times.responseTime.timeIntervalSince(now) <= Self.clockSkewAllowance else {
+            return .revalidate(staleIfError: nil)
+        }
         let response = CacheDirectives(entry.headers)
         let age: EntryAge
         var mayServeStale = !directives.noCache
@@ -100,6 +107,10 @@ extension FreshnessPolicy {
         }
         return .revalidate(staleIfError: staleIfError)
     }
+
+    /// How far in the future, in seconds, a stored response's receipt may lie (clocks of a
+    /// fleet sharing a store disagree a little) and still be aged from it.
+    static let clockSkewAllowance: Double = 60
 
     /// The stale-if-error window in seconds: the request's, else the response's, else this
     /// policy's default.
