@@ -67,6 +67,17 @@ public enum RequestDeadline {
         try await $value.withValue(nil, operation: body)
     }
 
+    /// Runs `body` without what the calling request set for itself: its deadline, its
+    /// ``ResponseBodyLimit`` and its endpoint's ``EndpointCachePolicy``. Work done on a layer's
+    /// own behalf (a token refresh, a background revalidation) is not that request's.
+    static func withoutCallerScope<T>(_ body: () async throws -> T) async rethrows -> T {
+        try await $value.withValue(nil) {
+            try await ResponseBodyLimit.$value.withValue(nil) {
+                try await EndpointCachePolicy.$current.withValue(.standard, operation: body)
+            }
+        }
+    }
+
     /// The error a terminal transport throws when the deadline of `request` passed.
     package static func timedOut(method: HTTPMethod?, url: URL?) -> TransportError {
         let (timeout, setting) = value.map { (" of \($0.timeout.readable)", $0.setting) }

@@ -20,6 +20,9 @@
 ///   compressed response it counts decoded bytes.
 /// - A streamed body (``Transport/stream(_:_:)``) is never capped by a buffered limit: the
 ///   consumer holds what it chooses.
+/// - ``ETagTransport`` does not coalesce a `GET` that has one with identical requests in flight
+///   (their responses are read under other limits). Work a layer does on its own behalf
+///   (``TransportEvents/detached(_:)``, a background revalidation) runs without it.
 ///
 /// For a body too large for memory, stream it instead of raising this.
 public enum ResponseBodyLimit {

@@ -50,8 +50,10 @@ public struct ETagCacheEntry: Sendable, Hashable, Codable {
     /// The stored `Last-Modified` field, used as `If-Modified-Since` when there is no ETag.
     public var lastModified: String? { headers["Last-Modified"] }
 
-    /// The lower-cased field names in the stored response's `Vary`.
-    public var varyHeaderNames: [String] { HeaderRules.varyNames(in: headers) }
+    /// The lower-cased field names in the stored response's `Vary`, plus `accept-encoding` when
+    /// the response has a `Content-Encoding` (other than `identity`) and its `Vary` does not name
+    /// it: a coded body is only served to requests asking for codings as its own did.
+    public var varyHeaderNames: [String] { HeaderRules.selectingNames(in: headers) }
 
     /// The stored response, marked as coming from the network.
     public var response: HTTPResponse {

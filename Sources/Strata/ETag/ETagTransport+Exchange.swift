@@ -53,18 +53,21 @@ extension ETagTransport {
     }
 
     /// A `GET` or `HEAD` that uses the store: answered from it when ``FreshnessPolicy`` allows,
-    /// otherwise sent (coalesced with identical `GET`s in flight).
+    /// otherwise sent (coalesced with identical `GET`s in flight, unless a ``ResponseBodyLimit``
+    /// is set).
     func sendUsingStore(_ request: HTTPRequest, rule: EndpointCachePolicy) async throws -> HTTPResponse {
         let (primaryKey, candidate, fallback): (String, Candidate?, StaleFallback?)
         switch await answerFromStore(request, rule: rule) {
         case .answered(let response): return response
         case .network(let key, let found, let stale): (primaryKey, candidate, fallback) = (key, found, stale)
         }
-        guard request.method == .get else {
+        // A caller with its own body limit must get a response read under that limit, not the
+        // leader's: it is not coalesced.
+        guard request.method == .get, ResponseBodyLimit.current == nil else {
             return try await exchange(request, primaryKey: primaryKey, candidate: candidate, rule: rule, fallback: fallback)
         }
         let key = InFlightRequests.Key(primaryKey: primaryKey, method: request.method, headers: request.headers, rule: rule)
-        return try await inFlight.run(key, joined: { report(.coalesced(request.url)) }) {
+        return try await inFlight.run(key, url: request.url, joined: { report(.coalesced(request.url)) }) {
             try await exchange(request, primaryKey: primaryKey, candidate: candidate, rule: rule, fallback: fallback)
         }
     }

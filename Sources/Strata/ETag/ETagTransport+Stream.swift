@@ -7,7 +7,8 @@ extension ETagTransport {
     ///
     /// A matching 304 never reaches `consume`: it is answered with the stored body, as
     /// ``send(_:)`` does. Within `stale-if-error`, a failure before `consume` is called or a
-    /// 500/502/503/504 head is answered with the stale entry. A 200 that may be stored is copied for the store while `consume` reads
+    /// 500/502/503/504 head is answered with the stale entry; past it, that head reaches
+    /// `consume` with its own body. A 200 that may be stored is copied for the store while `consume` reads
     /// it, up to `maxStreamedBodyBytes`, and stored only when `consume` read it to its end; a
     /// larger body is handed on without a copy and not stored.
     ///
@@ -46,7 +47,8 @@ extension ETagTransport {
     }
 
     /// Streams `request` to the network; within `fallback`'s window, a failure before `consume`
-    /// saw anything, or a 500/502/503/504 head, is answered with the stale entry.
+    /// saw anything, or a 500/502/503/504 head, is answered with the stale entry. Past the
+    /// window, such a head reaches `consume` with its own body.
     private func streamUsingStore<Result: Sendable>(
         _ request: HTTPRequest, primaryKey: String, candidate: Candidate?, rule: EndpointCachePolicy,
         fallback: StaleFallback?, _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result) async throws -> Result {
@@ -66,18 +68,15 @@ extension ETagTransport {
         switch step {
         case .consumed(let result):
             return result
-        case .intercepted(let failed):
-            guard let fallback,
-                  let stale = staleResponse(fallback, for: request, failure: "HTTP \(failed.statusCode)") else {
-                // Past the window: the failure is the answer after all, without its body.
-                return try await consume(failed.head, HTTPBody(failed.body))
-            }
+        case .intercepted(let stale):
+            // A 5xx head within the window (decided while reading it): the stale entry answers.
             return try await consume(stale.head, HTTPBody(stale.body))
         }
     }
 
     /// Streams `request`, conditionally when `candidate` has a validator. A 5xx head that
-    /// `fallback` may answer for is intercepted (its body unread) instead of consumed.
+    /// `fallback` answers for now is intercepted (its body unread) as the stale response
+    /// instead of consumed.
     private func streamRevalidating<Result: Sendable>(
         _ request: HTTPRequest, primaryKey: String, candidate: Candidate?, rule: EndpointCachePolicy,
         fallback: StaleFallback?, _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result) async throws -> StreamStep<Result> {
@@ -90,8 +89,10 @@ extension ETagTransport {
         let requestTime = now()
         let step = try await inner.stream(conditional) { head, body -> StreamStep<Result> in
             let times = ExchangeTimes(requestTime: requestTime, responseTime: now())
+            if let stale = staleAnswer(to: head, fallback: fallback, for: request) { return .intercepted(stale) }
             if fallback != nil, FreshnessPolicy.allowsStaleIfError(status: head.statusCode) {
-                return .intercepted(HTTPResponse(statusCode: head.statusCode, headers: head.headers, url: head.url))
+                // Past the window: the failure is the answer, with its body; the entry stays.
+                return .consumed(try await consume(head, body))
             }
             guard head.statusCode == 304 else {
                 return .consumed(try await consumeKeeping(head, body, for: request, primaryKey: primaryKey,
@@ -102,7 +103,7 @@ extension ETagTransport {
         let notModified: HTTPResponse
         switch step {
         case .consumed: return step
-        case .intercepted(let response) where response.statusCode != 304: return step  // A 5xx for the fallback.
+        case .intercepted(let response) where response.statusCode != 304: return step  // The stale answer to a 5xx.
         case .intercepted(let response): notModified = response
         }
         let times = ExchangeTimes(requestTime: requestTime, responseTime: now())
@@ -126,13 +127,22 @@ extension ETagTransport {
                                      message: "the server answered 304 Not Modified to a request without If-None-Match "
                                          + "or If-Modified-Since; ETagTransport has no stored body to answer it with")
             }
+            if let stale = staleAnswer(to: head, fallback: fallback, for: request) { return .intercepted(stale) }
             if fallback != nil, FreshnessPolicy.allowsStaleIfError(status: head.statusCode) {
-                return .intercepted(HTTPResponse(statusCode: head.statusCode, headers: head.headers, url: head.url))
+                // Past the window: the failure is the answer, with its body; the entry stays.
+                return .consumed(try await consume(head, body))
             }
             let times = ExchangeTimes(requestTime: requestTime, responseTime: now())
             return .consumed(try await consumeKeeping(head, body, for: request, primaryKey: primaryKey,
                                                       replacing: candidate, times: times, rule: rule, consume))
         }
+    }
+
+    /// The stale response that answers for a 500/502/503/504 `head`, when `fallback`'s window
+    /// still allows it.
+    private func staleAnswer(to head: HTTPResponseHead, fallback: StaleFallback?, for request: HTTPRequest) -> HTTPResponse? {
+        guard let fallback, FreshnessPolicy.allowsStaleIfError(status: head.statusCode) else { return nil }
+        return staleResponse(fallback, for: request, failure: "HTTP \(head.statusCode)")
     }
 
     /// Hands a full response to `consume`, keeping a copy of its body for the store when the

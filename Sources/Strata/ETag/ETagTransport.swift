@@ -24,11 +24,13 @@ import Foundation
 /// Every decision comes from ``FreshnessPolicy`` (a pure function of the request, the entry and
 /// the time), the endpoint's ``EndpointCachePolicy``, and the store's
 /// ``ETagStoreProtocol/isSharedStorage``:
-/// - A stored response that is fresh (`max-age`, else `Expires` − `Date`; `s-maxage` ignored;
-///   heuristic freshness only when the policy enables it) answers with no network, with an
+/// - A stored response that is fresh (`max-age`, else `Expires` − `Date`; `s-maxage` first in a
+///   shared store, ignored in a private one; heuristic freshness only when the policy enables
+///   it) answers with no network, with an
 ///   `Age` field computed as §4.2.3 says and ``HTTPResponse/source`` ``HTTPResponse/Source/fresh``.
 /// - `no-cache` on the response, or the request's `no-cache`, `max-age`, `min-fresh`, send it
-///   to the server; `must-revalidate` and `no-cache` forbid serving it stale. The request's
+///   to the server; `must-revalidate` and `no-cache` (in a shared store also `s-maxage` and
+///   `proxy-revalidate`) forbid serving it stale. The request's
 ///   `max-stale` accepts a stale one; `only-if-cached` gets a `504` when nothing usable is stored.
 /// - Within `stale-while-revalidate`, a stale response answers at once (source
 ///   ``HTTPResponse/Source/stale``) and one background request per entry revalidates it
@@ -163,8 +165,9 @@ public struct ETagTransport: Transport {
     ///
     /// Concurrent identical `GET`s (same URL, partition, header fields and endpoint cache
     /// policy) that must go to the network make one request: the first caller sends it and the
-    /// others await its response (or error). A waiter's cancellation ends only its own wait;
-    /// when the caller who sent the request is cancelled, one of the waiters sends it again.
+    /// others await its response (or error). A waiter's cancellation or ``RequestDeadline`` ends
+    /// only its own wait; when the caller who sent the request is cancelled, one of the waiters
+    /// sends it again. A `GET` with a ``ResponseBodyLimit`` of its own is not coalesced.
     ///
     /// - Returns: The server's response; after a matching 304, the stored response freshened
     ///   and marked ``HTTPResponse/Source/revalidated``; a stored response marked

@@ -123,9 +123,10 @@ public enum TransportEvents {
 
     /// Runs `body` outside any logical request: work a layer does on its own behalf (such as a
     /// token refresh, which may send requests of its own) is not reported as part of the request
-    /// that happened to trigger it, and is not bound by that request's ``RequestDeadline``.
+    /// that happened to trigger it, and is not bound by that request's ``RequestDeadline``,
+    /// ``ResponseBodyLimit`` or endpoint ``EndpointCachePolicy``.
     public static func detached<T>(_ body: () async throws -> T) async rethrows -> T {
-        try await $context.withValue(nil) { try await RequestDeadline.withoutDeadline(body) }
+        try await $context.withValue(nil) { try await RequestDeadline.withoutCallerScope(body) }
     }
 
     /// Runs `body` with `observer` added below the observers already installed. The request

@@ -91,6 +91,23 @@ struct ConditionalRequestPolicyTests {
         #expect(policy.storageKeys(for: entry, primaryKey: primary, request: request).count == 2)
     }
 
+    @Test("a coded response (Content-Encoding: gzip) without Vary: Accept-Encoding varies on Accept-Encoding anyway: its raw bytes never answer a caller whose transport decodes")
+    func contentEncodingVariesOnAcceptEncoding() throws {
+        let raw = makeRequest(url, headers: ["Accept-Encoding": "gzip"])
+        let response = makeResponse("gzip bytes", headers: ["ETag": "\"1\"", "Content-Encoding": "gzip"])
+        guard case .store(let entry) = policy.storeDecision(for: response, to: raw, times: .testExchange) else {
+            Issue.record("expected the response to be stored")
+            return
+        }
+        #expect(entry.varyHeaderNames == ["accept-encoding"] && entry.varyingRequestHeaders["accept-encoding"] == "gzip")
+        #expect(policy.selects(entry, for: raw))
+        #expect(!policy.selects(entry, for: makeRequest(url)))
+        // identity is no coding; a Vary that names it already is not repeated.
+        let identity = ETagCacheEntry(response: makeResponse("x", headers: ["Content-Encoding": "identity"]))
+        let named = ETagCacheEntry(response: makeResponse("x", headers: ["Content-Encoding": "br", "Vary": "Accept-Encoding"]))
+        #expect(identity.varyHeaderNames.isEmpty && named.varyHeaderNames == ["accept-encoding"])
+    }
+
     // MARK: Storability
 
     @Test("only 200 GET responses with a validator and without no-store or Vary: * are stored")

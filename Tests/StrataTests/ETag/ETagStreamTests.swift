@@ -83,4 +83,17 @@ struct ETagStreamTests {
         #expect(try await Self.text(transport) == ("v2", 200))
         #expect(inner.requests.last?.headers["If-None-Match"] == nil)
     }
+
+    @Test("RFC 5861 §4: a streamed 503 past the stale-if-error window reaches the caller with its own body, not an empty one")
+    func streamed5xxPastWindowKeepsBody() async throws {
+        let clock = TestClock()
+        let inner = ScriptedStreamTransport([
+            .status(200, headers: ["ETag": "\"v1\"", "Cache-Control": "max-age=10, stale-if-error=60"], body: "stored"),
+            .status(503, headers: ["Content-Length": "11"], body: "maintenance"),
+        ])
+        let transport = ETagTransport(inner: inner, clock: clock, wallClockOrigin: Date(timeIntervalSince1970: 1_700_000_000))
+        _ = try await Self.text(transport)
+        clock.advance(by: .seconds(100))
+        #expect(try await Self.text(transport) == ("maintenance", 503))
+    }
 }

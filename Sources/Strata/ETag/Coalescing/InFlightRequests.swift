@@ -1,7 +1,11 @@
+import Foundation
+
 /// Concurrent identical requests that must go to the network share one exchange: the first
 /// caller (the leader) sends it, the others await its outcome.
 ///
 /// - Each waiter's cancellation ends only its own wait (with `CancellationError`).
+/// - So does a waiter's own ``RequestDeadline``: no terminal sees a waiter, so the wait itself
+///   ends when it passes, with the terminals' `timedOut` error.
 /// - When the leader is cancelled, its exchange is abandoned and the waiters look again: one of
 ///   them becomes the leader and sends the request; the others wait for it.
 /// - Any other outcome of the leader, a response or an error, is every waiter's outcome.
@@ -47,6 +51,8 @@ final class InFlightRequests: Sendable {
         case lookAgain
         /// This waiter was cancelled.
         case cancelled
+        /// This waiter's ``RequestDeadline`` passed.
+        case timedOut
     }
 
     private struct Flight {
@@ -64,12 +70,15 @@ final class InFlightRequests: Sendable {
     ///
     /// - Parameters:
     ///   - key: What identifies the request.
+    ///   - url: The request's URL, for the error of a wait that outlives the caller's deadline.
     ///   - joined: Called (in the caller's task) once the caller waits for another's exchange.
     ///   - exchange: Sends the request and returns its response; run by at most one caller at
     ///     a time per key.
     /// - Returns: The response of the exchange the caller ran or awaited.
-    /// - Throws: The exchange's error, or `CancellationError` when the caller was cancelled.
-    func run(_ key: Key, joined: () -> Void,
+    /// - Throws: The exchange's error, `CancellationError` when the caller was cancelled, or
+    ///   ``TransportError`` of kind ``TransportError/Kind/timedOut`` when the caller's
+    ///   ``RequestDeadline`` passed while it waited.
+    func run(_ key: Key, url: URL, joined: () -> Void,
              _ exchange: () async throws -> HTTPResponse) async throws -> HTTPResponse {
         while true {
             let leads = state.withLock { state -> Bool in
@@ -82,6 +91,7 @@ final class InFlightRequests: Sendable {
             case .response(let response): return response
             case .failure(let error): throw error
             case .cancelled: throw CancellationError()
+            case .timedOut: throw RequestDeadline.timedOut(method: key.method, url: url)
             case .lookAgain: continue
             }
         }
@@ -107,15 +117,27 @@ final class InFlightRequests: Sendable {
     /// Waits for the flight of `key`; registering and the cancellation check happen under the
     /// lock, so a cancellation that comes before registration is still seen. `joined` is called
     /// once the wait is registered (so it means the caller will get that flight's outcome).
+    /// With a ``RequestDeadline``, a timer ends the wait when it passes (a deadline already
+    /// passed ends it before registration; the timer only fires after it passed, so it cannot
+    /// miss a waiter that registers late).
     private func wait(for key: Key, joined: () -> Void) async -> Outcome {
         let id = state.withLock { state -> UInt64 in
             state.nextWaiter &+= 1
             return state.nextWaiter
         }
+        let deadline = RequestDeadline.current
+        let timer = deadline.map { deadline in
+            Task { [weak self] in
+                guard (try? await Task.sleep(until: deadline, clock: .continuous)) != nil else { return }
+                self?.end(waiter: id, of: key, with: .timedOut)
+            }
+        }
+        defer { timer?.cancel() }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let registered = state.withLock { state -> Outcome? in
                     guard !Task.isCancelled else { return .cancelled }
+                    if let deadline, deadline <= .now { return .timedOut }
                     // The flight ended between the look and now: look again.
                     guard state.flights[key] != nil else { return .lookAgain }
                     state.flights[key]?.waiters[id] = continuation
@@ -125,8 +147,13 @@ final class InFlightRequests: Sendable {
                 continuation.resume(returning: registered)
             }
         } onCancel: {
-            let continuation = state.withLock { $0.flights[key]?.waiters.removeValue(forKey: id) }
-            continuation?.resume(returning: .cancelled)
+            end(waiter: id, of: key, with: .cancelled)
         }
+    }
+
+    /// Ends one waiter's wait, unless its flight already resumed it.
+    private func end(waiter id: UInt64, of key: Key, with outcome: Outcome) {
+        let continuation = state.withLock { $0.flights[key]?.waiters.removeValue(forKey: id) }
+        continuation?.resume(returning: outcome)
     }
 }

@@ -4,14 +4,19 @@
 /// Parsing follows RFC 9111's advice for bad input: a directive's first occurrence wins; a
 /// `max-age` whose argument is not a number counts as `max-age=0` (§4.2.1: invalid freshness
 /// information is stale); a number past 2³¹ is 2³¹ (§1.2.2); arguments may be quoted (§5.2).
-/// Directives a private cache ignores (`s-maxage`'s value, `proxy-revalidate`) are only noted
-/// where a shared store needs them (§3.5).
+/// `s-maxage` and `proxy-revalidate` are parsed for a shared store (§3.5, §4.2.1, §5.2.2.8,
+/// §5.2.2.10); a private one ignores them.
 struct CacheDirectives: Hashable, Sendable {
     /// `max-age=N`: fresh for N seconds (response), or no older than N seconds (request).
     var maxAge: Int?
-    /// Whether `s-maxage` is present: ignored for freshness (it is for shared caches), but it
-    /// allows a shared store to reuse an authorized response (§3.5).
-    var hasSharedMaxAge = false
+    /// `s-maxage=N` (§5.2.2.10): a shared store's lifetime, which also allows it to reuse an
+    /// authorized response (§3.5) and forbids it to serve the response stale; a private store
+    /// ignores it. An invalid argument counts as 0, as for `max-age`.
+    var sharedMaxAge: Int?
+    /// Whether `s-maxage` is present.
+    var hasSharedMaxAge: Bool { sharedMaxAge != nil }
+    /// `proxy-revalidate` (§5.2.2.8): `must-revalidate` for a shared store only.
+    var proxyRevalidate = false
     /// `no-cache`, qualified or not: never reuse without revalidating (§5.2.2.4; the qualified
     /// form is treated as unqualified, which the RFC allows).
     var noCache = false
@@ -96,7 +101,9 @@ struct CacheDirectives: Hashable, Sendable {
             // Invalid freshness information is stale (§4.2.1).
             if maxAge == nil { maxAge = argument.flatMap(Self.deltaSeconds) ?? 0 }
         } else if Self.matches(name, "s-maxage") {
-            hasSharedMaxAge = true
+            if sharedMaxAge == nil { sharedMaxAge = argument.flatMap(Self.deltaSeconds) ?? 0 }
+        } else if Self.matches(name, "proxy-revalidate") {
+            proxyRevalidate = true
         } else if Self.matches(name, "no-cache") {
             noCache = true
         } else if Self.matches(name, "no-store") {

@@ -35,6 +35,10 @@ public struct EndpointCachePolicy: Sendable, Hashable, CustomStringConvertible {
     /// included), and store it even when it has no validator. A response with `no-store` is
     /// still never stored. After `duration`, the response is revalidated (or downloaded again,
     /// when it has no validator). Requests' own directives (`no-cache`, `max-age=0`) still apply.
+    /// In a shared store (``ETagStoreProtocol/isSharedStorage``) it also overrides RFC 9111
+    /// §3.5: `private` responses and responses to requests with `Authorization` are served
+    /// without the origin too. That is your explicit choice for the endpoint; every other
+    /// policy keeps them from being served without the origin, stale-if-error included.
     ///
     /// - Parameter duration: How long a response is reused; zero or less reuses nothing.
     /// - Returns: The policy.

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A stored response's current age and freshness lifetime, in seconds, as RFC 9111 computes
-/// them for a private cache: a pure function of the stored headers, the exchange times and now.
+/// them (for a private cache unless told it is shared): a pure function of the stored headers, the exchange times and now.
 struct EntryAge: Hashable, Sendable {
     /// `current_age` (§4.2.3).
     var currentAge: Double
@@ -16,20 +16,29 @@ struct EntryAge: Hashable, Sendable {
     /// The age and lifetime of a response with `headers` (and its parsed `directives`),
     /// exchanged at `times`, seen at `now`.
     ///
-    /// - Parameter heuristicLimit: The cap of heuristic freshness, or `nil` for none.
-    init(headers: HTTPHeaders, directives: CacheDirectives, times: ExchangeTimes, now: Date, heuristicLimit: Duration?) {
+    /// - Parameters:
+    ///   - heuristicLimit: The cap of heuristic freshness, or `nil` for none.
+    ///   - sharedCache: Whether the store is shared, so that `s-maxage` is the lifetime.
+    init(headers: HTTPHeaders, directives: CacheDirectives, times: ExchangeTimes, now: Date, heuristicLimit: Duration?,
+         sharedCache: Bool = false) {
         let responseTime = times.responseTime.timeIntervalSince1970
         // §4.2.3: a response without a (valid) Date is dated when it was received.
         let date = headers["Date"].flatMap { HTTPDate.parseForFreshness($0, now: now) }?.timeIntervalSince1970 ?? responseTime
         let apparentAge = max(0, responseTime - date)
-        let responseDelay = responseTime - times.requestTime.timeIntervalSince1970
+        // A request sent after its response came (an entry built by hand) has no delay.
+        let responseDelay = max(0, responseTime - times.requestTime.timeIntervalSince1970)
         let correctedAgeValue = Double(CacheDirectives.deltaSeconds(headers["Age"]) ?? 0) + responseDelay
         let correctedInitialAge = max(apparentAge, correctedAgeValue)
         // A wall clock set back never makes a response younger than it was at receipt.
         let residentTime = max(0, now.timeIntervalSince1970 - responseTime)
         currentAge = correctedInitialAge + residentTime
-        lifetime = Self.lifetime(headers: headers, directives: directives, date: date, now: now,
-                                 heuristicLimit: heuristicLimit)
+        // §4.2.1: a shared cache uses s-maxage before every other lifetime.
+        if sharedCache, let sharedMaxAge = directives.sharedMaxAge {
+            lifetime = Double(sharedMaxAge)
+        } else {
+            lifetime = Self.lifetime(headers: headers, directives: directives, date: date, now: now,
+                                     heuristicLimit: heuristicLimit)
+        }
     }
 
     /// An age and lifetime given directly (an endpoint's ``EndpointCachePolicy/reuse(for:)``).
@@ -39,8 +48,8 @@ struct EntryAge: Hashable, Sendable {
     }
 
     /// §4.2.1, for a private cache: `max-age`, else `Expires` − `Date`, else (when allowed)
-    /// 10% of `Date` − `Last-Modified` capped at `heuristicLimit`, else 0. `s-maxage` is for
-    /// shared caches and is ignored.
+    /// 10% of `Date` − `Last-Modified` capped at `heuristicLimit`, else 0. (`s-maxage`, which
+    /// comes first in a shared cache, is the caller's.)
     private static func lifetime(headers: HTTPHeaders, directives: CacheDirectives, date: Double, now: Date,
                                  heuristicLimit: Duration?) -> Double {
         if let maxAge = directives.maxAge { return Double(maxAge) }

@@ -45,6 +45,13 @@ extension FreshnessPolicy {
         // the clock read.
         guard let times = entry.exchangeTimes, usesAge(of: entry, rule: rule) else { return .revalidate(staleIfError: nil) }
         let now = clock()
+        // An entry received in the future (a clock set wrong, or planted in a shared store) would
+        // not age until then, fresh for ever: past a small skew its age is unknown too, and it
+        // only validates until a 304 dates it anew. (Clamping it to now on each read would keep
+        // it just as young.)
+        guard times.responseTime.timeIntervalSince(now) <= Self.clockSkewAllowance else {
+            return .revalidate(staleIfError: nil)
+        }
         let response = CacheDirectives(entry.headers)
         let age: EntryAge
         var mayServeStale = !directives.noCache
@@ -53,17 +60,22 @@ extension FreshnessPolicy {
             // The endpoint's time, from receipt, replaces every freshness header.
             age = EntryAge(currentAge: max(0, now.timeIntervalSince(times.responseTime)), lifetime: seconds)
         case .standard, .alwaysRevalidate:
-            // §4.2.4: no-cache and must-revalidate forbid serving stale, even on error.
-            mayServeStale = mayServeStale && !response.noCache && !response.mustRevalidate
+            // §4.2.4: no-cache and must-revalidate forbid serving stale, even on error; in a
+            // shared store so do s-maxage (§5.2.2.10) and proxy-revalidate (§5.2.2.8).
+            let mustRevalidate = response.mustRevalidate
+                || (sharedStorage && (response.hasSharedMaxAge || response.proxyRevalidate))
+            mayServeStale = mayServeStale && !response.noCache && !mustRevalidate
             age = EntryAge(headers: entry.headers, directives: response, times: times, now: now,
-                           heuristicLimit: heuristicLimit)
+                           heuristicLimit: heuristicLimit, sharedCache: sharedStorage)
         case .neverStore:
             return .revalidate(staleIfError: nil)
         }
         // §3.5: a store shared by several clients serves a response to an authorized request
         // without the origin checking the credential only when the response allows it.
-        // A `private` response is for one user (§5.2.2.7), so there it only serves as a validator.
-        if sharedStorage, case .standard = rule.kind,
+        // A `private` response is for one user (§5.2.2.7), so there it only serves as a validator,
+        // never stale either (stale-if-error under alwaysRevalidate included). Only reuse(for:),
+        // the endpoint owner's explicit choice, overrides it.
+        if sharedStorage, !rule.reusesForATime,
            response.isPrivate || (request.headers.contains("Authorization")
                                   && !(response.isPublic || response.hasSharedMaxAge || response.mustRevalidate)) {
             return .revalidate(staleIfError: nil)
@@ -98,6 +110,10 @@ extension FreshnessPolicy {
         }
         return .revalidate(staleIfError: staleIfError)
     }
+
+    /// How far in the future, in seconds, a stored response's receipt may lie (clocks of a
+    /// fleet sharing a store disagree a little) and still be aged from it.
+    static let clockSkewAllowance: Double = 60
 
     /// The stale-if-error window in seconds: the request's, else the response's, else this
     /// policy's default.

@@ -37,7 +37,7 @@ extension ConditionalRequestPolicy {
         guard response.statusCode == 200 else { return .doNotStore(.status) }
         guard !HeaderRules.forbidsStorage(response.headers) else { return .doNotStore(.responseNoStore) }
         guard !HeaderRules.isEventStream(response.headers) else { return .doNotStore(.eventStream) }
-        let varyNames = HeaderRules.varyNames(in: response.headers)
+        let varyNames = HeaderRules.selectingNames(in: response.headers)
         guard !varyNames.contains("*") else { return .doNotStore(.varyStar) }
         guard response.headers["ETag"] != nil || response.headers["Last-Modified"] != nil
                 || Self.hasFreshnessLifetime(response.headers) || rule.reusesForATime else {
@@ -89,11 +89,15 @@ extension ConditionalRequestPolicy {
     /// unless its Last-Modified differs from the entry's, because it answers the single
     /// validator that was sent. Freshening (RFC 9111 §3.2) replaces every stored field the
     /// 304 carries, except `Content-Length` (a 304's describes no body) and fields never stored.
-    /// The freshened entry records `times`, the 304's exchange, and the 304's `Date` (or
-    /// `times.responseTime` when it has none): its age starts again from that exchange.
+    /// The freshened entry records `times`, the 304's exchange, the 304's `Date` (or
+    /// `times.responseTime` when it has none) and the 304's `Age` (none when it has none, not the
+    /// stored one): its age starts again from that exchange.
     func freshened(_ entry: ETagCacheEntry, with notModified: HTTPResponse, times: ExchangeTimes) -> ETagCacheEntry? {
         guard var fresh = freshenedHeaders(entry, with: notModified) else { return nil }
         fresh.exchangeTimes = times
+        if !notModified.headers.contains("Age"), fresh.headers.contains("Age") {
+            fresh.headers.remove(name: "Age")
+        }
         if !notModified.headers.contains("Date") {
             fresh.headers["Date"] = HTTPDate.format(times.responseTime)
         }

@@ -82,6 +82,21 @@ enum HeaderRules {
         return listElements(values).map { $0.lowercased() }.filter { seen.insert($0).inserted }
     }
 
+    /// The lower-cased names of the request fields a stored response is selected by: its
+    /// `Vary`'s, plus `accept-encoding` when it has a `Content-Encoding` other than `identity`,
+    /// as if the server had said `Vary: Accept-Encoding` (nginx's `gzip_vary` is off by
+    /// default). A coded body was stored for a caller that asked for it and reads raw bytes; a
+    /// caller that did not (whose terminal decodes) must not be served it.
+    static func selectingNames(in headers: HTTPHeaders) -> [String] {
+        var names = varyNames(in: headers)
+        guard !names.contains("accept-encoding"), !names.contains("*"), headers.contains("Content-Encoding"),
+              listElements(headers.values(for: "Content-Encoding")).contains(where: {
+                  $0.caseInsensitiveCompare("identity") != .orderedSame
+              }) else { return names }
+        names.append("accept-encoding")
+        return names
+    }
+
     /// Hop-by-hop fields (RFC 9110 §7.6.1) that describe one connection, not the representation.
     /// With the fields `Connection` names, they are neither stored nor freshened.
     private static let hopByHopNames = ["Connection", "Proxy-Connection", "Keep-Alive", "TE", "Transfer-Encoding",

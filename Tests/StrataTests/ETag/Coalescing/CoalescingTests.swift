@@ -110,4 +110,49 @@ struct CoalescingTests {
             await #expect(throws: TransportError.self) { try await task.value }
         }
     }
+
+    @Test("a waiter's own RequestDeadline ends its wait with timedOut; the request it joined carries on for the others")
+    func waiterDeadline() async throws {
+        let cache = CacheHarness(headers: [:])
+        let gate = AsyncGate()
+        cache.origin.hold(at: gate)
+        let leader = Task { try await cache.get() }
+        await cache.counter.wait(for: "etag.miss", count: 1)
+        // No terminal sees a waiter: only the wait itself can honour this deadline. (The leader
+        // is held until the waiter has ended, so the waiter cannot have had the leader's answer.)
+        await #expect {
+            try await RequestDeadline.withTimeout(.milliseconds(50)) { try await cache.get() }
+        } throws: { ($0 as? TransportError)?.kind == .timedOut }
+        gate.open()
+        #expect(try await leader.value.text == cache.origin.body)
+        #expect(cache.origin.requests == 1, "the waiter sent nothing of its own")
+    }
+
+    @Test("a caller with its own ResponseBodyLimit is not coalesced: it sends its own request, under its own limit")
+    func bodyLimitNotCoalesced() async throws {
+        let clock = TestClock()
+        let origin = ScriptedOrigin(clock: clock, wallClockOrigin: CacheHarness.epoch)
+        let gate = AsyncGate()
+        origin.hold(at: gate)
+        let limits = LockedValue<[Int?]>([])
+        let cache = ETagTransport(inner: ClosureTransport { request in
+            limits.withLock { $0.append(ResponseBodyLimit.current) }
+            return try await origin.respond(request)
+        }, clock: clock, wallClockOrigin: CacheHarness.epoch)
+        // Whether each caller sends (a miss) or waits for another's request (coalesced).
+        let (decisions, decided) = AsyncStream<String>.makeStream()
+        let transport = ObservingTransport(inner: cache) { observed in
+            if ["etag.miss", "etag.coalesced"].contains(observed.event.name) { decided.yield(observed.event.name) }
+        }
+        let request = makeRequest("https://api.example.com/config")
+        var decision = decisions.makeAsyncIterator()
+        let leader = Task { try await transport.send(request) }
+        #expect(await decision.next() == "etag.miss")
+        let limited = Task { try await ResponseBodyLimit.withMaxBytes(5) { try await transport.send(request) } }
+        // Its own miss: it does not wait for the leader's response, read under another limit.
+        #expect(await decision.next() == "etag.miss")
+        gate.open()
+        _ = try await (leader.value, limited.value)
+        #expect(limits.withLock { $0 }.compactMap { $0 } == [5])
+    }
 }

@@ -37,10 +37,11 @@ struct CacheDirectivesTests {
         #expect(directives.minFresh == 5 && directives.onlyIfCached && directives.staleIfError == 60)
     }
 
-    @Test("s-maxage and private are noted for shared storage only")
+    @Test("s-maxage (its value; an invalid one is 0), proxy-revalidate and private are parsed for shared storage")
     func sharedOnly() {
-        let directives = parse("s-maxage=600, private")
-        #expect(directives.hasSharedMaxAge && directives.isPrivate && directives.maxAge == nil)
+        let directives = parse("s-maxage=600, private, proxy-revalidate")
+        #expect(directives.sharedMaxAge == 600 && directives.isPrivate && directives.proxyRevalidate && directives.maxAge == nil)
+        #expect(parse("s-maxage=soon").sharedMaxAge == 0 && !parse("must-revalidate").proxyRevalidate)
     }
 
     @Test("HTTP-dates are written as IMF-fixdate and read back to the second")

@@ -95,4 +95,68 @@ struct EndpointCachePolicyTests {
         // Another credential is another partition: never Alice's entry.
         #expect(try await own.get(["Authorization": "Bearer bob"]).source == .network)
     }
+
+    @Test("§4.2.1 a shared store's lifetime is s-maxage, before max-age; a private store ignores it")
+    func sharedStoreLifetime() async throws {
+        let shared = CacheHarness(headers: ["Cache-Control": "max-age=10, s-maxage=60"], store: SharedMemoryStore())
+        _ = try await shared.get()
+        shared.advance(30)
+        #expect(try await shared.get().source == .fresh)
+        let shorter = CacheHarness(headers: ["Cache-Control": "max-age=600, s-maxage=5"], store: SharedMemoryStore())
+        _ = try await shorter.get()
+        shorter.advance(30)
+        #expect(try await shorter.get().source == .revalidated)
+        let own = CacheHarness(headers: ["Cache-Control": "max-age=10, s-maxage=60"])
+        _ = try await own.get()
+        own.advance(30)
+        #expect(try await own.get().source == .revalidated)
+    }
+
+    @Test("§5.2.2.8 proxy-revalidate and §5.2.2.10 s-maxage: a shared store never serves the response stale (max-stale, stale-while-revalidate, stale-if-error); a private store does")
+    func sharedStoreNeverServesStale() async throws {
+        for directive in ["max-age=10, proxy-revalidate", "s-maxage=10"] {
+            let headers: HTTPHeaders = ["Cache-Control": "\(directive), stale-while-revalidate=60, stale-if-error=600"]
+            let shared = CacheHarness(headers: headers, store: SharedMemoryStore())
+            _ = try await shared.get()
+            shared.advance(20)
+            #expect(try await shared.get(["Cache-Control": "max-stale=600"]).source == .revalidated, "\(directive)")
+            shared.advance(20)
+            #expect(try await shared.get().source == .revalidated, "\(directive)")
+            shared.advance(20)
+            shared.origin.answer(status: 503)
+            #expect(try await shared.get().statusCode == 503, "\(directive)")
+
+            let own = CacheHarness(headers: headers)
+            _ = try await own.get()
+            own.advance(20)
+            #expect(try await own.get(["Cache-Control": "max-stale=600"]).source == .stale, "\(directive)")
+        }
+    }
+
+    @Test("§3.5 in a shared store, alwaysRevalidate's stale-if-error never answers with a private or an authorized response")
+    func sharedStoreStaleIfErrorUnderAlwaysRevalidate() async throws {
+        let cases: [([String: String], String)] = [
+            ([:], "private, max-age=10, stale-if-error=600"),
+            (["Authorization": "Bearer alice"], "max-age=10, stale-if-error=600"),
+        ]
+        for (requestHeaders, cacheControl) in cases {
+            let cache = CacheHarness(headers: ["Cache-Control": cacheControl], store: SharedMemoryStore())
+            _ = try await EndpointCachePolicy.alwaysRevalidate.apply { try await cache.get(requestHeaders) }
+            cache.advance(20)
+            cache.origin.answer(status: 503)
+            let response = try await EndpointCachePolicy.alwaysRevalidate.apply { try await cache.get(requestHeaders) }
+            #expect(response.statusCode == 503, "\(cacheControl)")
+        }
+    }
+
+    @Test("a layer's own work (TransportEvents.detached) runs without the caller's ResponseBodyLimit and endpoint cache policy")
+    func detachedClearsCallerScope() async {
+        await ResponseBodyLimit.withMaxBytes(5) {
+            await EndpointCachePolicy.neverStore.apply {
+                await TransportEvents.detached {
+                    #expect(ResponseBodyLimit.current == nil && EndpointCachePolicy.current == .standard)
+                }
+            }
+        }
+    }
 }

@@ -52,6 +52,19 @@ struct FreshnessDirectiveTests {
         #expect(try await transport.send(makeRequest(dated.url)).headers["Age"] == "20")
     }
 
+    @Test("§4.3.4 a 304 without Age drops the stored Age: the age restarts from the 304's exchange, not from the old Age")
+    func notModifiedDropsStoredAge() async throws {
+        let cache = CacheHarness(headers: ["Cache-Control": "max-age=60", "Age": "30"])
+        _ = try await cache.get()
+        cache.advance(40)
+        cache.origin.setHeaders(["Cache-Control": "max-age=60"])
+        let revalidated = try await cache.get()
+        #expect(revalidated.source == .revalidated && revalidated.headers["Age"] == nil)
+        cache.advance(40)
+        let fresh = try await cache.get()
+        #expect(fresh.source == .fresh && fresh.headers["Age"] == "40")
+    }
+
     @Test("§4.2.1 Expires − Date is the lifetime when there is no max-age; max-age wins over Expires")
     func expires() async throws {
         let expiring = CacheHarness(headers: [:])

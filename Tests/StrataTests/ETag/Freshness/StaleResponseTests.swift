@@ -93,6 +93,61 @@ struct StaleResponseTests {
         #expect(events.events(ETagEvent.self).last == .backgroundRefresh(request.url, outcome: .cancelled))
     }
 
+    @Test("a caller that must go to the network while a background refresh runs sends its own request; it does not wait for the refresh, which no deadline bounds")
+    func foregroundDoesNotJoinRefresh() async throws {
+        let clock = TestClock()
+        let origin = ScriptedOrigin(clock: clock, wallClockOrigin: CacheHarness.epoch,
+                                    headers: ["Cache-Control": "max-age=1, stale-while-revalidate=5"])
+        let gate = AsyncGate()
+        let (arrivals, arrived) = AsyncStream<Void>.makeStream()
+        let sent = LockedValue(0)
+        let inner = ClosureTransport { request in
+            // The second request is the background refresh: held until the test ends.
+            if sent.withLock({ $0 += 1; return $0 }) == 2 {
+                arrived.yield()
+                await gate.wait()
+            }
+            return try await origin.respond(request)
+        }
+        let transport = ETagTransport(inner: inner, clock: clock, wallClockOrigin: CacheHarness.epoch)
+        let request = makeRequest("https://api.example.com/config")
+        _ = try await transport.send(request)
+        clock.advance(by: .seconds(2))
+        #expect(try await transport.send(request).source == .stale)
+        var refreshes = arrivals.makeAsyncIterator()
+        _ = await refreshes.next()
+        // Past stale-while-revalidate this identical request must revalidate: by itself. (Its
+        // deadline only matters if it waited for the refresh, which never ends.)
+        clock.advance(by: .seconds(10))
+        #expect(try await RequestDeadline.withTimeout(.seconds(30)) { try await transport.send(request) }.source == .revalidated)
+        gate.open()
+        await transport.backgroundRefreshesSettled()
+    }
+
+    @Test("a background refresh runs without the ResponseBodyLimit and endpoint policy task-local of the caller that started it")
+    func refreshWithoutCallerScope() async throws {
+        let clock = TestClock()
+        let origin = ScriptedOrigin(clock: clock, wallClockOrigin: CacheHarness.epoch,
+                                    headers: ["Cache-Control": "max-age=1, stale-while-revalidate=60"])
+        let seen = LockedValue<[(limit: Int?, policy: EndpointCachePolicy)]>([])
+        let inner = ClosureTransport { request in
+            seen.withLock { $0.append((ResponseBodyLimit.current, EndpointCachePolicy.current)) }
+            return try await origin.respond(request)
+        }
+        let transport = ETagTransport(inner: inner, clock: clock, wallClockOrigin: CacheHarness.epoch)
+        let request = makeRequest("https://api.example.com/config")
+        try await ResponseBodyLimit.withMaxBytes(1_000) {
+            try await EndpointCachePolicy.reuse(for: .seconds(1)).apply {
+                _ = try await transport.send(request)
+                clock.advance(by: .seconds(2))
+                #expect(try await transport.send(request).source == .stale)
+            }
+        }
+        await transport.backgroundRefreshesSettled()
+        let refresh = try #require(seen.withLock { $0 }.last)
+        #expect(seen.withLock { $0.count } == 2 && refresh.limit == nil && refresh.policy == .standard)
+    }
+
     @Test("RFC 5861 §4: a 503 while revalidating is answered with the stale response within stale-if-error, reported as an event")
     func staleIfErrorOn503() async throws {
         let cache = CacheHarness(headers: ["Cache-Control": "max-age=10, stale-if-error=60"])

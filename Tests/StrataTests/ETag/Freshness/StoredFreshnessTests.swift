@@ -35,6 +35,23 @@ struct StoredFreshnessTests {
         #expect(try await cache.get().source == .fresh)
     }
 
+    @Test("an entry received in the future (planted in a shared store, or from a skewed clock) is revalidated, not fresh for ever")
+    func futureEntryIsRevalidated() async throws {
+        let store = SharedMemoryStore()
+        let cache = CacheHarness(headers: ["Cache-Control": "max-age=60"], store: store)
+        let key = ConditionalRequestPolicy().primaryKey(for: makeRequest(cache.url))
+        let future = CacheHarness.epoch.addingTimeInterval(365 * 86_400)
+        let planted = ETagCacheEntry(response: HTTPResponse(statusCode: 200, headers: [
+            "ETag": cache.origin.etag, "Cache-Control": "max-age=60", "Date": HTTPDate.format(future),
+        ], body: Data("planted".utf8), url: URL(string: cache.url)),
+                                     exchangeTimes: ExchangeTimes(requestTime: future, responseTime: future))
+        await store.store(planted, for: key)
+        #expect(try await cache.get().source == .revalidated)
+        // The 304 dated it anew: it ages from now.
+        cache.advance(30)
+        #expect(try await cache.get().headers["Age"] == "30")
+    }
+
     @Test("exchange times of another version decode as none, and the rest of the entry still decodes")
     func unknownVersion() throws {
         let entry = ETagCacheEntry(response: makeResponse("x", headers: ["ETag": "\"1\""]), exchangeTimes: .testExchange)
