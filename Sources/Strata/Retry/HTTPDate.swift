@@ -101,7 +101,7 @@ enum HTTPDate {
 
     /// The UTC calendar date of `date` and its second of the day (Howard Hinnant's
     /// `civil_from_days`).
-    private static func civilDate(of date: Date) -> (year: Int, month: Int, day: Int, second: Int) {
+    static func civilDate(of date: Date) -> (year: Int, month: Int, day: Int, second: Int) {
         // Dates beyond ±10¹² days (or NaN) cannot come from a clock; clamp so Int() cannot trap.
         let rawSeconds = date.timeIntervalSince1970.rounded(.down)
         let seconds = rawSeconds.isNaN ? 0 : Int(min(max(rawSeconds, -8.64e16), 8.64e16))
