@@ -44,7 +44,7 @@ enum HTTP1RequestEncoder {
     /// - Returns: The request's bytes and what the connection needs to know about it.
     /// - Throws: ``HTTP1RequestError`` when the request cannot be written unambiguously.
     static func encodeStreaming(_ request: HTTPRequest) throws(HTTP1RequestError) -> HTTP1Request {
-        encodeStreaming(try ValidatedRequestHead(request, bodyLength: request.body?.length ?? 0), body: request.body)
+        encodeStreaming(try ValidatedRequestHead(request, bodyLength: ValidatedRequestHead.bodyLength(of: request)), body: request.body)
     }
 
     /// Serializes `head`, checked for `body`'s length, as ``encodeStreaming(_:)`` does.

@@ -156,9 +156,9 @@ final class HTTP2ConnectionLoop {
                 completions[exchange.id] = .head(completion, end: end)
                 multiplexer.open(exchange, now: now)
             case let .readerDemand(id):
-                multiplexer.readerDemand(id)
+                multiplexer.readerDemand(id, now: now)
             case let .requestBodyAvailable(id):
-                multiplexer.requestBodyAvailable(id)
+                multiplexer.requestBodyAvailable(id, now: now)
             case let .cancel(id):
                 guard let waiting = completions.removeValue(forKey: id) else { continue }
                 connection.release()

@@ -107,9 +107,10 @@ final class HTTP2Multiplexer {
         let streamID: Int32
         let channel: BodyChannel
         var headDelivered = false
-        /// The channel asked to pause: bytes are no longer acknowledged as they arrive.
+        /// The channel asked to pause: bytes are no longer acknowledged to the stream as they arrive.
         var paused = false
-        /// Bytes received and not yet acknowledged (``NGHTTP2Session/consume(streamID:bytes:)``).
+        /// Bytes received and not yet acknowledged to the stream's window
+        /// (``NGHTTP2Session/consumeStream(streamID:bytes:)``); the connection's was credited.
         var unacknowledged = 0
     }
 
@@ -283,23 +284,24 @@ final class HTTP2Multiplexer {
 
     /// The caller handed more of exchange `id`'s request body (or its end, or a failure): its
     /// stream, deferred while the pipe was empty, is asked for DATA again.
-    func requestBodyAvailable(_ id: UInt64) {
+    func requestBodyAvailable(_ id: UInt64, now: ContinuousClock.Instant = .now) {
         guard let streamID = streamIDs[id] else { return }
         session.resumeBody(streamID: streamID)
-        // The stream waited for the caller, not the server: its idle wait starts again.
-        streams[streamID]?.lastProgress = lastReceived
+        // The stream waited for the caller, not the server: its idle wait starts again now (not
+        // at the connection's last frame, which may be older than the idle timeout).
+        streams[streamID]?.lastProgress = now
     }
 
     /// Exchange `id`'s reader drained its channel below the low watermark, or released the body.
     /// Drained: what was held back is acknowledged, and later bytes are again as they arrive.
     /// Released: the stream is reset with CANCEL if it is still open, and every byte it received
     /// is acknowledged, so the connection's window is whole again for the other streams.
-    func readerDemand(_ id: UInt64) {
+    func readerDemand(_ id: UInt64, now: ContinuousClock.Instant = .now) {
         guard var flow = flows[id] else { return }
         let open = streamIDs[id].flatMap { streams[$0] } != nil
         if flow.channel.isReleased {
             flows[id] = nil
-            session.consume(streamID: flow.streamID, bytes: flow.unacknowledged)
+            session.consumeStream(streamID: flow.streamID, bytes: flow.unacknowledged)
             guard open, let stream = streams[flow.streamID] else { return }
             session.reset(streamID: flow.streamID, code: .cancel)
             fail(flow.streamID, HTTP2StreamFailure(error: error(.other, stream, "the reader released the body before its end"),
@@ -307,11 +309,11 @@ final class HTTP2Multiplexer {
             return
         }
         guard flow.paused else { return }
-        session.consume(streamID: flow.streamID, bytes: flow.unacknowledged)
+        session.consumeStream(streamID: flow.streamID, bytes: flow.unacknowledged)
         flow.paused = false
         flow.unacknowledged = 0
-        // The server could not send while the reader was behind: the idle wait starts again.
-        if open { streams[flow.streamID]?.lastProgress = lastReceived }
+        // The server could not send while the reader was behind: the idle wait starts again now.
+        if open { streams[flow.streamID]?.lastProgress = now }
         flows[id] = open ? flow : nil
     }
 
@@ -327,7 +329,7 @@ final class HTTP2Multiplexer {
     func cancel(_ id: UInt64) {
         if let flow = flows.removeValue(forKey: id) {
             flow.channel.finish(throwing: CancellationError())
-            session.consume(streamID: flow.streamID, bytes: flow.unacknowledged)
+            session.consumeStream(streamID: flow.streamID, bytes: flow.unacknowledged)
         }
         guard let streamID = streamIDs.removeValue(forKey: id) else { return }
         streams.removeValue(forKey: streamID)?.requestBody?.close()
@@ -554,6 +556,11 @@ final class HTTP2Multiplexer {
         let goOn = flow.channel.yield(bytes[...])
         if flow.paused || !goOn {
             flow.paused = true
+            // Held back from the stream's window only: the stream window bounds what a paused
+            // reader holds, and the connection's is credited at once, so any number of paused
+            // streams cannot starve the others (nghttp2 reopens the connection window only once
+            // half of it was consumed, which paused streams could otherwise hold for ever).
+            session.consumeConnection(bytes: bytes.count)
             flow.unacknowledged += bytes.count
         } else {
             session.consume(streamID: streamID, bytes: bytes.count)
@@ -680,7 +687,7 @@ final class HTTP2Multiplexer {
         // A streamed exchange keeps its flow while the reader still owes acknowledgements.
         if let flow = flows[id], !flow.headDelivered || flow.unacknowledged == 0 || flow.channel.isReleased {
             flows[id] = nil
-            session.consume(streamID: flow.streamID, bytes: flow.unacknowledged)
+            session.consumeStream(streamID: flow.streamID, bytes: flow.unacknowledged)
         }
         streamIDs[id] = nil
         finished.append(Finished(id: id, streamID: streamID, result: result, events: eventLogs.removeValue(forKey: id) ?? []))

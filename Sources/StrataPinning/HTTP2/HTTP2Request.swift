@@ -31,7 +31,7 @@ struct HTTP2Request: Sendable {
     ///
     /// - Throws: ``HTTP1RequestError`` when the request cannot be sent unambiguously.
     init(_ request: HTTPRequest) throws(HTTP1RequestError) {
-        self.init(try ValidatedRequestHead(request, bodyLength: request.body?.length ?? 0), body: request.body)
+        self.init(try ValidatedRequestHead(request, bodyLength: ValidatedRequestHead.bodyLength(of: request)), body: request.body)
     }
 
     /// Frames `head`, checked for `body`'s length, with `body`: sent from memory when it is held

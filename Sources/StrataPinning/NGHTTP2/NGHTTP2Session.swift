@@ -151,6 +151,20 @@ final class NGHTTP2Session {
         _ = nghttp2_session_consume(session, streamID, bytes)
     }
 
+    /// Acknowledges `bytes` of DATA at the connection level only: the connection window reopens
+    /// while the stream's stays as it is (see ``consumeStream(streamID:bytes:)``).
+    func consumeConnection(bytes: Int) {
+        guard bytes > 0 else { return }
+        _ = nghttp2_session_consume_connection(session, bytes)
+    }
+
+    /// Acknowledges `bytes` of DATA for `streamID` only, bytes whose connection-level share
+    /// ``consumeConnection(bytes:)`` already acknowledged. A closed stream ignores it.
+    func consumeStream(streamID: Int32, bytes: Int) {
+        guard bytes > 0, streamID > 0 else { return }
+        _ = nghttp2_session_consume_stream(session, streamID, bytes)
+    }
+
     /// Whether `streamID` is open and this side has not ended it (no END_STREAM sent yet).
     func isOpenForSending(streamID: Int32) -> Bool {
         nghttp2_session_get_stream_local_close(session, streamID) == 0

@@ -28,6 +28,13 @@ struct ValidatedRequestHead: Sendable {
 }
 
 extension ValidatedRequestHead {
+    /// The length `request`'s body declares: 0 without a body, nil when the body's length is
+    /// not known in advance (never 0 for that: a caller's `Content-Length` must then be refused).
+    static func bodyLength(of request: HTTPRequest) -> Int64? {
+        guard let body = request.body else { return 0 }
+        return body.length
+    }
+
     /// Checks `request`, whose body will be `bodyLength` bytes (nil: not known in advance).
     ///
     /// - Throws: ``HTTP1RequestError`` when the request cannot be written unambiguously.

@@ -172,7 +172,7 @@ final class PinnedClient: Sendable {
         // HTTP/2 frames it for a stream.
         let head: ValidatedRequestHead
         do {
-            head = try ValidatedRequestHead(request, bodyLength: request.body?.length ?? 0)
+            head = try ValidatedRequestHead(request, bodyLength: ValidatedRequestHead.bodyLength(of: request))
         } catch {
             throw TransportError(.invalidRequest, method: request.method, url: request.url,
                                  message: error.description, underlying: error)

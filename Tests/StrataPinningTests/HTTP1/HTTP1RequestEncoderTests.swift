@@ -52,6 +52,18 @@ struct HTTP1RequestEncoderTests {
         #expect(text.contains("\r\nHost: h\r\n"))
     }
 
+    @Test("a body of unknown length refuses any caller Content-Length, 0 included, over HTTP/1.1 and HTTP/2 alike")
+    func unknownLengthRefusesContentLength() throws {
+        for value in ["0", "5"] {
+            let chunks = AsyncStream<ArraySlice<UInt8>> { $0.finish() }
+            let request = HTTPRequest(method: .put, url: URL(string: "https://h/p")!, headers: ["Content-Length": value],
+                                      body: HTTPBody(chunks, length: nil))
+            #expect(ValidatedRequestHead.bodyLength(of: request) == nil)
+            #expect(throws: HTTP1RequestError.self, "Content-Length: \(value)") { try HTTP1RequestEncoder.encodeStreaming(request) }
+            #expect(throws: HTTP1RequestError.self, "Content-Length: \(value)") { try HTTP2Request(request) }
+        }
+    }
+
     @Test("a body is sent after Content-Length with its exact size")
     func bodyWithLength() throws {
         #expect(try encode("http://h/p", method: "POST", body: Data("hello".utf8))

@@ -113,10 +113,11 @@ struct HTTP2StreamingTests {
         #expect(harness.multiplexer.openStreamCount == 0)
     }
 
-    @Test("what released streams had received is credited to the connection window, so unread bodies given up on cannot starve other streams")
-    func releaseCreditsConnectionWindow() throws {
+    @Test("paused readers hold back only their own stream's window: the connection's is credited as bytes arrive, so unread bodies cannot starve other streams")
+    func pausedStreamsDoNotStarveTheConnection() throws {
         let harness = try Harness()
-        // Enough unread streams to hold more than half the connection window, nghttp2's threshold for a WINDOW_UPDATE.
+        // More unread streams than half the connection window holds: nghttp2 reopens a window
+        // only once half of it was acknowledged, which paused readers would otherwise never do.
         let count = HTTP2Multiplexer.connectionWindowBytes / HTTP2Multiplexer.streamWindowBytes / 2 + 1
         let channels = (0..<count).map { _ in BodyChannel(highWatermark: 16_384) }
         for (index, channel) in channels.enumerated() {
@@ -130,14 +131,37 @@ struct HTTP2StreamingTests {
             harness.serve(.headers(stream: stream, Harness.ok))
             harness.serve(bytes: Harness.data(stream: stream, frames: Self.windowFrames))
         }
-        #expect(Self.windowUpdates(harness.clientFrames(), stream: 0).isEmpty)
+        let sent = harness.clientFrames()
+        #expect(Self.windowUpdates(sent, stream: 0).reduce(0, +) >= UInt32(HTTP2Multiplexer.connectionWindowBytes / 2),
+                "the connection window reopened while every reader was paused")
+        for index in 0..<count {
+            #expect(Self.windowUpdates(sent, stream: UInt32(2 * index + 1)).isEmpty, "no stream window reopened for unread bytes")
+        }
         for (index, channel) in channels.enumerated() {
             channel.release()
             harness.multiplexer.readerDemand(UInt64(index + 1))
         }
-        let sent = harness.clientFrames()
-        #expect(sent.filter { $0.kind == .rstStream }.count == count)
-        #expect(Self.windowUpdates(sent, stream: 0).reduce(0, +) >= UInt32(HTTP2Multiplexer.connectionWindowBytes / 2))
+        #expect(harness.clientFrames().filter { $0.kind == .rstStream }.count == count)
+    }
+
+    @Test("a reader that resumes after a pause longer than the idle timeout gets the whole idle timeout again, from when it resumed")
+    func resumeRestartsIdleWaitNow() async throws {
+        let harness = try Harness(idleTimeout: .seconds(5), pingInterval: .seconds(60))
+        let channel = BodyChannel(highWatermark: 16_384)
+        try harness.openStreamed(1, Harness.get("/big"), channel: channel)
+        harness.clientFrames()
+        harness.serve(.settings(), .settings(ack: true), .headers(stream: 1, Harness.ok))
+        harness.serve(bytes: Harness.data(stream: 1, frames: Self.windowFrames))
+        // Nothing arrives for 8 s while the reader is behind: not idle, the server may not send.
+        harness.advance(by: .seconds(8))
+        #expect(harness.failure(1) == nil)
+        var iterator = channel.body(length: nil).makeAsyncIterator()
+        _ = try await Self.read(HTTP2Multiplexer.streamWindowBytes, from: &iterator)
+        harness.multiplexer.readerDemand(1, now: harness.now)
+        harness.clientFrames()
+        // One second after resuming (nine after the last frame), the stream still waits.
+        harness.advance(by: .seconds(1))
+        #expect(harness.failure(1) == nil, "timed out against the last frame's time, not the resumption's")
     }
 
     @Test("a request body of unknown length goes out in DATA frames as the caller produces it, END_STREAM after the last")

@@ -6,8 +6,8 @@ import Foundation
 /// - Each waiter's cancellation ends only its own wait (with `CancellationError`).
 /// - So does a waiter's own ``RequestDeadline``: no terminal sees a waiter, so the wait itself
 ///   ends when it passes, with the terminals' `timedOut` error.
-/// - When the leader is cancelled, its exchange is abandoned and the waiters look again: one of
-///   them becomes the leader and sends the request; the others wait for it.
+/// - When the leader is cancelled, or its own deadline passes, its exchange is abandoned and the
+///   waiters look again: one of them becomes the leader and sends the request; the others wait.
 /// - Any other outcome of the leader, a response or an error, is every waiter's outcome.
 ///
 /// Only memory holds the keys, so they may be the requests' own fields; nothing here is
@@ -103,10 +103,19 @@ final class InFlightRequests: Sendable {
             finish(key, with: .response(response))
             return response
         } catch {
-            // A cancelled leader's error is its own; the waiters carry on without it.
-            finish(key, with: Task.isCancelled || error is CancellationError ? .lookAgain : .failure(error))
+            // A cancelled leader's error is its own, and so is its own deadline passing: the
+            // waiters (with later deadlines, or none) carry on without it.
+            let ownFailure = Task.isCancelled || error is CancellationError || Self.ownDeadlinePassed(error)
+            finish(key, with: ownFailure ? .lookAgain : .failure(error))
             throw error
         }
+    }
+
+    /// Whether `error` is the leader's own whole-request deadline passing (a timeout while its
+    /// ``RequestDeadline`` is over), not the server's or the network's.
+    private static func ownDeadlinePassed(_ error: any Error) -> Bool {
+        guard (error as? TransportError)?.kind == .timedOut, let deadline = RequestDeadline.current else { return false }
+        return deadline <= .now
     }
 
     private func finish(_ key: Key, with outcome: Outcome) {

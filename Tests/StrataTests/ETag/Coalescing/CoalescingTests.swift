@@ -155,4 +155,36 @@ struct CoalescingTests {
         _ = try await (leader.value, limited.value)
         #expect(limits.withLock { $0 }.compactMap { $0 } == [5])
     }
+
+    @Test("a leader whose own deadline passed does not fail its waiters: a waiter sends the request itself")
+    func leaderDeadlineIsItsOwn() async throws {
+        let clock = TestClock()
+        let gate = AsyncGate()
+        let calls = LockedValue(0)
+        let cache = ETagTransport(inner: ClosureTransport { request in
+            guard calls.withLock({ count -> Int in
+                count += 1
+                return count
+            }) > 1 else {
+                // The leader's terminal: its deadline (already over) is what ends it, once the waiter joined.
+                await gate.wait()
+                throw RequestDeadline.timedOut(method: request.method, url: request.url)
+            }
+            return HTTPResponse(statusCode: 200, headers: ["ETag": "\"1\""], body: Data("fresh".utf8), url: request.url)
+        }, clock: clock, wallClockOrigin: CacheHarness.epoch)
+        let (decisions, decided) = AsyncStream<String>.makeStream()
+        let transport = ObservingTransport(inner: cache) { observed in
+            if ["etag.miss", "etag.coalesced"].contains(observed.event.name) { decided.yield(observed.event.name) }
+        }
+        let request = makeRequest("https://api.example.com/config")
+        var decision = decisions.makeAsyncIterator()
+        let leader = Task { try await RequestDeadline.withTimeout(.zero) { try await transport.send(request) } }
+        #expect(await decision.next() == "etag.miss")
+        let waiter = Task { try await transport.send(request) }
+        #expect(await decision.next() == "etag.coalesced")
+        gate.open()
+        await #expect { try await leader.value } throws: { ($0 as? TransportError)?.kind == .timedOut }
+        #expect(try await waiter.value.text == "fresh")
+        #expect(calls.withLock { $0 } == 2)
+    }
 }
