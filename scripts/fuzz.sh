@@ -82,11 +82,15 @@ case "$module" in
             -o "$binary" 2>&1 | quiet
         ;;
     *)
-        # The target is compiled into $module, which imports Strata (StrataPinning also OpenSSL
-        # and nghttp2).
+        # The target is compiled into $module, which imports Strata (StrataPinning also OpenSSL,
+        # nghttp2, zlib, and brotli and zstd where their headers are installed, as Package.swift
+        # decides).
         strata_library
+        codecs=(-I Sources/CZlib -lz)
+        if [[ -f /usr/include/brotli/decode.h ]]; then codecs+=(-I Sources/CBrotli -D STRATA_BROTLI -lbrotlidec); fi
+        if [[ -f /usr/include/zstd.h ]]; then codecs+=(-I Sources/CZstd -D STRATA_ZSTD -lzstd); fi
         # shellcheck disable=SC2046
-        swiftc "${flags[@]}" -module-name "$module" -I "$build/lib" -I Sources/COpenSSL -I Sources/CNGHTTP2 \
+        swiftc "${flags[@]}" -module-name "$module" -I "$build/lib" -I Sources/COpenSSL -I Sources/CNGHTTP2 "${codecs[@]}" \
             $(sources_of "$module") "${support[@]}" "Fuzz/$directory"/*.swift \
             "$build/lib/libStrata.a" -lssl -lcrypto -lnghttp2 -o "$binary" 2>&1 | quiet
         ;;
