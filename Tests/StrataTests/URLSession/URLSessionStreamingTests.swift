@@ -122,14 +122,17 @@ struct URLSessionStreamingTests {
         let done = DispatchSemaphore(value: 0)
         let block = [UInt8](repeating: 0x62, count: 64 * 1024)
         let server = try ScriptedHTTPServer { connection in
-            connection.write("HTTP/1.1 200 OK\r\nContent-Length: \(128 * block.count)\r\n\r\n")
-            for _ in 0..<128 where !connection.write(block) { break }
+            // 64 MiB, far more than the loopback socket buffers hold, so libcurl must take
+            // most of it while the reader is behind; the writes stop once the lag error ends
+            // the transfer.
+            connection.write("HTTP/1.1 200 OK\r\nContent-Length: \(1_024 * block.count)\r\n\r\n")
+            for _ in 0..<1_024 where !connection.write(block) { break }
             done.signal()
         }
         let outcome: Result<Int, any Error> = try await lagging.stream(HTTPRequest(url: server.url("/eight"))) { _, body in
             var iterator = body.makeAsyncIterator()
             var read = try await iterator.next()?.count ?? 0
-            // Fall behind: read nothing more until the server has sent (or tried to send) all 8 MiB.
+            // Fall behind: read nothing more until the server has sent (or failed to send) its body.
             _ = await offCooperativePool { done.wait(timeout: .now() + 60) }
             do {
                 while let chunk = try await iterator.next() { read += chunk.count }
