@@ -41,11 +41,15 @@ let package = Package(
         .systemLibrary(name: "CNGHTTP2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
         // System zlib (Debian: apt install zlib1g-dev): gzip and deflate content decoding.
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // The connection layer under every protocol (resolve -> race addresses -> socket, and the
+        // thread each connection's blocking work runs on); knows no HTTP and no RESP. Shared by
+        // StrataPinning and StrataRedis, not a product: its API is `package`.
+        .target(name: "StrataConnect", dependencies: ["Strata"]),
         .target(name: "StrataPinning",
-                dependencies: ["Strata", "COpenSSL", "CNGHTTP2", "CZlib"] + optionalCodings.map { .target(name: $0.name) },
+                dependencies: ["Strata", "StrataConnect", "COpenSSL", "CNGHTTP2", "CZlib"] + optionalCodings.map { .target(name: $0.name) },
                 swiftSettings: optionalCodings.map { .define($0.define) }),
         // RedisETagStore and the small RESP2 client it needs (no Swift Redis package can be fetched).
-        .target(name: "StrataRedis", dependencies: ["Strata"]),
+        .target(name: "StrataRedis", dependencies: ["Strata", "StrataConnect"]),
         // Loopback HTTP server for this package's own tests; not a product.
         .target(name: "TestServer", dependencies: ["Strata"], path: "Tests/TestServer"),
         // The loopback server behind TLS (OpenSSL server side) with the committed fixture certificates.
@@ -77,7 +81,8 @@ let package = Package(
         .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataTesting", "TestServer", "TestSupport", "TLSTestServer", "etag-store-writer"]),
         .testTarget(name: "StrataTestingTests", dependencies: ["Strata", "StrataTesting"]),
         // Certificates and keys live in Tests/Fixtures/Pinning and are read via #filePath.
-        .testTarget(name: "StrataPinningTests", dependencies: ["StrataPinning", "Strata", "StrataTesting", "COpenSSL", "CZlib", "TestServer", "TLSTestServer", "TestSupport"]),
+        .testTarget(name: "StrataConnectTests", dependencies: ["StrataConnect", "Strata", "TestSupport"]),
+        .testTarget(name: "StrataPinningTests", dependencies: ["StrataPinning", "StrataConnect", "Strata", "StrataTesting", "COpenSSL", "CZlib", "TestServer", "TLSTestServer", "TestSupport"]),
         .testTarget(name: "StrataSandboxTests", dependencies: ["StrataSandbox", "StrataPinning", "Strata", "COpenSSL", "TestSupport"]),
         // Depends on the executable so `swift test` builds the binary its subprocess tests run.
         .testTarget(name: "StrataDemoTests", dependencies: ["StrataDemoKit", "StrataSandbox", "Strata", "StrataPinning", "strata-demo",

@@ -60,14 +60,15 @@ sources_of() { find "Sources/$1" -name '*.swift' | sort; }
 # Compiled into every target: the entry point and input reader, and the tests' seeded generator.
 support=(Fuzz/Support/*.swift Tests/TestServer/SeededGenerator.swift)
 
-# Strata as an instrumented static library, rebuilt only when one of its sources is newer.
-strata_library() {
-    local library="$build/lib/libStrata.a"
-    if [[ ! -f "$library" ]] || [[ -n "$(find Sources/Strata -name '*.swift' -newer "$library" | head -1)" ]]; then
-        echo "building Strata for fuzzing" >&2
+# Strata and StrataConnect (which StrataPinning and StrataRedis stand on) as instrumented static
+# libraries, each rebuilt only when one of its sources is newer.
+static_library() {
+    local name="$1" library="$build/lib/lib$1.a"
+    if [[ ! -f "$library" ]] || [[ -n "$(find "Sources/$name" -name '*.swift' -newer "$library" | head -1)" ]]; then
+        echo "building $name for fuzzing" >&2
         # shellcheck disable=SC2046
-        swiftc "${flags[@]}" -module-name Strata -emit-library -static -emit-module \
-            -emit-module-path "$build/lib/Strata.swiftmodule" -o "$library" $(sources_of Strata) 2>&1 | quiet
+        swiftc "${flags[@]}" -module-name "$name" -I "$build/lib" -emit-library -static -emit-module \
+            -emit-module-path "$build/lib/$name.swiftmodule" -o "$library" $(sources_of "$name") 2>&1 | quiet
     fi
 }
 
@@ -82,17 +83,18 @@ case "$module" in
             -o "$binary" 2>&1 | quiet
         ;;
     *)
-        # The target is compiled into $module, which imports Strata (StrataPinning also OpenSSL,
-        # nghttp2, zlib, and brotli and zstd where their headers are installed, as Package.swift
-        # decides).
-        strata_library
+        # The target is compiled into $module, which imports Strata and StrataConnect
+        # (StrataPinning also OpenSSL, nghttp2, zlib, and brotli and zstd where their headers are
+        # installed, as Package.swift decides).
+        static_library Strata
+        static_library StrataConnect
         codecs=(-I Sources/CZlib -lz)
         if [[ -f /usr/include/brotli/decode.h ]]; then codecs+=(-I Sources/CBrotli -D STRATA_BROTLI -lbrotlidec); fi
         if [[ -f /usr/include/zstd.h ]]; then codecs+=(-I Sources/CZstd -D STRATA_ZSTD -lzstd); fi
         # shellcheck disable=SC2046
         swiftc "${flags[@]}" -module-name "$module" -I "$build/lib" -I Sources/COpenSSL -I Sources/CNGHTTP2 "${codecs[@]}" \
             $(sources_of "$module") "${support[@]}" "Fuzz/$directory"/*.swift \
-            "$build/lib/libStrata.a" -lssl -lcrypto -lnghttp2 -o "$binary" 2>&1 | quiet
+            "$build/lib/libStrataConnect.a" "$build/lib/libStrata.a" -lssl -lcrypto -lnghttp2 -o "$binary" 2>&1 | quiet
         ;;
 esac
 [[ -x "$binary" ]] || { echo "building $target failed" >&2; exit 1; }

@@ -1,4 +1,5 @@
 import Strata
+import StrataConnect
 
 /// How a pooled connection reaches a pinned host's TCP port before TLS: directly, racing every
 /// address the name resolves to (RFC 8305), or through the configured proxy's `CONNECT` tunnel

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataConnect
 
 /// One HTTP/1.1 connection over a byte stream: sends a request, reads its response, and knows
 /// whether it can carry the next one.
@@ -19,7 +20,7 @@ import Strata
 /// chunked). A response body can be collected (``send(_:body:deadline:)``) or streamed:
 /// ``sendStreaming(_:body:deadline:)`` returns the head, then ``nextBodyPart(deadline:)`` reads
 /// from the stream only when asked, one read at a time.
-struct HTTP1Connection<Stream: HTTP1ByteStream> {
+struct HTTP1Connection<Stream: ByteStream> {
     /// The stream the connection runs over.
     let stream: Stream
     private var parser: HTTP1ResponseParser

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Strata
+import StrataConnect
 
 /// Lets other threads wake an event loop that waits in `poll` on its socket: a connected pair
 /// of non-blocking UNIX sockets, one byte written to wake, all bytes read to reset.

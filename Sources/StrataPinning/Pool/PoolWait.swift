@@ -1,5 +1,6 @@
 import Dispatch
 import Strata
+import StrataConnect
 
 /// The wait both pools (``ConnectionPool``, ``HTTP2Pool``) put a request through when it cannot
 /// be served at once: queued until the pool serves it, its deadline passes, or its task is

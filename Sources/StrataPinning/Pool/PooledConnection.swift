@@ -1,4 +1,5 @@
 import Strata
+import StrataConnect
 
 /// One slot of the connection pool: a dedicated thread and, between requests, the verified TLS
 /// connection it keeps alive. Whoever holds the pool's lease submits one ``ExchangeJob``; the job

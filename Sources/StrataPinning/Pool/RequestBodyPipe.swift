@@ -1,5 +1,6 @@
 import Dispatch
 import Strata
+import StrataConnect
 
 /// A request body (a file or a stream) handed from the caller's side to a connection thread a few
 /// chunks at a time: the body is read by a task (file reads already leave the cooperative pool),

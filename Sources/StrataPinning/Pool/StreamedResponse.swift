@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Strata
+import StrataConnect
 
 /// An HTTP/1.1 response body streamed from a pooled connection's thread to the task reading it,
 /// with backpressure down to the socket: the thread reads from the connection only while the
@@ -83,7 +84,7 @@ final class StreamedResponse: Sendable {
     ///
     /// Failures (the server's, the deadline's) reach the reader through the channel and close the
     /// connection; `connection.isReusable` says afterwards whether it can be kept.
-    func pump<Stream: HTTP1ByteStream>(_ connection: inout HTTP1Connection<Stream>, deadline: ContinuousClock.Instant,
+    func pump<Stream: ByteStream>(_ connection: inout HTTP1Connection<Stream>, deadline: ContinuousClock.Instant,
                                        now: () -> ContinuousClock.Instant = { .now }) {
         while connection.isReadingBody {
             let drainable = Self.isDrainable(connection)
@@ -139,14 +140,14 @@ final class StreamedResponse: Sendable {
 
     /// Whether what is left of the body may be drained: not when `Content-Length` says more
     /// than ``maxDrainBytes`` remain, nor when only the connection's close ends the body.
-    private static func isDrainable<Stream: HTTP1ByteStream>(_ connection: HTTP1Connection<Stream>) -> Bool {
+    private static func isDrainable<Stream: ByteStream>(_ connection: HTTP1Connection<Stream>) -> Bool {
         if let remaining = connection.remainingBodyBytes, remaining > maxDrainBytes { return false }
         return !connection.isReadingUntilClose
     }
 
     /// Reads and drops the rest of the body when it is small, so the connection can be reused;
     /// closes the connection otherwise.
-    private func drain<Stream: HTTP1ByteStream>(_ connection: inout HTTP1Connection<Stream>,
+    private func drain<Stream: ByteStream>(_ connection: inout HTTP1Connection<Stream>,
                                                 deadline: ContinuousClock.Instant) {
         guard Self.isDrainable(connection) else {
             connection.close()

@@ -1,4 +1,5 @@
 import Strata
+import StrataConnect
 
 /// Opens a `CONNECT` tunnel (RFC 9110 §9.3.6) through a proxy, on a TCP connection to it, so
 /// that TLS with the pinned host can run inside. Blocking, for a connection's own thread.

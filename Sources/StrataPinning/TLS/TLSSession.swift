@@ -1,5 +1,6 @@
 import COpenSSL
 import Strata
+import StrataConnect
 
 /// One client `SSL *` driven through two memory BIOs, so every byte to and from the network goes
 /// through ``POSIXSocketStream``: sends use `MSG_NOSIGNAL` (a dead peer is an error, never

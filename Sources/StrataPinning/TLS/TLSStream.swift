@@ -1,6 +1,7 @@
 import Strata
+import StrataConnect
 
-/// A verified TLS client connection as an ``HTTP1ByteStream``.
+/// A verified TLS client connection as a ``ByteStream``.
 ///
 /// ``open(host:port:context:timeouts:deadline:connector:identity:opened:)`` connects, runs the handshake and returns the
 /// stream before anything is written; the caller then takes ``chainToEvaluate(roots:)`` to its
@@ -11,7 +12,7 @@ import Strata
 /// that discipline enforced rather than assumed (uncontended, it costs nanoseconds per call).
 /// ``close()`` does not take the lock: it shuts the socket down, which makes a call blocked on
 /// another thread return at once.
-final class TLSStream: HTTP1ByteStream, @unchecked Sendable {
+final class TLSStream: ByteStream, @unchecked Sendable {
     /// How long connecting and handshaking may take, and how long any later read or write may
     /// wait for progress.
     struct Timeouts: Sendable {

@@ -3,6 +3,7 @@ import FoundationNetworking
 #endif
 import Foundation
 import Strata
+import StrataConnect
 
 /// The terminal transport for pinned hosts: requests to hosts matched by `pinnedDomains` travel
 /// over its own TLS connections (system OpenSSL), HTTP/2 (system nghttp2) or HTTP/1.1 as each

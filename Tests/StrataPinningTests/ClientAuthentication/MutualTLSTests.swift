@@ -4,6 +4,7 @@ import FoundationNetworking
 import COpenSSL
 import Foundation
 import Strata
+import StrataConnect
 @testable import StrataPinning
 import Testing
 import TestServer

@@ -6,6 +6,7 @@ import Glibc
 #endif
 import Foundation
 import Strata
+import StrataConnect
 @testable import StrataPinning
 import Testing
 import TestServer

@@ -1,10 +1,11 @@
 import Foundation
 import Strata
+import StrataConnect
 @testable import StrataPinning
 
-/// An in-memory ``HTTP1ByteStream`` that answers reads from a script, records writes and
+/// An in-memory ``ByteStream`` that answers reads from a script, records writes and
 /// closes, and never blocks: the fault-injection double for ``HTTP1Connection``.
-final class ScriptedByteStream: HTTP1ByteStream, Sendable {
+final class ScriptedByteStream: ByteStream, Sendable {
     /// What one read returns.
     enum Step: Sendable {
         case bytes([UInt8])

@@ -3,6 +3,7 @@ import FoundationNetworking
 #endif
 import Foundation
 import Strata
+import StrataConnect
 @testable import StrataPinning
 import StrataTesting
 import Testing

@@ -1,4 +1,4 @@
-@testable import StrataPinning
+import StrataConnect
 import Testing
 
 @Suite("Durations convert to poll and semaphore units without overflow")

@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import Strata
-@testable import StrataPinning
+import StrataConnect
 import Testing
 import TestSupport
 

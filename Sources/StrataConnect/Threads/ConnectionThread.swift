@@ -10,7 +10,7 @@ import Strata
 /// so a slow server never delays another host) and the pool's per-host limit bounds how many
 /// exist. When no job arrives for `idleTimeout`, the thread asks `onIdle` whether it may end;
 /// the pool says yes when it could take the connection out of its idle list.
-final class ConnectionThread: Sendable {
+package final class ConnectionThread: Sendable {
     private struct State {
         var job: (@Sendable () -> Void)?
         var stopping = false
@@ -19,26 +19,29 @@ final class ConnectionThread: Sendable {
     private let state = LockedValue(State())
     private let wake = DispatchSemaphore(value: 0)
 
+    /// Creates a thread that does not run yet (``start(name:idleTimeout:onIdle:)`` starts it).
+    package init() {}
+
     /// Starts the thread.
     ///
     /// - Parameters:
     ///   - name: The thread's name, for debuggers.
     ///   - idleTimeout: How long to wait for a job before asking `onIdle`.
     ///   - onIdle: Returns true when the thread should end; called on the thread.
-    func start(name: String, idleTimeout: Duration, onIdle: @escaping @Sendable () -> Bool) {
+    package func start(name: String, idleTimeout: Duration, onIdle: @escaping @Sendable () -> Bool) {
         let thread = Thread { [self] in run(idleTimeout: idleTimeout, onIdle: onIdle) }
         thread.name = name
         thread.start()
     }
 
     /// Runs `job` on the thread. The caller holds the connection's lease, so the thread is idle.
-    func submit(_ job: @escaping @Sendable () -> Void) {
+    package func submit(_ job: @escaping @Sendable () -> Void) {
         state.withLock { $0.job = job }
         wake.signal()
     }
 
     /// Ends the thread after its current job, if any.
-    func stop() {
+    package func stop() {
         state.withLock { $0.stopping = true }
         wake.signal()
     }

@@ -6,7 +6,7 @@ import Darwin
 
 extension SocketAddress {
     /// The IP address in text form (`127.0.0.1`, `::1`), for events and error messages.
-    var presentation: String {
+    package var presentation: String {
         bytes.withUnsafeBytes { raw -> String in
             var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
             let printed: Bool

@@ -6,18 +6,18 @@ import Darwin
 import Strata
 
 /// One address a host name resolved to, as `connect(2)` takes it.
-struct SocketAddress: Sendable, Hashable {
-    var family: Int32
-    var socketType: Int32
-    var socketProtocol: Int32
+package struct SocketAddress: Sendable, Hashable {
+    package var family: Int32
+    package var socketType: Int32
+    package var socketProtocol: Int32
     /// The `sockaddr` bytes.
-    var bytes: [UInt8]
+    package var bytes: [UInt8]
 }
 
 /// Turns a host name into addresses. Blocking: ``POSIXSocketStream`` runs it on a helper
 /// thread and stops waiting at the connect timeout, so a resolver that never answers cannot
 /// hold a connection past it.
-protocol HostNameResolver: Sendable {
+package protocol HostNameResolver: Sendable {
     /// The addresses of `host` for TCP `port`, in the order to try them.
     ///
     /// - Throws: `TransportError` ``/Strata/TransportError/Kind/cannotConnect`` when the name does not resolve.
@@ -26,13 +26,15 @@ protocol HostNameResolver: Sendable {
 
 /// The system resolver, `getaddrinfo` (which has no timeout of its own: `/etc/resolv.conf`'s
 /// timeouts and attempts bound it).
-struct SystemHostNameResolver: HostNameResolver {
-    func resolve(_ host: String, port: Int) throws(TransportError) -> [SocketAddress] {
+package struct SystemHostNameResolver: HostNameResolver {
+    package init() {}
+
+    package func resolve(_ host: String, port: Int) throws(TransportError) -> [SocketAddress] {
         try Self.addresses(of: host, port: port, numericOnly: false)
     }
 
     /// `getaddrinfo` for TCP; with `numericOnly` an IP literal is parsed without any lookup.
-    static func addresses(of host: String, port: Int, numericOnly: Bool) throws(TransportError) -> [SocketAddress] {
+    package static func addresses(of host: String, port: Int, numericOnly: Bool) throws(TransportError) -> [SocketAddress] {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-@testable import StrataPinning
+import StrataConnect
 import Testing
 
 @Suite("Happy eyeballs: the racing policy (RFC 8305), with time passed in")

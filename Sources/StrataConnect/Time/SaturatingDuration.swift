@@ -1,10 +1,10 @@
 extension Duration {
     /// Whole nanoseconds, saturating at `Int64.max` (or `.min`) instead of trapping: a
     /// configured `.seconds(Int64.max)` ("never") must not crash the process.
-    var saturatingNanoseconds: Int64 { saturatingUnits(perSecond: 1_000_000_000, roundingUp: false) }
+    package var saturatingNanoseconds: Int64 { saturatingUnits(perSecond: 1_000_000_000, roundingUp: false) }
 
     /// Whole milliseconds rounded up (so a short wait never becomes a busy poll), saturating.
-    var saturatingMillisecondsRoundedUp: Int64 { saturatingUnits(perSecond: 1000, roundingUp: true) }
+    package var saturatingMillisecondsRoundedUp: Int64 { saturatingUnits(perSecond: 1000, roundingUp: true) }
 
     private func saturatingUnits(perSecond: Int64, roundingUp: Bool) -> Int64 {
         let (seconds, attoseconds) = components

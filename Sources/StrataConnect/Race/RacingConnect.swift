@@ -7,25 +7,25 @@ import Strata
 
 /// The sockets of a ``ConnectionRace``: non-blocking `connect`s started as the race says, all
 /// waited for in one `poll`, the first to connect kept and every other one closed.
-enum RacingConnect {
+package enum RacingConnect {
     /// The connected socket and what it took.
-    struct Winner {
+    package struct Winner {
         /// A connected, non-blocking TCP socket (`TCP_NODELAY` set), owned by the caller.
-        let descriptor: Int32
+        package let descriptor: Int32
         /// The address it is connected to.
-        let address: SocketAddress
+        package let address: SocketAddress
         /// How many attempts were started, the winner's included.
-        let attempts: Int
+        package let attempts: Int
     }
 
     /// The most failed attempts named in an error message.
-    static let maximumNamedFailures = 4
+    package static let maximumNamedFailures = 4
 
     /// Connects to one of `addresses`, racing them as RFC 8305 §5 describes, by `deadline`.
     ///
     /// - Throws: `TransportError` ``/Strata/TransportError/Kind/timedOut`` at `deadline`,
     ///   ``/Strata/TransportError/Kind/cannotConnect`` when every address failed (each failure named).
-    static func race(_ addresses: [SocketAddress], peer: String, attemptDelay: Duration,
+    package static func race(_ addresses: [SocketAddress], peer: String, attemptDelay: Duration,
                      deadline: ContinuousClock.Instant) throws(TransportError) -> Winner {
         let ordered = ConnectionRace.ordered(addresses)
         var race = ConnectionRace(count: ordered.count, attemptDelay: attemptDelay)

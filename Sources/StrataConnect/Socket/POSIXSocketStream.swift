@@ -5,7 +5,7 @@ import Darwin
 #endif
 import Strata
 
-/// A plain TCP connection as an ``HTTP1ByteStream``, built on non-blocking POSIX sockets and
+/// A plain TCP connection as a ``ByteStream``, built on non-blocking POSIX sockets and
 /// `poll`, so every wait has a timeout.
 ///
 /// - Connecting resolves the host name on a helper thread (``BoundedResolution``; an IP literal
@@ -22,17 +22,17 @@ import Strata
 /// and can never touch a descriptor number the OS has handed out again; the descriptor itself
 /// is released when the stream is deallocated. The type is immutable after creation, hence
 /// `Sendable` without locks.
-final class POSIXSocketStream: HTTP1ByteStream, Sendable {
+package final class POSIXSocketStream: ByteStream, Sendable {
     /// The socket's file descriptor, owned by this stream.
-    let descriptor: Int32
+    package let descriptor: Int32
     /// The longest wait for any progress on a read or write.
-    let idleTimeout: Duration
+    package let idleTimeout: Duration
     /// `host:port`, for error messages.
-    let peer: String
+    package let peer: String
     /// The IP address connected to, such as `::1`.
-    let address: String
+    package let address: String
     /// How many addresses were tried before and including the one connected to.
-    let attempts: Int
+    package let attempts: Int
 
     private init(descriptor: Int32, idleTimeout: Duration, peer: String, address: String, attempts: Int) {
         self.descriptor = descriptor
@@ -56,7 +56,7 @@ final class POSIXSocketStream: HTTP1ByteStream, Sendable {
     /// - Throws: `TransportError` ``/Strata/TransportError/Kind/cannotConnect`` when the host cannot be
     ///   resolved or every address refuses, ``/Strata/TransportError/Kind/timedOut`` when the connect
     ///   timeout runs out (while resolving or connecting).
-    static func connect(host: String, port: Int, connectTimeout: Duration, idleTimeout: Duration,
+    package static func connect(host: String, port: Int, connectTimeout: Duration, idleTimeout: Duration,
                         resolver: any HostNameResolver = SystemHostNameResolver(),
                         attemptDelay: Duration = ConnectionRace.defaultAttemptDelay) throws(TransportError) -> POSIXSocketStream {
         let name = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
@@ -76,7 +76,7 @@ final class POSIXSocketStream: HTTP1ByteStream, Sendable {
                                  address: winner.address.presentation, attempts: winner.attempts)
     }
 
-    func write(_ bytes: UnsafeRawBufferPointer, deadline: ContinuousClock.Instant) throws(TransportError) {
+    package func write(_ bytes: UnsafeRawBufferPointer, deadline: ContinuousClock.Instant) throws(TransportError) {
         guard let base = bytes.baseAddress else { return }
         var offset = 0
         while offset < bytes.count {
@@ -97,7 +97,7 @@ final class POSIXSocketStream: HTTP1ByteStream, Sendable {
         }
     }
 
-    func read(into buffer: UnsafeMutableRawBufferPointer, deadline: ContinuousClock.Instant) throws(TransportError) -> Int {
+    package func read(into buffer: UnsafeMutableRawBufferPointer, deadline: ContinuousClock.Instant) throws(TransportError) -> Int {
         guard !buffer.isEmpty else { return 0 }
         while true {
             let received = recv(descriptor, buffer.baseAddress, buffer.count, 0)
@@ -118,11 +118,11 @@ final class POSIXSocketStream: HTTP1ByteStream, Sendable {
     /// read reports), within the idle timeout and the deadline. For a caller that knows a read
     /// now would find nothing, such as one that just sent a request: a `recv` first would only
     /// add a system call that fails with `EAGAIN`.
-    func waitUntilReadable(deadline: ContinuousClock.Instant) throws(TransportError) {
+    package func waitUntilReadable(deadline: ContinuousClock.Instant) throws(TransportError) {
         try waitForProgress(Int16(POLLIN), deadline: deadline, doing: "waiting for the response")
     }
 
-    func close() {
+    package func close() {
         _ = shutdown(descriptor, Int32(SHUT_RDWR))
     }
 
@@ -132,7 +132,7 @@ final class POSIXSocketStream: HTTP1ByteStream, Sendable {
     ///
     /// - Returns: How many bytes were sent; 0 when the socket's send buffer is full.
     /// - Throws: `TransportError` ``/Strata/TransportError/Kind/connectionLost`` when the peer is gone.
-    func sendAvailable(_ bytes: UnsafeRawBufferPointer) throws(TransportError) -> Int {
+    package func sendAvailable(_ bytes: UnsafeRawBufferPointer) throws(TransportError) -> Int {
         guard let base = bytes.baseAddress, !bytes.isEmpty else { return 0 }
         while true {
             let sent = send(descriptor, base, bytes.count, Int32(MSG_NOSIGNAL))
@@ -151,7 +151,7 @@ final class POSIXSocketStream: HTTP1ByteStream, Sendable {
     ///
     /// - Returns: The number of bytes read, 0 at end of stream, nil when nothing is there yet.
     /// - Throws: `TransportError` ``/Strata/TransportError/Kind/connectionLost`` when the connection was reset.
-    func receiveAvailable(into buffer: UnsafeMutableRawBufferPointer) throws(TransportError) -> Int? {
+    package func receiveAvailable(into buffer: UnsafeMutableRawBufferPointer) throws(TransportError) -> Int? {
         guard !buffer.isEmpty else { return nil }
         while true {
             let received = recv(descriptor, buffer.baseAddress, buffer.count, 0)
@@ -171,7 +171,7 @@ final class POSIXSocketStream: HTTP1ByteStream, Sendable {
     /// something unasked (such as a `408`), so the connection must not be reused. (Over TLS,
     /// records such as session tickets can also make the socket readable; the TLS layer has to
     /// look at what they are.)
-    var isReadable: Bool {
+    package var isReadable: Bool {
         var request = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
         return poll(&request, 1, 0) != 0
     }

@@ -1,12 +1,12 @@
 import Strata
 
-/// A connected, ordered, reliable byte stream that HTTP/1.1 runs over: a plain TCP socket
+/// A connected, ordered, reliable byte stream that protocols (HTTP/1.1, RESP) run over: a plain TCP socket
 /// (``POSIXSocketStream``) or a TLS session on top of one.
 ///
 /// Calls block the calling thread, so they must run on a thread of their own, never on Swift's
 /// cooperative pool. One exchange at a time uses a stream; ``close()`` may be called from any
 /// thread and makes a blocked call return.
-protocol HTTP1ByteStream {
+package protocol ByteStream {
     /// Writes every byte of `bytes`.
     ///
     /// - Throws: `TransportError` (``/Strata/TransportError/Kind/connectionLost`` when the peer closed
@@ -32,7 +32,7 @@ protocol HTTP1ByteStream {
     var endOfStreamIsAuthenticated: Bool { get }
 }
 
-extension HTTP1ByteStream {
+extension ByteStream {
     /// `true`: a stream without a secure layer has no way to authenticate its end.
-    var endOfStreamIsAuthenticated: Bool { true }
+    package var endOfStreamIsAuthenticated: Bool { true }
 }

@@ -8,9 +8,9 @@ import Strata
 /// `getaddrinfo` cannot be interrupted; at the deadline the caller gets `timedOut` and the
 /// helper thread finishes in the background when the resolver finally answers (the system
 /// resolver's own timeouts bound that), dropping the result.
-enum BoundedResolution {
+package enum BoundedResolution {
     /// The addresses of `host:port`, or `timedOut` when `deadline` comes first.
-    static func resolve(_ host: String, port: Int, with resolver: any HostNameResolver,
+    package static func resolve(_ host: String, port: Int, with resolver: any HostNameResolver,
                         deadline: ContinuousClock.Instant) throws(TransportError) -> [SocketAddress] {
         let outcome = LockedValue<Result<[SocketAddress], TransportError>?>(nil)
         let done = DispatchSemaphore(value: 0)
@@ -26,7 +26,7 @@ enum BoundedResolution {
         guard done.wait(timeout: .now() + .nanoseconds(Int(clamping: nanoseconds))) == .success,
               let result = outcome.withLock({ $0 }) else {
             throw TransportError(.timedOut, message: "resolving \(host) took longer than the connect timeout "
-                + "(PinningTransport.Configuration.connectTimeout, which covers name resolution)")
+                + "(which covers name resolution); check the DNS servers in /etc/resolv.conf or raise the connect timeout")
         }
         return try result.get()
     }

@@ -9,14 +9,14 @@
 ///   since the last start with no connection yet, or at once when an attempt fails (§5); earlier
 ///   attempts stay in flight, and whichever connects first wins.
 /// - When every attempt has failed the race is lost; the caller's connect timeout bounds it as a whole.
-struct ConnectionRace {
+package struct ConnectionRace {
     /// RFC 8305 §8: the recommended Connection Attempt Delay.
-    static let defaultAttemptDelay = Duration.milliseconds(250)
+    package static let defaultAttemptDelay = Duration.milliseconds(250)
     /// RFC 8305 §5: the attempt delay MUST NOT be less than 10 ms.
-    static let minimumAttemptDelay = Duration.milliseconds(10)
+    package static let minimumAttemptDelay = Duration.milliseconds(10)
 
     /// What the caller does next.
-    enum Step: Equatable {
+    package enum Step: Equatable {
         /// Start the attempt to the address at this index of the ordered list.
         case start(Int)
         /// Wait for an attempt to finish, but no longer than until this moment (nil: no new
@@ -27,22 +27,22 @@ struct ConnectionRace {
     }
 
     /// How many addresses there are to try.
-    let count: Int
+    package let count: Int
     /// How long the last attempt gets before the next starts beside it.
-    let attemptDelay: Duration
+    package let attemptDelay: Duration
     private var nextIndex = 0
     private var inFlight: Set<Int> = []
     /// When the next attempt may start without a failure to trigger it.
     private var nextStart: Duration = .zero
 
     /// Creates a race over `count` ordered addresses; `attemptDelay` below 10 ms counts as 10 ms.
-    init(count: Int, attemptDelay: Duration) {
+    package init(count: Int, attemptDelay: Duration) {
         self.count = count
         self.attemptDelay = max(attemptDelay, Self.minimumAttemptDelay)
     }
 
     /// What to do at `elapsed` (time since the race began).
-    mutating func next(at elapsed: Duration) -> Step {
+    package mutating func next(at elapsed: Duration) -> Step {
         if nextIndex < count, inFlight.isEmpty || elapsed >= nextStart {
             let index = nextIndex
             nextIndex += 1
@@ -55,17 +55,17 @@ struct ConnectionRace {
     }
 
     /// Attempt `index` failed at `elapsed`: the next address is tried at once (§5).
-    mutating func attemptFailed(_ index: Int, at elapsed: Duration) {
+    package mutating func attemptFailed(_ index: Int, at elapsed: Duration) {
         inFlight.remove(index)
         nextStart = min(nextStart, elapsed)
     }
 
     /// How many attempts have started.
-    var started: Int { nextIndex }
+    package var started: Int { nextIndex }
 
     /// `addresses` in the order to try them: the first address's family first, then the
     /// families alternating, each family keeping the resolver's order (RFC 8305 §4).
-    static func ordered(_ addresses: [SocketAddress]) -> [SocketAddress] {
+    package static func ordered(_ addresses: [SocketAddress]) -> [SocketAddress] {
         guard let first = addresses.first else { return [] }
         var preferred = addresses.filter { $0.family == first.family }[...]
         var others = addresses.filter { $0.family != first.family }[...]
