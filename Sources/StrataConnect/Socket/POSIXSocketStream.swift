@@ -59,18 +59,21 @@ package final class POSIXSocketStream: ByteStream, Sendable {
     package static func connect(host: String, port: Int, connectTimeout: Duration, idleTimeout: Duration,
                         resolver: any HostNameResolver = SystemHostNameResolver(),
                         attemptDelay: Duration = ConnectionRace.defaultAttemptDelay) throws(TransportError) -> POSIXSocketStream {
-        let name = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-        let peer = "\(host):\(port)"
-        guard !name.utf8.contains(0) else {
-            throw TransportError(.invalidRequest, message: "refusing to resolve a host name containing a NUL byte")
-        }
         let deadline = ContinuousClock.now + connectTimeout
-        let addresses: [SocketAddress]
-        if let literal = try? SystemHostNameResolver.addresses(of: name, port: port, numericOnly: true) {
-            addresses = literal
-        } else {
-            addresses = try BoundedResolution.resolve(name, port: port, with: resolver, deadline: deadline)
-        }
+        let addresses = try BoundedResolution.addresses(of: host, port: port, with: resolver, deadline: deadline)
+        return try connect(to: addresses, peer: "\(host):\(port)", idleTimeout: idleTimeout,
+                           attemptDelay: attemptDelay, deadline: deadline)
+    }
+
+    /// Opens a TCP connection to one of `addresses` (as ``BoundedResolution/addresses(of:port:with:deadline:)``
+    /// returned them), racing them as ``RacingConnect`` does, by `deadline`; for a caller that
+    /// tells a name that does not resolve apart from a server that does not answer.
+    ///
+    /// - Throws: `TransportError` ``/Strata/TransportError/Kind/cannotConnect`` when every address
+    ///   refuses, ``/Strata/TransportError/Kind/timedOut`` at `deadline`.
+    package static func connect(to addresses: [SocketAddress], peer: String, idleTimeout: Duration,
+                                attemptDelay: Duration = ConnectionRace.defaultAttemptDelay,
+                                deadline: ContinuousClock.Instant) throws(TransportError) -> POSIXSocketStream {
         let winner = try RacingConnect.race(addresses, peer: peer, attemptDelay: attemptDelay, deadline: deadline)
         return POSIXSocketStream(descriptor: winner.descriptor, idleTimeout: idleTimeout, peer: peer,
                                  address: winner.address.presentation, attempts: winner.attempts)

@@ -2,9 +2,9 @@
 /// `AUTH` (with an ACL user) and `SELECT` on every new connection, connect and command
 /// timeouts, and new connections after the server restarts.
 ///
-/// It does what ``RedisETagStore`` needs and no more: no pub/sub, no TLS; a cluster is
+/// It does what ``RedisETagStore`` needs and no more: no pub/sub; a cluster is
 /// `RedisClusterClient`, which keeps one of these per node. Every
-/// blocking call runs on a pool lane's own queue, so `send` suspends its task and never blocks
+/// blocking call runs on a pool lane's own thread, so `send` suspends its task and never blocks
 /// a cooperative thread. It does not watch task cancellation: a batch takes at most the
 /// connect timeout plus the command timeout (twice when a dead kept connection is replaced),
 /// and its connection would be unusable if abandoned halfway.

@@ -1,5 +1,8 @@
+import Strata
+import StrataConnect
+
 /// One open, authenticated connection to a Redis server that sends pipelined commands and
-/// reads their replies, blocking the calling thread (always a pool slot's own queue, never
+/// reads their replies, blocking the calling thread (always a pool slot's own thread, never
 /// the cooperative pool) for at most the deadline it is given.
 ///
 /// After any thrown error the connection's state is unknown (a reply may be half read) and it
@@ -18,14 +21,14 @@ final class RedisConnection: Sendable {
         var commandTimeout: Duration
     }
 
-    private let socket: RedisSocket
+    private let stream: any RedisByteStream
     private let peer: String
     private let limits: RESPLimits
     /// The size of each `recv`: a 4 KB entry arrives in one read, a 1 MB one in 16.
     private static let readChunkBytes = 64 << 10
 
-    private init(socket: RedisSocket, peer: String, limits: RESPLimits) {
-        self.socket = socket
+    private init(stream: any RedisByteStream, peer: String, limits: RESPLimits) {
+        self.stream = stream
         self.peer = peer
         self.limits = limits
     }
@@ -37,10 +40,8 @@ final class RedisConnection: Sendable {
         let endpoint = settings.endpoint
         let peer = endpoint.description
         let connectDeadline = ContinuousClock.now + settings.connectTimeout
-        let addresses = try RedisAddressResolver.resolve(endpoint.host, port: endpoint.port, peer: peer,
-                                                         deadline: connectDeadline)
-        let socket = try RedisSocket.open(to: addresses, peer: peer, deadline: connectDeadline)
-        let connection = RedisConnection(socket: socket, peer: peer, limits: settings.limits)
+        let stream = try connect(endpoint, peer: peer, settings: settings, deadline: connectDeadline)
+        let connection = RedisConnection(stream: stream, peer: peer, limits: settings.limits)
         var handshake: [RedisCommand] = []
         if let password = endpoint.password {
             // Redis 6 ACL users authenticate with two arguments; the one-argument form is the
@@ -60,6 +61,26 @@ final class RedisConnection: Sendable {
         return connection
     }
 
+    /// Resolves the host (on a thread of its own, an IP literal without a lookup) and connects
+    /// to the first address that answers, racing them as RFC 8305 says, all by `deadline`.
+    private static func connect(_ endpoint: RedisEndpoint, peer: String, settings: Settings,
+                                deadline: ContinuousClock.Instant) throws(RedisClientError) -> any RedisByteStream {
+        let addresses: [SocketAddress]
+        do {
+            addresses = try BoundedResolution.addresses(of: endpoint.host, port: endpoint.port,
+                                                        with: SystemHostNameResolver(), deadline: deadline)
+        } catch {
+            throw error.kind == .timedOut ? .connectTimedOut(peer: peer) : .cannotResolve(peer: peer, reason: error.message)
+        }
+        do {
+            // The command deadline, not an idle timeout, bounds every later read and write.
+            return try POSIXSocketStream.connect(to: addresses, peer: "\(endpoint.host):\(endpoint.port)",
+                                                 idleTimeout: settings.commandTimeout, deadline: deadline)
+        } catch {
+            throw error.kind == .timedOut ? .connectTimedOut(peer: peer) : .cannotConnect(peer: peer, reason: error.message)
+        }
+    }
+
     /// Sends `commands` in one write and returns their replies in order; error replies are
     /// returned as ``RESPValue/error(_:)`` values, not thrown.
     ///
@@ -70,11 +91,10 @@ final class RedisConnection: Sendable {
         let names = commands.map(\.name).joined(separator: "+")
         var request: [UInt8] = []
         for command in commands { command.encode(into: &request) }
-        do {
-            try socket.write(request, deadline: deadline)
-        } catch {
-            throw failure(error, during: names)
+        let written = request.withUnsafeBytes { bytes in
+            Result { () throws(TransportError) in try stream.write(bytes, deadline: deadline) }
         }
+        if case .failure(let error) = written { throw failure(error, during: names) }
         var parser = RESPParser(limits: limits)
         var replies: [RESPValue] = []
         var chunk = [UInt8](repeating: 0, count: Self.readChunkBytes)
@@ -82,34 +102,34 @@ final class RedisConnection: Sendable {
             do {
                 while replies.count < commands.count, let reply = try parser.next() { replies.append(reply) }
             } catch {
-                socket.shutDown()
+                stream.close()
                 throw .protocolViolation(peer: peer, reason: error.description)
             }
             if replies.count == commands.count { break }
+            let read = chunk.withUnsafeMutableBytes { buffer in
+                Result { () throws(TransportError) in try stream.read(into: buffer, deadline: deadline) }
+            }
             let received: Int
-            do {
-                received = try socket.read(into: &chunk, deadline: deadline)
-            } catch {
-                throw failure(error, during: names)
+            switch read {
+            case .success(let count): received = count
+            case .failure(let error): throw failure(error, during: names)
             }
             guard received > 0 else { throw .connectionLost(peer: peer, reason: "the server closed the connection") }
             parser.append(chunk[0..<received])
         }
         guard !parser.hasPartialReply else {
-            socket.shutDown()
+            stream.close()
             throw .protocolViolation(peer: peer, reason: "the server sent more than the replies to \(names)")
         }
         return replies
     }
 
     /// Whether the server closed this idle connection (or sent something unasked).
-    var isStale: Bool { socket.isReadable }
+    var isStale: Bool { !stream.isIdleAndOpen }
 
-    private func failure(_ error: RedisSocket.Failure, during names: String) -> RedisClientError {
-        socket.shutDown()
-        switch error {
-        case .timedOut: return .commandTimedOut(peer: peer, command: names)
-        case .broken(let reason): return .connectionLost(peer: peer, reason: reason)
-        }
+    private func failure(_ error: TransportError, during names: String) -> RedisClientError {
+        stream.close()
+        return error.kind == .timedOut ? .commandTimedOut(peer: peer, command: names)
+            : .connectionLost(peer: peer, reason: error.message)
     }
 }

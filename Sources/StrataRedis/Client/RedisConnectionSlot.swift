@@ -1,24 +1,32 @@
-import Dispatch
 import Strata
+import StrataConnect
 
-/// One lane of ``RedisConnectionPool``: a serial dispatch queue of its own, on which every
-/// blocking call of its connection runs, and that connection while it is open.
+/// One lane of ``RedisConnectionPool``: a `ConnectionThread` of its own, on which every blocking
+/// call of its connection runs, and that connection while it is open.
 ///
-/// Private serial queues are served by libdispatch's overcommitting threads, not by the
-/// width-limited queue Swift's cooperative pool runs on, so a lane blocked on a slow server
-/// never holds up a task (the same arrangement as `FileETagStore`'s queue). A lane is used by
-/// one caller at a time: the pool hands it out and takes it back.
+/// The same I/O model as StrataPinning's pooled connections: one dedicated thread per
+/// connection, never a thread of Swift's cooperative pool, so a lane blocked on a slow server
+/// never holds up a task, and one wake-up per batch. The pool's `maxConnections` bounds how many
+/// exist. A lane is used by one caller at a time: the pool hands it out and takes it back.
 final class RedisConnectionSlot: Sendable {
-    private let queue: DispatchQueue
+    /// How long the lane's thread waits for a batch before it looks again; it keeps running
+    /// (and its connection open) for as long as the lane exists, so this only sets how seldom
+    /// an idle lane wakes.
+    static let idleWake = Duration.seconds(60)
+
+    private let thread = ConnectionThread()
     private let settings: RedisConnection.Settings
-    // Only read and written by jobs on `queue`; the lock satisfies `Sendable` and ThreadSanitizer.
+    // Only read and written by jobs on `thread`; the lock satisfies `Sendable` and ThreadSanitizer.
     private let connection = LockedValue<RedisConnection?>(nil)
 
-    /// Creates a lane with no connection; the first command opens one.
+    /// Creates a lane with no connection and starts its thread; the first command opens a connection.
     init(index: Int, settings: RedisConnection.Settings) {
-        queue = DispatchQueue(label: "Strata.RedisETagStore.connection-\(index)")
         self.settings = settings
+        thread.start(name: "Strata.RedisETagStore.connection-\(index)", idleTimeout: Self.idleWake) { false }
     }
+
+    /// Ends the thread (after a batch still running) when the pool that held the lane goes away.
+    deinit { thread.stop() }
 
     /// Sends `commands` as one pipelined batch on this lane's connection, opening one if there is
     /// none or the server closed it. A kept connection that turns out dead (the server restarted
@@ -26,7 +34,7 @@ final class RedisConnectionSlot: Sendable {
     /// so sending them again is safe.
     func send(_ commands: [RedisCommand]) async -> Result<[RESPValue], RedisClientError> {
         await withCheckedContinuation { continuation in
-            queue.async { continuation.resume(returning: self.sendBlocking(commands)) }
+            thread.submit { continuation.resume(returning: self.sendBlocking(commands)) }
         }
     }
 

@@ -1,0 +1,14 @@
+import StrataConnect
+
+/// What a ``RedisConnection`` runs over: a TCP socket (`POSIXSocketStream`) or a TLS session
+/// on one, as StrataConnect's blocking ``ByteStream`` with one more question the pool asks.
+protocol RedisByteStream: ByteStream, Sendable {
+    /// Whether the idle stream is still open with nothing unasked waiting. Between commands a
+    /// Redis connection has nothing to say, so a readable idle stream was closed by the server
+    /// (a restart, `timeout`, `CLIENT KILL`) and must not be used.
+    var isIdleAndOpen: Bool { get }
+}
+
+extension POSIXSocketStream: RedisByteStream {
+    var isIdleAndOpen: Bool { !isReadable }
+}
