@@ -49,7 +49,9 @@ let package = Package(
                 dependencies: ["Strata", "StrataConnect", "COpenSSL", "CNGHTTP2", "CZlib"] + optionalCodings.map { .target(name: $0.name) },
                 swiftSettings: optionalCodings.map { .define($0.define) }),
         // RedisETagStore and the small RESP2 client it needs (no Swift Redis package can be fetched).
-        .target(name: "StrataRedis", dependencies: ["Strata", "StrataConnect"]),
+        // It names StrataPinning's TLS vocabulary (TrustRoots, ClientIdentity, ServerTrustEvaluator)
+        // for rediss:// and runs its TLS code.
+        .target(name: "StrataRedis", dependencies: ["Strata", "StrataConnect", "StrataPinning"]),
         // Loopback HTTP server for this package's own tests; not a product.
         .target(name: "TestServer", dependencies: ["Strata"], path: "Tests/TestServer"),
         // The loopback server behind TLS (OpenSSL server side) with the committed fixture certificates.

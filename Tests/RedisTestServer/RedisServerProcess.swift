@@ -35,15 +35,44 @@ public final class RedisServerProcess: Sendable {
     /// Whether `redis-server` is installed; tests that need it are skipped without it.
     public static var isInstalled: Bool { executable != nil }
 
+    /// A TLS-only listener (`--port 0 --tls-port`) with certificates from the pinning test PKI
+    /// (Tests/Fixtures/Pinning; `leaf-ec` names `localhost` and `127.0.0.1`).
+    public struct TLS: Sendable {
+        /// The server's certificate and key: a fixture's base name, such as `leaf-ec` or `wrong-host`.
+        public var serverCertificate: String
+        /// Whether a client must present a certificate issued by `client-ca` (`--tls-auth-clients`).
+        public var requiresClientCertificate: Bool
+
+        public init(serverCertificate: String = "leaf-ec", requiresClientCertificate: Bool = false) {
+            self.serverCertificate = serverCertificate
+            self.requiresClientCertificate = requiresClientCertificate
+        }
+
+        /// The pinning fixtures' directory, found from this file's path.
+        public static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Fixtures/Pinning")
+
+        func arguments(port: Int) -> [String] {
+            let file = { (name: String) in Self.fixtures.appendingPathComponent(name).path }
+            return ["--port", "0", "--tls-port", String(port),
+                    "--tls-cert-file", file("\(serverCertificate).pem"), "--tls-key-file", file("\(serverCertificate).key"),
+                    // The CA client certificates must lead to; Redis wants one even when none is required.
+                    "--tls-ca-cert-file", file("client-ca.pem"),
+                    "--tls-auth-clients", requiresClientCertificate ? "yes" : "no"]
+        }
+    }
+
     /// The port the server listens on, the same across ``restart()``.
     public let port: Int
     /// The server's working directory, removed on release.
     public let directory: URL
     private let arguments: [String]
     private let password: String?
+    private let usesTLS: Bool
     private let running = LockedValue<Process?>(nil)
 
-    private init(port: Int, directory: URL, arguments: [String], password: String?) {
+    private init(port: Int, directory: URL, arguments: [String], password: String?, usesTLS: Bool) {
+        self.usesTLS = usesTLS
         self.port = port
         self.password = password
         self.directory = directory
@@ -55,8 +84,10 @@ public final class RedisServerProcess: Sendable {
     /// - Parameters:
     ///   - password: Set as `requirepass` (the `default` user's password) when given.
     ///   - configuration: More `--name value` settings, such as `["--maxmemory", "10mb"]`.
+    ///   - tls: Listen for TLS only, on ``port``; ``url(user:password:database:)`` is then `rediss://`.
     /// - Throws: ``StartError`` with the server's log when it does not become ready.
-    public static func start(password: String? = nil, configuration: [String] = []) async throws -> RedisServerProcess {
+    public static func start(password: String? = nil, configuration: [String] = [],
+                             tls: TLS? = nil) async throws -> RedisServerProcess {
         guard let executable else { throw StartError(log: "redis-server is not installed (apt-get install redis-server)") }
         return try await offCooperativePool {
             var failures: [String] = []
@@ -66,11 +97,12 @@ public final class RedisServerProcess: Sendable {
                 let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-redis-\(UUID().uuidString)")
                 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
                 let port = try RefusingPort().port
-                var arguments = ["--port", String(port), "--bind", "127.0.0.1", "--dir", directory.path, "--save", "",
+                var arguments = (tls?.arguments(port: port) ?? ["--port", String(port)]) + ["--bind", "127.0.0.1", "--dir", directory.path, "--save", "",
                                  "--appendonly", "no", "--daemonize", "no", "--logfile", "", "--loglevel", "notice"]
                 if let password { arguments += ["--requirepass", password] }
                 arguments += configuration
-                let server = RedisServerProcess(port: port, directory: directory, arguments: arguments, password: password)
+                let server = RedisServerProcess(port: port, directory: directory, arguments: arguments, password: password,
+                                                usesTLS: tls != nil)
                 do {
                     try server.launch(executable)
                     return server
@@ -94,14 +126,15 @@ public final class RedisServerProcess: Sendable {
         try? FileManager.default.removeItem(at: directory)
     }
 
-    /// `redis://127.0.0.1:<port>`, with user information and a database when given.
+    /// `redis://127.0.0.1:<port>` (`rediss://` for a TLS server), with user information and a
+    /// database when given.
     public func url(user: String? = nil, password: String? = nil, database: Int? = nil) -> URL {
         let userInfo = switch (user, password) {
         case (let user?, let password?): "\(user):\(password)@"
         case (nil, let password?): ":\(password)@"
         default: ""
         }
-        return URL(string: "redis://\(userInfo)127.0.0.1:\(port)\(database.map { "/\($0)" } ?? "")")!
+        return URL(string: "\(usesTLS ? "rediss" : "redis")://\(userInfo)127.0.0.1:\(port)\(database.map { "/\($0)" } ?? "")")!
     }
 
     /// Starts `redis-cli monitor` against the server and returns once it is attached: every

@@ -1,7 +1,9 @@
 import StrataConnect
+import StrataPinning
 
-/// What a ``RedisConnection`` runs over: a TCP socket (`POSIXSocketStream`) or a TLS session
-/// on one, as StrataConnect's blocking ``ByteStream`` with one more question the pool asks.
+/// What a ``RedisConnection`` runs over: a TCP socket (`POSIXSocketStream`) or a verified TLS
+/// session on one (`VerifiedTLSStream`), as StrataConnect's blocking `ByteStream` with one more
+/// question the pool asks.
 protocol RedisByteStream: ByteStream, Sendable {
     /// Whether the idle stream is still open with nothing unasked waiting. Between commands a
     /// Redis connection has nothing to say, so a readable idle stream was closed by the server
@@ -12,3 +14,5 @@ protocol RedisByteStream: ByteStream, Sendable {
 extension POSIXSocketStream: RedisByteStream {
     var isIdleAndOpen: Bool { !isReadable }
 }
+
+extension VerifiedTLSStream: RedisByteStream {}

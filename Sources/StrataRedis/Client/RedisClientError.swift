@@ -7,6 +7,12 @@ enum RedisClientError: Error, Hashable, CustomStringConvertible {
     case cannotConnect(peer: String, reason: String)
     /// Resolving and connecting took longer than the connect timeout.
     case connectTimedOut(peer: String)
+    /// A `rediss://` server's certificate was refused: its chain does not lead to the trusted
+    /// roots, it does not name the host, or no pin matched. `reason` is the check's own account.
+    case untrustedServer(peer: String, reason: String)
+    /// The TLS handshake with a `rediss://` server failed for another reason, such as the server
+    /// refusing the client certificate (or its absence).
+    case tlsFailed(peer: String, reason: String)
     /// The server did not answer within the command timeout.
     case commandTimedOut(peer: String, command: String)
     /// The connection broke while writing or reading.
@@ -45,8 +51,8 @@ enum RedisClientError: Error, Hashable, CustomStringConvertible {
     /// waits before asking again; a busy pool or a bad reply to one command is not.
     var marksServerUnavailable: Bool {
         switch self {
-        case .cannotResolve, .cannotConnect, .connectTimedOut, .commandTimedOut, .connectionLost,
-             .authenticationFailed, .cannotSelectDatabase, .clusterUnreachable:
+        case .cannotResolve, .cannotConnect, .connectTimedOut, .untrustedServer, .tlsFailed, .commandTimedOut,
+             .connectionLost, .authenticationFailed, .cannotSelectDatabase, .clusterUnreachable:
             true
         // Failures of one node or one slot leave the rest of a cluster usable: the cluster
         // client keeps each node's own backoff instead.
@@ -64,6 +70,10 @@ enum RedisClientError: Error, Hashable, CustomStringConvertible {
             "cannot connect to Redis at \(peer): \(reason); is redis-server running and reachable?"
         case .connectTimedOut(let peer):
             "connecting to Redis at \(peer) timed out; check the address and firewalls, or raise connectTimeout"
+        case .untrustedServer(let peer, let reason):
+            "Redis at \(peer) was not trusted over TLS: \(reason); check RedisTLS's trustRoots and evaluator and the host in the URL"
+        case .tlsFailed(let peer, let reason):
+            "the TLS handshake with Redis at \(peer) failed: \(reason); check RedisTLS's clientIdentity and the server's tls-* settings"
         case .commandTimedOut(let peer, let command):
             "Redis at \(peer) did not answer \(command) within the command timeout; the server is slow or paused"
         case .connectionLost(let peer, let reason):

@@ -1,5 +1,6 @@
 import Strata
 import StrataConnect
+import StrataPinning
 
 /// One open, authenticated connection to a Redis server that sends pipelined commands and
 /// reads their replies, blocking the calling thread (always a pool slot's own thread, never
@@ -19,6 +20,8 @@ final class RedisConnection: Sendable {
         /// How long one pipelined batch (writing it and reading every reply) may take; the
         /// `AUTH`/`SELECT` handshake gets the same.
         var commandTimeout: Duration
+        /// The TLS checks for a `rediss://` endpoint; `nil` for plain TCP.
+        var tls: VerifiedTLSConnector? = nil
     }
 
     private let stream: any RedisByteStream
@@ -65,6 +68,7 @@ final class RedisConnection: Sendable {
     /// to the first address that answers, racing them as RFC 8305 says, all by `deadline`.
     private static func connect(_ endpoint: RedisEndpoint, peer: String, settings: Settings,
                                 deadline: ContinuousClock.Instant) throws(RedisClientError) -> any RedisByteStream {
+        if let tls = settings.tls { return try connectTLS(endpoint, peer: peer, tls: tls, settings: settings, deadline: deadline) }
         let addresses: [SocketAddress]
         do {
             addresses = try BoundedResolution.addresses(of: endpoint.host, port: endpoint.port,
@@ -78,6 +82,27 @@ final class RedisConnection: Sendable {
                                                  idleTimeout: settings.commandTimeout, deadline: deadline)
         } catch {
             throw error.kind == .timedOut ? .connectTimedOut(peer: peer) : .cannotConnect(peer: peer, reason: error.message)
+        }
+    }
+
+    /// Connects and completes a TLS handshake whose chain, host name and pins passed, the
+    /// handshake within the connect deadline too.
+    private static func connectTLS(_ endpoint: RedisEndpoint, peer: String, tls: VerifiedTLSConnector, settings: Settings,
+                                   deadline: ContinuousClock.Instant) throws(RedisClientError) -> any RedisByteStream {
+        do {
+            return try tls.connect(host: endpoint.host, port: endpoint.port,
+                                   timeouts: (settings.connectTimeout, settings.connectTimeout, settings.commandTimeout),
+                                   deadline: deadline)
+        } catch let refused as ServerTrustError {
+            throw .untrustedServer(peer: peer, reason: refused.description)
+        } catch let error as TransportError {
+            switch error.kind {
+            case .timedOut: throw .connectTimedOut(peer: peer)
+            case .tls: throw tlsFailure(error, peer: peer)
+            default: throw .cannotConnect(peer: peer, reason: error.message)
+            }
+        } catch {
+            throw .tlsFailed(peer: peer, reason: String(describing: error))
         }
     }
 
@@ -129,7 +154,26 @@ final class RedisConnection: Sendable {
 
     private func failure(_ error: TransportError, during names: String) -> RedisClientError {
         stream.close()
-        return error.kind == .timedOut ? .commandTimedOut(peer: peer, command: names)
-            : .connectionLost(peer: peer, reason: error.message)
+        switch error.kind {
+        case .timedOut: return .commandTimedOut(peer: peer, command: names)
+        // TLS 1.3 servers refuse a client certificate after the client's handshake ended: the
+        // alert arrives with the first reply.
+        case .tls: return Self.tlsFailure(error, peer: peer)
+        default: return .connectionLost(peer: peer, reason: error.message)
+        }
+    }
+
+    /// A TLS failure in Redis's words: a refused client certificate names ``RedisTLS``'s
+    /// setting, not PinningTransport's.
+    private static func tlsFailure(_ error: TransportError, peer: String) -> RedisClientError {
+        switch error.underlying as? ClientAuthenticationError {
+        case .certificateRequired?:
+            .tlsFailed(peer: peer, reason: "the server requires a client certificate (tls-auth-clients); set RedisTLS.clientIdentity")
+        case .certificateRefused(_, let subject, let alert)?:
+            .tlsFailed(peer: peer, reason: "the server refused the client certificate \(subject) (TLS alert \(alert)); "
+                + "it must be issued by the server's tls-ca-cert-file CA and allow client authentication")
+        case nil:
+            .tlsFailed(peer: peer, reason: error.message)
+        }
     }
 }

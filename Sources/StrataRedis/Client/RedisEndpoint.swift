@@ -2,7 +2,8 @@ import Foundation
 import Strata
 
 /// Where and as whom the client connects, parsed from a `redis://[user:password@]host[:port][/db]`
-/// URL (the scheme Redis documents, https://www.iana.org/assignments/uri-schemes/prov/redis).
+/// URL (the scheme Redis documents, https://www.iana.org/assignments/uri-schemes/prov/redis), or
+/// `rediss://` for the same over TLS.
 ///
 /// The password is held in a ``RedisPassword``, which prints as `<redacted>`, and
 /// ``description`` shows the address and database only, so neither reaches an error, a log or
@@ -18,6 +19,8 @@ struct RedisEndpoint: Sendable, CustomStringConvertible {
     let password: RedisPassword?
     /// The logical database chosen with `SELECT`. Default: 0.
     let database: Int
+    /// Whether the URL was `rediss://`: the connection runs TLS before anything is sent.
+    let usesTLS: Bool
 
     static let defaultPort = 6379
 
@@ -32,9 +35,9 @@ struct RedisEndpoint: Sendable, CustomStringConvertible {
             throw invalid("it is not a URL; write redis://host:6379")
         }
         switch components.scheme?.lowercased() {
-        case "redis": break
-        case "rediss": throw invalid("TLS (rediss://) is not supported; use redis:// on a private network or through a TLS tunnel")
-        default: throw invalid("the scheme must be redis://")
+        case "redis": usesTLS = false
+        case "rediss": usesTLS = true
+        default: throw invalid("the scheme must be redis:// (or rediss:// for TLS)")
         }
         var host = components.host ?? ""
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
@@ -64,10 +67,11 @@ struct RedisEndpoint: Sendable, CustomStringConvertible {
     /// The same credentials and database at another server, such as a cluster node a seed
     /// named.
     func at(_ node: RedisNodeAddress) -> RedisEndpoint {
-        RedisEndpoint(host: node.host, port: node.port, user: user, password: password, database: database)
+        RedisEndpoint(host: node.host, port: node.port, user: user, password: password, database: database, usesTLS: usesTLS)
     }
 
-    private init(host: String, port: Int, user: String?, password: RedisPassword?, database: Int) {
+    private init(host: String, port: Int, user: String?, password: RedisPassword?, database: Int, usesTLS: Bool) {
+        self.usesTLS = usesTLS
         self.host = host
         self.port = port
         self.user = user

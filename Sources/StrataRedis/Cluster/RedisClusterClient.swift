@@ -33,9 +33,10 @@ final class RedisClusterClient: RedisDeployment {
     ///   - seeds: `redis://[user:password@]host[:port]` URLs of one or more cluster nodes; they
     ///     must agree on the user and password (every node of a cluster is asked with them), and
     ///     name database 0 or none (a cluster has only database 0).
+    ///   - tls: The TLS settings of `rediss://` seeds (every node is reached the same way).
     ///   - nodeRecovered: Called when a node that had failed answers again.
     /// - Throws: ``RedisETagStoreError/invalidURL(_:reason:)`` for a seed that cannot work.
-    init(seeds: [URL], settings: (limits: RESPLimits, connectTimeout: Duration, commandTimeout: Duration),
+    init(seeds: [URL], tls: RedisTLS?, settings: (limits: RESPLimits, connectTimeout: Duration, commandTimeout: Duration),
          maxConnections: Int, retryDelays: (initial: Duration, max: Duration), clock: ErasedClock,
          nodeRecovered: @escaping @Sendable (_ missedOperations: Int) -> Void) throws(RedisETagStoreError) {
         guard let firstSeed = seeds.first else {
@@ -54,12 +55,17 @@ final class RedisClusterClient: RedisDeployment {
                 throw .invalidURL(RedisEndpoint.redacted(seed),
                                   reason: "every seed must name the same user and password as \(RedisEndpoint.redacted(firstSeed)): all nodes are asked with one")
             }
+            if let first = endpoints.first, first.usesTLS != endpoint.usesTLS {
+                throw .invalidURL(RedisEndpoint.redacted(seed),
+                                  reason: "every seed must use the same scheme as \(RedisEndpoint.redacted(firstSeed)) (all redis:// or all rediss://)")
+            }
             endpoints.append(endpoint)
         }
         var seen = Set<RedisNodeAddress>()
         let seedNodes = endpoints.map(RedisNodeAddress.init(endpoint:)).filter { seen.insert($0).inserted }
         let nodes = RedisClusterNodes(
-            settings: .init(endpoint: endpoints[0], limits: settings.limits, connectTimeout: settings.connectTimeout,
+            settings: .init(endpoint: endpoints[0], tls: try RedisTLS.connector(tls, for: endpoints[0]),
+                            limits: settings.limits, connectTimeout: settings.connectTimeout,
                             commandTimeout: settings.commandTimeout, maxConnections: maxConnections, retryDelays: retryDelays),
             clock: clock, nodeRecovered: nodeRecovered)
         self.nodes = nodes

@@ -1,4 +1,5 @@
 import Strata
+import StrataPinning
 
 /// The connections to each node of a cluster: one ``RedisClient`` (a bounded pool) per node,
 /// opened on demand with the seed's credentials, and one circuit breaker per node
@@ -9,6 +10,8 @@ final class RedisClusterNodes: Sendable {
     struct Settings: Sendable {
         /// The credentials (and database 0) of the seeds; host and port are each node's.
         var endpoint: RedisEndpoint
+        /// The TLS checks every node's connections run, `nil` for `redis://`.
+        var tls: VerifiedTLSConnector?
         var limits: RESPLimits
         var connectTimeout: Duration
         var commandTimeout: Duration
@@ -93,7 +96,7 @@ final class RedisClusterNodes: Sendable {
     private func makeClient(_ node: RedisNodeAddress) -> RedisClient {
         RedisClient(settings: RedisConnection.Settings(endpoint: settings.endpoint.at(node), limits: settings.limits,
                                                        connectTimeout: settings.connectTimeout,
-                                                       commandTimeout: settings.commandTimeout),
+                                                       commandTimeout: settings.commandTimeout, tls: settings.tls),
                     maxConnections: settings.maxConnections)
     }
 }

@@ -11,22 +11,25 @@ enum RedisTopology: Sendable {
     /// The client for this topology; nothing connects yet.
     ///
     /// - Parameters:
+    ///   - tls: The `rediss://` checks (``RedisTLS/connector(_:for:)``).
     ///   - maxConnections: Per server: the server's pool, or each cluster node's.
     ///   - retryDelays, clock: Each cluster node's backoff after it fails (one server's backoff
     ///     is the store's own).
     ///   - nodeRecovered: Called when a cluster node that had failed answers again.
     /// - Throws: ``RedisETagStoreError/invalidURL(_:reason:)``.
-    func deployment(limits: RESPLimits, connectTimeout: Duration, commandTimeout: Duration, maxConnections: Int,
+    func deployment(tls: RedisTLS?, limits: RESPLimits, connectTimeout: Duration, commandTimeout: Duration, maxConnections: Int,
                     retryDelays: (initial: Duration, max: Duration), clock: ErasedClock,
                     nodeRecovered: @escaping @Sendable (_ missedOperations: Int) -> Void)
         throws(RedisETagStoreError) -> any RedisDeployment {
         switch self {
         case .server(let url):
-            RedisClient(settings: RedisConnection.Settings(endpoint: try RedisEndpoint(url: url), limits: limits,
-                                                           connectTimeout: connectTimeout, commandTimeout: commandTimeout),
-                        maxConnections: maxConnections)
+            let endpoint = try RedisEndpoint(url: url)
+            return RedisClient(settings: RedisConnection.Settings(endpoint: endpoint, limits: limits, connectTimeout: connectTimeout,
+                                                                  commandTimeout: commandTimeout,
+                                                                  tls: try RedisTLS.connector(tls, for: endpoint)),
+                               maxConnections: maxConnections)
         case .cluster(let seeds):
-            try RedisClusterClient(seeds: seeds, settings: (limits, connectTimeout, commandTimeout),
+            return try RedisClusterClient(seeds: seeds, tls: tls, settings: (limits, connectTimeout, commandTimeout),
                                    maxConnections: maxConnections, retryDelays: retryDelays, clock: clock,
                                    nodeRecovered: nodeRecovered)
         }

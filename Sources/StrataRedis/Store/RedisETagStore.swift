@@ -37,8 +37,10 @@ import Strata
 ///   pipelined with the `GET`), so an entry nobody reads for that long expires.
 /// - **Connections.** At most `maxConnections` connections, opened on demand, authenticated
 ///   (`AUTH`, with an ACL user when the URL names one) and switched to the URL's database
-///   (`SELECT`) as they open; each runs its blocking socket calls on its own dispatch queue,
-///   never on Swift's cooperative pool.
+///   (`SELECT`) as they open; each runs its blocking socket calls on a thread of its own (as
+///   a pinned HTTPS connection does), never on Swift's cooperative pool.
+/// - **TLS.** A `rediss://` URL connects over TLS with StrataPinning's checks (``RedisTLS``):
+///   the chain, the host name and any pins pass before `AUTH` or any command is sent.
 public final class RedisETagStore: ETagStoreProtocol {
     /// The namespace used when none is given.
     public static let defaultNamespace = "strata:etag"
@@ -67,6 +69,7 @@ public final class RedisETagStore: ETagStoreProtocol {
     /// - Parameters:
     ///   - url: `redis://[user:password@]host[:port][/db]`: port 6379 and database 0 by default;
     ///     a user name (Redis 6 ACL) needs a password; user and password may be percent-encoded.
+    ///     `rediss://` connects over TLS.
     ///   - namespace: The prefix of every key this store writes (`<namespace>:<digest>`); give
     ///     each service its own. 1 to 128 printable ASCII characters without spaces.
     ///   - timeToLive: How long an entry nobody reads or writes stays in Redis; `nil` keeps it
@@ -77,16 +80,18 @@ public final class RedisETagStore: ETagStoreProtocol {
     ///   - connectTimeout: How long resolving the host and connecting may take. Default: 1 s.
     ///   - commandTimeout: How long one exchange with Redis may take, and the longest wait for a
     ///     free connection. Default: 500 ms.
+    ///   - tls: For a `rediss://` URL, whom to trust and the client certificate; `nil` trusts
+    ///     the system's CAs and presents none. Given with a `redis://` URL, it is an error.
     /// Each failure absorbed, refusal and recovery is reported as a ``RedisETagStoreEvent`` to
     /// the observers of the request that caused it.
     /// - Throws: ``RedisETagStoreError`` for a URL, namespace or parameter that cannot work.
     public convenience init(url: URL, namespace: String = RedisETagStore.defaultNamespace,
                             timeToLive: Duration? = nil, maxEntryBytes: Int = 8 << 20, maxConnections: Int = 4,
-                            connectTimeout: Duration = .seconds(1), commandTimeout: Duration = .milliseconds(500))
-        throws(RedisETagStoreError) {
+                            connectTimeout: Duration = .seconds(1), commandTimeout: Duration = .milliseconds(500),
+                            tls: RedisTLS? = nil) throws(RedisETagStoreError) {
         try self.init(url: url, namespace: namespace, timeToLive: timeToLive, maxEntryBytes: maxEntryBytes,
                       maxConnections: maxConnections, connectTimeout: connectTimeout, commandTimeout: commandTimeout,
-                      retryDelays: (.milliseconds(100), .seconds(5)), clock: ContinuousClock())
+                      retryDelays: (.milliseconds(100), .seconds(5)), clock: ContinuousClock(), tls: tls)
     }
 
     /// Creates a store on a Redis Cluster; nothing connects until the first operation.
@@ -101,39 +106,44 @@ public final class RedisETagStore: ETagStoreProtocol {
     /// - Parameters:
     ///   - cluster: `redis://[user:password@]host[:port]` URLs of one or more cluster nodes (more
     ///     than one, so the store starts while one is down); the same user and password in each,
-    ///     database 0 or none. The other nodes are learned from the cluster.
+    ///     database 0 or none. The other nodes are learned from the cluster. All `rediss://`
+    ///     for TLS to every node.
     ///   - namespace: The prefix of every key this store writes (`<namespace>:<digest>`); give
     ///     each service its own. 1 to 128 printable ASCII characters without spaces. A `{…}` in
     ///     it would put every entry in one slot (a hash tag), so leave braces out.
     ///   - maxConnections: The most connections (and blocked threads) to each node. Default: 4.
-    ///   - timeToLive: How long an entry lives in Redis, as for ``init(url:namespace:timeToLive:maxEntryBytes:maxConnections:connectTimeout:commandTimeout:)``.
+    ///   - timeToLive: How long an entry lives in Redis, as for ``init(url:namespace:timeToLive:maxEntryBytes:maxConnections:connectTimeout:commandTimeout:tls:)``.
     ///   - maxEntryBytes: The largest entry stored, as for the single-server store.
     ///   - connectTimeout: How long connecting to one node may take.
     ///   - commandTimeout: How long one node may take to answer a command.
+    ///   - tls: For `rediss://` seeds, as for the single-server store.
     /// - Throws: ``RedisETagStoreError`` for a seed URL, namespace or parameter that cannot work.
     public convenience init(cluster: [URL], namespace: String = RedisETagStore.defaultNamespace,
                             timeToLive: Duration? = nil, maxEntryBytes: Int = 8 << 20, maxConnections: Int = 4,
-                            connectTimeout: Duration = .seconds(1), commandTimeout: Duration = .milliseconds(500))
-        throws(RedisETagStoreError) {
+                            connectTimeout: Duration = .seconds(1), commandTimeout: Duration = .milliseconds(500),
+                            tls: RedisTLS? = nil) throws(RedisETagStoreError) {
         try self.init(topology: .cluster(seeds: cluster), namespace: namespace, timeToLive: timeToLive,
                       maxEntryBytes: maxEntryBytes, maxConnections: maxConnections, connectTimeout: connectTimeout,
-                      commandTimeout: commandTimeout, retryDelays: (.milliseconds(100), .seconds(5)), clock: ContinuousClock())
+                      commandTimeout: commandTimeout, retryDelays: (.milliseconds(100), .seconds(5)), clock: ContinuousClock(),
+                      tls: tls)
     }
 
     /// Creates a store with the circuit breaker's delays and clock given, for tests.
     convenience init(url: URL, namespace: String, timeToLive: Duration?, maxEntryBytes: Int, maxConnections: Int,
                      connectTimeout: Duration, commandTimeout: Duration,
-                     retryDelays: (initial: Duration, max: Duration), clock: some Clock<Duration>) throws(RedisETagStoreError) {
+                     retryDelays: (initial: Duration, max: Duration), clock: some Clock<Duration>,
+                     tls: RedisTLS? = nil) throws(RedisETagStoreError) {
         try self.init(topology: .server(url), namespace: namespace, timeToLive: timeToLive, maxEntryBytes: maxEntryBytes,
                       maxConnections: maxConnections, connectTimeout: connectTimeout, commandTimeout: commandTimeout,
-                      retryDelays: retryDelays, clock: clock)
+                      retryDelays: retryDelays, clock: clock, tls: tls)
     }
 
     /// Creates a store on one server or a cluster, with the circuit breakers' delays and clock
     /// given (the store's own for one server, each node's for a cluster).
     init(topology: RedisTopology, namespace: String, timeToLive: Duration?, maxEntryBytes: Int, maxConnections: Int,
          connectTimeout: Duration, commandTimeout: Duration,
-         retryDelays: (initial: Duration, max: Duration), clock: some Clock<Duration>) throws(RedisETagStoreError) {
+         retryDelays: (initial: Duration, max: Duration), clock: some Clock<Duration>,
+         tls: RedisTLS? = nil) throws(RedisETagStoreError) {
         keyspace = try RedisKeyspace(namespace: namespace)
         if let timeToLive, timeToLive < .milliseconds(1) {
             throw .invalidParameter("timeToLive", reason: "it must be at least 1 ms, or nil for no expiry")
@@ -146,7 +156,7 @@ public final class RedisETagStore: ETagStoreProtocol {
         var limits = RESPLimits()
         limits.maxBulkBytes = maxEntryBytes
         limits.maxReplyBytes = maxEntryBytes + Self.replyOverhead
-        client = try topology.deployment(limits: limits, connectTimeout: connectTimeout, commandTimeout: commandTimeout,
+        client = try topology.deployment(tls: tls, limits: limits, connectTimeout: connectTimeout, commandTimeout: commandTimeout,
                                          maxConnections: maxConnections, retryDelays: retryDelays, clock: ErasedClock(clock),
                                          nodeRecovered: { missed in TransportEvents.emit(RedisETagStoreEvent.recovered(missedOperations: missed)) })
         self.timeToLive = timeToLive

@@ -31,19 +31,22 @@ struct RedisEndpointTests {
         let passwordOnly = try endpoint("redis://:hunter2@10.0.0.5/")
         #expect(passwordOnly.user == nil && passwordOnly.password?.value == "hunter2" && passwordOnly.database == 0)
         #expect(try endpoint("redis://[::1]:7000").host == "::1")
+        #expect(!plain.usesTLS)
+        let tls = try endpoint("rediss://:pw@cache.internal:6380/2")
+        #expect(tls.usesTLS && tls.host == "cache.internal" && tls.port == 6380 && tls.database == 2)
+        #expect(tls.at(RedisNodeAddress(host: "10.0.0.7", port: 7000)!).usesTLS)
     }
 
     @Test("bad URLs are typed errors that say what to write instead, with the password redacted")
     func invalid() {
         #expect(reason("http://localhost:6379")?.contains("scheme must be redis://") == true)
-        #expect(reason("rediss://:pw@localhost")?.contains("TLS (rediss://) is not supported") == true)
         #expect(reason("redis://:pw@localhost/x")?.contains("database number") == true)
         #expect(reason("redis://:pw@localhost/1/2")?.contains("database number") == true)
         #expect(reason("redis://localhost:0")?.contains("port must be between") == true)
         #expect(reason("redis://fleet@localhost")?.contains("a user name needs a password") == true)
         #expect(reason("redis://localhost?password=pw")?.contains("query or fragment") == true)
         #expect(reason("redis:///0")?.contains("names no host") == true)
-        for text in ["rediss://fleet:TopSecret@localhost", "redis://:TopSecret@localhost/x",
+        for text in ["rediss://fleet:TopSecret@localhost/x", "redis://:TopSecret@localhost/x",
                      "redis://TopSecret@localhost", "redis://localhost?password=TopSecret"] {
             let message = reason(text) ?? ""
             #expect(!message.isEmpty && !message.contains("TopSecret"), "\(message)")
