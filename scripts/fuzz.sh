@@ -60,15 +60,17 @@ sources_of() { find "Sources/$1" -name '*.swift' | sort; }
 # Compiled into every target: the entry point and input reader, and the tests' seeded generator.
 support=(Fuzz/Support/*.swift Tests/TestServer/SeededGenerator.swift)
 
-# Strata and StrataConnect (which StrataPinning and StrataRedis stand on) as instrumented static
-# libraries, each rebuilt only when one of its sources is newer.
+# Strata and StrataConnect (which StrataPinning and StrataRedis stand on), and StrataPinning (whose
+# TLS StrataRedis uses), as instrumented static libraries, each rebuilt only when one of its
+# sources is newer. Arguments after the name go to swiftc (C module search paths).
 static_library() {
     local name="$1" library="$build/lib/lib$1.a"
+    shift
     if [[ ! -f "$library" ]] || [[ -n "$(find "Sources/$name" -name '*.swift' -newer "$library" | head -1)" ]]; then
         echo "building $name for fuzzing" >&2
         # shellcheck disable=SC2046
         swiftc "${flags[@]}" -module-name "$name" -I "$build/lib" -emit-library -static -emit-module \
-            -emit-module-path "$build/lib/$name.swiftmodule" -o "$library" $(sources_of "$name") 2>&1 | quiet
+            -emit-module-path "$build/lib/$name.swiftmodule" -o "$library" "$@" $(sources_of "$name") 2>&1 | quiet
     fi
 }
 
@@ -85,16 +87,22 @@ case "$module" in
     *)
         # The target is compiled into $module, which imports Strata and StrataConnect
         # (StrataPinning also OpenSSL, nghttp2, zlib, and brotli and zstd where their headers are
-        # installed, as Package.swift decides).
+        # installed, as Package.swift decides; StrataRedis also StrataPinning).
         static_library Strata
         static_library StrataConnect
-        codecs=(-I Sources/CZlib -lz)
-        if [[ -f /usr/include/brotli/decode.h ]]; then codecs+=(-I Sources/CBrotli -D STRATA_BROTLI -lbrotlidec); fi
-        if [[ -f /usr/include/zstd.h ]]; then codecs+=(-I Sources/CZstd -D STRATA_ZSTD -lzstd); fi
+        includes=(-I Sources/COpenSSL -I Sources/CNGHTTP2 -I Sources/CZlib)
+        links=(-lz)
+        if [[ -f /usr/include/brotli/decode.h ]]; then includes+=(-I Sources/CBrotli -D STRATA_BROTLI); links+=(-lbrotlidec); fi
+        if [[ -f /usr/include/zstd.h ]]; then includes+=(-I Sources/CZstd -D STRATA_ZSTD); links+=(-lzstd); fi
+        libraries=("$build/lib/libStrataConnect.a" "$build/lib/libStrata.a")
+        if [[ "$module" == StrataRedis ]]; then
+            static_library StrataPinning "${includes[@]}"
+            libraries=("$build/lib/libStrataPinning.a" "${libraries[@]}")
+        fi
         # shellcheck disable=SC2046
-        swiftc "${flags[@]}" -module-name "$module" -I "$build/lib" -I Sources/COpenSSL -I Sources/CNGHTTP2 "${codecs[@]}" \
+        swiftc "${flags[@]}" -module-name "$module" -I "$build/lib" "${includes[@]}" \
             $(sources_of "$module") "${support[@]}" "Fuzz/$directory"/*.swift \
-            "$build/lib/libStrataConnect.a" "$build/lib/libStrata.a" -lssl -lcrypto -lnghttp2 -o "$binary" 2>&1 | quiet
+            "${libraries[@]}" -lssl -lcrypto -lnghttp2 "${links[@]}" -o "$binary" 2>&1 | quiet
         ;;
 esac
 [[ -x "$binary" ]] || { echo "building $target failed" >&2; exit 1; }
