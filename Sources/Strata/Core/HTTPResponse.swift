@@ -4,6 +4,12 @@ import Foundation
 ///
 /// Being a plain `Sendable`, `Hashable` value lets decorators synthesize responses (a 304
 /// answered from a store becomes a 200) and lets stores persist them.
+///
+/// Two responses are equal when the server said the same thing: the same ``statusCode``,
+/// ``headers``, ``body`` and ``url``. How the response reached the caller is not part of it:
+/// ``source`` and ``retrySummary`` (whose `elapsed` differs on every run) are ignored by `==`
+/// and `hash(into:)`, so a response that needed a retry equals the same response sent once.
+/// Compare those properties directly when they matter.
 public struct HTTPResponse: Sendable, Hashable {
     /// Where a response's body came from.
     public enum Source: String, Sendable, Hashable, Codable {
@@ -59,6 +65,22 @@ public struct HTTPResponse: Sendable, Hashable {
 
     /// The body decoded as UTF-8 text, or `nil` if it is not valid UTF-8.
     public var text: String? { String(data: body, encoding: .utf8) }
+}
+
+extension HTTPResponse {
+    /// Whether both responses carry the same status, headers, body and URL; ``source`` and
+    /// ``retrySummary`` describe the delivery, not the response, and are not compared.
+    public static func == (lhs: HTTPResponse, rhs: HTTPResponse) -> Bool {
+        lhs.statusCode == rhs.statusCode && lhs.headers == rhs.headers && lhs.body == rhs.body && lhs.url == rhs.url
+    }
+
+    /// Hashes what `==` compares: status, headers, body and URL.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(statusCode)
+        hasher.combine(headers)
+        hasher.combine(body)
+        hasher.combine(url)
+    }
 }
 
 extension HTTPResponse: CustomStringConvertible {
