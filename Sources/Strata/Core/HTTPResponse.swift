@@ -49,7 +49,7 @@ public struct HTTPResponse: Sendable, Hashable {
     }
 
     /// Creates a response, stating where its body came from.
-    public init(statusCode: Int, headers: HTTPHeaders, body: Data, url: URL?, source: Source) {
+    package init(statusCode: Int, headers: HTTPHeaders, body: Data, url: URL?, source: Source) {
         self.statusCode = statusCode
         self.headers = headers
         self.body = body
@@ -58,7 +58,7 @@ public struct HTTPResponse: Sendable, Hashable {
     }
 
     /// The status, headers and URL, without the body.
-    public var head: HTTPResponseHead { HTTPResponseHead(statusCode: statusCode, headers: headers, url: url) }
+    package var head: HTTPResponseHead { HTTPResponseHead(statusCode: statusCode, headers: headers, url: url) }
 
     /// Whether the status is in the 2xx range.
     public var isSuccess: Bool { (200..<300).contains(statusCode) }
