@@ -1,12 +1,12 @@
 /// The command line of `strata-bench`: a subcommand, then flags.
 ///
-///     strata-bench [layers | pinned | urlsession | stores | events | http2 | locks | download | decode | sse] [--json] [--quick]
+///     strata-bench [layers | pinned | urlsession | stores | events | http2 | locks | download | decode | sse | idle] [--json] [--quick]
 ///                  [--rounds N] [--requests N] [--only NAME] [--builtin-server]
 ///
 /// Without a subcommand it runs `layers` then `pinned`, the figures of issue 14.
 struct BenchOptions: Sendable {
     enum Command: String, CaseIterable, Sendable {
-        case all, layers, pinned, urlsession, stores, events, http2, locks, download, decode, sse
+        case all, layers, pinned, urlsession, stores, events, http2, locks, download, decode, sse, idle
     }
 
     var command = Command.all
@@ -69,7 +69,7 @@ struct BenchOptions: Sendable {
 struct UsageError: Error, CustomStringConvertible {
     var message: String
     var description: String {
-        "strata-bench: \(message)\nusage: strata-bench [layers | pinned | urlsession | stores | events | http2 | locks | download | decode | sse] "
+        "strata-bench: \(message)\nusage: strata-bench [layers | pinned | urlsession | stores | events | http2 | locks | download | decode | sse | idle] "
             + "[--json] [--quick] [--rounds N] [--requests N] [--only NAME] [--builtin-server]"
     }
 }

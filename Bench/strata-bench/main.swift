@@ -11,6 +11,7 @@
 //   .build/release/strata-bench download [MiB]   (a large body streamed through the full stack vs curl, with RSS)
 //   .build/release/strata-bench sse [events]   (server-sent events per second from a loopback server)
 //   .build/release/strata-bench decode [MiB]   (decoding gzip, br, zstd: pinned stream vs curl --compressed, nginx)
+//   .build/release/strata-bench idle [counts…]   (16, 256, 1,000 idle pinned connections: threads, RSS, wake-ups, a request's cost)
 //   .build/release/strata-bench locks [increments]   (LockedValue vs Synchronization.Mutex; see LockBenchmark)
 //   flags: --json (one JSON object on stdout), --quick (a short run for CI), --rounds N,
 //          --requests N, --only NAME (scenarios whose name contains NAME, for perf or callgrind)
@@ -50,6 +51,8 @@ Task.detached {
             try await ServerSentEventBenchmark.run(options)
         case .decode:
             try await DecodeBenchmark.run(options)
+        case .idle:
+            try await IdleConnectionsBenchmark.run(options)
         case .locks:
             LockBenchmark.run(iterations: options.positional.first.flatMap { Int($0) } ?? 10_000_000)
         case .all, .layers, .pinned:

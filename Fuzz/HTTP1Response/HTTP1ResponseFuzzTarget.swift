@@ -14,9 +14,9 @@ import Strata
 private let methods: [HTTPMethod] = [.get, .head, .post]
 
 /// Small limits, so mutations cross every limit check; chosen by the input's first byte.
-private func limits(_ choice: UInt8) -> HTTP1Limits {
+private func limits(_ choice: UInt8) -> HTTPLimits {
     guard choice & 0x80 != 0 else { return .default }
-    return HTTP1Limits(maxHeaderBlockBytes: 64 + Int(choice & 0x0F) * 16, maxHeaderCount: 1 + Int(choice & 0x07),
+    return HTTPLimits(maxHeaderBlockBytes: 64 + Int(choice & 0x0F) * 16, maxHeaderCount: 1 + Int(choice & 0x07),
                        maxResponseBodyBytes: Int(choice & 0x3F), maxChunkSizeLineBytes: 2 + Int(choice & 0x1F),
                        maxInterimResponses: Int(choice & 0x03))
 }
@@ -28,7 +28,7 @@ private struct Outcome: Equatable {
     var end: HTTP1ResponseError?
 }
 
-private func parse(_ bytes: [UInt8], method: HTTPMethod, limits: HTTP1Limits, pieces: [Range<Int>]) -> Outcome {
+private func parse(_ bytes: [UInt8], method: HTTPMethod, limits: HTTPLimits, pieces: [Range<Int>]) -> Outcome {
     var parser = HTTP1ResponseParser(limits: limits)
     parser.expectResponse(to: method)
     var outcome = Outcome()

@@ -14,7 +14,7 @@ import Strata
 /// must see what was sent.
 public struct CannedResponseTransport: Transport {
     /// The response every request receives.
-    public let response: CannedResponse
+    package let response: CannedResponse
 
     /// Creates a transport that answers with a UTF-8 text body.
     public init(string: String, statusCode: Int = 200, headers: HTTPHeaders = [:]) {

@@ -15,7 +15,7 @@ public struct CannedRoute: Sendable {
     }
 
     /// The requests this route answers.
-    public let pattern: RequestPattern
+    package let pattern: RequestPattern
     let answer: Answer
 
     /// Answers every matching request with `response`.

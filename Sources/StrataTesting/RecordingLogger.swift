@@ -4,13 +4,13 @@ import Strata
 /// logged (and what it did not: search ``text`` for a secret).
 public final class RecordingLogger: StrataLogger {
     /// One recorded message.
-    public struct Entry: Sendable, Hashable {
+    package struct Entry: Sendable, Hashable {
         /// The level it was logged at.
-        public var level: LogLevel
+        package var level: LogLevel
         /// The message, such as `request.start`.
-        public var message: String
+        package var message: String
         /// Its structured metadata.
-        public var metadata: LogMetadata
+        package var metadata: LogMetadata
     }
 
     /// The least severe level recorded.
@@ -31,10 +31,10 @@ public final class RecordingLogger: StrataLogger {
     }
 
     /// Every message recorded so far, in order.
-    public var entries: [Entry] { recorded.withLock { $0 } }
+    package var entries: [Entry] { recorded.withLock { $0 } }
 
     /// The messages in order, such as `["GET https://api.example.com/todos", …]`.
-    public var messages: [String] { entries.map(\.message) }
+    package var messages: [String] { entries.map(\.message) }
 
     /// The names of the events logged by a `LoggingTransport`, in order (their `event`
     /// metadata), such as `["request.start", "retry.scheduled", "request.response"]`.

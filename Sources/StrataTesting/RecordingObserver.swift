@@ -27,7 +27,7 @@ public final class RecordingObserver: Sendable {
     }
 
     /// Every event recorded so far, in order, with its request identifier and attempt.
-    public var all: [ObservedEvent] { recorded.withLock { $0 } }
+    package var all: [ObservedEvent] { recorded.withLock { $0 } }
 
     /// The recorded events of one feature's type, in order, such as `events(RetryEvent.self)`.
     public func events<Event: TransportEvent>(_ type: Event.Type) -> [Event] {

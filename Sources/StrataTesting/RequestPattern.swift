@@ -15,7 +15,7 @@ public struct RequestPattern: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The method to match, or `nil` for any method.
-    public let method: HTTPMethod?
+    package let method: HTTPMethod?
     private let rule: PathRule
 
     /// Matches requests whose path equals `path`.
@@ -30,7 +30,7 @@ public struct RequestPattern: Sendable, Hashable, CustomStringConvertible {
     /// The expression is checked here: an invalid one makes the ``CannedRoutesTransport`` that
     /// holds it refuse every request with ``CannedRoutesError/invalidPattern(_:reason:)`` and a
     /// plain reason such as `expected ']'` (``CannedRoutesTransport/validated(routes:)`` throws it
-    /// at once); ``validate()`` checks one pattern.
+    /// at once).
     public init(method: HTTPMethod? = nil, pathRegex: String) {
         self.method = method
         rule = .regex(pathRegex)
@@ -40,14 +40,14 @@ public struct RequestPattern: Sendable, Hashable, CustomStringConvertible {
     ///
     /// - Throws: ``CannedRoutesError/invalidPattern(_:reason:)`` with the reason, such as
     ///   `expected ']'`.
-    public func validate() throws(CannedRoutesError) {
+    package func validate() throws(CannedRoutesError) {
         if case .regex(let pattern) = rule { _ = try Self.compile(pattern) }
     }
 
     /// Whether `request` matches this pattern.
     ///
     /// - Throws: ``CannedRoutesError/invalidPattern(_:reason:)`` for an invalid regular expression.
-    public func matches(_ request: HTTPRequest) throws -> Bool {
+    package func matches(_ request: HTTPRequest) throws -> Bool {
         if let method, method != request.method { return false }
         let path = request.url.path
         switch rule {

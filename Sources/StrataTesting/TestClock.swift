@@ -16,10 +16,10 @@ public final class TestClock: Clock, Sendable {
     /// A point on a ``TestClock``: the time since the clock was created.
     public struct Instant: InstantProtocol {
         /// The time since the clock was created.
-        public var offset: Duration
+        package var offset: Duration
 
         /// Creates the instant `offset` after the clock's creation.
-        public init(offset: Duration) { self.offset = offset }
+        package init(offset: Duration) { self.offset = offset }
 
         /// The instant `duration` later.
         public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }

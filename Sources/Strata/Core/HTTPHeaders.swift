@@ -20,7 +20,7 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     public init() { fields = [] }
 
     /// Creates headers from `(name, value)` pairs, keeping their order and any repeats.
-    public init(_ pairs: [(String, String)]) {
+    package init(_ pairs: [(String, String)]) {
         fields = pairs.map { (name: $0.0, value: $0.1) }
     }
 

@@ -38,7 +38,7 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, ExpressibleByStr
     }
 
     /// Whether the method is read-only (RFC 9110 §9.2.1): `GET`, `HEAD`, `OPTIONS` and `TRACE`.
-    public var isSafe: Bool {
+    package var isSafe: Bool {
         switch self {
         case .get, .head, .options, .trace: true
         default: false
@@ -58,7 +58,7 @@ import Foundation
 
 extension HTTPMethod {
     /// The method of a `URLRequest`; `GET` when it has none, as URLSession assumes.
-    public init(_ request: URLRequest) {
+    package init(_ request: URLRequest) {
         self.init(rawValue: request.httpMethod ?? "GET")
     }
 }

@@ -4,6 +4,12 @@ import Foundation
 ///
 /// Being a plain `Sendable`, `Hashable` value lets decorators synthesize responses (a 304
 /// answered from a store becomes a 200) and lets stores persist them.
+///
+/// Two responses are equal when the server said the same thing: the same ``statusCode``,
+/// ``headers``, ``body`` and ``url``. How the response reached the caller is not part of it:
+/// ``source`` and ``retrySummary`` (whose `elapsed` differs on every run) are ignored by `==`
+/// and `hash(into:)`, so a response that needed a retry equals the same response sent once.
+/// Compare those properties directly when they matter.
 public struct HTTPResponse: Sendable, Hashable {
     /// Where a response's body came from.
     public enum Source: String, Sendable, Hashable, Codable {
@@ -43,7 +49,7 @@ public struct HTTPResponse: Sendable, Hashable {
     }
 
     /// Creates a response, stating where its body came from.
-    public init(statusCode: Int, headers: HTTPHeaders, body: Data, url: URL?, source: Source) {
+    package init(statusCode: Int, headers: HTTPHeaders, body: Data, url: URL?, source: Source) {
         self.statusCode = statusCode
         self.headers = headers
         self.body = body
@@ -52,13 +58,29 @@ public struct HTTPResponse: Sendable, Hashable {
     }
 
     /// The status, headers and URL, without the body.
-    public var head: HTTPResponseHead { HTTPResponseHead(statusCode: statusCode, headers: headers, url: url) }
+    package var head: HTTPResponseHead { HTTPResponseHead(statusCode: statusCode, headers: headers, url: url) }
 
     /// Whether the status is in the 2xx range.
     public var isSuccess: Bool { (200..<300).contains(statusCode) }
 
     /// The body decoded as UTF-8 text, or `nil` if it is not valid UTF-8.
     public var text: String? { String(data: body, encoding: .utf8) }
+}
+
+extension HTTPResponse {
+    /// Whether both responses carry the same status, headers, body and URL; ``source`` and
+    /// ``retrySummary`` describe the delivery, not the response, and are not compared.
+    public static func == (lhs: HTTPResponse, rhs: HTTPResponse) -> Bool {
+        lhs.statusCode == rhs.statusCode && lhs.headers == rhs.headers && lhs.body == rhs.body && lhs.url == rhs.url
+    }
+
+    /// Hashes what `==` compares: status, headers, body and URL.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(statusCode)
+        hasher.combine(headers)
+        hasher.combine(body)
+        hasher.combine(url)
+    }
 }
 
 extension HTTPResponse: CustomStringConvertible {

@@ -3,29 +3,28 @@ import Foundation
 /// A response kept by an ``ETagStoreProtocol`` store so that a later `304 Not Modified` can be
 /// answered with it: the stored response's parts plus the request headers its `Vary` nominated.
 ///
-/// `HTTPResponse` is not `Codable`, so an entry holds its parts (status, headers, body, URL).
-/// The validators, ``etag`` and ``lastModified``, are read from the stored headers, so freshening
-/// the headers from a 304 also updates them. Entries are built by ``ETagTransport``; a store only
-/// keeps them under the key it is given and never needs to look inside.
+/// Entries are built by ``ETagTransport``; a store keeps them under the key it is given and never
+/// needs to look inside: it hands them back as they were, in memory or written out through
+/// `Codable` (an entry written by an earlier Strata still decodes).
 public struct ETagCacheEntry: Sendable, Hashable, Codable {
     /// The stored response's status code (always 200 for entries ``ETagTransport`` stores).
-    public var statusCode: Int
+    package var statusCode: Int
     /// The stored response's header fields, without hop-by-hop fields and `Set-Cookie`.
-    public var headers: HTTPHeaders
+    package var headers: HTTPHeaders
     /// The stored response's body.
-    public var body: Data
+    package var body: Data
     /// The URL that produced the stored response, when known. Stores that write entries out
     /// keep it without userinfo and with secret query values redacted.
-    public var url: URL?
+    package var url: URL?
     /// The request's values for the fields the response's `Vary` names (RFC 9111 §4.1), with
     /// lower-cased names; a field the request did not carry is absent. For an identity field
     /// (see ``ConditionalRequestPolicy/identityHeaderNames``) or a default secret header the
     /// value is a hex SHA-256 digest, never the credential, because entries are written to disk.
-    public var varyingRequestHeaders: HTTPHeaders
+    package var varyingRequestHeaders: HTTPHeaders
     /// When the exchange that produced (or last revalidated) the response happened, for its
     /// age (RFC 9111 §4.2.3); `nil` for an entry whose age cannot be known (one written before
     /// Strata 0.4, or built without times), which is stale: never served without a 304.
-    public var exchangeTimes: ExchangeTimes?
+    package var exchangeTimes: ExchangeTimes?
 
     /// Creates an entry from a response and the varying request headers it was selected by.
     ///
@@ -35,7 +34,7 @@ public struct ETagCacheEntry: Sendable, Hashable, Codable {
     ///     identity fields as digests (``ETagTransport`` builds them so).
     ///   - exchangeTimes: When the request was sent and the response received; without them the
     ///     entry is stale from the start.
-    public init(response: HTTPResponse, varyingRequestHeaders: HTTPHeaders = [:], exchangeTimes: ExchangeTimes? = nil) {
+    package init(response: HTTPResponse, varyingRequestHeaders: HTTPHeaders = [:], exchangeTimes: ExchangeTimes? = nil) {
         statusCode = response.statusCode
         headers = response.headers
         body = response.body
@@ -45,24 +44,24 @@ public struct ETagCacheEntry: Sendable, Hashable, Codable {
     }
 
     /// The stored `ETag` field, used as `If-None-Match`.
-    public var etag: String? { headers["ETag"] }
+    package var etag: String? { headers["ETag"] }
 
     /// The stored `Last-Modified` field, used as `If-Modified-Since` when there is no ETag.
-    public var lastModified: String? { headers["Last-Modified"] }
+    package var lastModified: String? { headers["Last-Modified"] }
 
     /// The lower-cased field names in the stored response's `Vary`, plus `accept-encoding` when
     /// the response has a `Content-Encoding` (other than `identity`) and its `Vary` does not name
     /// it: a coded body is only served to requests asking for codings as its own did.
-    public var varyHeaderNames: [String] { HeaderRules.selectingNames(in: headers) }
+    package var varyHeaderNames: [String] { HeaderRules.selectingNames(in: headers) }
 
     /// The stored response, marked as coming from the network.
-    public var response: HTTPResponse {
+    package var response: HTTPResponse {
         HTTPResponse(statusCode: statusCode, headers: headers, body: body, url: url)
     }
 
     /// About how many bytes the entry occupies: body plus header text. Stores use it for their
     /// size bounds.
-    public var approximateByteCount: Int {
+    package var approximateByteCount: Int {
         var bytes = body.count + (url?.absoluteString.utf8.count ?? 0)
         for field in headers { bytes += field.name.utf8.count + field.value.utf8.count + 4 }
         for field in varyingRequestHeaders { bytes += field.name.utf8.count + field.value.utf8.count + 4 }

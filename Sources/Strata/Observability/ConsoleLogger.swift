@@ -20,7 +20,7 @@ public struct ConsoleLogger: StrataLogger {
     }
 
     /// Creates a logger that hands each formatted line (ending in a newline) to `write`.
-    public init(minimumLevel: LogLevel = .info, write: @escaping @Sendable (String) -> Void) {
+    package init(minimumLevel: LogLevel = .info, write: @escaping @Sendable (String) -> Void) {
         self.minimumLevel = minimumLevel
         self.write = write
     }

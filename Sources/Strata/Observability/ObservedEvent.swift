@@ -11,7 +11,7 @@ public struct ObservedEvent: Sendable {
     public var attempt: Int
 
     /// Creates an observed event, for tests of observers.
-    public init(event: any TransportEvent, requestID: String, attempt: Int) {
+    package init(event: any TransportEvent, requestID: String, attempt: Int) {
         self.event = event
         self.requestID = requestID
         self.attempt = attempt

@@ -15,7 +15,7 @@ import Foundation
 /// ``headers`` is also the set of headers ``RedirectSafety`` keeps from crossing origins.
 public struct Redaction: Sendable, Hashable {
     /// The replacement text.
-    public static let placeholder = "<redacted>"
+    package static let placeholder = "<redacted>"
 
     /// Header names whose values are never logged, compared case-insensitively.
     public var headers: Set<String>
@@ -39,7 +39,7 @@ public struct Redaction: Sendable, Hashable {
     }
 
     /// `headers` with every secret value replaced.
-    public func redact(_ headers: HTTPHeaders) -> HTTPHeaders {
+    package func redact(_ headers: HTTPHeaders) -> HTTPHeaders {
         HTTPHeaders(headers.map { field in (field.name, redactedValue(name: field.name, value: field.value)) })
     }
 
@@ -64,7 +64,7 @@ public struct Redaction: Sendable, Hashable {
     /// `headers`, `name=value` pairs of secret parameters (their names also matched when
     /// percent-encoded), and the userinfo of `scheme://userinfo@host` URLs (`user:password`, or a
     /// token as the user name alone).
-    public func scrub(_ text: String, secretsFrom headers: HTTPHeaders = [:]) -> String {
+    package func scrub(_ text: String, secretsFrom headers: HTTPHeaders = [:]) -> String {
         var text = text
         for field in headers where isSecretHeader(field.name) {
             for secret in secretParts(of: field.value) { text = text.replacingOccurrences(of: secret, with: Self.placeholder) }

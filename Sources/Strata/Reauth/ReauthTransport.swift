@@ -103,7 +103,7 @@ public struct ReauthTransport: Transport {
 
     /// Streams `request`; a 401 to our token is decided on its head, so `consume` sees only the
     /// response to the resend. A 401 that stands after all (signed out meanwhile) reaches
-    /// `consume` with its body, read within ``maxHeldUnauthorizedBodyBytes`` (empty past that).
+    /// `consume` with its body, read within 64 KiB (empty past that).
     public func stream<Result: Sendable>(_ request: HTTPRequest,
                                          _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result) async throws -> Result {
         try await TransportEvents.withinRequest {
@@ -130,7 +130,7 @@ public struct ReauthTransport: Transport {
     /// The most bytes of a 401's body held while the layer decides whether to resend: a 401
     /// that stands after all is handed on with them. Error bodies are small; a larger one is
     /// handed on empty.
-    public static let maxHeldUnauthorizedBodyBytes = 64 * 1024
+    package static let maxHeldUnauthorizedBodyBytes = 64 * 1024
 
     /// The bearer token `request` carries when it is ours to renew: `nil` for a request without
     /// one, or with the caller's own credential.

@@ -15,7 +15,7 @@
 /// time and a random draw, tested without a network or a clock.
 ///
 /// Values that make no sense are clamped rather than rejected: a negative count or delay counts
-/// as zero, and no delay exceeds ``longestDelay``.
+/// as zero, and no delay exceeds 24 hours.
 public struct RetryPolicy: Sendable, Hashable {
     /// How the computed backoff is randomized, so that many clients that failed together do not
     /// retry together (AWS Architecture Blog, "Exponential Backoff And Jitter").
@@ -37,7 +37,7 @@ public struct RetryPolicy: Sendable, Hashable {
 
     /// The longest delay the policy ever asks for: one day. It keeps every delay finite,
     /// whatever `maxDelay` or `Retry-After` says; no caller waits that long inside one request.
-    public static let longestDelay: Duration = .seconds(86_400)
+    package static let longestDelay: Duration = .seconds(86_400)
 
     /// How many times a request is re-sent after its first attempt: `3` means at most 4 sends.
     public var maxRetries: Int

@@ -14,7 +14,7 @@ public struct RetrySummary: Sendable, Hashable, CustomStringConvertible {
     public var stopReason: RetryStopReason
 
     /// Creates a summary.
-    public init(attempts: Int, elapsed: Duration, stopReason: RetryStopReason) {
+    package init(attempts: Int, elapsed: Duration, stopReason: RetryStopReason) {
         self.attempts = attempts
         self.elapsed = elapsed
         self.stopReason = stopReason

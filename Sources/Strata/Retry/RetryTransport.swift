@@ -37,7 +37,7 @@ public struct RetryTransport: Transport {
     /// `inner`, when it reports client identities (looked up once, not per request).
     private let cacheIdentities: (any CacheIdentityProviding)?
     /// The rules for what is retried and how long to wait.
-    public let policy: RetryPolicy
+    package let policy: RetryPolicy
     private let clock: ErasedClock
     /// The wall-clock time when `clock` was handed over, for `Retry-After` HTTP-dates.
     private let wallClockOrigin: Date

@@ -7,7 +7,7 @@ public struct DecodedResponse<Model> {
     public var response: HTTPResponse
 
     /// Creates a decoded response.
-    public init(model: Model, response: HTTPResponse) {
+    package init(model: Model, response: HTTPResponse) {
         self.model = model
         self.response = response
     }

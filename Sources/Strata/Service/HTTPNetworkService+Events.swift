@@ -27,7 +27,7 @@ extension HTTPNetworkService {
     ///   - maxEventBytes: The most bytes one line plus one event's data may take. Default: 1 MiB.
     ///   - clock: The clock reconnect waits are measured on. Default: `ContinuousClock()`.
     /// - Returns: The events. Iterating throws ``NetworkError``: ``NetworkError/httpStatus(_:)``
-    ///   for a status other than 200 or 204 (with up to ``EventSource/maxRejectedBodyBytes`` of
+    ///   for a status other than 200 or 204 (with up to 64 KiB of
     ///   its body), ``NetworkError/transport(_:)`` with a ``ServerSentEventError`` or the
     ///   transport's error otherwise, another ``NetworkError`` when the request cannot be built;
     ///   or `CancellationError`.

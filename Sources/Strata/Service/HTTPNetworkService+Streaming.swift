@@ -3,7 +3,7 @@ import Foundation
 extension HTTPNetworkService {
     /// The most bytes of a rejected streamed response's body kept for
     /// ``NetworkError/httpStatus(_:)``: error bodies are small, and the error shows them.
-    public static let maxRejectedBodyBytes = 64 * 1024
+    package static let maxRejectedBodyBytes = 64 * 1024
 
     /// Sends the endpoint's request and hands an accepted response to `consume` as it arrives:
     /// the head at once, the body as the server sends it, never held whole.
@@ -19,7 +19,7 @@ extension HTTPNetworkService {
     ///
     /// - Returns: What `consume` returned.
     /// - Throws: ``NetworkError/httpStatus(_:)`` for a status the endpoint does not accept (with
-    ///   up to ``maxRejectedBodyBytes`` of its body), another ``NetworkError`` when the request
+    ///   up to 64 KiB of its body), another ``NetworkError`` when the request
     ///   cannot be built or sent or its body cannot be read, what `consume` throws, or
     ///   `CancellationError`.
     public func stream<Result: Sendable>(_ endpoint: some EndpointProtocol, via environment: some APIEnvironmentProtocol,

@@ -13,7 +13,7 @@ struct OriginConnector: Sendable {
     /// The proxy, nil for direct connections.
     var proxy: ProxyConfiguration?
     /// Limits on the proxy's response head.
-    var limits: HTTP1Limits = .default
+    var limits: HTTPLimits = .default
 
     /// The proxy that carries connections to `host:port`, nil when they go directly.
     func proxy(for host: String, port: Int) -> ProxyConfiguration? {

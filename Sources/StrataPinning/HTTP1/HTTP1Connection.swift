@@ -48,7 +48,7 @@ struct HTTP1Connection<Stream: ByteStream> {
     ///   - acceptsUnauthenticatedEnd: Accept a body delimited by the connection's close when the
     ///     stream ended without the peer's authenticated close (TLS close_notify). Default false:
     ///     such an end may be an attacker cutting the body short.
-    init(stream: Stream, limits: HTTP1Limits = .default, onEvent: (@Sendable (HTTP1Event) -> Void)? = nil,
+    init(stream: Stream, limits: HTTPLimits = .default, onEvent: (@Sendable (HTTP1Event) -> Void)? = nil,
          now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now },
          acceptsUnauthenticatedEnd: Bool = false) {
         self.stream = stream
@@ -78,7 +78,7 @@ struct HTTP1Connection<Stream: ByteStream> {
     /// Sends `request` like ``send(_:body:deadline:)`` but returns as soon as the response's head
     /// is read: its body (empty in the value returned) follows from ``nextBodyPart(deadline:)``
     /// while ``isReadingBody``. A streamed body is not capped by
-    /// ``HTTP1Limits/maxResponseBodyBytes``; every other limit applies.
+    /// ``HTTPLimits/maxResponseBodyBytes``; every other limit applies.
     ///
     /// - Throws: What ``send(_:body:deadline:)`` throws.
     mutating func sendStreaming(_ request: HTTP1Request, body: (any HTTP1RequestBodySource)? = nil,
@@ -218,7 +218,7 @@ struct HTTP1Connection<Stream: ByteStream> {
             // The body's iterator checks its declared length too; this keeps the framing honest
             // whatever the source.
             if let length = framing.length, written > length {
-                throw TransportError(.invalidRequest, message: HTTP1RequestError.unreadableBody(
+                throw TransportError(.invalidRequest, message: HTTPRequestError.unreadableBody(
                     .lengthMismatch(expected: length, actual: written)).description)
             }
             switch framing {
@@ -230,15 +230,15 @@ struct HTTP1Connection<Stream: ByteStream> {
                 var framed: [UInt8] = []
                 framed.reserveCapacity(chunk.count + 20)
                 framed.append(contentsOf: String(chunk.count, radix: 16).utf8)
-                framed.append(contentsOf: [HTTP1Grammar.cr, HTTP1Grammar.lf])
+                framed.append(contentsOf: [HTTPGrammar.cr, HTTPGrammar.lf])
                 framed.append(contentsOf: chunk)
-                framed.append(contentsOf: [HTTP1Grammar.cr, HTTP1Grammar.lf])
+                framed.append(contentsOf: [HTTPGrammar.cr, HTTPGrammar.lf])
                 try write(framed[...], deadline: deadline)
                 sent += framed.count
             }
         }
         if let length = framing.length, written != length {
-            throw TransportError(.invalidRequest, message: HTTP1RequestError.unreadableBody(
+            throw TransportError(.invalidRequest, message: HTTPRequestError.unreadableBody(
                 .lengthMismatch(expected: length, actual: written)).description)
         }
         if framing == .chunked {

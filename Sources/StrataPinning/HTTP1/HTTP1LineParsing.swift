@@ -38,19 +38,19 @@ enum HTTP1LineParsing {
     /// The status code is everything up to the next space, judged by ``HTTPStatusCodeRule``, the
     /// rule HTTP/2's `:status` follows too.
     static func statusLine(_ bytes: Line) throws(HTTP1ResponseError) -> (HTTP1Response.Version, Int) {
-        let invalid = HTTP1ResponseError.invalidStatusLine(excerpt: HTTP1Grammar.excerpt(bytes))
+        let invalid = HTTP1ResponseError.invalidStatusLine(excerpt: HTTPGrammar.excerpt(bytes))
         guard bytes.count >= 9 else { throw invalid }
         let base = bytes.startIndex
         for offset in 0..<5 where bytes[base + offset] != httpSlash[offset] { throw invalid }
-        guard HTTP1Grammar.isDigit(bytes[base + 5]), bytes[base + 6] == UInt8(ascii: "."),
-              HTTP1Grammar.isDigit(bytes[base + 7]), bytes[base + 8] == HTTP1Grammar.space else { throw invalid }
+        guard HTTPGrammar.isDigit(bytes[base + 5]), bytes[base + 6] == UInt8(ascii: "."),
+              HTTPGrammar.isDigit(bytes[base + 7]), bytes[base + 8] == HTTPGrammar.space else { throw invalid }
         guard bytes[base + 5] == UInt8(ascii: "1") else {
-            throw .unsupportedVersion(excerpt: HTTP1Grammar.excerpt(bytes[base..<base + 8]))
+            throw .unsupportedVersion(excerpt: HTTPGrammar.excerpt(bytes[base..<base + 8]))
         }
         // RFC 9110 §2.5: a higher minor version is understood as the highest one we speak.
         let version: HTTP1Response.Version = bytes[base + 7] == UInt8(ascii: "0") ? .http1_0 : .http1_1
         let codeStart = base + 9
-        let codeEnd = bytes[codeStart...].firstIndex(of: HTTP1Grammar.space) ?? bytes.endIndex
+        let codeEnd = bytes[codeStart...].firstIndex(of: HTTPGrammar.space) ?? bytes.endIndex
         let status: Int
         do {
             status = try HTTPStatusCodeRule.statusCode(bytes[codeStart..<codeEnd])
@@ -58,65 +58,65 @@ enum HTTP1LineParsing {
             throw .invalidStatusCode(error)
         }
         if codeEnd < bytes.endIndex {
-            for byte in bytes[(codeEnd + 1)...] where !HTTP1Grammar.isFieldValueCharacter(byte) { throw invalid }
+            for byte in bytes[(codeEnd + 1)...] where !HTTPGrammar.isFieldValueCharacter(byte) { throw invalid }
         }
         return (version, status)
     }
 
     /// Parses `field-name ":" OWS field-value OWS` (RFC 9112 §5.1).
     static func field(_ line: Line) throws(HTTP1ResponseError) -> Field {
-        guard let first = line.first else { throw .invalidHeaderField(excerpt: HTTP1Grammar.excerpt(line)) }
-        if HTTP1Grammar.isWhitespace(first) { throw .obsoleteLineFolding(excerpt: HTTP1Grammar.excerpt(line)) }
+        guard let first = line.first else { throw .invalidHeaderField(excerpt: HTTPGrammar.excerpt(line)) }
+        if HTTPGrammar.isWhitespace(first) { throw .obsoleteLineFolding(excerpt: HTTPGrammar.excerpt(line)) }
         var colon = line.startIndex
-        while colon < line.endIndex, HTTP1Grammar.isTokenCharacter(line[colon]) { colon += 1 }
+        while colon < line.endIndex, HTTPGrammar.isTokenCharacter(line[colon]) { colon += 1 }
         // No whitespace between name and colon (RFC 9112 §5.1), and a name of at least one tchar.
-        guard colon > line.startIndex, colon < line.endIndex, line[colon] == HTTP1Grammar.colon else {
-            throw .invalidHeaderField(excerpt: HTTP1Grammar.excerpt(line))
+        guard colon > line.startIndex, colon < line.endIndex, line[colon] == HTTPGrammar.colon else {
+            throw .invalidHeaderField(excerpt: HTTPGrammar.excerpt(line))
         }
         let name = line[line.startIndex..<colon]
-        let value = HTTP1Grammar.trimmingWhitespace(line[(colon + 1)...])
-        for byte in value where !HTTP1Grammar.isFieldValueCharacter(byte) {
-            throw .invalidHeaderField(excerpt: HTTP1Grammar.excerpt(line))
+        let value = HTTPGrammar.trimmingWhitespace(line[(colon + 1)...])
+        for byte in value where !HTTPGrammar.isFieldValueCharacter(byte) {
+            throw .invalidHeaderField(excerpt: HTTPGrammar.excerpt(line))
         }
         return Field(name: string(name), value: string(value), meaning: try meaning(name: name, value: value))
     }
 
     /// Parses `1*HEXDIG [ BWS ";" chunk-ext ]` (RFC 9112 §7.1.1) and returns the chunk size.
     static func chunkSize(_ line: Line) throws(HTTP1ResponseError) -> Int {
-        let invalid = HTTP1ResponseError.invalidChunkSize(excerpt: HTTP1Grammar.excerpt(line))
+        let invalid = HTTP1ResponseError.invalidChunkSize(excerpt: HTTPGrammar.excerpt(line))
         var index = line.startIndex
         var size = 0
-        while index < line.endIndex, let digit = HTTP1Grammar.hexValue(line[index]) {
+        while index < line.endIndex, let digit = HTTPGrammar.hexValue(line[index]) {
             guard index - line.startIndex < maxChunkSizeDigits else { throw invalid }
             size = size << 4 | digit
             index += 1
         }
         guard index > line.startIndex else { throw invalid }
-        while index < line.endIndex, HTTP1Grammar.isWhitespace(line[index]) { index += 1 }
+        while index < line.endIndex, HTTPGrammar.isWhitespace(line[index]) { index += 1 }
         guard index < line.endIndex else { return size }
         // Extensions carry nothing this client uses; they only have to be free of control bytes.
-        guard line[index] == HTTP1Grammar.semicolon else { throw invalid }
-        for byte in line[index...] where !HTTP1Grammar.isFieldValueCharacter(byte) { throw invalid }
+        guard line[index] == HTTPGrammar.semicolon else { throw invalid }
+        for byte in line[index...] where !HTTPGrammar.isFieldValueCharacter(byte) { throw invalid }
         return size
     }
 
     private static func meaning(name: Line, value: Line) throws(HTTP1ResponseError) -> Field.Meaning {
-        if HTTP1Grammar.equalsIgnoringCase(name, contentLengthName) { return try contentLength(value) }
-        if HTTP1Grammar.equalsIgnoringCase(name, transferEncodingName) {
+        if HTTPGrammar.equalsIgnoringCase(name, contentLengthName) { return try contentLength(value) }
+        if HTTPGrammar.equalsIgnoringCase(name, transferEncodingName) {
             var count = 0
             var lastIsChunked = false
             forEachListElement(value) { element in
                 count += 1
-                lastIsChunked = HTTP1Grammar.equalsIgnoringCase(element, chunkedCoding)
+                lastIsChunked = HTTPGrammar.equalsIgnoringCase(element, chunkedCoding)
             }
             return .transferEncoding(codingCount: count, lastIsChunked: lastIsChunked)
         }
-        if HTTP1Grammar.equalsIgnoringCase(name, connectionName) {
+        if HTTPGrammar.equalsIgnoringCase(name, connectionName) {
             var close = false
             var keepAlive = false
             forEachListElement(value) { element in
-                if HTTP1Grammar.equalsIgnoringCase(element, closeOption) { close = true }
-                if HTTP1Grammar.equalsIgnoringCase(element, keepAliveOption) { keepAlive = true }
+                if HTTPGrammar.equalsIgnoringCase(element, closeOption) { close = true }
+                if HTTPGrammar.equalsIgnoringCase(element, keepAliveOption) { keepAlive = true }
             }
             return .connection(close: close, keepAlive: keepAlive)
         }
@@ -129,11 +129,11 @@ enum HTTP1LineParsing {
         var start = value.startIndex
         while true {
             var end = start
-            while end < value.endIndex, value[end] != HTTP1Grammar.comma { end += 1 }
-            let element = HTTP1Grammar.trimmingWhitespace(value[start..<end])
+            while end < value.endIndex, value[end] != HTTPGrammar.comma { end += 1 }
+            let element = HTTPGrammar.trimmingWhitespace(value[start..<end])
             guard !element.isEmpty, element.count <= maxContentLengthDigits,
-                  element.allSatisfy(HTTP1Grammar.isDigit) else {
-                throw .invalidContentLength(excerpt: HTTP1Grammar.excerpt(value))
+                  element.allSatisfy(HTTPGrammar.isDigit) else {
+                throw .invalidContentLength(excerpt: HTTPGrammar.excerpt(value))
             }
             let length = element.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
             if let agreed, agreed != length { throw .conflictingContentLength(first: agreed, second: length) }
@@ -148,8 +148,8 @@ enum HTTP1LineParsing {
         var start = value.startIndex
         while start <= value.endIndex {
             var end = start
-            while end < value.endIndex, value[end] != HTTP1Grammar.comma { end += 1 }
-            let element = HTTP1Grammar.trimmingWhitespace(value[start..<end])
+            while end < value.endIndex, value[end] != HTTPGrammar.comma { end += 1 }
+            let element = HTTPGrammar.trimmingWhitespace(value[start..<end])
             if !element.isEmpty { body(element) }
             start = end + 1
         }

@@ -7,7 +7,7 @@ protocol HTTP1RequestBodySource: Sendable {
     /// `deadline` passes; nil after the last one.
     ///
     /// - Throws: `TransportError`: ``/Strata/TransportError/Kind/invalidRequest`` with an underlying
-    ///   ``HTTP1RequestError/unreadableBody(_:)`` when reading the body failed (or produced
+    ///   ``HTTPRequestError/unreadableBody(_:)`` when reading the body failed (or produced
     ///   another length than it declared), ``/Strata/TransportError/Kind/timedOut`` when `deadline` passed.
     func next(deadline: ContinuousClock.Instant) throws(TransportError) -> ArraySlice<UInt8>?
 }

@@ -35,15 +35,15 @@ import Strata
 ///   because this client does not switch protocols.
 ///
 /// These checks are ``ValidatedRequestHead``'s, which HTTP/2 framing (``HTTP2Request``) shares,
-/// so both protocols refuse the same requests with the same ``HTTP1RequestError``.
+/// so both protocols refuse the same requests with the same ``HTTPRequestError``.
 enum HTTP1RequestEncoder {
     /// Serializes `request`'s head for HTTP/1.1: with its body when the body is in memory (written
     /// in one piece), or with the framing of a file or stream body that the connection then writes
     /// from ``HTTPBody`` as it is read (never collected).
     ///
     /// - Returns: The request's bytes and what the connection needs to know about it.
-    /// - Throws: ``HTTP1RequestError`` when the request cannot be written unambiguously.
-    static func encodeStreaming(_ request: HTTPRequest) throws(HTTP1RequestError) -> HTTP1Request {
+    /// - Throws: ``HTTPRequestError`` when the request cannot be written unambiguously.
+    static func encodeStreaming(_ request: HTTPRequest) throws(HTTPRequestError) -> HTTP1Request {
         encodeStreaming(try ValidatedRequestHead(request, bodyLength: ValidatedRequestHead.bodyLength(of: request)), body: request.body)
     }
 
@@ -58,9 +58,9 @@ enum HTTP1RequestEncoder {
     /// `streamedBody`'s framing when the body is written after it.
     ///
     /// - Returns: The request's bytes and what the connection needs to know about it.
-    /// - Throws: ``HTTP1RequestError`` when the request cannot be written unambiguously.
+    /// - Throws: ``HTTPRequestError`` when the request cannot be written unambiguously.
     static func encode(_ request: HTTPRequest, body: [UInt8] = [],
-                       streamedBody: HTTP1Request.StreamedBody? = nil) throws(HTTP1RequestError) -> HTTP1Request {
+                       streamedBody: HTTP1Request.StreamedBody? = nil) throws(HTTPRequestError) -> HTTP1Request {
         // The same checks HTTP/2 makes, so both protocols refuse the same requests.
         let head = try ValidatedRequestHead(request, bodyLength: streamedBody.map(\.length) ?? Int64(body.count))
         return encode(head, body: body, streamedBody: streamedBody)
@@ -72,7 +72,7 @@ enum HTTP1RequestEncoder {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(256 + body.count)
         append(head.method.rawValue, to: &bytes)
-        bytes.append(HTTP1Grammar.space)
+        bytes.append(HTTPGrammar.space)
         append(head.target, to: &bytes)
         append(" HTTP/1.1\r\nHost: ", to: &bytes)
         append(head.authority, to: &bytes)
@@ -110,37 +110,5 @@ enum HTTP1RequestEncoder {
 
     private static func append(_ text: String, to bytes: inout [UInt8]) {
         bytes.append(contentsOf: text.utf8)
-    }
-}
-
-extension HTTP1RequestEncoder {
-    /// What the request line and `Host` need from a URL: scheme, host and path as written
-    /// (percent-encoded), port, query. A URL of the common shape is split by one scan
-    /// (``SimpleURL``); any other by `URLComponents`, which gives the same parts at many times
-    /// the cost (a full parse and an IDNA pass over the host).
-    struct Target {
-        var scheme: String
-        var host: String
-        var port: Int?
-        var path: Substring
-        var query: Substring?
-
-        init?(_ url: URL) {
-            if let simple = SimpleURL(url) {
-                scheme = String(simple.scheme)
-                host = String(simple.host)
-                port = simple.port
-                path = simple.path
-                query = simple.query
-                return
-            }
-            guard let components = URLComponents(url: url, resolvingAgainstBaseURL: true),
-                  let host = components.percentEncodedHost else { return nil }
-            scheme = components.scheme ?? ""
-            self.host = host
-            port = components.port
-            path = Substring(components.percentEncodedPath)
-            query = components.percentEncodedQuery.map { Substring($0) }
-        }
     }
 }

@@ -1,5 +1,5 @@
 /// A response the HTTP/1.1 client refused: the server's bytes were not valid HTTP/1.1, broke a
-/// configured ``HTTP1Limits`` limit, or stopped before the response was complete.
+/// configured ``HTTPLimits`` limit, or stopped before the response was complete.
 ///
 /// Each case names one problem and carries what a person needs to recognise it (an excerpt of
 /// the offending bytes with control characters escaped, the limit, the byte counts). The
@@ -18,11 +18,11 @@ enum HTTP1ResponseError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A header line started with whitespace: obsolete line folding, which RFC 9112 §5.2
     /// deprecates and this client rejects rather than guess at.
     case obsoleteLineFolding(excerpt: String)
-    /// The response head (or trailer section) exceeded ``HTTP1Limits/maxHeaderBlockBytes``.
+    /// The response head (or trailer section) exceeded ``HTTPLimits/maxHeaderBlockBytes``.
     case headerBlockTooLarge(limit: Int)
-    /// The response head (or trailer section) had more fields than ``HTTP1Limits/maxHeaderCount``.
+    /// The response head (or trailer section) had more fields than ``HTTPLimits/maxHeaderCount``.
     case tooManyHeaders(limit: Int)
-    /// More interim `1xx` responses arrived than ``HTTP1Limits/maxInterimResponses``.
+    /// More interim `1xx` responses arrived than ``HTTPLimits/maxInterimResponses``.
     case tooManyInterimResponses(limit: Int)
     /// The server answered `101 Switching Protocols`, which this client never asks for.
     case unexpectedSwitchingProtocols
@@ -35,11 +35,11 @@ enum HTTP1ResponseError: Error, Sendable, Hashable, CustomStringConvertible {
     case unsupportedTransferEncoding(excerpt: String)
     /// A chunk-size line is not `1*HEXDIG [chunk-ext]` (RFC 9112 §7.1) or the size overflows.
     case invalidChunkSize(excerpt: String)
-    /// A chunk-size line exceeded ``HTTP1Limits/maxChunkSizeLineBytes``.
+    /// A chunk-size line exceeded ``HTTPLimits/maxChunkSizeLineBytes``.
     case chunkSizeLineTooLong(limit: Int)
     /// Chunk data was not followed by CRLF.
     case invalidChunkTerminator
-    /// The body exceeded ``HTTP1Limits/maxResponseBodyBytes`` (or `Content-Length` announced more).
+    /// The body exceeded ``HTTPLimits/maxResponseBodyBytes`` (or `Content-Length` announced more).
     case bodyTooLarge(limit: Int)
     /// The connection closed before any byte of a response arrived. On a reused connection
     /// this is how a server that closed an idle connection shows up.
@@ -74,11 +74,11 @@ enum HTTP1ResponseError: Error, Sendable, Hashable, CustomStringConvertible {
         case .obsoleteLineFolding(let excerpt):
             "The response header line \(excerpt) starts with whitespace (obsolete line folding, RFC 9112 §5.2); refused."
         case .headerBlockTooLarge(let limit):
-            "The response header section is larger than \(limit) bytes (HTTP1Limits.maxHeaderBlockBytes)."
+            "The response header section is larger than \(limit) bytes (HTTPLimits.maxHeaderBlockBytes)."
         case .tooManyHeaders(let limit):
-            "The response has more than \(limit) header fields (HTTP1Limits.maxHeaderCount)."
+            "The response has more than \(limit) header fields (HTTPLimits.maxHeaderCount)."
         case .tooManyInterimResponses(let limit):
-            "The server sent more than \(limit) interim 1xx responses (HTTP1Limits.maxInterimResponses)."
+            "The server sent more than \(limit) interim 1xx responses (HTTPLimits.maxInterimResponses)."
         case .unexpectedSwitchingProtocols:
             "The server answered 101 Switching Protocols, but no protocol upgrade was requested."
         case .invalidContentLength(let excerpt):
@@ -90,11 +90,11 @@ enum HTTP1ResponseError: Error, Sendable, Hashable, CustomStringConvertible {
         case .invalidChunkSize(let excerpt):
             "The chunk-size line \(excerpt) of a chunked body is not a hexadecimal size (RFC 9112 §7.1)."
         case .chunkSizeLineTooLong(let limit):
-            "A chunk-size line is longer than \(limit) bytes (HTTP1Limits.maxChunkSizeLineBytes)."
+            "A chunk-size line is longer than \(limit) bytes (HTTPLimits.maxChunkSizeLineBytes)."
         case .invalidChunkTerminator:
             "Chunk data in a chunked body was not followed by CRLF (RFC 9112 §7.1)."
         case .bodyTooLarge(let limit):
-            "The response body is larger than \(limit) bytes (HTTP1Limits.maxResponseBodyBytes)."
+            "The response body is larger than \(limit) bytes (HTTPLimits.maxResponseBodyBytes)."
         case .closedBeforeResponse:
             "The server closed the connection before sending any response byte."
         case .truncatedHead(let received):

@@ -17,12 +17,12 @@ import Strata
 /// Streaming mode (``expectResponse(to:streamingBody:)`` with `true`): ``parse()`` returns the
 /// head as soon as it is complete (with an empty body), and the body's bytes are taken as they
 /// are parsed with ``takeBodyBytes()``; the response returned at the end carries the last bytes
-/// and the trailers. A streamed body is not capped by ``HTTP1Limits/maxResponseBodyBytes`` (its
+/// and the trailers. A streamed body is not capped by ``HTTPLimits/maxResponseBodyBytes`` (its
 /// reader holds what it wants); chunk-size lines, the head and trailers stay bounded.
 ///
 /// Every fault is an ``HTTP1ResponseError``; after one the parser stays failed. Every loop
 /// consumes bytes or stops, so parsing always terminates, and all growth is bounded by
-/// ``HTTP1Limits``. Parsing works on raw bytes; strings are made only for header names/values.
+/// ``HTTPLimits``. Parsing works on raw bytes; strings are made only for header names/values.
 struct HTTP1ResponseParser: Sendable {
     private enum State: Equatable {
         /// No response is expected; bytes are only buffered.
@@ -56,7 +56,7 @@ struct HTTP1ResponseParser: Sendable {
     }
 
     /// The limits applied to every response.
-    let limits: HTTP1Limits
+    let limits: HTTPLimits
     private var buffer = HTTP1ReceiveBuffer()
     private var state = State.idle
     private var isResponseToHead = false
@@ -77,7 +77,7 @@ struct HTTP1ResponseParser: Sendable {
     private(set) var hasReceivedResponseBytes = false
 
     /// Creates a parser that applies `limits`.
-    init(limits: HTTP1Limits = .default) {
+    init(limits: HTTPLimits = .default) {
         self.limits = limits
     }
 
@@ -237,12 +237,12 @@ struct HTTP1ResponseParser: Sendable {
             case .chunkDataEnd:
                 // RFC 9112 §7.1: chunk data is followed by CRLF (a bare LF is tolerated, §2.2).
                 guard !buffer.isEmpty else { return nil }
-                if buffer[0] == HTTP1Grammar.lf {
+                if buffer[0] == HTTPGrammar.lf {
                     buffer.consume(1)
                 } else {
-                    guard buffer[0] == HTTP1Grammar.cr else { throw .invalidChunkTerminator }
+                    guard buffer[0] == HTTPGrammar.cr else { throw .invalidChunkTerminator }
                     guard buffer.count >= 2 else { return nil }
-                    guard buffer[1] == HTTP1Grammar.lf else { throw .invalidChunkTerminator }
+                    guard buffer[1] == HTTPGrammar.lf else { throw .invalidChunkTerminator }
                     buffer.consume(2)
                 }
                 state = .chunkSizeLine
@@ -311,7 +311,7 @@ struct HTTP1ResponseParser: Sendable {
         if head.transferCodingCount > 0 {
             guard head.transferCodingCount == 1, head.lastTransferCodingIsChunked else {
                 let value = head.headers.values(for: "Transfer-Encoding").joined(separator: ", ")
-                throw .unsupportedTransferEncoding(excerpt: HTTP1Grammar.excerpt(Array(value.utf8)))
+                throw .unsupportedTransferEncoding(excerpt: HTTPGrammar.excerpt(Array(value.utf8)))
             }
             // RFC 9112 §6.3 rule 3 and §6.1: chunked wins over Content-Length, and on HTTP/1.0
             // Transfer-Encoding means faulty framing; read the body, then do not reuse the
@@ -368,7 +368,7 @@ struct HTTP1ResponseParser: Sendable {
     /// The next complete line, or `nil` while its LF has not arrived; throws `tooLong` as soon
     /// as the line is known to be longer than `limit` bytes with its terminator.
     private mutating func nextLine(limit: Int, tooLong: HTTP1ResponseError) throws(HTTP1ResponseError) -> Line? {
-        guard let lineFeed = buffer.firstIndex(of: HTTP1Grammar.lf, from: scannedBytes) else {
+        guard let lineFeed = buffer.firstIndex(of: HTTPGrammar.lf, from: scannedBytes) else {
             scannedBytes = buffer.count
             if buffer.count > limit { throw tooLong }
             return nil
@@ -376,7 +376,7 @@ struct HTTP1ResponseParser: Sendable {
         scannedBytes = 0
         guard lineFeed < limit else { throw tooLong }
         // RFC 9112 §2.2: a bare LF may be accepted as a line terminator.
-        let contentEnd = lineFeed > 0 && buffer[lineFeed - 1] == HTTP1Grammar.cr ? lineFeed - 1 : lineFeed
+        let contentEnd = lineFeed > 0 && buffer[lineFeed - 1] == HTTPGrammar.cr ? lineFeed - 1 : lineFeed
         return Line(content: 0..<contentEnd, length: lineFeed + 1)
     }
 

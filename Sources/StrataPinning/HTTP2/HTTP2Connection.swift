@@ -20,16 +20,16 @@ import Synchronization
 ///   or after ``shutDown()`` once its streams finished; it then tells `onClosed`.
 final class HTTP2Connection: Sendable {
     /// Told how the exchange ended, and what happened to it (empty unless it collected events).
-    typealias Completion = @Sendable (Result<HTTP2Response, HTTP2StreamFailure>, [PinningEvent]) -> Void
+    typealias Completion = @Sendable (Result<HTTP2Response, HTTP2StreamFailure>, [HTTP2Event]) -> Void
 
     /// Told a streamed exchange's response head (its body then flows into the exchange's
     /// channel), or why it failed before one arrived.
-    typealias HeadCompletion = @Sendable (Result<HTTPResponseHead, HTTP2StreamFailure>, [PinningEvent]) -> Void
+    typealias HeadCompletion = @Sendable (Result<HTTPResponseHead, HTTP2StreamFailure>, [HTTP2Event]) -> Void
 
     /// Told that a streamed exchange whose head was delivered is over on the connection (its
     /// stream ended, was reset, or the connection closed), with its events since the head. Not
     /// called when the head never came (the ``HeadCompletion`` failed instead).
-    typealias EndCompletion = @Sendable ([PinningEvent]) -> Void
+    typealias EndCompletion = @Sendable ([HTTP2Event]) -> Void
 
     enum Command: Sendable {
         case open(HTTP2Multiplexer.Exchange, Completion)
@@ -79,26 +79,26 @@ final class HTTP2Connection: Sendable {
     /// - Throws: `TransportError`: `cannotConnect` when the process-wide connection limit
     ///   (``ConnectionThreadLimit``, which its thread counts against) is reached, or when the
     ///   process cannot make the wake-up pair; `stream` is closed then.
-    static func start(stream: TLSStream, host: String, port: Int, settings: ConnectionSettings,
+    static func start(stream: TLSStream, host: String, port: Int, limits: HTTPLimits, threads: ConnectionThreadLimit,
                       timing: HTTP2Multiplexer.Timing, idleTimeout: Duration,
                       onClosed: @escaping @Sendable (HTTP2Connection) -> Void) throws(TransportError) -> HTTP2Connection {
-        guard settings.threads.tryAcquire() else {
+        guard threads.tryAcquire() else {
             stream.close()
-            throw settings.threads.exhausted(host: host, port: port)
+            throw threads.exhausted(host: host, port: port)
         }
         let wake: WakeSignal
         do {
             wake = try WakeSignal()
         } catch {
-            settings.threads.release()
+            threads.release()
             stream.close()
             throw error
         }
         let connection = HTTP2Connection(host: host, port: port, wake: wake)
         let thread = Thread {
-            HTTP2ConnectionLoop.run(connection: connection, stream: stream, wake: wake, settings: settings,
+            HTTP2ConnectionLoop.run(connection: connection, stream: stream, wake: wake, limits: limits,
                                     timing: timing, idleTimeout: idleTimeout)
-            if !connection.shared.withLock({ $0.unitHandedOver }) { settings.threads.release() }
+            if !connection.shared.withLock({ $0.unitHandedOver }) { threads.release() }
             onClosed(connection)
         }
         thread.name = "strata-pinning h2 \(host):\(port)"
@@ -163,12 +163,12 @@ final class HTTP2Connection: Sendable {
     ///   the failure either way.
     /// - Throws: `CancellationError` when the task is cancelled (the stream is reset).
     func stream(_ request: HTTP2Request, deadline: ContinuousClock.Instant, collectsEvents: Bool) async throws
-        -> (result: Result<HTTP2ResponseStream, HTTP2StreamFailure>, events: [PinningEvent]) {
+        -> (result: Result<HTTP2ResponseStream, HTTP2StreamFailure>, events: [HTTP2Event]) {
         let id = newExchangeID(for: request)
         let channel = BodyChannel()
         channel.onDemand { [weak self] in self?.enqueue(.readerDemand(id)) }
-        let head = ExchangeCompletion<(Result<HTTPResponseHead, HTTP2StreamFailure>, [PinningEvent])>()
-        let ended = ExchangeCompletion<[PinningEvent]>()
+        let head = ExchangeCompletion<(Result<HTTPResponseHead, HTTP2StreamFailure>, [HTTP2Event])>()
+        let ended = ExchangeCompletion<[HTTP2Event]>()
         let exchange = HTTP2Multiplexer.Exchange(id: id, request: request, deadline: deadline, collectsEvents: collectsEvents,
                                                  responseBody: channel)
         let headCompletion: HeadCompletion = { result, events in
@@ -325,7 +325,7 @@ struct HTTP2ResponseStream: Sendable {
     let channel: BodyChannel
     /// Finished once the stream is over on the connection (ended, reset, or the connection
     /// closed), with its events since the head: after it, the stream is given back.
-    let ended: ExchangeCompletion<[PinningEvent]>
+    let ended: ExchangeCompletion<[HTTP2Event]>
     let connection: HTTP2Connection
 
     /// The body's length as the reader should expect it: none for a response that has no body
@@ -342,7 +342,7 @@ struct HTTP2ResponseStream: Sendable {
     /// stream is over on the connection (its place given back), and returns its events since
     /// the head. Cancelling the calling task cancels the stream, which the connection's thread
     /// does at its next turn: the wait stays that short.
-    func release() async -> [PinningEvent] {
+    func release() async -> [HTTP2Event] {
         channel.release()
         // The connection's thread always ends the wait: at the stream's end, its cancel, or the
         // connection's close (``HTTP2Connection/EndCompletion``), so no failure comes here.

@@ -67,11 +67,11 @@ final class HTTP2ConnectionLoop {
 
     /// Serves the connection until it is over, then closes the stream and fails whatever was
     /// queued too late as unprocessed (the caller sends it elsewhere).
-    static func run(connection: HTTP2Connection, stream: TLSStream, wake: WakeSignal, settings: ConnectionSettings,
+    static func run(connection: HTTP2Connection, stream: TLSStream, wake: WakeSignal, limits: HTTPLimits,
                     timing: HTTP2Multiplexer.Timing, idleTimeout: Duration) {
         let multiplexer: HTTP2Multiplexer
         do throws(TransportError) {
-            multiplexer = try HTTP2Multiplexer(limits: settings.limits, timing: timing, now: .now)
+            multiplexer = try HTTP2Multiplexer(limits: limits, timing: timing, now: .now)
         } catch {
             stream.close()
             failLate(connection.markClosed(), connection: connection, reason: error.message)
@@ -266,17 +266,16 @@ final class HTTP2ConnectionLoop {
     /// must not be routed here again).
     private func deliver() {
         connection.update(maxConcurrentStreams: multiplexer.maxConcurrentStreams, accepting: multiplexer.acceptsStreams)
-        let host = connection.host
         // Heads first: a stream whose head and end came in one read ends after its head.
         for head in multiplexer.takeHeads() {
             guard case let .head(completion, end) = completions[head.id] else { continue }
             completions[head.id] = .body(end)
-            completion(.success(head.head), head.events.map { PinningEvent($0, host: host) })
+            completion(.success(head.head), head.events)
         }
         for finished in multiplexer.takeFinished() {
             guard let waiting = completions.removeValue(forKey: finished.id) else { continue }
             connection.release()
-            let events = finished.events.map { PinningEvent($0, host: host) }
+            let events = finished.events
             switch waiting {
             case let .response(completion):
                 completion(finished.result, events)

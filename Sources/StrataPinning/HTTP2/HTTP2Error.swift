@@ -1,7 +1,7 @@
 import Foundation
 
 /// Why the HTTP/2 client could not deliver a response: the server reset the stream or ended the
-/// connection, broke the protocol, went silent, or sent more than the configured ``HTTP1Limits``.
+/// connection, broke the protocol, went silent, or sent more than the configured ``HTTPLimits``.
 ///
 /// It is the `underlying` error of the `TransportError` a request throws, so callers see the same
 /// `TransportError` kinds whichever protocol carried the request: ``/Strata/TransportError/Kind/connectionLost``
@@ -21,14 +21,14 @@ public enum HTTP2Error: Error, Sendable, Hashable, CustomStringConvertible {
     /// The server's frames for this request were not a valid HTTP response (RFC 9113 §8.1.1),
     /// such as a missing `:status` or a `content-length` that does not match the body.
     case malformedResponse(reason: String)
-    /// A header block was larger than ``HTTP1Limits/maxHeaderBlockBytes`` (counted as RFC 9113
+    /// A header block was larger than ``HTTPLimits/maxHeaderBlockBytes`` (counted as RFC 9113
     /// §6.5.2 does: name and value octets plus 32 per field).
     case headerListTooLarge(limit: Int)
-    /// A header block had more fields than ``HTTP1Limits/maxHeaderCount``.
+    /// A header block had more fields than ``HTTPLimits/maxHeaderCount``.
     case tooManyHeaders(limit: Int)
-    /// More interim `1xx` responses arrived than ``HTTP1Limits/maxInterimResponses``.
+    /// More interim `1xx` responses arrived than ``HTTPLimits/maxInterimResponses``.
     case tooManyInterimResponses(limit: Int)
-    /// The body exceeded ``HTTP1Limits/maxResponseBodyBytes`` (or `content-length` announced more).
+    /// The body exceeded ``HTTPLimits/maxResponseBodyBytes`` (or `content-length` announced more).
     case bodyTooLarge(limit: Int)
     /// The connection received nothing, not even the answer to a PING, for `silence`
     /// (twice ``PinningTransport/Configuration/http2PingInterval``): it is considered dead.
@@ -50,13 +50,13 @@ public enum HTTP2Error: Error, Sendable, Hashable, CustomStringConvertible {
         case let .malformedResponse(reason):
             "the server's HTTP/2 response was malformed (\(reason))"
         case let .headerListTooLarge(limit):
-            "the response's header list exceeded \(limit) bytes (HTTP1Limits.maxHeaderBlockBytes)"
+            "the response's header list exceeded \(limit) bytes (HTTPLimits.maxHeaderBlockBytes)"
         case let .tooManyHeaders(limit):
-            "the response had more than \(limit) header fields (HTTP1Limits.maxHeaderCount)"
+            "the response had more than \(limit) header fields (HTTPLimits.maxHeaderCount)"
         case let .tooManyInterimResponses(limit):
-            "more than \(limit) interim 1xx responses (HTTP1Limits.maxInterimResponses)"
+            "more than \(limit) interim 1xx responses (HTTPLimits.maxInterimResponses)"
         case let .bodyTooLarge(limit):
-            "the response body exceeded \(limit) bytes (HTTP1Limits.maxResponseBodyBytes; raise it for large downloads)"
+            "the response body exceeded \(limit) bytes (HTTPLimits.maxResponseBodyBytes; raise it for large downloads)"
         case let .pingUnanswered(silence):
             "the HTTP/2 connection received nothing for \(silence), not even a PING answer, and was closed "
                 + "(PinningTransport.Configuration.http2PingInterval)"

@@ -1,8 +1,8 @@
 import Strata
 
 /// Something the HTTP/2 client did for one exchange, collected by the ``HTTP2Multiplexer`` on the
-/// connection's thread and turned into a ``PinningEvent`` for the caller's task, as
-/// ``HTTP1Event`` is for HTTP/1.1.
+/// connection's thread and handed to the caller's task with the exchange's outcome, where the
+/// transport reports it, as ``HTTP1Event`` is for HTTP/1.1.
 enum HTTP2Event: Sendable, Hashable {
     /// The request was queued on stream `streamID`, with a body of `bodyBytes` bytes.
     case requestSent(streamID: Int32, method: HTTPMethod, bodyBytes: Int)
@@ -16,21 +16,4 @@ enum HTTP2Event: Sendable, Hashable {
     case goAwayReceived(lastStreamID: Int32, code: HTTP2ErrorCode)
     /// The quiet connection was checked with a PING.
     case pingSent
-}
-
-extension PinningEvent {
-    /// The pinning event for what the HTTP/2 client did on a connection to `host`.
-    init(_ event: HTTP2Event, host: String) {
-        switch event {
-        case let .requestSent(streamID, method, bytes):
-            self = .streamOpened(host: host, streamID: streamID, method: method, bodyBytes: bytes)
-        case let .responseReceived(streamID, status, bytes):
-            self = .streamResponseRead(host: host, streamID: streamID, statusCode: status, bodyBytes: bytes)
-        case let .failed(streamID, kind, message):
-            self = .streamFailed(host: host, streamID: streamID, kind: kind, message: message)
-        case let .settingsReceived(streams): self = .http2SettingsReceived(host: host, maxConcurrentStreams: streams)
-        case let .goAwayReceived(last, code): self = .goAwayReceived(host: host, lastStreamID: last, code: code)
-        case .pingSent: self = .pingSent(host: host)
-        }
-    }
 }

@@ -11,7 +11,7 @@ import Strata
 ///
 /// Rules (RFC 9113 unless noted):
 /// - A stream completes on END_STREAM; interim `1xx` header blocks are skipped (at most
-///   ``HTTP1Limits/maxInterimResponses``); a later header block is the trailer section.
+///   ``HTTPLimits/maxInterimResponses``); a later header block is the trailer section.
 /// - An exchange is buffered (one ``Finished`` with the whole body) or streamed (it has a
 ///   `responseBody` channel): then its head is reported by ``takeHeads()`` as soon as the final
 ///   header block is complete, and its DATA goes to the channel as it arrives.
@@ -23,7 +23,7 @@ import Strata
 ///   window. A reader that releases the body early gets its stream reset with CANCEL; bytes
 ///   already in flight for it are acknowledged on arrival, so other streams are not starved.
 /// - Limits are enforced as bytes arrive: header lists in nghttp2's callbacks, bodies here (a
-///   `content-length` above ``HTTP1Limits/maxResponseBodyBytes`` fails at the head). A stream that breaks
+///   `content-length` above ``HTTPLimits/maxResponseBodyBytes`` fails at the head). A stream that breaks
 ///   one is cancelled (RST_STREAM CANCEL); the other streams carry on.
 /// - A stream the server resets fails with ``HTTP2Error/streamReset(_:)``; REFUSED_STREAM, a
 ///   stream above a GOAWAY's last stream identifier, and a request never sent are
@@ -115,7 +115,7 @@ final class HTTP2Multiplexer {
     }
 
     private let session: NGHTTP2Session
-    private let limits: HTTP1Limits
+    private let limits: HTTPLimits
     /// How long things may take (the connection's loop bounds a stalled write by it too).
     let timing: Timing
     /// Events of the exchanges that collect them, by exchange.
@@ -144,7 +144,7 @@ final class HTTP2Multiplexer {
     /// Creates the mapping for a new connection; the client preface is the first output.
     ///
     /// - Throws: `TransportError` when nghttp2 cannot set up a session.
-    init(limits: HTTP1Limits, timing: Timing, now: ContinuousClock.Instant) throws(TransportError) {
+    init(limits: HTTPLimits, timing: Timing, now: ContinuousClock.Instant) throws(TransportError) {
         do {
             session = try NGHTTP2Session(settings: NGHTTP2Session.Settings(
                 streamWindowBytes: Self.streamWindowBytes, connectionWindowBytes: Self.connectionWindowBytes,

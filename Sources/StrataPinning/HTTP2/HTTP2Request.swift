@@ -29,8 +29,8 @@ struct HTTP2Request: Sendable {
 
     /// Frames `request` for HTTP/2 (see ``init(_:body:)``).
     ///
-    /// - Throws: ``HTTP1RequestError`` when the request cannot be sent unambiguously.
-    init(_ request: HTTPRequest) throws(HTTP1RequestError) {
+    /// - Throws: ``HTTPRequestError`` when the request cannot be sent unambiguously.
+    init(_ request: HTTPRequest) throws(HTTPRequestError) {
         self.init(try ValidatedRequestHead(request, bodyLength: ValidatedRequestHead.bodyLength(of: request)), body: request.body)
     }
 

@@ -175,7 +175,7 @@ final class HTTP2RequestBodyPipe: Sendable {
         switch end {
         case .success: finish(nil)
         case let .failure(error):
-            let refusal = HTTP1RequestError.unreadableBody(error)
+            let refusal = HTTPRequestError.unreadableBody(error)
             finish(TransportError(.invalidRequest, method: method, url: url, message: refusal.description, underlying: refusal))
         }
     }

@@ -219,7 +219,7 @@ enum NGHTTP2Callbacks {
             return .reset(streamID: header.stream_id, code: HTTP2ErrorCode(rawValue: frame.rst_stream.error_code))
         case Int(NGHTTP2_GOAWAY.rawValue):
             let goaway = frame.goaway
-            let debug = goaway.opaque_data.map { HTTP1Grammar.excerpt(UnsafeBufferPointer(start: $0, count: goaway.opaque_data_len)) }
+            let debug = goaway.opaque_data.map { HTTPGrammar.excerpt(UnsafeBufferPointer(start: $0, count: goaway.opaque_data_len)) }
             return .goAway(lastStreamID: goaway.last_stream_id, code: HTTP2ErrorCode(rawValue: goaway.error_code),
                            debug: debug ?? "")
         case Int(NGHTTP2_SETTINGS.rawValue):

@@ -5,7 +5,7 @@ import Strata
 struct ConnectionSettings: Sendable {
     let context: TLSClientContext
     let timeouts: TLSStream.Timeouts
-    let limits: HTTP1Limits
+    let limits: HTTPLimits
     /// Accept a close-delimited body ended without a TLS close_notify (a sloppy server).
     var acceptsBodyEndWithoutCloseNotify = false
     /// The process-wide bound on connection slots (tests pass their own).

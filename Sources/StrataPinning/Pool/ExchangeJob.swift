@@ -44,5 +44,5 @@ struct ExchangeReport: Sendable {
     /// The connection is open and may carry another request.
     var keepAlive = false
     /// What happened, in order; empty when nothing observes the caller.
-    var events: [PinningEvent] = []
+    var events: [ConnectionEvent] = []
 }

@@ -23,7 +23,7 @@ final class PooledConnection: Sendable {
     private let kept = LockedValue<HTTP1Connection<TLSStream>?>(nil)
     /// The report-only mismatches of the last connection opened, while no observed job has had
     /// them: its opening job had no observer, so the first observed job reusing it reports them.
-    private let unreported = LockedValue<[PinningEvent]>([])
+    private let unreported = LockedValue<[ConnectionEvent]>([])
 
     /// What another thread may do to a running job: close its socket so a blocked call returns.
     private struct Control {
@@ -200,7 +200,7 @@ final class PooledConnection: Sendable {
             if let trust = error as? ServerTrustError {
                 events.record(.trustEvaluated(host: host, matchedPin: nil, failure: trust.description))
             }
-            throw PinningFailure.transportError(for: error, request: job.request, proxy: proxy)
+            throw ConnectionFailure.transportError(for: error, request: job.request, proxy: proxy)
         }
         events.record(.addressConnected(host: proxy?.host ?? host, address: stream.address, attempts: stream.connectAttempts))
         if let proxy { events.record(.tunnelOpened(proxy: proxy.redactedURL, host: host, port: port)) }
@@ -212,7 +212,7 @@ final class PooledConnection: Sendable {
             // Evaluated even when nobody observes (only when a report-only evaluator applies: one
             // pin check per new connection), so an observed request reusing it still learns them.
             let reports = ReportOnlyEvaluator.failures(in: job.evaluator, chain: chain, host: self.host).map { failure in
-                PinningEvent.pinMismatchReported(host: self.host, servedPins: chain.map(\.spkiPin), failure: failure)
+                ConnectionEvent.pinMismatchReported(host: self.host, servedPins: chain.map(\.spkiPin), failure: failure)
             }
             // An HTTP/2 connection leaves this slot: its later streams do not get them (documented).
             unreported.withLock { $0 = job.collectsEvents || stream.selectedProtocol == "h2" ? [] : reports }
@@ -221,12 +221,12 @@ final class PooledConnection: Sendable {
         } catch {
             stream.close()
             events.record(.trustEvaluated(host: host, matchedPin: nil, failure: String(describing: error)))
-            throw PinningFailure.transportError(for: error, request: job.request, proxy: proxy)
+            throw ConnectionFailure.transportError(for: error, request: job.request, proxy: proxy)
         }
         // Offered only h2 and the server selected nothing: it does not speak HTTP/2.
         if !settings.context.protocols.contains("http/1.1"), stream.selectedProtocol != "h2" {
             stream.close()
-            throw PinningFailure.filled(TransportError(.tls, message: "\(host):\(port) did not select HTTP/2 (ALPN h2), and "
+            throw ConnectionFailure.filled(TransportError(.tls, message: "\(host):\(port) did not select HTTP/2 (ALPN h2), and "
                 + "only HTTP/2 is allowed (PinningTransport.Configuration.httpVersion is .http2Only)"), request: job.request)
         }
         job.onEstablished?(stream.selectedProtocol)
@@ -235,7 +235,7 @@ final class PooledConnection: Sendable {
         let host = host
         let events = events
         return HTTP1Connection(stream: stream, limits: settings.limits,
-                               onEvent: { event in events.record(PinningEvent(event, host: host)) },
+                               onEvent: { event in events.record(.http1(event, host: host)) },
                                acceptsUnauthenticatedEnd: settings.acceptsBodyEndWithoutCloseNotify)
     }
 

@@ -63,7 +63,7 @@ final class RequestBodyPipe: HTTP1RequestBodySource {
                 switch state.end {
                 case .success?: return (.success(nil), nil)
                 case .failure(let error)?:
-                    let refusal = HTTP1RequestError.unreadableBody(error)
+                    let refusal = HTTPRequestError.unreadableBody(error)
                     return (.failure(TransportError(.invalidRequest, message: refusal.description, underlying: refusal)), nil)
                 case nil: return (nil, nil)
                 }

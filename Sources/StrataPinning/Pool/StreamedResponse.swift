@@ -51,7 +51,7 @@ final class StreamedResponse: Sendable {
     let channel: BodyChannel
     /// Finished once the job is over (the connection is back in the pool or closed), with the
     /// job's events for the caller's observers.
-    let ended = ExchangeCompletion<[PinningEvent]>()
+    let ended = ExchangeCompletion<[ConnectionEvent]>()
     private let state = LockedValue(State())
     /// Signalled by the channel when a paused thread may go on, or when the reader released it.
     private let demand = DispatchSemaphore(value: 0)

@@ -19,8 +19,8 @@ public enum ProxyError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The proxy's answer is not an HTTP/1.x response head, or bytes followed a `2xx` head
     /// before the pinned host could have sent any.
     case malformedResponse(proxy: String, reason: String)
-    /// The proxy's response head is longer than the limit (``HTTP1Limits/maxHeaderBlockBytes``)
-    /// or has more header fields than ``HTTP1Limits/maxHeaderCount``.
+    /// The proxy's response head is longer than the limit (``HTTPLimits/maxHeaderBlockBytes``)
+    /// or has more header fields than ``HTTPLimits/maxHeaderCount``.
     case responseHeadTooLarge(proxy: String, limit: Int)
 
     /// The status the proxy answered with, when it answered one.

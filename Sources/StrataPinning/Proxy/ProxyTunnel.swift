@@ -27,7 +27,7 @@ enum ProxyTunnel {
     /// - Throws: `TransportError` whose `underlying` is a ``ProxyError`` when the proxy refuses
     ///   or answers badly; the socket's own `TransportError` (timeout, reset) otherwise.
     static func open(_ socket: POSIXSocketStream, to host: CanonicalHost, port: Int, via proxy: ProxyConfiguration,
-                     limits: HTTP1Limits, deadline: ContinuousClock.Instant) throws(TransportError) {
+                     limits: HTTPLimits, deadline: ContinuousClock.Instant) throws(TransportError) {
         let target = authority(host, port: port)
         let name = proxy.redactedURL
         let request = request(to: host, port: port, credentials: proxy.credentials)

@@ -37,7 +37,7 @@ enum HTTPStatusCodeRule {
     /// - Returns: The code, 100 to 599.
     /// - Throws: ``Violation`` when `value` is not three ASCII digits or is outside 100–599.
     static func statusCode(_ value: some Collection<UInt8>) throws(Violation) -> Int {
-        guard value.count == digitCount, value.allSatisfy(HTTP1Grammar.isDigit) else {
+        guard value.count == digitCount, value.allSatisfy(HTTPGrammar.isDigit) else {
             throw .notThreeDigits(shown: shown(value))
         }
         let code = value.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
@@ -47,6 +47,6 @@ enum HTTPStatusCodeRule {
 
     /// Up to ``maxShownBytes`` of a refused `value`, quoted, unprintable bytes escaped.
     static func shown(_ value: some Collection<UInt8>) -> String {
-        HTTP1Grammar.excerpt(value, limit: maxShownBytes)
+        HTTPGrammar.excerpt(value, limit: maxShownBytes)
     }
 }

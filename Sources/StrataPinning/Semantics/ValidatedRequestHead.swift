@@ -6,7 +6,7 @@ import Strata
 
 /// The parts of an `HTTPRequest` that every protocol sends, checked once by the same rules:
 /// HTTP/1.1 writes them as a request line and fields, HTTP/2 as pseudo-header fields and fields,
-/// so both accept and refuse exactly the same requests with the same ``HTTP1RequestError``.
+/// so both accept and refuse exactly the same requests with the same ``HTTPRequestError``.
 ///
 /// The rules (see ``HTTP1RequestEncoder`` for why each owned header is checked, not copied):
 /// - an absolute `http`/`https` URL with a host; a token method other than `CONNECT`;
@@ -37,15 +37,15 @@ extension ValidatedRequestHead {
 
     /// Checks `request`, whose body will be `bodyLength` bytes (nil: not known in advance).
     ///
-    /// - Throws: ``HTTP1RequestError`` when the request cannot be written unambiguously.
-    init(_ request: HTTPRequest, bodyLength: Int64?) throws(HTTP1RequestError) {
+    /// - Throws: ``HTTPRequestError`` when the request cannot be written unambiguously.
+    init(_ request: HTTPRequest, bodyLength: Int64?) throws(HTTPRequestError) {
         let url = request.url
-        guard let parts = HTTP1RequestEncoder.Target(url), !parts.host.isEmpty else { throw .missingHost }
+        guard let parts = RequestTarget(url), !parts.host.isEmpty else { throw .missingHost }
         let host = parts.host
         let scheme = parts.scheme.lowercased()
         guard scheme == "http" || scheme == "https" else { throw .unsupportedScheme(parts.scheme) }
         let method = request.method
-        guard !method.rawValue.isEmpty, method.rawValue.utf8.allSatisfy(HTTP1Grammar.isTokenCharacter),
+        guard !method.rawValue.isEmpty, method.rawValue.utf8.allSatisfy(HTTPGrammar.isTokenCharacter),
               method.rawValue != "CONNECT" else { throw .unsupportedMethod(method.rawValue) }
 
         let defaultPort = scheme == "https" ? 443 : 80
@@ -95,7 +95,7 @@ extension ValidatedRequestHead {
     ///
     /// - Returns: Whether the header asks to close the connection.
     private static func checkOwnedHeader(name: String, value: String, authority: String,
-                                         bodyLength: Int64?) throws(HTTP1RequestError) -> Bool {
+                                         bodyLength: Int64?) throws(HTTPRequestError) -> Bool {
         guard let owned = ownedHeader(name) else { return false }
         let trimmed = value.trimmingCharacters(in: .whitespaces)
         switch owned {

@@ -7,8 +7,8 @@ import StrataConnect
 /// stream before anything is written; the caller then takes ``chainToEvaluate(roots:)`` to its
 /// evaluator and only after that sends a request. Blocking, for dedicated threads.
 ///
-/// One exchange uses the stream at a time. `@unchecked Sendable` because the `SSL *` inside
-/// ``TLSSession`` is not thread-safe: every use of `session` happens inside `lock`, which makes
+/// One exchange uses the stream at a time. `@unchecked Sendable` because the OpenSSL session inside
+/// ``TLSSession`` (an ``SSLConnection``) is not thread-safe: every use of `session` happens inside `lock`, which makes
 /// that discipline enforced rather than assumed (uncontended, it costs nanoseconds per call).
 /// ``close()`` does not take the lock: it shuts the socket down, which makes a call blocked on
 /// another thread return at once.
@@ -62,20 +62,10 @@ final class TLSStream: ByteStream, @unchecked Sendable {
                      identity: ClientIdentity? = nil, opened: (POSIXSocketStream) -> Void = { _ in }) throws -> TLSStream {
         let socket = try connector.connect(host: host, port: port, connectTimeout: timeouts.connect,
                                            idleTimeout: timeouts.idle, deadline: deadline, opened: opened)
-        guard let ssl = context.makeSSL() else {
-            socket.close()
-            throw TransportError(.tls, message: "OpenSSL cannot create a TLS session")
-        }
         let session: TLSSession
         do {
-            session = try TLSSession(ssl: ssl, socket: socket, host: host)
-        } catch {
-            socket.close()
-            throw error
-        }
-        do {
-            try identity?.credential.install(on: ssl)
-            try TLSPeerTrust.expect(host: host, on: ssl)
+            let connection = try SSLConnection(context: context, host: host, identity: identity?.credential)
+            session = TLSSession(connection: connection, socket: socket)
             try session.handshake(offering: context.protocols,
                                   deadline: min(deadline, ContinuousClock.now + timeouts.handshake))
         } catch {
@@ -93,7 +83,7 @@ final class TLSStream: ByteStream, @unchecked Sendable {
     /// - Throws: ``ServerTrustError`` when verification failed or no verified chain exists.
     func chainToEvaluate(roots: TrustRoots) throws -> [Certificate] {
         try lock.withLock { _ in
-            try TLSPeerTrust.chainToEvaluate(on: session.ssl, host: host, roots: roots)
+            try session.connection.chainToEvaluate(roots: roots)
         }
     }
 

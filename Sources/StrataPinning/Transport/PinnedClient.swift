@@ -118,7 +118,7 @@ final class PinnedClient: Sendable {
     /// RST_STREAM (CANCEL), what it had received is credited back to the connection's window, and
     /// the connection goes on carrying other streams. The request's deadline and the idle read
     /// timeout apply until the body's end; cancelling the calling task ends the exchange. A
-    /// streamed body is not capped by `HTTP1Limits.maxResponseBodyBytes`.
+    /// streamed body is not capped by `HTTPLimits.maxResponseBodyBytes`.
     ///
     /// - Throws: What ``send(_:host:port:evaluator:)`` throws, and what `consume` throws.
     func stream<Result: Sendable>(_ request: HTTPRequest, host: CanonicalHost, port: Int, evaluator: any ServerTrustEvaluator,
@@ -257,7 +257,7 @@ final class PinnedClient: Sendable {
         } onCancel: {
             connection.abort(jobID: jobID)
         }
-        for event in events { TransportEvents.emit(event) }
+        for event in events { TransportEvents.emit(PinningEvent(event)) }
         return try outcome.get()
     }
 
@@ -274,7 +274,7 @@ final class PinnedClient: Sendable {
             outcome = .failure(error)
         }
         let events = await streamed.release()
-        for event in events { TransportEvents.emit(event) }
+        for event in events { TransportEvents.emit(PinningEvent(event, host: streamed.connection.host)) }
         return try outcome.get()
     }
 
@@ -319,7 +319,7 @@ final class PinnedClient: Sendable {
             let (opened, events) = try await connection.stream(request, deadline: exchange.deadline,
                                                                collectsEvents: TransportEvents.isObserved)
             // What happened up to the head (or the failure) is told before `consume` runs.
-            for event in events { TransportEvents.emit(event) }
+            for event in events { TransportEvents.emit(PinningEvent(event, host: connection.host)) }
             return .http2Streaming(try opened.get())
         }
     }
@@ -327,7 +327,7 @@ final class PinnedClient: Sendable {
     /// Runs `request` as a stream on `connection`, whose stream the caller has claimed.
     private func exchange(_ request: HTTP2Request, on connection: HTTP2Connection,
                           deadline: ContinuousClock.Instant) async throws -> HTTP2Response {
-        let completion = ExchangeCompletion<(Result<HTTP2Response, HTTP2StreamFailure>, [PinningEvent])>()
+        let completion = ExchangeCompletion<(Result<HTTP2Response, HTTP2StreamFailure>, [HTTP2Event])>()
         let id = connection.send(request, deadline: deadline, collectsEvents: TransportEvents.isObserved) { result, events in
             completion.finish(.success((result, events)))
         }
@@ -337,7 +337,7 @@ final class PinnedClient: Sendable {
             completion.finish(.failure(CancellationError()))
             connection.cancel(id)
         }
-        for event in events { TransportEvents.emit(event) }
+        for event in events { TransportEvents.emit(PinningEvent(event, host: connection.host)) }
         return try result.get()
     }
 
@@ -379,7 +379,7 @@ final class PinnedClient: Sendable {
             }
         }
         // The job's events travel beside its outcome, failure included (a refused pin is an event).
-        let completion = ExchangeCompletion<(Result<SlotOutcome, any Error>, [PinningEvent])>()
+        let completion = ExchangeCompletion<(Result<SlotOutcome, any Error>, [ConnectionEvent])>()
         let streamed = streaming ? StreamedResponse() : nil
         if let streamed {
             job.streamedResponse = streamed
@@ -405,8 +405,8 @@ final class PinnedClient: Sendable {
                     }
                     return Result { () throws(TransportError) -> SlotOutcome in
                         let connection = try HTTP2Connection.start(
-                            stream: stream, host: key.host, port: key.port, settings: settings, timing: timing,
-                            idleTimeout: idleConnectionTimeout) { [weak http2] in http2?.closed($0) }
+                            stream: stream, host: key.host, port: key.port, limits: settings.limits,
+                            threads: settings.threads, timing: timing, idleTimeout: idleConnectionTimeout) { [weak http2] in http2?.closed($0) }
                         // Claimed before it is published, so the stream it was opened for is its first.
                         _ = connection.reserve(beyondLimit: true)
                         http2.established(connection, for: key, counted: counted == true)
@@ -429,7 +429,7 @@ final class PinnedClient: Sendable {
             _ = streamed?.abandon()
             connection.abort(jobID: jobID)
         }
-        for event in events { TransportEvents.emit(event) }
+        for event in events { TransportEvents.emit(PinningEvent(event)) }
         return try outcome.get()
     }
 }

@@ -55,7 +55,7 @@ import StrataConnect
 ///   ``Configuration/contentDecoding`` and gets the response decoded as its body streams, without
 ///   `Content-Encoding` and `Content-Length`; one that sets its own gets the server's bytes (see
 ///   ``ContentDecoding``). Without a `User-Agent` it sends `Strata/<version>`. Buffered limits count
-///   decoded bytes; a `ResponseBodyLimit` replaces ``HTTP1Limits/maxResponseBodyBytes`` for one call.
+///   decoded bytes; a `ResponseBodyLimit` replaces ``HTTPLimits/maxResponseBodyBytes`` for one call.
 /// - What it does (connections opened and reused, trust checks, redirects) is reported as
 ///   ``PinningEvent``s through `TransportEvents` to the observers above it.
 /// - The client certificates it presents are reported to an `ETagTransport` above
@@ -219,7 +219,7 @@ public struct PinningTransport: Transport {
     /// takes bounded memory: over HTTP/1.1 from the connection (at most a few hundred KiB wait
     /// unread), over HTTP/2 through the stream's flow-control window, which reopens only as far as
     /// `consume` has read (at most the 1 MiB stream window plus a few hundred KiB wait unread). It
-    /// is not capped by `HTTP1Limits.maxResponseBodyBytes`, which bounds what ``send(_:)`` buffers
+    /// is not capped by `HTTPLimits.maxResponseBodyBytes`, which bounds what ``send(_:)`` buffers
     /// (head, chunk-size lines and trailers stay bounded). File and stream request bodies are
     /// read as they are sent, over both protocols. Redirects are decided on the head: a redirect
     /// is never handed to `consume` (its body is dropped), and the follow-up streams. Unpinned

@@ -38,7 +38,7 @@ extension PinningTransport {
         /// Limits on response heads and bodies, for HTTP/1.1 and HTTP/2 alike (over HTTP/2 the
         /// header limit counts each field as RFC 9113 §6.5.2 does: name, value and 32 octets).
         /// `maxResponseBodyBytes` bounds a buffered body as received and again once decoded.
-        public var limits: HTTP1Limits
+        public var limits: HTTPLimits
         /// The most redirects followed for one request. Default 10.
         public var maxRedirects: Int
         /// Which headers a redirect to another origin drops (every secret header of its
@@ -81,7 +81,7 @@ extension PinningTransport {
         public init(connectTimeout: Duration = .seconds(10), handshakeTimeout: Duration = .seconds(10),
                     idleReadTimeout: Duration = .seconds(30), requestTimeout: Duration = .seconds(60),
                     maxConnectionsPerHost: Int = 8, idleConnectionTimeout: Duration = .seconds(30),
-                    limits: HTTP1Limits = .default, maxRedirects: Int = 10,
+                    limits: HTTPLimits = .default, maxRedirects: Int = 10,
                     redirectSafety: RedirectSafety = RedirectSafety(), acceptsBodyEndWithoutCloseNotify: Bool = false,
                     httpVersion: HTTPVersionPolicy = .preferHTTP2, http2PingInterval: Duration = .seconds(10),
                     connectionAttemptDelay: Duration = .milliseconds(250), proxy: ProxyConfiguration? = nil,

@@ -63,7 +63,7 @@ struct DecompressionBombTests {
     @Test("with the ratio guard off, the buffered limit and maxStreamedBytes stop it, each named")
     func absoluteLimits() async throws {
         let server = try Self.server()
-        var limits = HTTP1Limits()
+        var limits = HTTPLimits()
         limits.maxResponseBodyBytes = 8 << 20
         let unguarded = ContentDecoding(maxExpansionRatio: .max, maxStreamedBytes: 4 << 20)
         let transport = try Pinning.transport(configuration: .init(requestTimeout: .seconds(20), limits: limits,

@@ -129,7 +129,7 @@ struct PinningContentCodingTests {
         let json = CodingFixtures.json
         let server = try Self.server(serving: [("/gz", "gzip", gzip)])
         server.http.route("/plain", response: .init(body: Data(json)))
-        var limits = HTTP1Limits()
+        var limits = HTTPLimits()
         limits.maxResponseBodyBytes = json.count / 2  // above the coded size, below the decoded one
         let transport = try Pinning.transport(configuration: .init(requestTimeout: .seconds(10), limits: limits,
                                                                    httpVersion: .http1Only))

@@ -26,7 +26,7 @@ struct HTTP1LoopbackTests {
     }
 
     private static func connect(_ server: LoopbackHTTPServer, idleTimeout: Duration = .seconds(5),
-                                limits: HTTP1Limits = .default) throws -> HTTP1Connection<POSIXSocketStream> {
+                                limits: HTTPLimits = .default) throws -> HTTP1Connection<POSIXSocketStream> {
         let stream = try POSIXSocketStream.connect(host: "127.0.0.1", port: server.port, connectTimeout: .seconds(5),
                                                    idleTimeout: idleTimeout)
         return HTTP1Connection(stream: stream, limits: limits)
@@ -40,7 +40,7 @@ struct HTTP1LoopbackTests {
 
     /// Sends one request on a fresh connection and returns the exchange's error.
     private static func exchangeError(_ server: LoopbackHTTPServer, _ path: String,
-                                      limits: HTTP1Limits = .default) async throws -> HTTP1ExchangeError? {
+                                      limits: HTTPLimits = .default) async throws -> HTTP1ExchangeError? {
         try await Self.onOwnThread {
             var connection = try connect(server, limits: limits)
             let request = try request(server.url(path))
@@ -191,7 +191,7 @@ struct HTTP1LoopbackTests {
     @Test("a body over the configured limit is refused while it streams in")
     func bodyLimit() async throws {
         server.route("/big", response: .init(body: Data(count: 100_000)))
-        let error = try await Self.exchangeError(server, "/big", limits: HTTP1Limits(maxResponseBodyBytes: 10_000))
+        let error = try await Self.exchangeError(server, "/big", limits: HTTPLimits(maxResponseBodyBytes: 10_000))
         #expect(error?.error.underlying as? HTTP1ResponseError == .bodyTooLarge(limit: 10_000))
     }
 

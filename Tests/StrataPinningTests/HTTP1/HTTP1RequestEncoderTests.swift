@@ -14,7 +14,7 @@ struct HTTP1RequestEncoderTests {
     }
 
     private func encodeRequest(_ url: String, method: String = "GET", headers: [String: String] = [:],
-                               body: Data? = nil) throws(HTTP1RequestError) -> HTTP1Request {
+                               body: Data? = nil) throws(HTTPRequestError) -> HTTP1Request {
         let request = HTTPRequest(method: HTTPMethod(rawValue: method), url: URL(string: url)!, headers: HTTPHeaders(headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }))
         return try HTTP1RequestEncoder.encode(request, body: body.map { [UInt8]($0) } ?? [])
     }
@@ -59,8 +59,8 @@ struct HTTP1RequestEncoderTests {
             let request = HTTPRequest(method: .put, url: URL(string: "https://h/p")!, headers: ["Content-Length": value],
                                       body: HTTPBody(chunks, length: nil))
             #expect(ValidatedRequestHead.bodyLength(of: request) == nil)
-            #expect(throws: HTTP1RequestError.self, "Content-Length: \(value)") { try HTTP1RequestEncoder.encodeStreaming(request) }
-            #expect(throws: HTTP1RequestError.self, "Content-Length: \(value)") { try HTTP2Request(request) }
+            #expect(throws: HTTPRequestError.self, "Content-Length: \(value)") { try HTTP1RequestEncoder.encodeStreaming(request) }
+            #expect(throws: HTTPRequestError.self, "Content-Length: \(value)") { try HTTP2Request(request) }
         }
     }
 
@@ -91,10 +91,10 @@ struct HTTP1RequestEncoderTests {
     func headerInjection() throws {
         // FoundationNetworking already drops values containing CR, LF or NUL; whatever it keeps,
         // the encoder checks again, so a value it passes through (BEL here) is refused too.
-        #expect(throws: HTTP1RequestError.invalidHeader(.invalidValue(name: "X-Evil", byte: 0x07))) {
+        #expect(throws: HTTPRequestError.invalidHeader(.invalidValue(name: "X-Evil", byte: 0x07))) {
             try encodeRequest("http://h/", headers: ["X-Evil": "a\u{7}b"])
         }
-        #expect(throws: HTTP1RequestError.invalidHeader(.invalidName("Bad Name"))) {
+        #expect(throws: HTTPRequestError.invalidHeader(.invalidName("Bad Name"))) {
             try encodeRequest("http://h/", headers: ["Bad Name": "x"])
         }
         let crlf = (try? encode("http://h/", headers: ["X-Evil": "a\r\nInjected: yes"])) ?? ""
@@ -103,14 +103,14 @@ struct HTTP1RequestEncoderTests {
 
     @Test("Transfer-Encoding from the caller is refused")
     func transferEncodingRefused() {
-        #expect(throws: HTTP1RequestError.self) {
+        #expect(throws: HTTPRequestError.self) {
             try encodeRequest("http://h/", method: "POST", headers: ["Transfer-Encoding": "chunked"], body: Data("x".utf8))
         }
     }
 
     @Test("a caller Content-Length must match the body and is then written once")
     func contentLengthConflict() throws {
-        #expect(throws: HTTP1RequestError.self) {
+        #expect(throws: HTTPRequestError.self) {
             try encodeRequest("http://h/", method: "POST", headers: ["Content-Length": "10"], body: Data("abc".utf8))
         }
         let text = try encode("http://h/", method: "POST", headers: ["Content-Length": "3"], body: Data("abc".utf8))
@@ -119,7 +119,7 @@ struct HTTP1RequestEncoderTests {
 
     @Test("a caller Host must equal the URL's authority and is then written once")
     func hostConflict() throws {
-        #expect(throws: HTTP1RequestError.self) { try encodeRequest("http://h:8080/", headers: ["Host": "other.example"]) }
+        #expect(throws: HTTPRequestError.self) { try encodeRequest("http://h:8080/", headers: ["Host": "other.example"]) }
         let text = try encode("http://h:8080/", headers: ["Host": "H:8080"])
         #expect(text == "GET / HTTP/1.1\r\nHost: h:8080\r\n\r\n")
     }
@@ -132,14 +132,14 @@ struct HTTP1RequestEncoderTests {
         let keeping = try encodeRequest("http://h/", headers: ["Connection": "keep-alive"])
         #expect(!keeping.closesConnection)
         #expect(!String(decoding: keeping.bytes, as: UTF8.self).contains("Connection"))
-        #expect(throws: HTTP1RequestError.self) { try encodeRequest("http://h/", headers: ["Connection": "Upgrade"]) }
+        #expect(throws: HTTPRequestError.self) { try encodeRequest("http://h/", headers: ["Connection": "Upgrade"]) }
     }
 
     @Test("unsupported schemes, CONNECT and invalid methods are refused before sending")
     func refusals() {
-        #expect(throws: HTTP1RequestError.unsupportedScheme("ftp")) { try encodeRequest("ftp://h/file") }
-        #expect(throws: HTTP1RequestError.unsupportedMethod("CONNECT")) { try encodeRequest("http://h/", method: "CONNECT") }
-        #expect(throws: HTTP1RequestError.unsupportedMethod("GE T")) { try encodeRequest("http://h/", method: "GE T") }
+        #expect(throws: HTTPRequestError.unsupportedScheme("ftp")) { try encodeRequest("ftp://h/file") }
+        #expect(throws: HTTPRequestError.unsupportedMethod("CONNECT")) { try encodeRequest("http://h/", method: "CONNECT") }
+        #expect(throws: HTTPRequestError.unsupportedMethod("GE T")) { try encodeRequest("http://h/", method: "GE T") }
     }
 
     @Test("the encoded request remembers its method and URL for the parser and for errors")

@@ -5,12 +5,12 @@ import Testing
 
 @Suite("HTTP1ResponseParser refuses malformed responses with typed errors")
 struct HTTP1ResponseParserErrorTests {
-    private func error(_ text: String, method: HTTPMethod = .get, limits: HTTP1Limits = .default,
+    private func error(_ text: String, method: HTTPMethod = .get, limits: HTTPLimits = .default,
                        pieceSize: Int? = nil) -> HTTP1ResponseError? {
         error(Array(text.utf8), method: method, limits: limits, pieceSize: pieceSize)
     }
 
-    private func error(_ bytes: [UInt8], method: HTTPMethod = .get, limits: HTTP1Limits = .default,
+    private func error(_ bytes: [UInt8], method: HTTPMethod = .get, limits: HTTPLimits = .default,
                        pieceSize: Int? = nil) -> HTTP1ResponseError? {
         do {
             _ = try parseResponse(bytes, method: method, limits: limits, pieceSize: pieceSize)
@@ -63,7 +63,7 @@ struct HTTP1ResponseParserErrorTests {
 
     @Test("a chunk-size line longer than the limit is chunkSizeLineTooLong, even before its end arrives")
     func chunkSizeLineTooLong() {
-        let limits = HTTP1Limits(maxChunkSizeLineBytes: 64)
+        let limits = HTTPLimits(maxChunkSizeLineBytes: 64)
         let head = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;" + String(repeating: "x", count: 100)
         #expect(error(head, limits: limits) == .chunkSizeLineTooLong(limit: 64))
     }
@@ -81,7 +81,7 @@ struct HTTP1ResponseParserErrorTests {
         // A server that never sends a line end is stopped at the limit, not read forever.
         #expect(error("HTTP/1.1 200 OK\r\nX-Big: \(big)", pieceSize: 4096) == .headerBlockTooLarge(limit: 64 * 1024))
         let many = (1...60).map { "X-Field-\($0): \(String(repeating: "v", count: 30))\r\n" }.joined()
-        #expect(error("HTTP/1.1 200 OK\r\n\(many)\r\n", limits: HTTP1Limits(maxHeaderBlockBytes: 1024))
+        #expect(error("HTTP/1.1 200 OK\r\n\(many)\r\n", limits: HTTPLimits(maxHeaderBlockBytes: 1024))
             == .headerBlockTooLarge(limit: 1024))
     }
 
@@ -89,14 +89,14 @@ struct HTTP1ResponseParserErrorTests {
     func oversizedTrailers() {
         let big = String(repeating: "t", count: 2000)
         #expect(error("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX-T: \(big)\r\n\r\n",
-                      limits: HTTP1Limits(maxHeaderBlockBytes: 1024)) == .headerBlockTooLarge(limit: 1024))
+                      limits: HTTPLimits(maxHeaderBlockBytes: 1024)) == .headerBlockTooLarge(limit: 1024))
     }
 
     @Test("more header fields than the limit is tooManyHeaders")
     func tooManyHeaders() {
         let fields = (1...101).map { "X-\($0): v\r\n" }.joined()
         #expect(error("HTTP/1.1 200 OK\r\n\(fields)Content-Length: 0\r\n\r\n") == .tooManyHeaders(limit: 100))
-        #expect(error("HTTP/1.1 200 OK\r\nA: 1\r\nB: 2\r\nC: 3\r\n\r\n", limits: HTTP1Limits(maxHeaderCount: 2))
+        #expect(error("HTTP/1.1 200 OK\r\nA: 1\r\nB: 2\r\nC: 3\r\n\r\n", limits: HTTPLimits(maxHeaderCount: 2))
             == .tooManyHeaders(limit: 2))
     }
 
@@ -108,7 +108,7 @@ struct HTTP1ResponseParserErrorTests {
 
     @Test("a body over the limit is bodyTooLarge for every framing")
     func bodyOverLimit() {
-        let limits = HTTP1Limits(maxResponseBodyBytes: 4)
+        let limits = HTTPLimits(maxResponseBodyBytes: 4)
         // Announced too large: refused at the head, before any body byte is read.
         #expect(error("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n", limits: limits) == .bodyTooLarge(limit: 4))
         #expect(error("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n", limits: limits)

@@ -21,7 +21,7 @@ struct HTTP1ResponseParserFuzzTests {
         for _ in 0..<20_000 {
             let base = corpus.randomElement(using: &random) ?? []
             let input = Self.mutator.mutate(base, using: &random)
-            let limits = HTTP1Limits(maxHeaderBlockBytes: Int.random(in: 16...256, using: &random),
+            let limits = HTTPLimits(maxHeaderBlockBytes: Int.random(in: 16...256, using: &random),
                                      maxHeaderCount: Int.random(in: 1...8, using: &random),
                                      maxResponseBodyBytes: Int.random(in: 0...64, using: &random),
                                      maxChunkSizeLineBytes: Int.random(in: 2...32, using: &random),
@@ -64,14 +64,14 @@ struct HTTP1ResponseParserFuzzTests {
             input += (0..<length).map { _ in
                 Self.interestingBytes.randomElement(using: &random) ?? 0
             }
-            var parser = HTTP1ResponseParser(limits: HTTP1Limits(maxHeaderBlockBytes: 128, maxResponseBodyBytes: 64))
+            var parser = HTTP1ResponseParser(limits: HTTPLimits(maxHeaderBlockBytes: 128, maxResponseBodyBytes: 64))
             parser.expectResponse(to: .get)
             _ = try? parser.feed(input)
             _ = try? parser.finish()
         }
     }
 
-    private func check(_ response: HTTP1Response, _ limits: HTTP1Limits) {
+    private func check(_ response: HTTP1Response, _ limits: HTTPLimits) {
         #expect(response.body.count <= limits.maxResponseBodyBytes)
         #expect(response.headers.count <= limits.maxHeaderCount)
         #expect(response.trailers.count <= limits.maxHeaderCount)

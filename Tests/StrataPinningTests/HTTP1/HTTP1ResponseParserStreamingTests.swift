@@ -14,7 +14,7 @@ struct HTTP1ResponseParserStreamingTests {
         var end: HTTP1Response?
     }
 
-    static func stream(_ text: String, pieceSize: Int, limits: HTTP1Limits = .default) throws(HTTP1ResponseError) -> Streamed {
+    static func stream(_ text: String, pieceSize: Int, limits: HTTPLimits = .default) throws(HTTP1ResponseError) -> Streamed {
         let bytes = Array(text.utf8)
         var parser = HTTP1ResponseParser(limits: limits)
         parser.expectResponse(to: .get, streamingBody: true)
@@ -67,7 +67,7 @@ struct HTTP1ResponseParserStreamingTests {
 
     @Test("a streamed body is not capped by maxResponseBodyBytes; chunk-size lines still are")
     func limits() throws {
-        let limits = HTTP1Limits(maxResponseBodyBytes: 4, maxChunkSizeLineBytes: 8)
+        let limits = HTTPLimits(maxResponseBodyBytes: 4, maxChunkSizeLineBytes: 8)
         #expect(try Self.stream("HTTP/1.1 200 OK\r\nContent-Length: 11\r\n\r\nhello world", pieceSize: 4,
                                 limits: limits).body == Data("hello world".utf8))
         #expect(throws: HTTP1ResponseError.chunkSizeLineTooLong(limit: 8)) {

@@ -159,7 +159,7 @@ struct HTTP1ResponseParserTests {
 
     @Test("a body exactly at the body limit is accepted")
     func bodyAtLimit() throws {
-        let limits = HTTP1Limits(maxResponseBodyBytes: 4)
+        let limits = HTTPLimits(maxResponseBodyBytes: 4)
         #expect(try parseResponse("HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nabcd", limits: limits).text == "abcd")
         #expect(try parseResponse("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nab\r\n2\r\ncd\r\n0\r\n\r\n",
                                   limits: limits).text == "abcd")

@@ -107,7 +107,7 @@ struct HTTP2MultiplexerFuzzTests {
         var random = SeededGenerator(seed: 0x5EED_0002)
         var summary = Summary()
         for iteration in 0..<2_000 {
-            let limits = HTTP1Limits(maxHeaderBlockBytes: Int.random(in: 96...1024, using: &random),
+            let limits = HTTPLimits(maxHeaderBlockBytes: Int.random(in: 96...1024, using: &random),
                                      maxHeaderCount: Int.random(in: 2...8, using: &random),
                                      maxResponseBodyBytes: Int.random(in: 0...160, using: &random),
                                      maxInterimResponses: Int.random(in: 0...2, using: &random))
@@ -173,7 +173,7 @@ struct HTTP2MultiplexerFuzzTests {
         var random = SeededGenerator(seed: 42)
         var summary = Summary()
         for _ in 0..<1_000 {
-            let harness = try MultiplexerHarness(limits: HTTP1Limits(maxHeaderBlockBytes: 256, maxResponseBodyBytes: 64))
+            let harness = try MultiplexerHarness(limits: HTTPLimits(maxHeaderBlockBytes: 256, maxResponseBodyBytes: 64))
             try harness.open(0, MultiplexerHarness.get("/"))
             harness.clientFrames()
             let noise = (0..<Int.random(in: 0...300, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
@@ -186,7 +186,7 @@ struct HTTP2MultiplexerFuzzTests {
         return summary
     }
 
-    private static func check(_ response: HTTP2Response, _ limits: HTTP1Limits, iteration: Int, into summary: inout Summary) {
+    private static func check(_ response: HTTP2Response, _ limits: HTTPLimits, iteration: Int, into summary: inout Summary) {
         summary.expect(response.body.count <= limits.maxResponseBodyBytes, "iteration \(iteration): body over the limit")
         summary.expect(response.headers.count <= limits.maxHeaderCount, "iteration \(iteration): too many header fields")
         summary.expect(response.trailers.count <= limits.maxHeaderCount, "iteration \(iteration): too many trailer fields")

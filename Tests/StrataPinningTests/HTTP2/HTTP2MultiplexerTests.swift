@@ -45,7 +45,7 @@ struct HTTP2MultiplexerTests {
 
     @Test("more interim responses than the limit fail the stream with tooManyInterimResponses")
     func interimLimit() throws {
-        let harness = try Harness(limits: HTTP1Limits(maxInterimResponses: 1))
+        let harness = try Harness(limits: HTTPLimits(maxInterimResponses: 1))
         try harness.open(1, Harness.get("/"))
         harness.clientFrames()
         harness.serve(.headers(stream: 1, [(":status", "100")]), .headers(stream: 1, [(":status", "103")]))
@@ -56,7 +56,7 @@ struct HTTP2MultiplexerTests {
 
     @Test("a body past maxResponseBodyBytes fails that stream and cancels it; a content-length past it fails at the head")
     func bodyLimit() throws {
-        let harness = try Harness(limits: HTTP1Limits(maxResponseBodyBytes: 8))
+        let harness = try Harness(limits: HTTPLimits(maxResponseBodyBytes: 8))
         try harness.open(1, Harness.get("/streamed"))
         try harness.open(2, Harness.get("/announced"))
         harness.clientFrames()
@@ -72,7 +72,7 @@ struct HTTP2MultiplexerTests {
 
     @Test("an HPACK bomb (one large indexed field referenced many times) fails at the header-list limit, other streams unharmed")
     func headerListLimit() throws {
-        let harness = try Harness(limits: HTTP1Limits(maxHeaderBlockBytes: 16 * 1024))
+        let harness = try Harness(limits: HTTPLimits(maxHeaderBlockBytes: 16 * 1024))
         try harness.open(1, Harness.get("/bomb"))
         try harness.open(2, Harness.get("/fine"))
         harness.clientFrames()
@@ -88,7 +88,7 @@ struct HTTP2MultiplexerTests {
 
     @Test("more header fields than maxHeaderCount fail the stream with tooManyHeaders")
     func headerCountLimit() throws {
-        let harness = try Harness(limits: HTTP1Limits(maxHeaderCount: 3))
+        let harness = try Harness(limits: HTTPLimits(maxHeaderCount: 3))
         try harness.open(1, Harness.get("/"))
         harness.clientFrames()
         harness.serve(.headers(stream: 1, [(":status", "200"), ("a", "1"), ("b", "2"), ("c", "3"), ("d", "4")]))

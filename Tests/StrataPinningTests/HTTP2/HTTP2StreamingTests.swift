@@ -239,7 +239,7 @@ struct HTTP2StreamingTests {
         #expect(frames.filter { $0.kind == .data }.flatMap(\.payload).count <= 3)
         let failure = try #require(harness.failure(1))
         #expect(failure.error.kind == .invalidRequest)
-        #expect(failure.error.underlying as? HTTP1RequestError == .unreadableBody(.lengthMismatch(expected: 10, actual: 3)))
+        #expect(failure.error.underlying as? HTTPRequestError == .unreadableBody(.lengthMismatch(expected: 10, actual: 3)))
     }
 
     @Test("a body that fails while nghttp2 asks for it gets its RST_STREAM out in the same produce call, even when nothing else was framed")

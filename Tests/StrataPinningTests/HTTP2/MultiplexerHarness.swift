@@ -22,7 +22,7 @@ final class MultiplexerHarness {
     /// The heads of streamed exchanges, by exchange.
     private(set) var heads: [UInt64: HTTPResponseHead] = [:]
 
-    init(limits: HTTP1Limits = .default, idleTimeout: Duration = .seconds(30), pingInterval: Duration = .seconds(10)) throws {
+    init(limits: HTTPLimits = .default, idleTimeout: Duration = .seconds(30), pingInterval: Duration = .seconds(10)) throws {
         multiplexer = try HTTP2Multiplexer(limits: limits, timing: .init(idleTimeout: idleTimeout, pingInterval: pingInterval),
                                            now: now)
     }

@@ -11,7 +11,7 @@ import TLSTestServer
 
 @Suite("A misbehaving or TLS-inspecting proxy fails the pinned request with an error that says why")
 struct ScriptedProxyTests {
-    static func transport(proxy url: String, limits: HTTP1Limits = .default,
+    static func transport(proxy url: String, limits: HTTPLimits = .default,
                           connectTimeout: Duration = .seconds(10)) throws -> PinningTransport {
         try Pinning.transport(configuration: .init(connectTimeout: connectTimeout, requestTimeout: .seconds(30),
                                                    limits: limits, proxy: ProxyConfiguration(url: url)))
@@ -56,7 +56,7 @@ struct ScriptedProxyTests {
     func brokenAnswers(answer: String, problem: String) async throws {
         let proxy = try Self.proxy(answering: .raw(answer))
         let failure = try await Self.failure(try Self.transport(proxy: "127.0.0.1:\(proxy.port)",
-                                                                limits: HTTP1Limits(maxHeaderBlockBytes: 1024)))
+                                                                limits: HTTPLimits(maxHeaderBlockBytes: 1024)))
         #expect(failure.underlying is ProxyError)
         #expect(failure.message.contains(problem), "\(failure.message)")
         #expect(failure.message.contains("http://127.0.0.1:\(proxy.port)"))
@@ -76,7 +76,7 @@ struct ScriptedProxyTests {
         let large = try Self.proxy(answering: .raw(String(repeating: "HTTP/1.1 100 Continue\r\nVia: \(String(repeating: "x", count: 300))\r\n\r\n",
                                                           count: 4)))
         let overLimit = try await Self.failure(try Self.transport(proxy: "127.0.0.1:\(large.port)",
-                                                                  limits: HTTP1Limits(maxHeaderBlockBytes: 1024)))
+                                                                  limits: HTTPLimits(maxHeaderBlockBytes: 1024)))
         #expect(overLimit.message.contains("over the limit of 1024"), "\(overLimit.message)")
     }
 

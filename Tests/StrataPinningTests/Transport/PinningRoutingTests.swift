@@ -78,7 +78,7 @@ struct PinningRoutingTests {
         let error = await Pinning.error { try await transport.send(request) }
         let failure = try #require(error as? TransportError)
         #expect(failure.kind == .invalidRequest)
-        #expect(failure.underlying is HTTP1RequestError)
+        #expect(failure.underlying is HTTPRequestError)
         #expect(server.http.connectionCount == 0)
     }
 

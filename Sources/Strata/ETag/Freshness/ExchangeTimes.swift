@@ -7,14 +7,14 @@ import Foundation
 /// Stores persist it with the entry, as a versioned record. An entry without one (written before
 /// Strata 0.4) or with a version this build does not know is *stale*: it may only be used after
 /// the server confirms it (a 304), never served as fresh, because its age cannot be known.
-public struct ExchangeTimes: Sendable, Hashable, Codable {
+package struct ExchangeTimes: Sendable, Hashable, Codable {
     /// The version this build writes and the only one it reads.
-    public static let currentVersion = 1
+    package static let currentVersion = 1
 
     /// When the request that produced the response was sent (`request_time`).
-    public var requestTime: Date
+    package var requestTime: Date
     /// When the response was received (`response_time`).
-    public var responseTime: Date
+    package var responseTime: Date
 
     /// Creates the record of one exchange.
     ///
@@ -22,7 +22,7 @@ public struct ExchangeTimes: Sendable, Hashable, Codable {
     ///   - requestTime: When the request was sent.
     ///   - responseTime: When its response was received; a time before `requestTime` is
     ///     taken as `requestTime`.
-    public init(requestTime: Date, responseTime: Date) {
+    package init(requestTime: Date, responseTime: Date) {
         self.requestTime = requestTime
         self.responseTime = max(requestTime, responseTime)
     }
@@ -35,7 +35,7 @@ public struct ExchangeTimes: Sendable, Hashable, Codable {
     ///
     /// - Throws: `DecodingError` for another version or a missing field (a store then reads
     ///   the entry as one without times: stale).
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let version = try container.decode(Int.self, forKey: .version)
         guard version == Self.currentVersion else {
@@ -55,7 +55,7 @@ public struct ExchangeTimes: Sendable, Hashable, Codable {
     /// Encodes the record with its version; times as seconds since 1970.
     ///
     /// - Throws: The encoder's error.
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(Self.currentVersion, forKey: .version)
         try container.encode(requestTime.timeIntervalSince1970, forKey: .requestTime)

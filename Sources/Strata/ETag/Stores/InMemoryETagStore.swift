@@ -1,8 +1,7 @@
 /// An ``ETagStoreProtocol`` store in memory: fast, bounded, and gone when the process ends.
 ///
 /// Use it for short-lived processes or when responses must never touch the disk. It holds at
-/// most `maxEntries` entries and `maxTotalBytes` bytes (bodies plus headers, see
-/// ``ETagCacheEntry/approximateByteCount``), evicting the least recently used entry first; an
+/// most `maxEntries` entries and `maxTotalBytes` bytes (bodies plus header text), evicting the least recently used entry first; an
 /// entry larger than `maxTotalBytes` alone is not stored. Reading an entry counts as using it.
 ///
 /// Safe to use from any number of tasks. Its state is behind a lock held for a dictionary
@@ -92,12 +91,12 @@ public actor InMemoryETagStore: ETagStoreProtocol {
     }
 
     /// The number of entries held.
-    nonisolated public var count: Int {
+    nonisolated package var count: Int {
         get async { state.withLock { $0.entries.count } }
     }
 
     /// The bytes held, as counted against `maxTotalBytes`.
-    nonisolated public var byteCount: Int {
+    nonisolated package var byteCount: Int {
         get async { state.withLock { $0.totalBytes } }
     }
 }

@@ -39,7 +39,7 @@ public struct EventSource: AsyncSequence, Sendable {
 
     /// The most bytes of a rejected response's body kept in
     /// ``ServerSentEventError/unexpectedStatus(_:)``: error bodies are small, and the error shows them.
-    public static let maxRejectedBodyBytes = 64 * 1024
+    package static let maxRejectedBodyBytes = 64 * 1024
     /// How many events may wait unread before the connection is read no further.
     static let bufferedEvents = 16
 

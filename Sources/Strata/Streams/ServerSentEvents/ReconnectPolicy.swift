@@ -27,7 +27,7 @@ public struct ReconnectPolicy: Sendable, Hashable {
     /// that got its `200 text/event-stream` head resets the count. Default: 6.
     public var maxFailedAttempts: Int
     /// Whether the stream connects again at all after its first connection ends.
-    public var reconnects: Bool
+    package var reconnects: Bool
 
     /// Creates a policy that reconnects.
     ///

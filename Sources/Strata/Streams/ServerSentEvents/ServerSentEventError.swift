@@ -6,7 +6,7 @@ public enum ServerSentEventError: Error, Sendable, CustomStringConvertible {
     /// stream is not read further, since holding more would let a server grow memory unbounded.
     case eventTooLarge(limit: Int)
     /// The server answered another status than 200 (or 204, which ends an ``EventSource``).
-    /// Carries the response with the first ``EventSource/maxRejectedBodyBytes`` of its body. As
+    /// Carries the response with the first 64 KiB of its body. As
     /// a browser's `EventSource`, the reader does not reconnect after it.
     case unexpectedStatus(HTTPResponse)
     /// The server answered 200 with a `Content-Type` other than `text/event-stream` (`nil` when

@@ -186,7 +186,7 @@ public actor FileETagStore: ETagStoreProtocol {
     }
 
     /// The bytes of entry files this store knows of, as counted against `maxTotalBytes`.
-    public var byteCount: Int {
+    package var byteCount: Int {
         loadIndexIfNeeded()
         return index.totalBytes
     }

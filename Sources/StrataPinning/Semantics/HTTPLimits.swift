@@ -1,10 +1,13 @@
-/// The limits the HTTP/1.1 client applies to everything a server sends, so a hostile or broken
-/// server gets a typed error instead of unbounded memory or a hang.
+/// The limits the pinned HTTP clients (HTTP/1.1 and HTTP/2 alike) apply to everything a server
+/// sends, so a hostile or broken server gets a typed error instead of unbounded memory or a hang.
+///
+/// Over HTTP/2, ``maxHeaderBlockBytes`` bounds a decoded header list (counted as RFC 9113 §6.5.2
+/// counts it) and ``maxChunkSizeLineBytes`` does not apply (HTTP/2 has no chunked coding).
 ///
 /// The defaults fit ordinary JSON APIs; for downloads, use `PinningTransport.stream` (not capped by
 /// ``maxResponseBodyBytes``) or raise the limit. Every limit is
 /// checked as bytes arrive, before anything is allocated for them.
-public struct HTTP1Limits: Sendable, Hashable {
+public struct HTTPLimits: Sendable, Hashable {
     /// The most bytes a response head (status line, header lines and the blank line) may take,
     /// and separately the most bytes a chunked body's trailer section may take.
     /// Default 64 KiB, the common server-side limit (nginx `large_client_header_buffers` scale).
@@ -35,5 +38,9 @@ public struct HTTP1Limits: Sendable, Hashable {
     }
 
     /// The default limits.
-    public static let `default` = HTTP1Limits()
+    public static let `default` = HTTPLimits()
 }
+
+/// The name of ``HTTPLimits`` before 0.4, when only the HTTP/1.1 client applied them.
+@available(*, deprecated, renamed: "HTTPLimits")
+public typealias HTTP1Limits = HTTPLimits

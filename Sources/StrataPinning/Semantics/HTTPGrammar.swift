@@ -1,6 +1,6 @@
-/// Byte-level rules of the HTTP/1.1 grammar (RFC 9110 §5.6, RFC 9112), shared by the encoder and
-/// the parser so both judge bytes the same way.
-enum HTTP1Grammar {
+/// Byte-level rules of the HTTP grammar (RFC 9110 §5.6, and RFC 9112 for HTTP/1.1's framing), shared
+/// by the encoders, the parser and the HTTP/2 client so all judge bytes the same way.
+enum HTTPGrammar {
     static let cr = UInt8(ascii: "\r")
     static let lf = UInt8(ascii: "\n")
     static let space = UInt8(ascii: " ")

@@ -1,9 +1,10 @@
 import Strata
 
-/// A request the HTTP/1.1 client refused to send because it cannot be written unambiguously.
+/// A request the pinned HTTP clients (HTTP/1.1 and HTTP/2 alike) refused to send because it cannot be
+/// written unambiguously.
 ///
 /// Nothing was written to the network when this is thrown. Each case says what to change.
-enum HTTP1RequestError: Error, Sendable, Hashable, CustomStringConvertible {
+enum HTTPRequestError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The request has no URL, or its URL has no host.
     case missingHost
     /// The URL's scheme is not `http` or `https`.

@@ -1,12 +1,12 @@
 import Foundation
 import Strata
 
-/// How `PinningTransport` turns its failures into what callers and retry layers see.
+/// How a pooled connection turns its failures into what callers and retry layers see.
 ///
 /// Trust failures become `TransportError` of kind ``/Strata/TransportError/Kind/tls`` with the
 /// ``ServerTrustError`` (or the custom evaluator's error) as `underlying` and its description as
 /// `message`: `tls` is not transient, so `RetryTransport` never retries them.
-enum PinningFailure {
+enum ConnectionFailure {
     /// A refused certificate (OpenSSL's verification or the evaluator) for `request`, or the
     /// failure to connect; `proxy` is the proxy the connection went through, if any.
     ///
@@ -30,14 +30,5 @@ enum PinningFailure {
         error.method = error.method ?? request.method
         error.url = error.url ?? request.url
         return error
-    }
-}
-
-extension TransportError {
-    /// The certificate problem behind a ``/Strata/TransportError/Kind/tls`` failure of
-    /// ``PinningTransport``: a pin mismatch, an expired certificate, a wrong host name, ...
-    /// `nil` for other failures.
-    public var serverTrustError: ServerTrustError? {
-        underlying as? ServerTrustError
     }
 }
