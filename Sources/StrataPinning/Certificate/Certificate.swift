@@ -13,9 +13,9 @@ import Foundation
 public struct Certificate: Sendable, Hashable, CustomStringConvertible {
     /// The largest DER certificate accepted (100 KiB). Real certificates are 0.5–8 KiB; the limit
     /// only bounds work on hostile input.
-    public static let maximumDERSize = 100 * 1024
+    package static let maximumDERSize = 100 * 1024
     /// The largest PEM text accepted (10 MiB), enough for a full system CA bundle (~250 KiB).
-    public static let maximumPEMSize = 10 * 1024 * 1024
+    package static let maximumPEMSize = 10 * 1024 * 1024
 
     /// The certificate's DER encoding, exactly as parsed.
     public let der: Data

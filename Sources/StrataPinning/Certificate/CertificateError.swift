@@ -4,7 +4,7 @@ import Foundation
 public indirect enum CertificateError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The input was empty.
     case empty
-    /// The input exceeded ``Certificate/maximumDERSize`` or ``Certificate/maximumPEMSize``.
+    /// The input exceeded the size a certificate may have: 100 KiB of DER, 10 MiB of PEM.
     case tooLarge(bytes: Int, limit: Int)
     /// The PEM text had no `CERTIFICATE` block; `otherBlocks` names the blocks it did have.
     case noCertificateFound(otherBlocks: [String])

@@ -8,7 +8,7 @@ import Foundation
 /// not as a mysterious pinning failure in production. Equality runs in constant time.
 public struct SPKIPin: Sendable, Hashable, CustomStringConvertible {
     /// The number of bytes in a SHA-256 digest.
-    public static let digestLength = 32
+    package static let digestLength = 32
     /// The longest text ``init(_:)`` looks at; a valid pin is at most 56 characters.
     static let maximumTextLength = 256
 

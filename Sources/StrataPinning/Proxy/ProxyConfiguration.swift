@@ -19,7 +19,7 @@ import Foundation
 /// ```
 public struct ProxyConfiguration: Sendable, Hashable, CustomStringConvertible, CustomReflectable {
     /// The proxy's port when its URL names none: 1080, as in curl.
-    public static let defaultPort = 1080
+    package static let defaultPort = 1080
 
     /// The proxy's host (canonical form: lowercased, IPv6 without brackets).
     public let host: String
