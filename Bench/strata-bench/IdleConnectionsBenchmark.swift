@@ -50,7 +50,7 @@ enum IdleConnectionsBenchmark {
         defer { server.stop() }
         let url = server.url("/idle")
         let openURL = server.url("/open")
-        _ = malloc_trim(0)
+        _ = mallocTrim(0)
         let baseline = ProcessSample.now()
         print("Idle pinned HTTP/1.1 connections to nginx \(BenchFixtures.nginxVersion()) over loopback TLS 1.3; "
               + "process before: \(baseline.threads) threads, \(mebibytes(baseline.residentBytes)) RSS")
@@ -82,7 +82,7 @@ enum IdleConnectionsBenchmark {
 
         // What the connections hold, not what the allocator kept from draining their bodies:
         // glibc keeps freed memory in its per-thread arenas until asked to return it.
-        _ = malloc_trim(0)
+        _ = mallocTrim(0)
         let idleStart = ProcessSample.now()
         try await Task.sleep(for: .seconds(1))
         let idleEnd = ProcessSample.now()
@@ -175,4 +175,4 @@ private struct ProcessSample {
 /// glibc's `malloc_trim` (in `<malloc.h>`, which the Glibc module does not export): returns the
 /// allocator's free memory to the system.
 @_silgen_name("malloc_trim")
-private func malloc_trim(_ pad: Int) -> Int32
+private func mallocTrim(_ pad: Int) -> Int32

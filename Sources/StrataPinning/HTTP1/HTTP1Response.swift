@@ -5,6 +5,8 @@ import Strata
 /// the connection needs to decide whether it can be reused.
 struct HTTP1Response: Sendable, Equatable {
     /// The protocol version of the status line.
+    // swift-format-ignore: AlwaysUseLowerCamelCase
+    // The underscore keeps the version's dot readable: `http10` would read as "HTTP ten".
     enum Version: Sendable, Equatable {
         case http1_0
         case http1_1
