@@ -174,7 +174,12 @@ extension ETagTransport {
         }
         switch policy.storeDecision(for: response, to: request, times: times, rule: rule) {
         case .store(let entry):
-            await storeEntry(entry, primaryKey: primaryKey, request: request)
+            if let candidate, await isAlreadyStored(entry, as: candidate, primaryKey: primaryKey, rule: rule) {
+                // Stored already, byte for byte where it matters: writing it again would only
+                // cost the store's work (for Redis, a round trip carrying the body).
+            } else {
+                await storeEntry(entry, primaryKey: primaryKey, request: request)
+            }
             report(.stored(url, bodyBytes: entry.body.count))
         case .doNotStore(let reason):
             // A 200 that may not be stored still outdates what was stored before it.
@@ -182,6 +187,19 @@ extension ETagTransport {
             report(.notStored(url, reason: reason))
         }
         return response
+    }
+
+    /// Whether `entry`, from a 200, is what `candidate` already holds: a server that ignores
+    /// `If-None-Match` (or a stored response without a validator) sends the same representation
+    /// again. The rule is a 304's write-back rule: same status, body and lasting headers, and
+    /// exchange times that nothing reads. Only an entry without `Vary`, stored under the
+    /// primary key, and still in the store (it may have been evicted meanwhile).
+    private func isAlreadyStored(_ entry: ETagCacheEntry, as candidate: Candidate, primaryKey: String,
+                                 rule: EndpointCachePolicy) async -> Bool {
+        guard candidate.key == primaryKey, entry.varyHeaderNames.isEmpty, candidate.entry.varyHeaderNames.isEmpty,
+              !policy.needsStoreUpdate(from: candidate.entry, to: entry, timesMatter: freshness.usesAge(of: entry, rule: rule))
+        else { return false }
+        return await store.containsEntry(for: candidate.key)
     }
 
     /// The stale entry of `fallback` as the response, when it is still within its window.

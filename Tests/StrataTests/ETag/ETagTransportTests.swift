@@ -357,6 +357,38 @@ struct ETagWriteBackTests {
         #expect(await store.writes == 1)
     }
 
+    @Test("a 200 identical to the stored entry (a server ignoring If-None-Match) is not written again; a changed one is")
+    func identicalFullResponseNotWrittenAgain() async throws {
+        let calls = Counter()
+        let origin = ClosureTransport { _ in
+            calls.increment()
+            let body = calls.value < 3 ? "same" : "changed"
+            return makeResponse(body, headers: ["ETag": calls.value < 3 ? "\"1\"" : "\"2\"", "Date": "day \(calls.value)"])
+        }
+        let store = CountingStore()
+        let transport = ETagTransport(inner: origin, store: store)
+        _ = try await transport.send(makeRequest(url))
+        let second = try await transport.send(makeRequest(url))
+        #expect(second.headers["Date"] == "day 2" && String(decoding: second.body, as: UTF8.self) == "same")
+        #expect(await store.writes == 1)
+        _ = try await transport.send(makeRequest(url))
+        #expect(await store.writes == 2)
+        let key = ConditionalRequestPolicy().primaryKey(for: makeRequest(url))
+        #expect(await store.cachedResponse(for: key).map { String(decoding: $0.body, as: UTF8.self) } == "changed")
+    }
+
+    @Test("a 200 identical to a stored entry whose age is used (max-age) is written again, for its new exchange times")
+    func identicalFullResponseWithLifetimeWritten() async throws {
+        let origin = ClosureTransport { _ in
+            makeResponse("same", headers: ["ETag": "\"1\"", "Cache-Control": "max-age=0"])
+        }
+        let store = CountingStore()
+        let transport = ETagTransport(inner: origin, store: store)
+        _ = try await transport.send(makeRequest(url))
+        _ = try await transport.send(makeRequest(url))
+        #expect(await store.writes == 2)
+    }
+
     @Test("an entry evicted in flight is written back even when the 304 changed nothing")
     func evictedEntryIsRestored() async throws {
         let store = CountingStore()
