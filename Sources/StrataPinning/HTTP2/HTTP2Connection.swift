@@ -71,21 +71,19 @@ final class HTTP2Connection: Sendable {
         self.wake = wake
     }
 
-    /// Starts serving `stream`, a verified TLS connection whose server selected `h2`.
+    /// Starts serving `stream`, a verified TLS connection whose server selected `h2`, on one
+    /// unit of `threads` the caller already holds (the unit of the slot that opened `stream`):
+    /// the connection owns it from here and gives it back when its thread ends, so a connection
+    /// that finished its handshake never has to compete for a unit again.
     ///
     /// - Parameters:
     ///   - idleTimeout: How long the connection stays open without streams.
     ///   - onClosed: Called once, on the connection's thread, after it closed.
-    /// - Throws: `TransportError`: `cannotConnect` when the process-wide connection limit
-    ///   (``ConnectionThreadLimit``, which its thread counts against) is reached, or when the
-    ///   process cannot make the wake-up pair; `stream` is closed then.
-    static func start(stream: TLSStream, host: String, port: Int, limits: HTTPLimits, threads: ConnectionThreadLimit,
+    /// - Throws: `TransportError` `cannotConnect` when the process cannot make the wake-up pair;
+    ///   `stream` is closed and the unit given back then.
+    static func start(stream: TLSStream, host: String, port: Int, limits: HTTPLimits, owningUnitOf threads: ConnectionThreadLimit,
                       timing: HTTP2Multiplexer.Timing, idleTimeout: Duration,
                       onClosed: @escaping @Sendable (HTTP2Connection) -> Void) throws(TransportError) -> HTTP2Connection {
-        guard threads.tryAcquire() else {
-            stream.close()
-            throw threads.exhausted(host: host, port: port)
-        }
         let wake: WakeSignal
         do {
             wake = try WakeSignal()

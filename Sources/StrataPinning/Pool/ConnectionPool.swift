@@ -12,6 +12,9 @@ import Strata
 ///   `idleTimeout` of real time, so an unused pool holds no sockets or threads.
 /// - ``release(_:keepAlive:)`` gives the slot straight to the next waiter, even when its
 ///   connection closed (the waiter then connects on it), or back to the idle list.
+/// - ``handOver(_:)`` takes out a slot whose new connection became an HTTP/2 connection: the
+///   slot's unit of the ``ConnectionThreadLimit`` passes to that connection, never freed in
+///   between, and the host's next waiter gets a new slot as ``acquire(host:port:deadline:)`` would.
 /// - Every slot holds one unit of the process-wide ``ConnectionThreadLimit``. At that limit a
 ///   new slot takes the place of this pool's oldest idle slot (any host), or the unit of an idle
 ///   HTTP/2 connection of the same transport (``evictIdleHTTP2``), or the request fails at once
@@ -163,6 +166,33 @@ final class ConnectionPool: Sendable {
         }
     }
 
+    /// Takes `connection`'s slot out of the pool without giving its unit of the connection limit
+    /// back: the caller owns the unit from now on (the HTTP/2 connection the slot's new connection
+    /// became runs on it), so no other connection can take it in between. The slot's thread ends
+    /// after its current job. The host's next waiter, if any, gets a new slot under the limits, or
+    /// the failure ``acquire(host:port:deadline:)`` gives at the process-wide limit.
+    func handOver(_ connection: PooledConnection) {
+        let key = Key(host: connection.host, port: connection.port)
+        let (served, evicted) = state.withLock { state -> ((Waiter, Result<Lease, any Error>)?, PooledConnection?) in
+            guard state.hosts[key] != nil else { return (nil, nil) }
+            state.hosts[key]?.open -= 1
+            defer { forgetIfEmpty(key, &state) }
+            guard let waiter = state.hosts[key]?.waiters.first else { return (nil, nil) }
+            let served: Result<Lease, any Error>
+            let evicted: PooledConnection?
+            switch takeOrOpen(key, &state, waiting: true) {
+            case let .lease(lease, evicting): (served, evicted) = (.success(lease), evicting)
+            case let .refused(error): (served, evicted) = (.failure(error), nil)
+            case .wait: return (nil, nil)
+            }
+            state.hosts[key]?.waiters.removeFirst()
+            return ((waiter, served), evicted)
+        }
+        connection.shutDown()
+        evicted?.shutDown()
+        if case let (waiter, result)? = served { waiter.continuation.resume(with: result) }
+    }
+
     /// Takes `connection` out of the idle list (its thread found it unused for `idleTimeout`).
     ///
     /// - Returns: Whether it was idle; if not, it is leased and stays.
@@ -220,11 +250,12 @@ final class ConnectionPool: Sendable {
         case refused(TransportError)
     }
 
-    /// The most recently used idle slot, or a new one under the limits, or what to do instead.
-    private func takeOrOpen(_ key: Key, _ state: inout State) -> Decision {
+    /// The most recently used idle slot, or a new one under the limits, or what to do instead;
+    /// `waiting` when deciding for the first waiter, still queued.
+    private func takeOrOpen(_ key: Key, _ state: inout State, waiting: Bool = false) -> Decision {
         var slots = state.hosts[key] ?? HostSlots()
         // Waiters were here first: only they get slots until the queue is empty.
-        guard slots.waiters.isEmpty else { return .wait }
+        guard waiting || slots.waiters.isEmpty else { return .wait }
         if let idle = slots.idle.popLast() {
             state.hosts[key] = slots
             return .lease(Lease(connection: idle.connection, idleExpired: settings.clock.elapsed() - idle.since >= idleTimeout),

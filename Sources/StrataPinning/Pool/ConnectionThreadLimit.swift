@@ -5,8 +5,9 @@ import Strata
 /// hosts stays bounded whatever its per-host limit.
 ///
 /// A pool takes one unit before it creates a connection slot and gives it back when the slot
-/// leaves the pool (its thread ends right after); an HTTP/2 connection holds one for as long as
-/// its thread runs.
+/// leaves the pool (its thread ends right after). A slot whose new connection turns out to be
+/// HTTP/2 hands its unit over to that connection instead, which holds it for as long as its
+/// thread runs: each unit has one owner at a time, and is never free in between.
 final class ConnectionThreadLimit: Sendable {
     /// The default process-wide maximum: far above what one app's pinned hosts need, far below
     /// what makes a process struggle.
@@ -21,10 +22,16 @@ final class ConnectionThreadLimit: Sendable {
     }
 
     private let state: LockedValue<State>
+    /// Told after a unit was given back, outside the lock.
+    private let afterRelease: (@Sendable (ConnectionThreadLimit) -> Void)?
 
     /// Creates a limit of `maximum` (at least 1).
-    init(maximum: Int) {
+    ///
+    /// - Parameter afterRelease: Told after each ``release()``, outside the lock: lets a test take
+    ///   the freed unit exactly as a competing connection would, at the moment it is free.
+    init(maximum: Int, afterRelease: (@Sendable (ConnectionThreadLimit) -> Void)? = nil) {
         state = LockedValue(State(maximum: max(1, maximum)))
+        self.afterRelease = afterRelease
     }
 
     /// The most slots allowed at once.
@@ -50,6 +57,7 @@ final class ConnectionThreadLimit: Sendable {
     /// Gives one unit back.
     func release() {
         state.withLock { $0.inUse = max(0, $0.inUse - 1) }
+        afterRelease?(self)
     }
 
     /// The failure of a connection to `host:port` that cannot be opened: every unit is in use.

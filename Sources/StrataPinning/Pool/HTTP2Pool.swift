@@ -4,9 +4,11 @@ import Strata
 /// the requests waiting for one.
 ///
 /// New connections are always opened by the HTTP/1.1 pool's slots (connect, handshake, trust
-/// check); when the server selects `h2`, the slot hands its verified TLS stream over and the
-/// connection is registered here with ``established(_:for:counted:)``. ``route(host:port:deadline:)``
-/// then decides, per request:
+/// check), each for a ``ConnectionAttempt`` that tells this pool what the host speaks once it is
+/// known. When the server selects `h2`, ``adopt(_:from:of:)`` turns the verified TLS stream into
+/// an ``HTTP2Connection`` on the slot's thread as the handshake ends, the slot's unit of the
+/// process-wide ``ConnectionThreadLimit`` passing to it, and the attempt registers it here.
+/// ``route(host:port:deadline:)`` then decides, per request:
 /// - a stream on the oldest connection with room below the server's
 ///   SETTINGS_MAX_CONCURRENT_STREAMS (packing streams keeps one connection per host and lets
 ///   spare ones idle out);
@@ -35,9 +37,9 @@ final class HTTP2Pool: Sendable {
     enum Route: Sendable {
         /// A stream claimed on this connection.
         case stream(HTTP2Connection)
-        /// Open a new connection through the HTTP/1.1 pool; `counted` when this pool counts it
-        /// as the host's connection attempt, to be reported back exactly once.
-        case connect(counted: Bool)
+        /// Open a new connection through the HTTP/1.1 pool (or take a kept one) for this attempt,
+        /// which reports back exactly once.
+        case connect(ConnectionAttempt)
     }
 
     /// The decision for one request, from a snapshot of the host (pure, for tests).
@@ -83,9 +85,17 @@ final class HTTP2Pool: Sendable {
     private let state = LockedValue(State())
     /// The most connections to one host and port.
     let maxConnectionsPerHost: Int
+    /// What the connections share with the HTTP/1.1 pool's: response limits, the connection limit.
+    private let settings: ConnectionSettings
+    private let timing: HTTP2Multiplexer.Timing
+    /// How long a connection stays open without streams.
+    private let idleTimeout: Duration
 
-    init(maxConnectionsPerHost: Int) {
+    init(maxConnectionsPerHost: Int, settings: ConnectionSettings, timing: HTTP2Multiplexer.Timing, idleTimeout: Duration) {
         self.maxConnectionsPerHost = max(1, maxConnectionsPerHost)
+        self.settings = settings
+        self.timing = timing
+        self.idleTimeout = idleTimeout
     }
 
     /// The policy: where the next request to a host goes, given its connections' loads.
@@ -130,9 +140,27 @@ final class HTTP2Pool: Sendable {
         }, remove: { [weak self] in self?.removeWaiter(id, key: key)?.continuation })
     }
 
+    /// Starts an ``HTTP2Connection`` on `stream`, the new connection of `slot` whose server
+    /// selected `h2`, on the slot's thread as its handshake ends: `slot` leaves `slots`
+    /// (``ConnectionPool/handOver(_:)``) and its unit of the connection limit passes to the
+    /// connection, so no other connection can take the unit in between. A stream is claimed on
+    /// the connection for the request the slot opened it for, before anyone else can see it;
+    /// the caller's ``ConnectionAttempt`` registers it here.
+    ///
+    /// - Throws: `TransportError` when the connection cannot start (``HTTP2Connection/start(stream:host:port:limits:owningUnitOf:timing:idleTimeout:onClosed:)``);
+    ///   the unit is given back then.
+    func adopt(_ stream: TLSStream, from slot: PooledConnection, of slots: ConnectionPool) throws(TransportError) -> HTTP2Connection {
+        slots.handOver(slot)
+        let connection = try HTTP2Connection.start(
+            stream: stream, host: slot.host, port: slot.port, limits: settings.limits, owningUnitOf: settings.threads,
+            timing: timing, idleTimeout: idleTimeout) { [weak self] in self?.closed($0) }
+        _ = connection.reserve(beyondLimit: true)
+        return connection
+    }
+
     /// A new connection to the host is serving HTTP/2.
     ///
-    /// - Parameter counted: It came from a ``Route/connect(counted:)`` with `counted` true.
+    /// - Parameter counted: It came from a counted ``ConnectionAttempt``, reporting for the first time.
     func established(_ connection: HTTP2Connection, for key: ConnectionPool.Key, counted: Bool) {
         let (served, shutDown) = state.withLock { state -> ([(Waiter, Route)], Bool) in
             var host = state.hosts[key] ?? Host()
@@ -243,9 +271,9 @@ final class HTTP2Pool: Sendable {
                 if host.connections[index].reserve(beyondLimit: true) { return .stream(host.connections[index]) }
             case .connect:
                 host.connecting += 1
-                return .connect(counted: true)
+                return .connect(ConnectionAttempt(pool: self, key: key, counted: true))
             case .http1:
-                return .connect(counted: false)
+                return .connect(ConnectionAttempt(pool: self, key: key, counted: false))
             case .wait:
                 return nil
             }

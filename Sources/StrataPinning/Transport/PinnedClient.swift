@@ -10,10 +10,11 @@ import Synchronization
 /// connections' threads.
 ///
 /// Every new connection comes from a slot of the HTTP/1.1 pool (connect, handshake, trust check,
-/// nothing written before it passed); when its server selected `h2`, it becomes an
-/// ``HTTP2Connection`` registered in the ``HTTP2Pool`` and carries the request as its first
-/// stream. Requests that an HTTP/2 connection did not get to (RFC 9113 §8.7: above a GOAWAY's
-/// last stream, refused, never sent) are sent again, whatever their method; idempotent ones whose
+/// nothing written before it passed); when its server selected `h2`, the ``HTTP2Pool`` adopts it
+/// as the handshake ends, on the slot's thread (the slot's unit of the connection limit passing
+/// to it), and it carries the request as its first stream. Requests that an HTTP/2 connection
+/// did not get to (RFC 9113 §8.7: above a GOAWAY's last stream, refused, never sent) are sent
+/// again, whatever their method; idempotent ones whose
 /// reused connection died before any response byte are sent again once, as over HTTP/1.1. Either
 /// way a body is sent again only if it can be: from memory, a file read again from the start, or
 /// a single-pass stream that was never read; a single-pass body once read is never resent.
@@ -29,25 +30,21 @@ final class PinnedClient: Sendable {
     private let pool: ConnectionPool
     /// Nil when only HTTP/1.1 is offered.
     private let http2: HTTP2Pool?
-    private let settings: ConnectionSettings
     private let requestTimeout: Duration
-    private let timing: HTTP2Multiplexer.Timing
-    private let idleConnectionTimeout: Duration
     private let jobIDs = Atomic<UInt64>(0)
 
     init(settings: ConnectionSettings, configuration: PinningTransport.Configuration) {
+        let timing = HTTP2Multiplexer.Timing(idleTimeout: configuration.idleReadTimeout,
+                                             pingInterval: configuration.http2PingInterval)
         let http2 = configuration.httpVersion == .http1Only ? nil
-            : HTTP2Pool(maxConnectionsPerHost: configuration.maxConnectionsPerHost)
+            : HTTP2Pool(maxConnectionsPerHost: configuration.maxConnectionsPerHost, settings: settings, timing: timing,
+                        idleTimeout: configuration.idleConnectionTimeout)
         pool = ConnectionPool(settings: settings, maxConnectionsPerHost: configuration.maxConnectionsPerHost,
                               idleTimeout: configuration.idleConnectionTimeout,
                               evictIdleHTTP2: { [weak http2] in http2?.evictIdle() ?? false },
                               hostForgotten: { [weak http2] in http2?.forgetHTTP1(for: $0) })
         self.http2 = http2
-        self.settings = settings
         requestTimeout = configuration.requestTimeout
-        timing = HTTP2Multiplexer.Timing(idleTimeout: configuration.idleReadTimeout,
-                                         pingInterval: configuration.http2PingInterval)
-        idleConnectionTimeout = configuration.idleConnectionTimeout
     }
 
     deinit {
@@ -79,8 +76,8 @@ final class PinnedClient: Sendable {
         switch try await http2.route(host: host, port: port, deadline: .now + .seconds(10)) {
         case let .stream(connection):
             return connection
-        case let .connect(counted):
-            if counted { http2.attemptFailed(for: ConnectionPool.Key(host: host, port: port)) }
+        case let .connect(attempt):
+            attempt.report(.failed)
             return nil
         }
     }
@@ -203,8 +200,8 @@ final class PinnedClient: Sendable {
             case let .stream(connection):
                 outcome = .http2(connection)
                 reused = true
-            case let .connect(counted):
-                outcome = try await sendOnSlot(exchange, encoded: &encoded, streaming: streaming, attempt: counted)
+            case let .connect(attempt):
+                outcome = try await sendOnSlot(exchange, encoded: &encoded, streaming: streaming, attempt: attempt)
                 reused = false
             }
             do {
@@ -342,22 +339,21 @@ final class PinnedClient: Sendable {
     }
 
     /// Runs the exchange on a slot of the HTTP/1.1 pool: on its kept connection, or on a new one,
-    /// which becomes an ``HTTP2Connection`` when its server selects `h2`.
+    /// which the ``HTTP2Pool`` adopts when its server selects `h2`.
     ///
     /// - Parameters:
     ///   - streaming: Return an HTTP/1.1 response's head as soon as it is read, its body streaming
     ///     (the job's events then come with ``StreamedResponse/ended``).
-    ///   - attempt: For the ``HTTP2Pool``: whether this is a counted connection attempt
-    ///     (reported back exactly once, from the slot's thread, even if the caller is cancelled);
-    ///     nil when HTTP/2 is not offered.
+    ///   - attempt: What this turn teaches the ``HTTP2Pool`` (reported from the slot's thread,
+    ///     even if the caller is cancelled); nil when HTTP/2 is not offered.
     private func sendOnSlot(_ exchange: Exchange, encoded: inout HTTP1Request?, streaming: Bool,
-                            attempt counted: Bool?) async throws -> SlotOutcome {
+                            attempt: ConnectionAttempt?) async throws -> SlotOutcome {
         let key = exchange.key
         let lease: ConnectionPool.Lease
         do {
             lease = try await pool.acquire(host: key.host, port: key.port, deadline: exchange.deadline)
         } catch {
-            if counted == true { http2?.attemptFailed(for: key) }
+            attempt?.report(.failed)
             throw error
         }
         let connection = lease.connection
@@ -368,14 +364,11 @@ final class PinnedClient: Sendable {
         var job = ExchangeJob(request: request, evaluator: exchange.evaluator, deadline: exchange.deadline,
                               idleExpired: lease.idleExpired, collectsEvents: TransportEvents.isObserved)
         job.requestBody = exchange.body
-        // What this attempt taught the HTTP/2 pool is reported once: at the handshake when the
-        // server chose HTTP/1.1 (so waiting requests go on before this response), else at the end.
-        let reported = Atomic(false)
-        let http2 = http2
-        if let counted, let http2 {
+        // A server that chose HTTP/1.1 is reported at the handshake, so waiting requests go on
+        // before this response; an `h2` one when the connection was adopted, below.
+        if let attempt {
             job.onEstablished = { selected in
-                guard selected != "h2", !reported.exchange(true, ordering: .relaxed) else { return }
-                http2.learnedHTTP1(for: key, counted: counted)
+                if selected != "h2" { attempt.report(.http1) }
             }
         }
         // The job's events travel beside its outcome, failure included (a refused pin is an event).
@@ -390,31 +383,34 @@ final class PinnedClient: Sendable {
                 }
             }
         }
-        connection.submit(job) { [pool, settings, timing, idleConnectionTimeout] report in
-            pool.release(connection, keepAlive: report.keepAlive)
-            let firstReport = counted != nil && !reported.exchange(true, ordering: .relaxed)
-            let outcome = report.result.flatMap { outcome -> Result<SlotOutcome, any Error> in
-                switch outcome {
-                case let .response(response):
-                    if firstReport, let counted { http2?.learnedHTTP1(for: key, counted: counted) }
-                    return .success(.http1(response))
-                case let .http2(stream):
-                    guard let http2 else {
-                        stream.close()
-                        return .failure(TransportError(.tls, message: "the server selected h2, which was not offered"))
-                    }
-                    return Result { () throws(TransportError) -> SlotOutcome in
-                        let connection = try HTTP2Connection.start(
-                            stream: stream, host: key.host, port: key.port, limits: settings.limits,
-                            threads: settings.threads, timing: timing, idleTimeout: idleConnectionTimeout) { [weak http2] in http2?.closed($0) }
-                        // Claimed before it is published, so the stream it was opened for is its first.
-                        _ = connection.reserve(beyondLimit: true)
-                        http2.established(connection, for: key, counted: counted == true)
-                        return .http2(connection)
-                    }.mapError { $0 }
+        connection.submit(job) { [pool] report in
+            let outcome: Result<SlotOutcome, any Error>
+            switch report.result {
+            case let .success(.response(response)):
+                pool.release(connection, keepAlive: report.keepAlive)
+                // A kept connection never handshakes: its response is what it taught.
+                attempt?.report(.http1)
+                outcome = .success(.http1(response))
+            case let .success(.http2(stream)):
+                guard let attempt else {
+                    pool.release(connection, keepAlive: false)
+                    stream.close()
+                    outcome = .failure(TransportError(.tls, message: "the server selected h2, which was not offered"))
+                    break
                 }
+                do throws(TransportError) {
+                    let adopted = try attempt.pool.adopt(stream, from: connection, of: pool)
+                    attempt.report(.http2(adopted))
+                    outcome = .success(.http2(adopted))
+                } catch {
+                    attempt.report(.failed)
+                    outcome = .failure(error)
+                }
+            case let .failure(error):
+                pool.release(connection, keepAlive: report.keepAlive)
+                attempt?.report(.failed)
+                outcome = .failure(error)
             }
-            if case .failure = outcome, firstReport, counted == true { http2?.attemptFailed(for: key) }
             // A streamed response's caller had its head already: the events end its wait.
             streamed?.ended.finish(.success(report.events))
             // A caller that was cancelled meanwhile will not use the stream claimed for it.

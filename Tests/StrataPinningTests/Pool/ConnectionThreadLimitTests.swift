@@ -106,7 +106,7 @@ struct HTTP2ConnectionThreadLimitTests {
         return condition()
     }
 
-    @Test("an HTTP/2 connection holds one unit while open (its slot gave its own back) and returns it when it closes")
+    @Test("an HTTP/2 connection holds one unit while open (its slot's, handed over) and returns it when it closes")
     func holdsOneUnit() async throws {
         let server = try Self.server(closingAfterFirstResponse: true)
         let threads = ConnectionThreadLimit(maximum: 4)
@@ -128,6 +128,25 @@ struct HTTP2ConnectionThreadLimitTests {
         }
         #expect(await eventually { transport.http2HostCount == 0 })
         #expect(transport.pooledHostCount == 0)
+    }
+
+    @Test("a new connection that turns out to be HTTP/2 keeps its slot's unit: no other connection can take it in between")
+    func handshakenHTTP2ConnectionKeepsItsUnit() async throws {
+        let server = try Self.server()
+        // A competing connection that takes the first unit given back, the instant it is free.
+        let stolen = LockedValue(false)
+        let threads = ConnectionThreadLimit(maximum: 1) { threads in
+            let steal = stolen.withLock { stolen in
+                defer { stolen = true }
+                return !stolen
+            }
+            if steal { _ = threads.tryAcquire() }
+        }
+        let transport = try transport(threads: threads)
+        #expect(try await transport.send(Pinning.get(server.url("/"))).statusCode == 200)
+        #expect(transport.http2Counts(host: "localhost", port: server.port).connections == 1)
+        #expect(stolen.withLock { $0 } == false)
+        #expect(threads.inUse == 1)
     }
 
     @Test("at the limit, an idle HTTP/2 connection is closed to make room for a connection to another host")

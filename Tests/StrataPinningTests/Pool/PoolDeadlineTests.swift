@@ -7,11 +7,7 @@ import TestSupport
 struct PoolDeadlineTests {
     /// A pool allowing one connection per host; nothing here ever connects.
     private static func poolOfOne() throws -> ConnectionPool {
-        let settings = ConnectionSettings(
-            context: try TLSClientContext(roots: .pinnedKeysOnly),
-            timeouts: .init(connect: .seconds(1), handshake: .seconds(1), idle: .seconds(1)),
-            limits: .default, clock: ErasedClock(ContinuousClock()))
-        return ConnectionPool(settings: settings, maxConnectionsPerHost: 1, idleTimeout: .seconds(30))
+        ConnectionPool(settings: try .neverConnecting(), maxConnectionsPerHost: 1, idleTimeout: .seconds(30))
     }
 
     @Test("a waiter at the per-host limit gives up at its deadline with timedOut and leaves the queue")
