@@ -117,10 +117,16 @@ enum IdleConnectionsBenchmark {
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<count {
                 group.addTask {
-                    try await transport.stream(HTTPRequest(url: url)) { head, body in
-                        guard head.statusCode == 200 else { throw CurlRun.Failure(description: "status \(head.statusCode)") }
-                        await barrier.arriveAndWait()
-                        for try await _ in body {}
+                    do {
+                        try await transport.stream(HTTPRequest(url: url)) { head, body in
+                            guard head.statusCode == 200 else { throw CurlRun.Failure(description: "status \(head.statusCode)") }
+                            await barrier.arriveAndWait()
+                            for try await _ in body {}
+                        }
+                    } catch {
+                        // The others would wait for this one forever.
+                        await barrier.abandon()
+                        throw error
                     }
                 }
             }
@@ -133,7 +139,7 @@ enum IdleConnectionsBenchmark {
     }
 }
 
-/// Releases every waiter once `count` have arrived.
+/// Releases every waiter once `count` have arrived (or one gave up: ``abandon()``).
 private actor CountdownBarrier {
     private var remaining: Int
     private var waiters: [CheckedContinuation<Void, Never>] = []
@@ -148,6 +154,13 @@ private actor CountdownBarrier {
             return
         }
         await withCheckedContinuation { waiters.append($0) }
+    }
+
+    /// Releases every waiter now and lets later arrivals through: one of the parties failed.
+    func abandon() {
+        remaining = 0
+        waiters.forEach { $0.resume() }
+        waiters.removeAll()
     }
 }
 

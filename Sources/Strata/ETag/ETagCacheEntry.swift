@@ -60,8 +60,8 @@ public struct ETagCacheEntry: Sendable, Hashable, Codable {
     }
 
     /// About how many bytes the entry occupies: body plus header text. Stores use it for their
-    /// size bounds.
-    package var approximateByteCount: Int {
+    /// size bounds, a store of your own (an ``ETagStoreProtocol`` conformance) included.
+    public var approximateByteCount: Int {
         var bytes = body.count + (url?.absoluteString.utf8.count ?? 0)
         for field in headers { bytes += field.name.utf8.count + field.value.utf8.count + 4 }
         for field in varyingRequestHeaders { bytes += field.name.utf8.count + field.value.utf8.count + 4 }

@@ -174,12 +174,12 @@ extension ETagTransport {
         }
         switch policy.storeDecision(for: response, to: request, times: times, rule: rule) {
         case .store(let entry):
+            // An entry stored already, byte for byte where it matters, is not written again:
+            // that would only cost the store's work (for Redis, a round trip carrying the body).
             if let candidate, await isAlreadyStored(entry, as: candidate, primaryKey: primaryKey, rule: rule) {
-                // Stored already, byte for byte where it matters: writing it again would only
-                // cost the store's work (for Redis, a round trip carrying the body).
-            } else {
-                await storeEntry(entry, primaryKey: primaryKey, request: request)
+                return response
             }
+            await storeEntry(entry, primaryKey: primaryKey, request: request)
             report(.stored(url, bodyBytes: entry.body.count))
         case .doNotStore(let reason):
             // A 200 that may not be stored still outdates what was stored before it.
@@ -192,12 +192,16 @@ extension ETagTransport {
     /// Whether `entry`, from a 200, is what `candidate` already holds: a server that ignores
     /// `If-None-Match` (or a stored response without a validator) sends the same representation
     /// again. The rule is a 304's write-back rule: same status, body and lasting headers, and
-    /// exchange times that nothing reads. Only an entry without `Vary`, stored under the
-    /// primary key, and still in the store (it may have been evicted meanwhile).
+    /// exchange times that nothing reads, in the new response or in the stored one (a stored
+    /// `Expires` the new response dropped must go: the new response replaces it whole, RFC 9111
+    /// §3.2). Only an entry from the same final URL, without `Vary`, stored under the primary
+    /// key, and still in the store (it may have been evicted meanwhile).
     private func isAlreadyStored(_ entry: ETagCacheEntry, as candidate: Candidate, primaryKey: String,
                                  rule: EndpointCachePolicy) async -> Bool {
-        guard candidate.key == primaryKey, entry.varyHeaderNames.isEmpty, candidate.entry.varyHeaderNames.isEmpty,
-              !policy.needsStoreUpdate(from: candidate.entry, to: entry, timesMatter: freshness.usesAge(of: entry, rule: rule))
+        let timesMatter = freshness.usesAge(of: entry, rule: rule) || freshness.usesAge(of: candidate.entry, rule: rule)
+        guard candidate.key == primaryKey, entry.url == candidate.entry.url,
+              entry.varyHeaderNames.isEmpty, candidate.entry.varyHeaderNames.isEmpty,
+              !policy.needsStoreUpdate(from: candidate.entry, to: entry, timesMatter: timesMatter)
         else { return false }
         return await store.containsEntry(for: candidate.key)
     }

@@ -54,7 +54,7 @@ public struct ReportOnlyEvaluator: ServerTrustEvaluator {
     }
 
     /// Whether `evaluator` is, or contains, a report-only evaluator.
-    static func isContained(in evaluator: any ServerTrustEvaluator) -> Bool {
+    package static func isContained(in evaluator: any ServerTrustEvaluator) -> Bool {
         if evaluator is ReportOnlyEvaluator { return true }
         guard let group = evaluator as? any EvaluatorGroup else { return false }
         return group.members.contains(where: isContained)

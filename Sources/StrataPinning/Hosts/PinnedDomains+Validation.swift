@@ -9,15 +9,25 @@ extension PinnedDomains {
     ///   offending pattern in sorted order.
     func validate(for roots: TrustRoots) throws(PinningConfigurationError) {
         for entry in entries {
-            let pattern = entry.pattern.description
-            if Self.containsEmptyGroup(entry.evaluator) { throw .emptyEvaluator(hostPattern: pattern) }
-            if !roots.verifiesChain, ReportOnlyEvaluator.isContained(in: entry.evaluator) {
-                throw .reportOnlyWithPinnedKeysOnly(hostPattern: pattern)
-            }
-            if !roots.verifiesChain, !entry.evaluator.requiresPinnedKey {
-                throw .pinnedKeysOnlyWithoutPins(hostPattern: pattern)
-            }
+            try Self.validate(entry.evaluator, hostPattern: entry.pattern.description, roots: roots)
         }
+    }
+
+    /// The rules an evaluator meets whatever connection it guards (a pinned host here, a
+    /// `rediss://` server in StrataRedis): no empty group (it would accept nothing, or anything);
+    /// and with ``TrustRoots/pinnedKeysOnly``, where nothing else verifies the server, an
+    /// evaluator that requires a pinned key and holds no report-only part (which accepts any key).
+    ///
+    /// - Parameter evaluator: `nil` when the caller checks nothing beyond the chain.
+    /// - Throws: ``PinningConfigurationError`` naming `hostPattern`.
+    package static func validate(_ evaluator: (any ServerTrustEvaluator)?, hostPattern: String,
+                                 roots: TrustRoots) throws(PinningConfigurationError) {
+        if let evaluator, containsEmptyGroup(evaluator) { throw .emptyEvaluator(hostPattern: hostPattern) }
+        guard !roots.verifiesChain else { return }
+        if let evaluator, ReportOnlyEvaluator.isContained(in: evaluator) {
+            throw .reportOnlyWithPinnedKeysOnly(hostPattern: hostPattern)
+        }
+        if !(evaluator?.requiresPinnedKey ?? false) { throw .pinnedKeysOnlyWithoutPins(hostPattern: hostPattern) }
     }
 
     private static func containsEmptyGroup(_ evaluator: any ServerTrustEvaluator) -> Bool {

@@ -188,6 +188,7 @@ final class ConnectionPool: Sendable {
             state.hosts[key]?.waiters.removeFirst()
             return ((waiter, served), evicted)
         }
+        connection.relinquishStream()
         connection.shutDown()
         evicted?.shutDown()
         if case let (waiter, result)? = served { waiter.continuation.resume(with: result) }

@@ -73,6 +73,13 @@ final class PooledConnection: Sendable {
         close?()
     }
 
+    /// Forgets the running job's socket, which now belongs to another owner (an HTTP/2
+    /// connection it was handed over to): a later ``abort(jobID:)`` of that job, from a caller
+    /// cancelled after the handover, must not close a connection other requests now use.
+    func relinquishStream() {
+        control.withLock { $0.close = nil }
+    }
+
     /// Ends the slot's thread after its current job and closes the kept connection.
     func shutDown() {
         thread.submit { [self] in closeKeptConnection(reason: "the pool was shut down") }

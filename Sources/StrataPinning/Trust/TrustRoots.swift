@@ -20,7 +20,7 @@ public enum TrustRoots: Sendable, Hashable {
     case pinnedKeysOnly
 
     /// Whether OpenSSL's chain and host-name verification runs (false only for ``pinnedKeysOnly``).
-    var verifiesChain: Bool {
+    package var verifiesChain: Bool {
         self != .pinnedKeysOnly
     }
 }

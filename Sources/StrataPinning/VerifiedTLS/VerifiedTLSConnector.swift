@@ -16,9 +16,16 @@ package struct VerifiedTLSConnector: Sendable {
     /// Builds the OpenSSL context once; each ``connect(host:port:timeouts:deadline:)`` makes one
     /// session from it.
     ///
-    /// - Throws: ``PinningConfigurationError`` when the trust store or the context cannot be built.
-    package init(roots: TrustRoots, identity: ClientIdentity?, evaluator: (any ServerTrustEvaluator)?)
+    /// The evaluator meets the rules a pinned host's does: with ``TrustRoots/pinnedKeysOnly``
+    /// (no chain verification) it must require a pinned key and hold no report-only part, else
+    /// a server anyone could impersonate would be handed out.
+    ///
+    /// - Parameter host: The server's host, for the error that names it.
+    /// - Throws: ``PinningConfigurationError`` when the evaluator breaks those rules, or the trust
+    ///   store or the context cannot be built.
+    package init(host: String, roots: TrustRoots, identity: ClientIdentity?, evaluator: (any ServerTrustEvaluator)?)
         throws(PinningConfigurationError) {
+        try PinnedDomains.validate(evaluator, hostPattern: host, roots: roots)
         context = try TLSClientContext(roots: roots, protocols: [])
         self.identity = identity
         self.evaluator = evaluator

@@ -21,7 +21,7 @@ final class RedisClient: Sendable {
         peer = settings.endpoint.description
         address = RedisNodeAddress(endpoint: settings.endpoint)
         commandTimeout = settings.commandTimeout
-        pool = RedisConnectionPool(maxConnections: maxConnections) { RedisConnectionSlot(index: $0, settings: settings) }
+        pool = RedisConnectionPool(maxConnections: maxConnections) { RedisConnectionSlot(index: $0, settings: settings, retire: $1) }
     }
 
     /// Sends `commands` as one pipelined batch on one connection and returns their replies in

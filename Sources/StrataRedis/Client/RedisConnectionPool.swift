@@ -5,7 +5,8 @@ import Strata
 /// demand and reused most-recently-used first, so a quiet client keeps one warm connection.
 ///
 /// A caller that finds every lane busy waits in line, first come first served, for at most the
-/// timeout it gives; a lane given back goes straight to the longest waiter.
+/// timeout it gives; a lane given back goes straight to the longest waiter. A lane idle for its
+/// idle timeout retires (``retire(_:)``), so a quiet client holds no thread or connection.
 final class RedisConnectionPool: Sendable {
     private struct Waiter {
         var id: UInt64
@@ -21,15 +22,17 @@ final class RedisConnectionPool: Sendable {
 
     /// The most lanes, hence connections and threads, the pool opens.
     let maxConnections: Int
-    private let makeSlot: @Sendable (Int) -> RedisConnectionSlot
+    private let makeSlot: @Sendable (_ index: Int, _ retire: @escaping @Sendable (RedisConnectionSlot) -> Bool) -> RedisConnectionSlot
     private let state = LockedValue(State())
 
     /// Creates an empty pool.
     ///
     /// - Parameters:
     ///   - maxConnections: The most lanes; at least 1 is used.
-    ///   - makeSlot: Creates the lane with the given index.
-    init(maxConnections: Int, makeSlot: @escaping @Sendable (Int) -> RedisConnectionSlot) {
+    ///   - makeSlot: Creates the lane with the given index, and the call it makes when idle
+    ///     (``retire(_:)``).
+    init(maxConnections: Int,
+         makeSlot: @escaping @Sendable (_ index: Int, _ retire: @escaping @Sendable (RedisConnectionSlot) -> Bool) -> RedisConnectionSlot) {
         self.maxConnections = max(1, maxConnections)
         self.makeSlot = makeSlot
     }
@@ -45,7 +48,7 @@ final class RedisConnectionPool: Sendable {
                 }
                 if state.created < maxConnections {
                     state.created += 1
-                    continuation.resume(returning: makeSlot(state.created))
+                    continuation.resume(returning: makeSlot(state.created) { [weak self] slot in self?.retire(slot) ?? true })
                     return nil
                 }
                 state.nextWaiterID += 1
@@ -69,6 +72,19 @@ final class RedisConnectionPool: Sendable {
             return state.waiters.removeFirst()
         }
         waiter?.continuation.resume(returning: slot)
+    }
+
+    /// Takes `slot` out of the pool if it is idle (its thread found it unused for its idle
+    /// timeout), so the next caller that finds no idle lane opens a new one.
+    ///
+    /// - Returns: Whether it was idle; if not, it is leased and stays.
+    func retire(_ slot: RedisConnectionSlot) -> Bool {
+        state.withLock { state in
+            guard let index = state.idle.firstIndex(where: { $0 === slot }) else { return false }
+            state.idle.remove(at: index)
+            state.created -= 1
+            return true
+        }
     }
 
     private func giveUp(_ waiterID: UInt64) {

@@ -9,10 +9,10 @@ import StrataConnect
 /// never holds up a task, and one wake-up per batch. The pool's `maxConnections` bounds how many
 /// exist. A lane is used by one caller at a time: the pool hands it out and takes it back.
 final class RedisConnectionSlot: Sendable {
-    /// How long the lane's thread waits for a batch before it looks again; it keeps running
-    /// (and its connection open) for as long as the lane exists, so this only sets how seldom
-    /// an idle lane wakes.
-    static let idleWake = Duration.seconds(60)
+    /// How long a lane may go without a batch before it retires (its connection closed, its
+    /// thread ended), as a pinned connection's slot does after its idle timeout; the pool
+    /// opens a new lane when it needs one again.
+    static let idleTimeout = Duration.seconds(60)
 
     private let thread = ConnectionThread()
     private let settings: RedisConnection.Settings
@@ -20,9 +20,19 @@ final class RedisConnectionSlot: Sendable {
     private let connection = LockedValue<RedisConnection?>(nil)
 
     /// Creates a lane with no connection and starts its thread; the first command opens a connection.
-    init(index: Int, settings: RedisConnection.Settings) {
+    ///
+    /// - Parameter retire: Called on the lane's thread after ``idleTimeout`` without a batch;
+    ///   returns true when the pool took the lane out of its idle list, and the lane then closes
+    ///   its connection and ends its thread. False (the lane is leased) keeps it.
+    init(index: Int, settings: RedisConnection.Settings, retire: @escaping @Sendable (RedisConnectionSlot) -> Bool) {
         self.settings = settings
-        thread.start(name: "Strata.RedisETagStore.connection-\(index)", idleTimeout: Self.idleWake) { false }
+        thread.start(name: "Strata.RedisETagStore.connection-\(index)", idleTimeout: Self.idleTimeout) { [weak self] in
+            guard let self else { return true }
+            guard retire(self) else { return false }
+            // Dropping the connection closes its socket.
+            self.connection.withLock { $0 = nil }
+            return true
+        }
     }
 
     /// Ends the thread (after a batch still running) when the pool that held the lane goes away.

@@ -16,13 +16,15 @@ import StrataPinning
 /// ```
 public struct RedisTLS: Sendable {
     /// The certificate authorities the server's chain must lead to. Default: `.system`, the
-    /// operating system's CA bundle; `.certificates([ca])` for a private CA.
+    /// operating system's CA bundle; `.certificates([ca])` for a private CA; `.pinnedKeysOnly`
+    /// only with an ``evaluator`` that requires a pinned key (the store refuses it otherwise).
     public var trustRoots: TrustRoots
     /// The client certificate and key presented when the server asks for one
     /// (`tls-auth-clients yes`); `nil` presents none.
     public var clientIdentity: ClientIdentity?
     /// Checked on the verified chain after the handshake, such as a `PublicKeyPinningEvaluator`
-    /// holding the server's pins; `nil` checks nothing beyond the chain and the host name.
+    /// holding the server's pins; `nil` checks nothing beyond the chain and the host name. A
+    /// `ReportOnlyEvaluator` is refused: a Redis connection has nowhere to report to.
     public var evaluator: (any ServerTrustEvaluator)?
 
     /// Creates TLS settings; with no argument, the system's CAs and no client certificate.
@@ -39,7 +41,8 @@ extension RedisTLS {
     /// is `nil`) for `rediss://`.
     ///
     /// - Throws: ``RedisETagStoreError/invalidParameter(_:reason:)`` for TLS settings given with a
-    ///   `redis://` URL (they would silently do nothing) or roots OpenSSL cannot load.
+    ///   `redis://` URL (they would silently do nothing), roots OpenSSL cannot load, a report-only
+    ///   evaluator, or `.pinnedKeysOnly` without an evaluator that requires a pinned key.
     static func connector(_ tls: RedisTLS?, for endpoint: RedisEndpoint) throws(RedisETagStoreError) -> VerifiedTLSConnector? {
         guard endpoint.usesTLS else {
             guard tls == nil else {
@@ -48,8 +51,15 @@ extension RedisTLS {
             return nil
         }
         let tls = tls ?? RedisTLS()
+        // A report-only evaluator accepts any key and reports the mismatch as an event of the
+        // pinned HTTP transport; a Redis connection has no such channel, so it would only accept.
+        if let evaluator = tls.evaluator, ReportOnlyEvaluator.isContained(in: evaluator) {
+            throw .invalidParameter("tls", reason: "a ReportOnlyEvaluator cannot guard a Redis connection (its reports have "
+                + "nowhere to go, so it would accept any server); use a PublicKeyPinningEvaluator")
+        }
         do {
-            return try VerifiedTLSConnector(roots: tls.trustRoots, identity: tls.clientIdentity, evaluator: tls.evaluator)
+            return try VerifiedTLSConnector(host: endpoint.host, roots: tls.trustRoots, identity: tls.clientIdentity,
+                                            evaluator: tls.evaluator)
         } catch {
             throw .invalidParameter("tls", reason: String(describing: error))
         }

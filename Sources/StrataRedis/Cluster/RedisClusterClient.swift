@@ -55,9 +55,13 @@ final class RedisClusterClient: RedisDeployment {
                 throw .invalidURL(RedisEndpoint.redacted(seed),
                                   reason: "every seed must name the same user and password as \(RedisEndpoint.redacted(firstSeed)): all nodes are asked with one")
             }
-            if let first = endpoints.first, first.usesTLS != endpoint.usesTLS {
+            // Not yet: with `tls-cluster yes` a node announces its TLS port apart (`tls-port` in
+            // CLUSTER SHARDS), which the topology does not read, so every node would be
+            // reached on its plain-text port and fail.
+            guard !endpoint.usesTLS else {
                 throw .invalidURL(RedisEndpoint.redacted(seed),
-                                  reason: "every seed must use the same scheme as \(RedisEndpoint.redacted(firstSeed)) (all redis:// or all rediss://)")
+                                  reason: "Redis Cluster over TLS (rediss:// seeds) is not supported yet; use redis:// seeds on a private "
+                                      + "network, or RedisETagStore(url:) with one rediss:// endpoint")
             }
             endpoints.append(endpoint)
         }

@@ -106,8 +106,8 @@ public final class RedisETagStore: ETagStoreProtocol {
     /// - Parameters:
     ///   - cluster: `redis://[user:password@]host[:port]` URLs of one or more cluster nodes (more
     ///     than one, so the store starts while one is down); the same user and password in each,
-    ///     database 0 or none. The other nodes are learned from the cluster. All `rediss://`
-    ///     for TLS to every node.
+    ///     database 0 or none. The other nodes are learned from the cluster. TLS to a cluster
+    ///     is not supported yet: a `rediss://` seed is refused.
     ///   - namespace: The prefix of every key this store writes (`<namespace>:<digest>`); give
     ///     each service its own. 1 to 128 printable ASCII characters without spaces. A `{…}` in
     ///     it would put every entry in one slot (a hash tag), so leave braces out.
@@ -116,16 +116,15 @@ public final class RedisETagStore: ETagStoreProtocol {
     ///   - maxEntryBytes: The largest entry stored, as for the single-server store.
     ///   - connectTimeout: How long connecting to one node may take.
     ///   - commandTimeout: How long one node may take to answer a command.
-    ///   - tls: For `rediss://` seeds, as for the single-server store.
     /// - Throws: ``RedisETagStoreError`` for a seed URL, namespace or parameter that cannot work.
     public convenience init(cluster: [URL], namespace: String = RedisETagStore.defaultNamespace,
                             timeToLive: Duration? = nil, maxEntryBytes: Int = 8 << 20, maxConnections: Int = 4,
-                            connectTimeout: Duration = .seconds(1), commandTimeout: Duration = .milliseconds(500),
-                            tls: RedisTLS? = nil) throws(RedisETagStoreError) {
+                            connectTimeout: Duration = .seconds(1), commandTimeout: Duration = .milliseconds(500))
+        throws(RedisETagStoreError) {
         try self.init(topology: .cluster(seeds: cluster), namespace: namespace, timeToLive: timeToLive,
                       maxEntryBytes: maxEntryBytes, maxConnections: maxConnections, connectTimeout: connectTimeout,
                       commandTimeout: commandTimeout, retryDelays: (.milliseconds(100), .seconds(5)), clock: ContinuousClock(),
-                      tls: tls)
+                      tls: nil)
     }
 
     /// Creates a store with the circuit breaker's delays and clock given, for tests.

@@ -8,7 +8,7 @@ struct RedisConnectionPoolTests {
         let settings = RedisConnection.Settings(endpoint: try! RedisEndpoint(url: URL(string: "redis://127.0.0.1:1")!),
                                                 limits: RESPLimits(), connectTimeout: .seconds(1),
                                                 commandTimeout: .seconds(1))
-        return RedisConnectionPool(maxConnections: maxConnections) { RedisConnectionSlot(index: $0, settings: settings) }
+        return RedisConnectionPool(maxConnections: maxConnections) { RedisConnectionSlot(index: $0, settings: settings, retire: $1) }
     }
 
     @Test("no more lanes than maxConnections are created; a released lane is reused")
@@ -39,5 +39,18 @@ struct RedisConnectionPoolTests {
         #expect(await pool.acquire(timeout: .milliseconds(1)) == nil)
         pool.release(only)
         #expect(await pool.acquire(timeout: .milliseconds(1)) === only)
+    }
+
+    @Test("an idle lane retires: the pool forgets it and opens a new lane next time; a leased lane does not")
+    func idleLaneRetires() async {
+        let pool = makePool(1)
+        let lane = await pool.acquire(timeout: .seconds(5))!
+        #expect(!pool.retire(lane))
+        pool.release(lane)
+        #expect(pool.retire(lane))
+        #expect(!pool.retire(lane))
+        // The retired lane freed its place under maxConnections (1): a new lane, not a wait.
+        let next = await pool.acquire(timeout: .milliseconds(1))
+        #expect(next != nil && next !== lane)
     }
 }

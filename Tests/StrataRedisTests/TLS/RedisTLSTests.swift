@@ -156,6 +156,27 @@ struct RedisTLSTests {
         #expect(error.map { !$0.description.contains(Self.password) } == true)
     }
 
+    @Test("pinned keys only (no chain check) works with the server's key pinned, and is refused at creation without a pin or with report-only pins")
+    func pinnedKeysOnly() async throws {
+        let server = try await RedisServerProcess.start(tls: .init())
+        let pinned = RedisTLS(trustRoots: .pinnedKeysOnly,
+                              evaluator: try PublicKeyPinningEvaluator(pins: [PKI.pin("leaf-ec.pem")]))
+        #expect(try await pingFailure(server.url(), tls: pinned) == nil)
+
+        let url = URL(string: "rediss://127.0.0.1:6379")!
+        let refused: [(String, RedisTLS)] = [
+            ("no evaluator", RedisTLS(trustRoots: .pinnedKeysOnly)),
+            ("report-only pins", RedisTLS(trustRoots: .pinnedKeysOnly, evaluator: ReportOnlyEvaluator(
+                try PublicKeyPinningEvaluator(pins: [PKI.pin("leaf-ec.pem")])))),
+            ("report-only pins with chain checks", RedisTLS(trustRoots: try PKI.ca(), evaluator: ReportOnlyEvaluator(
+                try PublicKeyPinningEvaluator(pins: [PKI.pin("leaf-ec.pem")])))),
+            ("an empty group", RedisTLS(trustRoots: try PKI.ca(), evaluator: CompositeTrustEvaluator([]))),
+        ]
+        for (name, tls) in refused {
+            #expect(throws: RedisETagStoreError.self, "\(name)") { try RedisETagStore(url: url, tls: tls) }
+        }
+    }
+
     @Test("TLS settings with a redis:// URL are refused rather than silently ignored")
     func settingsNeedRediss() throws {
         #expect(throws: RedisETagStoreError.self) {

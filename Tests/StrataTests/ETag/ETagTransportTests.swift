@@ -389,6 +389,23 @@ struct ETagWriteBackTests {
         #expect(await store.writes == 2)
     }
 
+    @Test("a 200 that drops the stored entry's Expires replaces it, though its body and validator are the same (RFC 9111 §3.2)")
+    func identicalFullResponseDroppingExpiresWritten() async throws {
+        let calls = Counter()
+        let origin = ClosureTransport { _ in
+            calls.increment()
+            let headers: HTTPHeaders = calls.value == 1 ? ["ETag": "\"1\"", "Expires": "Thu, 01 Jan 2099 00:00:00 GMT"] : ["ETag": "\"1\""]
+            return makeResponse("same", headers: headers)
+        }
+        let store = CountingStore()
+        let transport = ETagTransport(inner: origin, store: store)
+        _ = try await transport.send(makeRequest(url))
+        _ = try await transport.send(makeRequest(url, headers: ["Cache-Control": "no-cache"]))
+        #expect(await store.writes == 2)
+        let key = ConditionalRequestPolicy().primaryKey(for: makeRequest(url))
+        #expect(await store.cachedResponse(for: key)?.headers["Expires"] == nil)
+    }
+
     @Test("an entry evicted in flight is written back even when the 304 changed nothing")
     func evictedEntryIsRestored() async throws {
         let store = CountingStore()
