@@ -19,6 +19,7 @@ let package = Package(
             .product(name: "Strata", package: "Strata"),
             .product(name: "StrataTesting", package: "Strata"),
             .product(name: "StrataPinning", package: "Strata"),
+            .product(name: "StrataRedis", package: "Strata"),
         ]),
         // The few names of swift-log the README's bridge uses, so that block compiles here
         // (no package outside the toolchain can be fetched).
