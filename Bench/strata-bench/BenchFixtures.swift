@@ -18,10 +18,12 @@ enum BenchFixtures {
     /// A PinningTransport that trusts the fixture CA and pins the leaf's key for `localhost`.
     static func pinningTransport(maxConnectionsPerHost: Int, httpVersion: HTTPVersionPolicy = .http1Only) throws -> PinningTransport {
         let ca = try Certificate(pem: String(contentsOf: caFile, encoding: .utf8))
-        return try PinningTransport.validated(pinnedDomains: ["localhost": PublicKeyPinningEvaluator(pins: [SPKIPin(leafPin())])],
-                                              trustRoots: .certificates([ca]),
-                                              configuration: .init(maxConnectionsPerHost: maxConnectionsPerHost,
-                                                                   httpVersion: httpVersion))
+        return try PinningTransport.validated(
+            pinnedDomains: ["localhost": PublicKeyPinningEvaluator(pins: [SPKIPin(leafPin())])],
+            trustRoots: .certificates([ca]),
+            configuration: .init(
+                maxConnectionsPerHost: maxConnectionsPerHost,
+                httpVersion: httpVersion))
     }
 
     /// The installed nginx's version, as `nginx -v` prints it (`1.22.1`); blocks while it runs.

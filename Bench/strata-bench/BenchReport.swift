@@ -15,11 +15,14 @@ struct BenchReport: Encodable {
 
     static func run(_ options: BenchOptions) async throws {
         let output = BenchOutput(json: options.json)
-        var report = BenchReport(machine: Machine(cores: ProcessInfo.processInfo.activeProcessorCount,
-                                                  loadAverageBefore: Measurement.loadAverage))
-        output.line("strata-bench: \(report.machine.cores) cores, load average "
-                    + (report.machine.loadAverageBefore.map { formatted($0, decimals: 2) } ?? "unknown")
-                    + (options.quick ? ", quick run (rough figures)" : ""))
+        var report = BenchReport(
+            machine: Machine(
+                cores: ProcessInfo.processInfo.activeProcessorCount,
+                loadAverageBefore: Measurement.loadAverage))
+        output.line(
+            "strata-bench: \(report.machine.cores) cores, load average "
+                + (report.machine.loadAverageBefore.map { formatted($0, decimals: 2) } ?? "unknown")
+                + (options.quick ? ", quick run (rough figures)" : ""))
         if options.command != .pinned {
             output.line()
             report.layers = try await LayerBenchmark.run(options, output: output)

@@ -15,8 +15,10 @@ enum CurlRun {
     ///
     /// curl checks the chain against the fixture CA, pins the leaf's key (`--pinnedpubkey`),
     /// speaks HTTP/1.1 and sends the same bearer token the Swift clients send.
-    static func run(url: URL, count: Int, parallel: Int, pin: String, authorization: String,
-                    directory: URL) throws -> (seconds: Double, cpuSeconds: Double) {
+    static func run(
+        url: URL, count: Int, parallel: Int, pin: String, authorization: String,
+        directory: URL
+    ) throws -> (seconds: Double, cpuSeconds: Double) {
         let list = directory.appendingPathComponent("curl-\(count).txt")
         if !FileManager.default.fileExists(atPath: list.path) {
             let entry = "url = \"\(url.absoluteString)\"\noutput = \"/dev/null\"\n"
@@ -24,10 +26,12 @@ enum CurlRun {
         }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable!)
-        var arguments = ["--silent", "--show-error", "--fail", "--http1.1",
-                         "--cacert", BenchFixtures.caFile.path, "--pinnedpubkey", pin,
-                         "--resolve", "localhost:\(url.port!):127.0.0.1",
-                         "--header", "Authorization: \(authorization)", "--config", list.path]
+        var arguments = [
+            "--silent", "--show-error", "--fail", "--http1.1",
+            "--cacert", BenchFixtures.caFile.path, "--pinnedpubkey", pin,
+            "--resolve", "localhost:\(url.port!):127.0.0.1",
+            "--header", "Authorization: \(authorization)", "--config", list.path,
+        ]
         if parallel > 1 { arguments += ["--parallel", "--parallel-max", String(parallel)] }
         process.arguments = arguments
         // A file, not a pipe: thousands of failures would fill a pipe nobody reads until exit.

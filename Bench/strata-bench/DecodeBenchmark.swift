@@ -48,8 +48,9 @@ enum DecodeBenchmark {
         let pinned2 = try BenchFixtures.pinningTransport(maxConnectionsPerHost: 1, httpVersion: .preferHTTP2)
         let fixtureBytes = try Data(contentsOf: fixtures.appendingPathComponent("todos.json")).count
 
-        print("decoded MiB/s, pinned PinningTransport.stream vs curl --compressed -o /dev/null (\(curl)), nginx "
-              + "\(BenchFixtures.nginxVersion()) over loopback TLS; \(rounds) interleaved rounds, medians")
+        print(
+            "decoded MiB/s, pinned PinningTransport.stream vs curl --compressed -o /dev/null (\(curl)), nginx "
+                + "\(BenchFixtures.nginxVersion()) over loopback TLS; \(rounds) interleaved rounds, medians")
         var rows: [(String, Double, Double)] = []
         var paths = ["/gzip-on"]
         if madeStatic { paths.append("/static/large.json") }
@@ -59,15 +60,20 @@ enum DecodeBenchmark {
                 var reference: [Double] = []
                 for _ in 0..<rounds {
                     strata.append(try await timeStreamed(server.url(path), count: 1, through: transport, expecting: mebibytes << 20))
-                    reference.append(try await offCooperativePool {
-                        try timeCurl(server.url(path), count: 1, http2: version == "HTTP/2", directory: directory)
-                    })
+                    reference.append(
+                        try await offCooperativePool {
+                            try timeCurl(server.url(path), count: 1, http2: version == "HTTP/2", directory: directory)
+                        })
                 }
-                rows.append(("\(mebibytes) MiB JSON lines, \(path == "/gzip-on" ? "gzip on" : "gzip_static"), \(version)",
-                             Double(mebibytes) / Measurement.median(strata), Double(mebibytes) / Measurement.median(reference)))
+                rows.append(
+                    (
+                        "\(mebibytes) MiB JSON lines, \(path == "/gzip-on" ? "gzip on" : "gzip_static"), \(version)",
+                        Double(mebibytes) / Measurement.median(strata), Double(mebibytes) / Measurement.median(reference)
+                    ))
             }
         }
-        let fixtureCodings = [("gzip", "/fixture.gz")]
+        let fixtureCodings =
+            [("gzip", "/fixture.gz")]
             + (ContentCoding.supported.contains(.brotli) ? [("br", "/fixture.br")] : [])
             + (ContentCoding.supported.contains(.zstd) ? [("zstd", "/fixture.zst")] : [])
         let fixtureMebibytes = Double(fixtureBytes * fetches) / 1_048_576
@@ -76,26 +82,35 @@ enum DecodeBenchmark {
             var reference: [Double] = []
             for _ in 0..<rounds {
                 strata.append(try await timeStreamed(http1.url(path), count: fetches, through: pinned1, expecting: fixtureBytes))
-                reference.append(try await offCooperativePool {
-                    try timeCurl(http1.url(path), count: fetches, http2: false, directory: directory)
-                })
+                reference.append(
+                    try await offCooperativePool {
+                        try timeCurl(http1.url(path), count: fetches, http2: false, directory: directory)
+                    })
             }
-            rows.append(("220 KB JSON ×\(fetches), \(coding), HTTP/1.1",
-                         fixtureMebibytes / Measurement.median(strata), fixtureMebibytes / Measurement.median(reference)))
+            rows.append(
+                (
+                    "220 KB JSON ×\(fetches), \(coding), HTTP/1.1",
+                    fixtureMebibytes / Measurement.median(strata), fixtureMebibytes / Measurement.median(reference)
+                ))
         }
         print("scenario".padding(toLength: 44, withPad: " ", startingAt: 0) + "   Strata MiB/s   curl MiB/s   Strata/curl")
         for (name, strata, curl) in rows {
-            print(name.padding(toLength: 44, withPad: " ", startingAt: 0) + String(format: "%15.0f%13.0f%13.2f×", strata, curl, strata / curl))
+            print(
+                name.padding(toLength: 44, withPad: " ", startingAt: 0) + String(format: "%15.0f%13.0f%13.2f×", strata, curl, strata / curl)
+            )
         }
     }
 
     /// Seconds to stream `url` `count` times through `transport`, checking each decoded length.
-    private static func timeStreamed(_ url: URL, count: Int, through transport: PinningTransport, expecting bytes: Int) async throws -> Double {
+    private static func timeStreamed(_ url: URL, count: Int, through transport: PinningTransport, expecting bytes: Int) async throws
+        -> Double
+    {
         let start = ContinuousClock.now
         for _ in 0..<count {
             let received = try await transport.stream(HTTPRequest(url: url)) { head, body in
                 guard head.statusCode == 200, head.headers["Content-Encoding"] == nil else {
-                    throw CurlRun.Failure(description: "status \(head.statusCode), Content-Encoding \(head.headers["Content-Encoding"] ?? "none")")
+                    throw CurlRun.Failure(
+                        description: "status \(head.statusCode), Content-Encoding \(head.headers["Content-Encoding"] ?? "none")")
                 }
                 var received = 0
                 for try await chunk in body { received += chunk.count }
@@ -115,9 +130,11 @@ enum DecodeBenchmark {
             .write(to: list, atomically: true, encoding: .utf8)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: CurlRun.executable!)
-        process.arguments = ["--silent", "--show-error", "--fail", "--compressed", http2 ? "--http2" : "--http1.1",
-                             "--cacert", BenchFixtures.caFile.path, "--pinnedpubkey", pin,
-                             "--resolve", "localhost:\(url.port!):127.0.0.1", "--config", list.path]
+        process.arguments = [
+            "--silent", "--show-error", "--fail", "--compressed", http2 ? "--http2" : "--http1.1",
+            "--cacert", BenchFixtures.caFile.path, "--pinnedpubkey", pin,
+            "--resolve", "localhost:\(url.port!):127.0.0.1", "--config", list.path,
+        ]
         process.standardOutput = FileHandle.nullDevice
         let start = ContinuousClock.now
         try process.run()
@@ -137,7 +154,8 @@ enum DecodeBenchmark {
         while written < bytes {
             var piece = ""
             while piece.utf8.count < min(1 << 20, bytes - written) {
-                piece += #"{"id":\#(id),"title":"Task \#(id)","done":\#(id % 3 == 0),"owner":"user\#(id % 97)","#
+                piece +=
+                    #"{"id":\#(id),"title":"Task \#(id)","done":\#(id % 3 == 0),"owner":"user\#(id % 97)","#
                     + #""created":"2026-\#(id % 12 + 1)-\#(id % 28 + 1)T10:\#(id % 60):00Z"}"# + "\n"
                 id += 1
             }

@@ -45,11 +45,14 @@ enum DownloadBenchmark {
             ("full stack, stream, HTTP/2", .strata(try stacked(.http2Only), http2.url("/big"))),
         ]
         if CurlRun.executable != nil {
-            clients += [("curl -o /dev/null --http1.1", .curl(http2: false, http1.url("/big"))),
-                        ("curl -o /dev/null --http2", .curl(http2: true, http2.url("/big")))]
+            clients += [
+                ("curl -o /dev/null --http1.1", .curl(http2: false, http1.url("/big"))),
+                ("curl -o /dev/null --http2", .curl(http2: true, http2.url("/big"))),
+            ]
         }
-        print("\(mebibytes) MiB from nginx \(BenchFixtures.nginxVersion()) over loopback TLS 1.3, pinned; "
-              + "\(rounds) interleaved rounds, medians; RSS growth: the largest peak over rounds")
+        print(
+            "\(mebibytes) MiB from nginx \(BenchFixtures.nginxVersion()) over loopback TLS 1.3, pinned; "
+                + "\(rounds) interleaved rounds, medians; RSS growth: the largest peak over rounds")
         var seconds = Array(repeating: [Double](), count: clients.count)
         var growth = Array(repeating: 0, count: clients.count)
         for round in 0..<rounds {
@@ -72,17 +75,20 @@ enum DownloadBenchmark {
             let curlIndex = clients.firstIndex { $0.0 == (isHTTP2 ? "curl -o /dev/null --http2" : "curl -o /dev/null --http1.1") }
             let versus = curlIndex.map { Measurement.median(seconds[$0]) / Measurement.median(seconds[index]) }
             let rss = client.0.hasPrefix("curl") ? "" : String(format: "%.1f MiB", Double(growth[index]) / 1_048_576)
-            print(client.0.padding(toLength: 34, withPad: " ", startingAt: 0)
-                  + String(format: "%10.0f", rate)
-                  + (versus.map { String(format: "%9.2f×", $0) } ?? "          ")
-                  + rss.leftPadded(to: 13))
+            print(
+                client.0.padding(toLength: 34, withPad: " ", startingAt: 0)
+                    + String(format: "%10.0f", rate)
+                    + (versus.map { String(format: "%9.2f×", $0) } ?? "          ")
+                    + rss.leftPadded(to: 13))
         }
     }
 
     /// Streams `url` through `transport`, counting the bytes; the time taken and the peak growth
     /// of this process's resident memory while it ran.
-    private static func download(_ url: URL, through transport: any Transport,
-                                 expecting bytes: Int) async throws -> (seconds: Double, rssGrowth: Int) {
+    private static func download(
+        _ url: URL, through transport: any Transport,
+        expecting bytes: Int
+    ) async throws -> (seconds: Double, rssGrowth: Int) {
         let sampler = RSSSampler()
         let start = ContinuousClock.now
         let received = try await transport.stream(HTTPRequest(url: url)) { head, body in
@@ -102,9 +108,11 @@ enum DownloadBenchmark {
         let pin = "sha256//" + (try BenchFixtures.leafPin().dropFirst("sha256/".count))
         let process = Process()
         process.executableURL = URL(fileURLWithPath: CurlRun.executable!)
-        process.arguments = ["--silent", "--show-error", "--fail", http2 ? "--http2" : "--http1.1",
-                             "--cacert", BenchFixtures.caFile.path, "--pinnedpubkey", pin,
-                             "--resolve", "localhost:\(url.port!):127.0.0.1", "-o", "/dev/null", url.absoluteString]
+        process.arguments = [
+            "--silent", "--show-error", "--fail", http2 ? "--http2" : "--http1.1",
+            "--cacert", BenchFixtures.caFile.path, "--pinnedpubkey", pin,
+            "--resolve", "localhost:\(url.port!):127.0.0.1", "-o", "/dev/null", url.absoluteString,
+        ]
         process.standardOutput = FileHandle.nullDevice
         let start = ContinuousClock.now
         try process.run()
@@ -130,7 +138,9 @@ final class RSSSampler: Sendable {
 
     init() {
         let baseline = Self.residentBytes()
-        state.withLock { $0.baseline = baseline; $0.peak = baseline }
+        state.withLock {
+            $0.baseline = baseline; $0.peak = baseline
+        }
         let thread = Thread { [self] in
             while state.withLock({ $0.running }) {
                 let now = Self.residentBytes()
@@ -152,8 +162,8 @@ final class RSSSampler: Sendable {
     /// VmRSS from /proc/self/status, in bytes.
     static func residentBytes() -> Int {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-              let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+            let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
         else { return 0 }
         return kilobytes * 1024
     }

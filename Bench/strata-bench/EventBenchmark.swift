@@ -22,8 +22,9 @@ enum EventBenchmark {
     /// A terminal that answers at once, with an ETag so the ETag layer stores and revalidates.
     private struct Answering: Transport {
         func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-            HTTPResponse(statusCode: request.headers["If-None-Match"] == nil ? 200 : 304,
-                         headers: ["ETag": "\"v1\"", "Content-Type": "application/json"], body: Data("{}".utf8), url: request.url)
+            HTTPResponse(
+                statusCode: request.headers["If-None-Match"] == nil ? 200 : 304,
+                headers: ["ETag": "\"v1\"", "Content-Type": "application/json"], body: Data("{}".utf8), url: request.url)
         }
     }
 
@@ -38,8 +39,9 @@ enum EventBenchmark {
             ("LoggingTransport, level off", LoggingTransport(inner: stack(), logger: DiscardingLogger(enabled: false))),
             ("LoggingTransport, every level formatted", LoggingTransport(inner: stack(), logger: DiscardingLogger(enabled: true))),
         ]
-        let request = HTTPRequest(url: URL(string: "https://api.example.com/v1/todos?page=1")!,
-                                  headers: ["Authorization": "Bearer token"])
+        let request = HTTPRequest(
+            url: URL(string: "https://api.example.com/v1/todos?page=1")!,
+            headers: ["Authorization": "Bearer token"])
         print("Reauth → Retry → ETag over an in-memory terminal, \(requests) sequential requests (revalidated GETs)")
         for round in 1...2 {
             print("round \(round)")

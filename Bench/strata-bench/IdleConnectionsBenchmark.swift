@@ -42,18 +42,21 @@ enum IdleConnectionsBenchmark {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         try Data(count: 1 << 20).write(to: directory.appendingPathComponent("open.bin"))
-        let server = try await NginxServer.start(http2: false, directives: """
-            access_log off; keepalive_timeout 300s; keepalive_requests 100000;
-            location = /open { alias \(directory.appendingPathComponent("open.bin").path); }
-            location = /idle { return 200 "ok"; }
-            """)
+        let server = try await NginxServer.start(
+            http2: false,
+            directives: """
+                access_log off; keepalive_timeout 300s; keepalive_requests 100000;
+                location = /open { alias \(directory.appendingPathComponent("open.bin").path); }
+                location = /idle { return 200 "ok"; }
+                """)
         defer { server.stop() }
         let url = server.url("/idle")
         let openURL = server.url("/open")
         _ = mallocTrim(0)
         let baseline = ProcessSample.now()
-        print("Idle pinned HTTP/1.1 connections to nginx \(BenchFixtures.nginxVersion()) over loopback TLS 1.3; "
-              + "process before: \(baseline.threads) threads, \(mebibytes(baseline.residentBytes)) RSS")
+        print(
+            "Idle pinned HTTP/1.1 connections to nginx \(BenchFixtures.nginxVersion()) over loopback TLS 1.3; "
+                + "process before: \(baseline.threads) threads, \(mebibytes(baseline.residentBytes)) RSS")
         var rows: [Row] = []
         for count in connectionCounts {
             rows.append(try await measure(connections: count, opening: openURL, url: url, requests: requests, baseline: baseline))
@@ -62,18 +65,21 @@ enum IdleConnectionsBenchmark {
         print("connections   threads   RSS growth   per conn   switches/idle s   request (median)")
         for row in rows {
             let perConnection = Double(row.residentGrowth) / Double(row.connections) / 1024
-            print(String(row.connections).leftPadded(to: 11)
-                  + String(row.threads).leftPadded(to: 10)
-                  + mebibytes(row.residentGrowth).leftPadded(to: 13)
-                  + String(format: "%8.0f KiB", perConnection)
-                  + String(row.switchesPerIdleSecond).leftPadded(to: 18)
-                  + String(format: "%14.1f µs", row.requestNanoseconds / 1_000))
+            print(
+                String(row.connections).leftPadded(to: 11)
+                    + String(row.threads).leftPadded(to: 10)
+                    + mebibytes(row.residentGrowth).leftPadded(to: 13)
+                    + String(format: "%8.0f KiB", perConnection)
+                    + String(row.switchesPerIdleSecond).leftPadded(to: 18)
+                    + String(format: "%14.1f µs", row.requestNanoseconds / 1_000))
         }
     }
 
     /// Opens `connections`, measures them idle and in use, and releases the transport (its pool
     /// closes every connection when the transport is deallocated).
-    private static func measure(connections: Int, opening openURL: URL, url: URL, requests: Int, baseline: ProcessSample) async throws -> Row {
+    private static func measure(connections: Int, opening openURL: URL, url: URL, requests: Int, baseline: ProcessSample) async throws
+        -> Row
+    {
         let previousLimit = PinningTransport.maxConnectionThreads
         PinningTransport.maxConnectionThreads = max(previousLimit, connections)
         defer { PinningTransport.maxConnectionThreads = previousLimit }
@@ -95,10 +101,11 @@ enum IdleConnectionsBenchmark {
             samples.append(Measurement.nanoseconds(ContinuousClock.now - start))
             guard response.statusCode == 200 else { throw CurlRun.Failure(description: "status \(response.statusCode)") }
         }
-        let row = Row(connections: connections, threads: idleEnd.threads,
-                      residentGrowth: idleEnd.residentBytes - baseline.residentBytes,
-                      switchesPerIdleSecond: idleEnd.contextSwitches - idleStart.contextSwitches,
-                      requestNanoseconds: Measurement.median(samples))
+        let row = Row(
+            connections: connections, threads: idleEnd.threads,
+            residentGrowth: idleEnd.residentBytes - baseline.residentBytes,
+            switchesPerIdleSecond: idleEnd.contextSwitches - idleStart.contextSwitches,
+            requestNanoseconds: Measurement.median(samples))
         return row
     }
 

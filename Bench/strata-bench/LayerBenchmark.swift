@@ -51,10 +51,12 @@ enum LayerBenchmark {
         static let etag = "\"v1\""
         let revalidates: Bool
         private let ok: HTTPResponse
-        private let notModified = HTTPResponse(statusCode: 304, headers: HTTPHeaders([
-            ("Server", "nginx/1.22.1"), ("Date", "Sun, 30 Nov 2025 16:00:00 GMT"), ("Connection", "keep-alive"),
-            ("ETag", Answering.etag),
-        ]))
+        private let notModified = HTTPResponse(
+            statusCode: 304,
+            headers: HTTPHeaders([
+                ("Server", "nginx/1.22.1"), ("Date", "Sun, 30 Nov 2025 16:00:00 GMT"), ("Connection", "keep-alive"),
+                ("ETag", Answering.etag),
+            ]))
 
         init(revalidates: Bool, freshFor seconds: Int? = nil) {
             self.revalidates = revalidates
@@ -66,8 +68,9 @@ enum LayerBenchmark {
                 headers["Date"] = Self.httpDate(Date())
                 headers.add(name: "Cache-Control", value: "max-age=\(seconds)")
             }
-            ok = HTTPResponse(statusCode: 200, headers: headers,
-                              body: Data(#"{"id":42,"name":"Ada Lovelace","email":"ada@example.com","active":true}"#.utf8))
+            ok = HTTPResponse(
+                statusCode: 200, headers: headers,
+                body: Data(#"{"id":42,"name":"Ada Lovelace","email":"ada@example.com","active":true}"#.utf8))
         }
 
         /// `date` as an IMF-fixdate, as nginx writes `Date`.
@@ -104,20 +107,26 @@ enum LayerBenchmark {
             Scenario(name: "in-memory terminal alone", transport: stored),
             Scenario(name: "RetryTransport", target: 1_000, transport: RetryTransport(inner: stored)),
             Scenario(name: "ReauthTransport", target: 1_000, transport: reauth(stored)),
-            Scenario(name: "LoggingTransport, logger off", target: 1_000,
-                     transport: LoggingTransport(inner: stored, logger: SilentLogger())),
-            Scenario(name: "ETagTransport, 200 stored", target: 2_000,
-                     transport: ETagTransport(inner: stored, store: InMemoryETagStore())),
-            Scenario(name: "ETagTransport, 304 revalidated", target: 2_000,
-                     transport: ETagTransport(inner: revalidating, store: InMemoryETagStore())),
+            Scenario(
+                name: "LoggingTransport, logger off", target: 1_000,
+                transport: LoggingTransport(inner: stored, logger: SilentLogger())),
+            Scenario(
+                name: "ETagTransport, 200 stored", target: 2_000,
+                transport: ETagTransport(inner: stored, store: InMemoryETagStore())),
+            Scenario(
+                name: "ETagTransport, 304 revalidated", target: 2_000,
+                transport: ETagTransport(inner: revalidating, store: InMemoryETagStore())),
             // Issue 25: a fresh hit (max-age) answered from the store, the terminal never called.
-            Scenario(name: "ETagTransport, fresh hit (max-age)", target: 1_500,
-                     transport: ETagTransport(inner: Answering(revalidates: false, freshFor: 86_400),
-                                              store: InMemoryETagStore())),
+            Scenario(
+                name: "ETagTransport, fresh hit (max-age)", target: 1_500,
+                transport: ETagTransport(
+                    inner: Answering(revalidates: false, freshFor: 86_400),
+                    store: InMemoryETagStore())),
             Scenario(name: "Reauth → Retry → ETag, 200 stored", transport: stack(stored)),
             Scenario(name: "Reauth → Retry → ETag, 304 revalidated", transport: stack(revalidating)),
-            Scenario(name: "Logging (off) → Reauth → Retry → ETag, 304",
-                     transport: LoggingTransport(inner: stack(revalidating), logger: SilentLogger())),
+            Scenario(
+                name: "Logging (off) → Reauth → Retry → ETag, 304",
+                transport: LoggingTransport(inner: stack(revalidating), logger: SilentLogger())),
         ]
     }
 
@@ -127,11 +136,13 @@ enum LayerBenchmark {
         let all = scenarios()
         let baseline = all[0].name
         let chosen = all.enumerated().filter { $0.offset == 0 || options.includes($0.element.name) }.map(\.element)
-        let request = HTTPRequest(url: URL(string: "https://api.example.com/v1/todos?page=1")!,
-                                  headers: ["Authorization": "Bearer token"])
+        let request = HTTPRequest(
+            url: URL(string: "https://api.example.com/v1/todos?page=1")!,
+            headers: ["Authorization": "Bearer token"])
 
-        output.line("In-memory layers: \(formatted(Double(requests))) sequential GETs with a bearer token per scenario "
-                    + "and round, \(rounds) interleaved rounds, medians")
+        output.line(
+            "In-memory layers: \(formatted(Double(requests))) sequential GETs with a bearer token per scenario "
+                + "and round, \(rounds) interleaved rounds, medians")
         var nanoseconds: [String: [Double]] = [:]
         var cpuNanoseconds: [String: [Double]] = [:]
         var allocations: [String: [Double]] = [:]
@@ -160,28 +171,32 @@ enum LayerBenchmark {
             let overhead = Measurement.median(zip(times, baseNanoseconds).map { $0 - $1 })
             let cpuTimes = cpuNanoseconds[scenario.name]!
             let allocated = Measurement.median(allocations[scenario.name]!)
-            return Row(name: scenario.name, nanosecondsPerRequest: Measurement.median(times),
-                       fastestRound: times.min()!, slowestRound: times.max()!, overheadNanoseconds: overhead,
-                       cpuNanosecondsPerRequest: Measurement.median(cpuTimes),
-                       cpuOverheadNanoseconds: Measurement.median(zip(cpuTimes, baseCPUNanoseconds).map { $0 - $1 }),
-                       allocationsPerRequest: allocated, extraAllocationsPerRequest: allocated - baseAllocations,
-                       targetNanoseconds: scenario.target, meetsTarget: scenario.target.map { overhead <= $0 })
+            return Row(
+                name: scenario.name, nanosecondsPerRequest: Measurement.median(times),
+                fastestRound: times.min()!, slowestRound: times.max()!, overheadNanoseconds: overhead,
+                cpuNanosecondsPerRequest: Measurement.median(cpuTimes),
+                cpuOverheadNanoseconds: Measurement.median(zip(cpuTimes, baseCPUNanoseconds).map { $0 - $1 }),
+                allocationsPerRequest: allocated, extraAllocationsPerRequest: allocated - baseAllocations,
+                targetNanoseconds: scenario.target, meetsTarget: scenario.target.map { overhead <= $0 })
         }
-        output.line("".padded(to: 46) + "wall ns/request".leftPadded(to: 16) + "".leftPadded(to: 16)
-                    + "cpu ns/request".leftPadded(to: 17) + "allocations".leftPadded(to: 14))
-        output.line("scenario".padded(to: 46) + "median".leftPadded(to: 8) + "overhead".leftPadded(to: 10)
-                    + "rounds".leftPadded(to: 14) + "median".leftPadded(to: 8) + "overhead".leftPadded(to: 10)
-                    + "each".leftPadded(to: 7) + "extra".leftPadded(to: 7) + "  target (wall overhead)")
+        output.line(
+            "".padded(to: 46) + "wall ns/request".leftPadded(to: 16) + "".leftPadded(to: 16)
+                + "cpu ns/request".leftPadded(to: 17) + "allocations".leftPadded(to: 14))
+        output.line(
+            "scenario".padded(to: 46) + "median".leftPadded(to: 8) + "overhead".leftPadded(to: 10)
+                + "rounds".leftPadded(to: 14) + "median".leftPadded(to: 8) + "overhead".leftPadded(to: 10)
+                + "each".leftPadded(to: 7) + "extra".leftPadded(to: 7) + "  target (wall overhead)")
         for row in rows {
             let target = row.targetNanoseconds.map { "≤ \(formatted($0)) ns " + (row.meetsTarget! ? "met" : "MISSED") } ?? ""
-            output.line(row.name.padded(to: 46) + formatted(row.nanosecondsPerRequest).leftPadded(to: 8)
-                        + (row.name == baseline ? "" : formatted(row.overheadNanoseconds)).leftPadded(to: 10)
-                        + "\(formatted(row.fastestRound))–\(formatted(row.slowestRound))".leftPadded(to: 14)
-                        + formatted(row.cpuNanosecondsPerRequest).leftPadded(to: 8)
-                        + (row.name == baseline ? "" : formatted(row.cpuOverheadNanoseconds)).leftPadded(to: 10)
-                        + formatted(row.allocationsPerRequest, decimals: 1).leftPadded(to: 7)
-                        + (row.name == baseline ? "" : formatted(row.extraAllocationsPerRequest, decimals: 1)).leftPadded(to: 7)
-                        + "  " + target)
+            output.line(
+                row.name.padded(to: 46) + formatted(row.nanosecondsPerRequest).leftPadded(to: 8)
+                    + (row.name == baseline ? "" : formatted(row.overheadNanoseconds)).leftPadded(to: 10)
+                    + "\(formatted(row.fastestRound))–\(formatted(row.slowestRound))".leftPadded(to: 14)
+                    + formatted(row.cpuNanosecondsPerRequest).leftPadded(to: 8)
+                    + (row.name == baseline ? "" : formatted(row.cpuOverheadNanoseconds)).leftPadded(to: 10)
+                    + formatted(row.allocationsPerRequest, decimals: 1).leftPadded(to: 7)
+                    + (row.name == baseline ? "" : formatted(row.extraAllocationsPerRequest, decimals: 1)).leftPadded(to: 7)
+                    + "  " + target)
         }
         return Report(requestsPerRound: requests, rounds: rounds, rows: rows)
     }

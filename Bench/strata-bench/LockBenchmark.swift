@@ -27,12 +27,14 @@ enum LockBenchmark {
         let locked = LockedValue(0)
         let box = MutexBox()
         let contenders = [
-            Contender(name: "LockedValue (pthread_mutex_t)",
-                      increment: { count in for _ in 0..<count { locked.withLock { $0 &+= 1 } } },
-                      value: { locked.withLock { $0 } }),
-            Contender(name: "Synchronization.Mutex",
-                      increment: { count in for _ in 0..<count { box.mutex.withLock { $0 &+= 1 } } },
-                      value: { box.mutex.withLock { $0 } }),
+            Contender(
+                name: "LockedValue (pthread_mutex_t)",
+                increment: { count in for _ in 0..<count { locked.withLock { $0 &+= 1 } } },
+                value: { locked.withLock { $0 } }),
+            Contender(
+                name: "Synchronization.Mutex",
+                increment: { count in for _ in 0..<count { box.mutex.withLock { $0 &+= 1 } } },
+                value: { box.mutex.withLock { $0 } }),
         ]
         print("locks: \(iterations) increments per round, \(rounds) rounds alternating, median ns per lock/unlock")
         for threads in [1, 4] {

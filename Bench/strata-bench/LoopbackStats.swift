@@ -20,8 +20,9 @@ struct Stats {
 
     var line: String {
         name.padded(to: 44)
-            + String(format: "%7.0f req/s  p50 %.3f ms  p99 %.3f ms  (n=%d)",
-                     requestsPerSecond, percentile(0.5), percentile(0.99), latencies.count)
+            + String(
+                format: "%7.0f req/s  p50 %.3f ms  p99 %.3f ms  (n=%d)",
+                requestsPerSecond, percentile(0.5), percentile(0.99), latencies.count)
     }
 }
 

@@ -77,15 +77,17 @@ enum PinnedBenchmark {
         let requests = options.requests ?? (options.quick ? 1_000 : 5_000)
         let rounds = options.rounds ?? (options.quick ? 3 : 7)
         let server = try await BenchServer.start(path: "/small", body: body, etag: etag, builtIn: options.builtInServer)
-        let http2Server = try await BenchServer.start(path: "/small", body: body, etag: etag, builtIn: options.builtInServer,
-                                                      http2: true)
+        let http2Server = try await BenchServer.start(
+            path: "/small", body: body, etag: etag, builtIn: options.builtInServer,
+            http2: true)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let report: Report
         do {
-            report = try await measure(server: server, http2Server: http2Server, requests: requests, rounds: rounds,
-                                       directory: directory, options: options, output: output)
+            report = try await measure(
+                server: server, http2Server: http2Server, requests: requests, rounds: rounds,
+                directory: directory, options: options, output: output)
         } catch {
             await server.stop()
             await http2Server?.stop()
@@ -99,49 +101,64 @@ enum PinnedBenchmark {
     /// The full stack of the README over a pinned transport.
     static func stack(over pinning: PinningTransport) -> any Transport {
         let auth = InMemoryAuthService(accessToken: "token")
-        return ReauthTransport(inner: RetryTransport(inner: ETagTransport(inner: pinning, store: InMemoryETagStore())),
-                               authService: auth) {}
+        return ReauthTransport(
+            inner: RetryTransport(inner: ETagTransport(inner: pinning, store: InMemoryETagStore())),
+            authService: auth
+        ) {}
     }
 
     private static let stackName = "Reauth → Retry → ETag → PinningTransport"
     private static let bareName = "PinningTransport alone"
 
-    private static func measure(server: BenchServer, http2Server: BenchServer?, requests: Int, rounds: Int, directory: URL,
-                                options: BenchOptions, output: BenchOutput) async throws -> Report {
+    private static func measure(
+        server: BenchServer, http2Server: BenchServer?, requests: Int, rounds: Int, directory: URL,
+        options: BenchOptions, output: BenchOutput
+    ) async throws -> Report {
         let request = HTTPRequest(url: server.url, headers: ["Authorization": authorization])
         let bare = try BenchFixtures.pinningTransport(maxConnectionsPerHost: maxConnectionsPerHost)
         let stacked = Self.stack(over: try BenchFixtures.pinningTransport(maxConnectionsPerHost: maxConnectionsPerHost))
-        var variants = [Variant(name: bareName, concurrency: 1, client: .swift(bare), request: request),
-                        Variant(name: stackName, concurrency: 1, client: .swift(stacked), request: request),
-                        Variant(name: bareName, concurrency: 16, client: .swift(bare), request: request),
-                        Variant(name: stackName, concurrency: 16, client: .swift(stacked), request: request)]
+        var variants = [
+            Variant(name: bareName, concurrency: 1, client: .swift(bare), request: request),
+            Variant(name: stackName, concurrency: 1, client: .swift(stacked), request: request),
+            Variant(name: bareName, concurrency: 16, client: .swift(bare), request: request),
+            Variant(name: stackName, concurrency: 16, client: .swift(stacked), request: request),
+        ]
         if let http2Server {
             // One HTTP/2 connection carries every stream; the bare and stacked transports have one each.
             let http2Request = HTTPRequest(url: http2Server.url, headers: ["Authorization": authorization])
             let bare2 = try BenchFixtures.pinningTransport(maxConnectionsPerHost: maxConnectionsPerHost, httpVersion: .preferHTTP2)
-            let stack2 = Self.stack(over: try BenchFixtures.pinningTransport(maxConnectionsPerHost: maxConnectionsPerHost,
-                                                                         httpVersion: .preferHTTP2))
-            variants += [Variant(name: bareName + " h2", concurrency: 1, client: .swift(bare2), request: http2Request),
-                         Variant(name: stackName + " h2", concurrency: 1, client: .swift(stack2), request: http2Request),
-                         Variant(name: bareName + " h2", concurrency: 16, client: .swift(bare2), request: http2Request),
-                         Variant(name: stackName + " h2", concurrency: 16, client: .swift(stack2), request: http2Request)]
+            let stack2 = Self.stack(
+                over: try BenchFixtures.pinningTransport(
+                    maxConnectionsPerHost: maxConnectionsPerHost,
+                    httpVersion: .preferHTTP2))
+            variants += [
+                Variant(name: bareName + " h2", concurrency: 1, client: .swift(bare2), request: http2Request),
+                Variant(name: stackName + " h2", concurrency: 1, client: .swift(stack2), request: http2Request),
+                Variant(name: bareName + " h2", concurrency: 16, client: .swift(bare2), request: http2Request),
+                Variant(name: stackName + " h2", concurrency: 16, client: .swift(stack2), request: http2Request),
+            ]
         }
         if CurlRun.executable != nil {
-            variants += [Variant(name: "curl -K list, one process", concurrency: 1, client: .curl, request: request),
-                         Variant(name: "curl -Z --parallel-max 16", concurrency: 16, client: .curl, request: request)]
+            variants += [
+                Variant(name: "curl -K list, one process", concurrency: 1, client: .curl, request: request),
+                Variant(name: "curl -Z --parallel-max 16", concurrency: 16, client: .curl, request: request),
+            ]
         }
         variants = variants.filter { options.includes("\($0.name) c=\($0.concurrency)") }
         let pin = "sha256//" + (try BenchFixtures.leafPin().dropFirst("sha256/".count))
 
-        output.line("Pinned transport over loopback TLS 1.3, HTTP/1.1 keep-alive (and HTTP/2, \"h2\", one connection), "
-                    + "\(body.utf8.count)-byte JSON body with an ETag")
-        output.line("server: \(server.name); \(formatted(Double(requests))) requests per client and round, \(rounds) "
-                    + "interleaved rounds, medians; maxConnectionsPerHost \(maxConnectionsPerHost)")
+        output.line(
+            "Pinned transport over loopback TLS 1.3, HTTP/1.1 keep-alive (and HTTP/2, \"h2\", one connection), "
+                + "\(body.utf8.count)-byte JSON body with an ETag")
+        output.line(
+            "server: \(server.name); \(formatted(Double(requests))) requests per client and round, \(rounds) "
+                + "interleaved rounds, medians; maxConnectionsPerHost \(maxConnectionsPerHost)")
         // Warm up: every connection of both pools open, the stack's store filled.
         for variant in variants {
             guard case .swift(let transport) = variant.client else { continue }
-            _ = try await strata_bench.measure("warm-up", transport: transport, request: variant.request, total: 16 * 50,
-                                               concurrency: 16)
+            _ = try await strata_bench.measure(
+                "warm-up", transport: transport, request: variant.request, total: 16 * 50,
+                concurrency: 16)
         }
         var seconds = [[Double]](repeating: [], count: variants.count)
         var cpu = [[Double]](repeating: [], count: variants.count)
@@ -153,8 +170,9 @@ enum PinnedBenchmark {
                 switch variant.client {
                 case .swift(let transport):
                     let cpuBefore = Measurement.processCPUNanoseconds
-                    let run = try await strata_bench.measure(variant.name, transport: transport, request: variant.request,
-                                                             total: requests, concurrency: variant.concurrency)
+                    let run = try await strata_bench.measure(
+                        variant.name, transport: transport, request: variant.request,
+                        total: requests, concurrency: variant.concurrency)
                     cpu[index].append((Measurement.processCPUNanoseconds - cpuBefore) / 1e3 / Double(requests))
                     seconds[index].append(run.seconds)
                     latencies[index] += run.latencies
@@ -162,8 +180,9 @@ enum PinnedBenchmark {
                     let url = server.url
                     let parallel = variant.concurrency
                     let run = try await offCooperativePool {
-                        try CurlRun.run(url: url, count: requests, parallel: parallel, pin: pin,
-                                        authorization: authorization, directory: directory)
+                        try CurlRun.run(
+                            url: url, count: requests, parallel: parallel, pin: pin,
+                            authorization: authorization, directory: directory)
                     }
                     seconds[index].append(run.seconds)
                     cpu[index].append(run.cpuSeconds * 1e6 / Double(requests))
@@ -177,52 +196,59 @@ enum PinnedBenchmark {
             func percentile(_ p: Double) -> Double? {
                 sorted.isEmpty ? nil : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] * 1000
             }
-            return Row(name: variants[index].name, concurrency: variants[index].concurrency,
-                       requestsPerSecond: Measurement.median(rates), slowestRound: rates.min()!, fastestRound: rates.max()!,
-                       p50Milliseconds: percentile(0.5), p99Milliseconds: percentile(0.99),
-                       cpuMicrosecondsPerRequest: Measurement.median(cpu[index]))
+            return Row(
+                name: variants[index].name, concurrency: variants[index].concurrency,
+                requestsPerSecond: Measurement.median(rates), slowestRound: rates.min()!, fastestRound: rates.max()!,
+                p50Milliseconds: percentile(0.5), p99Milliseconds: percentile(0.99),
+                cpuMicrosecondsPerRequest: Measurement.median(cpu[index]))
         }
         var comparisons: [Comparison] = []
         for (protocolName, suffix) in [("HTTP/1.1", ""), ("HTTP/2", " h2")] {
-          for concurrency in [1, 16] {
-            func index(_ name: String) -> Int? {
-                variants.firstIndex { $0.name == name && $0.concurrency == concurrency }
+            for concurrency in [1, 16] {
+                func index(_ name: String) -> Int? {
+                    variants.firstIndex { $0.name == name && $0.concurrency == concurrency }
+                }
+                func times(_ prefix: String) -> [Double]? {
+                    guard suffix.isEmpty else { return nil }
+                    return variants.firstIndex { $0.name.hasPrefix(prefix) && $0.concurrency == concurrency }.map { seconds[$0] }
+                }
+                guard let bare = index(bareName + suffix), let stack = index(stackName + suffix) else { continue }
+                let bareTimes = seconds[bare], stackTimes = seconds[stack]
+                let cost = Measurement.median(zip(stackTimes, bareTimes).map { ($0 / $1 - 1) * 100 })
+                let cpuCost = Measurement.median(zip(cpu[stack], cpu[bare]).map { ($0 / $1 - 1) * 100 })
+                let overCurl = times("curl").map { Measurement.median(zip(bareTimes, $0).map { $0 / $1 }) }
+                comparisons.append(
+                    Comparison(
+                        protocolName: protocolName, concurrency: concurrency, fullStackCostPercent: cost,
+                        fullStackCPUCostPercent: cpuCost, targetPercent: 5,
+                        meetsTarget: cost <= 5, bareOverCurl: overCurl))
             }
-            func times(_ prefix: String) -> [Double]? {
-                guard suffix.isEmpty else { return nil }
-                return variants.firstIndex { $0.name.hasPrefix(prefix) && $0.concurrency == concurrency }.map { seconds[$0] }
-            }
-            guard let bare = index(bareName + suffix), let stack = index(stackName + suffix) else { continue }
-            let bareTimes = seconds[bare], stackTimes = seconds[stack]
-            let cost = Measurement.median(zip(stackTimes, bareTimes).map { ($0 / $1 - 1) * 100 })
-            let cpuCost = Measurement.median(zip(cpu[stack], cpu[bare]).map { ($0 / $1 - 1) * 100 })
-            let overCurl = times("curl").map { Measurement.median(zip(bareTimes, $0).map { $0 / $1 }) }
-            comparisons.append(Comparison(protocolName: protocolName, concurrency: concurrency, fullStackCostPercent: cost,
-                                          fullStackCPUCostPercent: cpuCost, targetPercent: 5,
-                                          meetsTarget: cost <= 5, bareOverCurl: overCurl))
-          }
         }
 
-        output.line("client".padded(to: 44) + "tasks".leftPadded(to: 6) + "req/s".leftPadded(to: 9)
-                    + "rounds".leftPadded(to: 17) + "p50 ms".leftPadded(to: 9) + "p99 ms".leftPadded(to: 9)
-                    + "cpu µs/req".leftPadded(to: 12))
+        output.line(
+            "client".padded(to: 44) + "tasks".leftPadded(to: 6) + "req/s".leftPadded(to: 9)
+                + "rounds".leftPadded(to: 17) + "p50 ms".leftPadded(to: 9) + "p99 ms".leftPadded(to: 9)
+                + "cpu µs/req".leftPadded(to: 12))
         for row in rows {
-            output.line(row.name.padded(to: 44) + String(row.concurrency).leftPadded(to: 6)
-                        + formatted(row.requestsPerSecond).leftPadded(to: 9)
-                        + "\(formatted(row.slowestRound))–\(formatted(row.fastestRound))".leftPadded(to: 17)
-                        + (row.p50Milliseconds.map { formatted($0, decimals: 3) } ?? "").leftPadded(to: 9)
-                        + (row.p99Milliseconds.map { formatted($0, decimals: 3) } ?? "").leftPadded(to: 9)
-                        + formatted(row.cpuMicrosecondsPerRequest, decimals: 1).leftPadded(to: 12))
+            output.line(
+                row.name.padded(to: 44) + String(row.concurrency).leftPadded(to: 6)
+                    + formatted(row.requestsPerSecond).leftPadded(to: 9)
+                    + "\(formatted(row.slowestRound))–\(formatted(row.fastestRound))".leftPadded(to: 17)
+                    + (row.p50Milliseconds.map { formatted($0, decimals: 3) } ?? "").leftPadded(to: 9)
+                    + (row.p99Milliseconds.map { formatted($0, decimals: 3) } ?? "").leftPadded(to: 9)
+                    + formatted(row.cpuMicrosecondsPerRequest, decimals: 1).leftPadded(to: 12))
         }
         for comparison in comparisons {
             let tasks = comparison.concurrency == 1 ? "sequential" : "\(comparison.concurrency) tasks"
-            output.line("\(comparison.protocolName), \(tasks): the full stack takes \(formatted(comparison.fullStackCostPercent, decimals: 1))% more time "
-                        + "than bare PinningTransport (target ≤ 5%: \(comparison.meetsTarget ? "met" : "MISSED")) and "
-                        + "\(formatted(comparison.fullStackCPUCostPercent, decimals: 1))% more CPU"
-                        + (comparison.bareOverCurl.map { "; bare takes \(formatted($0, decimals: 2))× curl's time" } ?? ""))
+            output.line(
+                "\(comparison.protocolName), \(tasks): the full stack takes \(formatted(comparison.fullStackCostPercent, decimals: 1))% more time "
+                    + "than bare PinningTransport (target ≤ 5%: \(comparison.meetsTarget ? "met" : "MISSED")) and "
+                    + "\(formatted(comparison.fullStackCPUCostPercent, decimals: 1))% more CPU"
+                    + (comparison.bareOverCurl.map { "; bare takes \(formatted($0, decimals: 2))× curl's time" } ?? ""))
         }
-        return Report(server: server.name, requestsPerRound: requests, rounds: rounds,
-                      maxConnectionsPerHost: maxConnectionsPerHost, rows: rows, comparisons: comparisons)
+        return Report(
+            server: server.name, requestsPerRound: requests, rounds: rounds,
+            maxConnectionsPerHost: maxConnectionsPerHost, rows: rows, comparisons: comparisons)
     }
 }
 
@@ -263,8 +289,9 @@ enum BenchServer: Sendable {
     var name: String {
         switch self {
         case .nginx(_, let version, _): "nginx \(version), one worker process, no master (another process)"
-        case .builtIn: "the built-in test server, a thread per connection in this process"
-            + (NginxServer.isInstalled ? "" : " (nginx is not installed)")
+        case .builtIn:
+            "the built-in test server, a thread per connection in this process"
+                + (NginxServer.isInstalled ? "" : " (nginx is not installed)")
         }
     }
 

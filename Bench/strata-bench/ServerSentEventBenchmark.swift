@@ -24,21 +24,28 @@ enum ServerSentEventBenchmark {
 
         let readers: [(String, () async throws -> Int)] = [
             ("parser alone, bytes in memory", { try parseInMemory(body) }),
-            ("stream + body.serverSentEvents()", {
-                try await transport.stream(request) { _, body in
+            (
+                "stream + body.serverSentEvents()",
+                {
+                    try await transport.stream(request) { _, body in
+                        var events = 0
+                        for try await _ in body.serverSentEvents() { events += 1 }
+                        return events
+                    }
+                }
+            ),
+            (
+                "EventSource (one connection)",
+                {
                     var events = 0
-                    for try await _ in body.serverSentEvents() { events += 1 }
+                    for try await _ in EventSource(transport: transport, request: request, reconnect: .never) { events += 1 }
                     return events
                 }
-            }),
-            ("EventSource (one connection)", {
-                var events = 0
-                for try await _ in EventSource(transport: transport, request: request, reconnect: .never) { events += 1 }
-                return events
-            }),
+            ),
         ]
-        print("\(count) events (\(body.count / 1024) KiB) from a loopback HTTP/1.1 server through URLSessionTransport; "
-              + "\(rounds) interleaved rounds, medians")
+        print(
+            "\(count) events (\(body.count / 1024) KiB) from a loopback HTTP/1.1 server through URLSessionTransport; "
+                + "\(rounds) interleaved rounds, medians")
         var seconds = Array(repeating: [Double](), count: readers.count)
         for round in 0..<rounds {
             for offset in readers.indices {
@@ -52,9 +59,10 @@ enum ServerSentEventBenchmark {
         print("reader".padding(toLength: 36, withPad: " ", startingAt: 0) + "    events/s      MB/s")
         for (index, reader) in readers.enumerated() {
             let median = Measurement.median(seconds[index])
-            print(reader.0.padding(toLength: 36, withPad: " ", startingAt: 0)
-                  + String(format: "%12.0f", Double(count) / median)
-                  + String(format: "%10.1f", Double(body.count) / median / 1e6))
+            print(
+                reader.0.padding(toLength: 36, withPad: " ", startingAt: 0)
+                    + String(format: "%12.0f", Double(count) / median)
+                    + String(format: "%10.1f", Double(body.count) / median / 1e6))
         }
     }
 

@@ -37,10 +37,16 @@ enum SessionBenchmark {
         for round in 1...2 {
             print("round \(round)")
             for concurrency in [1, 16] {
-                print(try await measure("PinningTransport https (TLS 1.3) c=\(concurrency)", transport: pinning,
-                                        request: HTTPRequest(url: pinnedURL), total: total, concurrency: concurrency).line)
-                print(try await measure("URLSessionTransport plain http c=\(concurrency)", transport: session,
-                                        request: HTTPRequest(url: plainURL), total: total, concurrency: concurrency).line)
+                print(
+                    try await measure(
+                        "PinningTransport https (TLS 1.3) c=\(concurrency)", transport: pinning,
+                        request: HTTPRequest(url: pinnedURL), total: total, concurrency: concurrency
+                    ).line)
+                print(
+                    try await measure(
+                        "URLSessionTransport plain http c=\(concurrency)", transport: session,
+                        request: HTTPRequest(url: plainURL), total: total, concurrency: concurrency
+                    ).line)
             }
         }
         print("TLS server connections: \(tls.http.connectionCount)")

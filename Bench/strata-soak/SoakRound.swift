@@ -47,8 +47,11 @@ struct SoakRound: Sendable {
             for _ in 0..<concurrency {
                 group.addTask {
                     var own = Result()
-                    while case let index = next.withLock({ value -> Int in defer { value += 1 }; return value }),
-                          index < requests {
+                    while case let index = next.withLock({ value -> Int in
+                        defer { value += 1 }; return value
+                    }),
+                        index < requests
+                    {
                         await send(index, through: stack, server: server, into: &own)
                     }
                     return own

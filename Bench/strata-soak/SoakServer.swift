@@ -102,8 +102,9 @@ final class SoakServer: Sendable {
                 state.tally.notModified += 1
                 return .init(status: 304, headers: [("ETag", etag)])
             }
-            return .init(headers: [("ETag", etag), ("Content-Type", "application/json")],
-                         text: #"{"item":"\#(request.query ?? "")","name":"soak","tags":["a","b","c"]}"#)
+            return .init(
+                headers: [("ETag", etag), ("Content-Type", "application/json")],
+                text: #"{"item":"\#(request.query ?? "")","name":"soak","tags":["a","b","c"]}"#)
         }
     }
 }

@@ -19,18 +19,22 @@ struct SoakStack: Sendable {
         let fixtures = TLSLoopbackServer.fixtures
         let ca = try Certificate(pem: String(contentsOf: fixtures.appendingPathComponent("ca.pem"), encoding: .utf8))
         let leaf = try Certificate(pem: String(contentsOf: fixtures.appendingPathComponent("leaf-ec.pem"), encoding: .utf8))
-        let pinning = PinningTransport(pinnedDomains: ["localhost": try PublicKeyPinningEvaluator(pins: [leaf.spkiPin])],
-                                       trustRoots: .certificates([ca]))
+        let pinning = PinningTransport(
+            pinnedDomains: ["localhost": try PublicKeyPinningEvaluator(pins: [leaf.spkiPin])],
+            trustRoots: .certificates([ca]))
         // Retries back off for milliseconds, not the default half second: the faults are dense
         // by design, and the soak is about correctness and resources, not waiting.
-        let retry = RetryTransport(inner: ETagTransport(inner: pinning),
-                                   policy: RetryPolicy(maxRetries: 5, baseDelay: .milliseconds(1), maxDelay: .milliseconds(20)))
+        let retry = RetryTransport(
+            inner: ETagTransport(inner: pinning),
+            policy: RetryPolicy(maxRetries: 5, baseDelay: .milliseconds(1), maxDelay: .milliseconds(20)))
         let auth = InMemoryAuthService(accessToken: server.currentToken)
         let refreshes = LockedValue(0)
         // A refresh loop is still refused, at a rate scaled to this load (one expiry per
         // thousand requests is several per second here).
-        let reauth = ReauthTransport(inner: retry, authService: auth,
-                                     loopGuard: RefreshLoopGuard(maxRefreshes: 5, window: .milliseconds(50))) {
+        let reauth = ReauthTransport(
+            inner: retry, authService: auth,
+            loopGuard: RefreshLoopGuard(maxRefreshes: 5, window: .milliseconds(50))
+        ) {
             refreshes.withLock { $0 += 1 }
             await auth.setAccessToken(server.currentToken)
         }

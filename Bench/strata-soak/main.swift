@@ -38,8 +38,9 @@ var failures: [String] = []
     if !condition { failures.append(message()) }
 }
 
-print("strata-soak: \(rounds) rounds × \(requestsPerRound) requests, \(concurrency) concurrent tasks, "
-      + "token retired every \(expiryEvery) requests, 5% 503, 1% resets")
+print(
+    "strata-soak: \(rounds) rounds × \(requestsPerRound) requests, \(concurrency) concurrent tasks, "
+        + "token retired every \(expiryEvery) requests, 5% 503, 1% resets")
 let before = ProcessVitals.now()
 print("before: \(before)")
 var vitals: [ProcessVitals] = []
@@ -62,10 +63,13 @@ for number in 1...rounds {
     let after = ProcessVitals.now()
     vitals.append(after)
 
-    print(String(format: "round %d: %d requests in %.1f s (%.0f req/s), %d reached the server", number, result.completed,
-                 result.seconds, Double(result.completed) / result.seconds, tally.arrivals))
-    print("  injected: \(tally.serviceUnavailable) × 503, \(tally.resets) resets, \(tally.expiries) token expiries; "
-          + "\(refreshes) refreshes; \(result.revalidated) GETs revalidated (\(tally.notModified) × 304)")
+    print(
+        String(
+            format: "round %d: %d requests in %.1f s (%.0f req/s), %d reached the server", number, result.completed,
+            result.seconds, Double(result.completed) / result.seconds, tally.arrivals))
+    print(
+        "  injected: \(tally.serviceUnavailable) × 503, \(tally.resets) resets, \(tally.expiries) token expiries; "
+            + "\(refreshes) refreshes; \(result.revalidated) GETs revalidated (\(tally.notModified) × 304)")
     for kind in SoakRound.Kind.allCases {
         let outcomes = (result.outcomes[kind] ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key) × \($0.value)" }
         print("  \(kind.rawValue): \(outcomes.joined(separator: ", "))")
@@ -73,32 +77,39 @@ for number in 1...rounds {
     print("  \(after); \(stack.logger.lines) log lines so far")
 
     check(result.completed == requestsPerRound, "round \(number): \(requestsPerRound - result.completed) requests lost")
-    check(result.idempotentFailureCount == 0,
-          "round \(number): \(result.idempotentFailureCount) idempotent requests failed, e.g. \(result.idempotentFailures)")
+    check(
+        result.idempotentFailureCount == 0,
+        "round \(number): \(result.idempotentFailureCount) idempotent requests failed, e.g. \(result.idempotentFailures)")
     let repeated = tally.unkeyedOrderDeliveries.filter { $0.value > 1 }
     check(repeated.isEmpty, "round \(number): POSTs without an Idempotency-Key reached the server twice: \(repeated.prefix(5))")
     let keyedPosts = result.outcomes[.keyedPost]?.values.reduce(0, +) ?? 0
-    check(tally.keyedOrdersCreated.count == keyedPosts,
-          "round \(number): \(tally.keyedOrdersCreated.count) keyed orders created for \(keyedPosts) keyed POSTs")
-    check(refreshes == tally.refusedGenerations.count,
-          "round \(number): \(refreshes) refreshes for \(tally.refusedGenerations.count) refused token generations")
+    check(
+        tally.keyedOrdersCreated.count == keyedPosts,
+        "round \(number): \(tally.keyedOrdersCreated.count) keyed orders created for \(keyedPosts) keyed POSTs")
+    check(
+        refreshes == tally.refusedGenerations.count,
+        "round \(number): \(refreshes) refreshes for \(tally.refusedGenerations.count) refused token generations")
 }
-check(totalExpiries - totalRefreshes == 0 || totalExpiries - totalRefreshes == 1,
-      "\(totalRefreshes) refreshes for \(totalExpiries) token expiries")
+check(
+    totalExpiries - totalRefreshes == 0 || totalExpiries - totalRefreshes == 1,
+    "\(totalRefreshes) refreshes for \(totalExpiries) token expiries")
 check(stack.logger.leakedTokens == 0, "\(stack.logger.leakedTokens) log lines carried an access token")
 let growthKB = vitals[rounds - 1].residentKilobytes - vitals[0].residentKilobytes
 let threadGrowth = vitals[rounds - 1].threads - vitals[0].threads
 let openFileGrowth = vitals[rounds - 1].openFiles - vitals[0].openFiles
-print("vitals: before \(before); after round 1 \(vitals[0]); after round \(rounds) \(vitals[rounds - 1]) "
-      + String(format: "(from round 1: RSS %+.1f MB, threads %+d, open files %+d)", Double(growthKB) / 1024, threadGrowth,
-               openFileGrowth))
+print(
+    "vitals: before \(before); after round 1 \(vitals[0]); after round \(rounds) \(vitals[rounds - 1]) "
+        + String(
+            format: "(from round 1: RSS %+.1f MB, threads %+d, open files %+d)", Double(growthKB) / 1024, threadGrowth,
+            openFileGrowth))
 check(growthKB <= rssGrowthLimitKB, "resident memory grew \(growthKB) KB from round 1 to round \(rounds)")
 check(threadGrowth <= threadGrowthLimit, "thread count grew by \(threadGrowth) from round 1 to round \(rounds)")
 check(openFileGrowth <= openFileGrowthLimit, "open files grew by \(openFileGrowth) from round 1 to round \(rounds)")
 
 if failures.isEmpty {
-    print("soak passed: \(totalRefreshes) refreshes for \(totalExpiries) expiries, no request lost, "
-          + "every idempotent request succeeded, no unkeyed POST repeated, no token logged")
+    print(
+        "soak passed: \(totalRefreshes) refreshes for \(totalExpiries) expiries, no request lost, "
+            + "every idempotent request succeeded, no unkeyed POST repeated, no token logged")
 } else {
     print("soak FAILED:")
     failures.forEach { print("  - \($0)") }

@@ -23,9 +23,11 @@ private func sameFacts(_ a: Certificate, _ b: Certificate) -> Bool {
 
 private func checkRoundTrip(_ certificate: Certificate) {
     let fromDER = try? Certificate(der: certificate.der)
-    fuzzCheck(fromDER.map { sameFacts($0, certificate) } == true, "re-reading the DER of \(certificate) differs: \(String(describing: fromDER))")
+    fuzzCheck(
+        fromDER.map { sameFacts($0, certificate) } == true, "re-reading the DER of \(certificate) differs: \(String(describing: fromDER))")
     let fromPEM = try? Certificate(pem: pem(certificate.der))
-    fuzzCheck(fromPEM.map { sameFacts($0, certificate) } == true, "re-reading the PEM of \(certificate) differs: \(String(describing: fromPEM))")
+    fuzzCheck(
+        fromPEM.map { sameFacts($0, certificate) } == true, "re-reading the PEM of \(certificate) differs: \(String(describing: fromPEM))")
 }
 
 func fuzz(_ input: inout FuzzInput) {

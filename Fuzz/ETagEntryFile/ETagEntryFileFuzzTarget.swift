@@ -41,14 +41,16 @@ func fuzz(_ input: inout FuzzInput) {
     guard let decoded = try? ETagEntryFileFormat.decode(file, authenticationKey: authenticationKey) else { return }
     let encoded: Data
     do {
-        encoded = try ETagEntryFileFormat.encode(keyDigest: decoded.keyDigest, entry: decoded.entry,
-                                                 authenticationKey: authenticationKey)
+        encoded = try ETagEntryFileFormat.encode(
+            keyDigest: decoded.keyDigest, entry: decoded.entry,
+            authenticationKey: authenticationKey)
     } catch {
         return fuzzCheck(false, "a decoded entry cannot be encoded again: \(error)")
     }
     let again = try? ETagEntryFileFormat.decode(encoded, authenticationKey: authenticationKey)
     var expected = decoded.entry
     expected.url = expected.url.flatMap(ETagEntryFileFormat.persistedURL)
-    fuzzCheck(again?.keyDigest == decoded.keyDigest && again?.entry == expected,
-              "decoded \(decoded), encoded again and decoded: \(String(describing: again))")
+    fuzzCheck(
+        again?.keyDigest == decoded.keyDigest && again?.entry == expected,
+        "decoded \(decoded), encoded again and decoded: \(String(describing: again))")
 }

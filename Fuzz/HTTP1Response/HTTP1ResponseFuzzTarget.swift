@@ -16,9 +16,10 @@ private let methods: [HTTPMethod] = [.get, .head, .post]
 /// Small limits, so mutations cross every limit check; chosen by the input's first byte.
 private func limits(_ choice: UInt8) -> HTTPLimits {
     guard choice & 0x80 != 0 else { return .default }
-    return HTTPLimits(maxHeaderBlockBytes: 64 + Int(choice & 0x0F) * 16, maxHeaderCount: 1 + Int(choice & 0x07),
-                       maxResponseBodyBytes: Int(choice & 0x3F), maxChunkSizeLineBytes: 2 + Int(choice & 0x1F),
-                       maxInterimResponses: Int(choice & 0x03))
+    return HTTPLimits(
+        maxHeaderBlockBytes: 64 + Int(choice & 0x0F) * 16, maxHeaderCount: 1 + Int(choice & 0x07),
+        maxResponseBodyBytes: Int(choice & 0x3F), maxChunkSizeLineBytes: 2 + Int(choice & 0x1F),
+        maxInterimResponses: Int(choice & 0x03))
 }
 
 /// Everything a parser made of one byte stream: the responses in order (pipelined ones too),
@@ -90,7 +91,8 @@ func fuzz(_ input: inout FuzzInput) {
         // Pipelined responses after the first answer the GET the harness expects next.
         let encoded = encode(response)
         let again = parse(encoded, method: index == 0 ? method : .get, limits: limits, pieces: [0..<encoded.count])
-        fuzzCheck(again.responses.first == response,
-                  "response \(index): \(response)\nre-encoded: \(String(decoding: encoded, as: UTF8.self))\nparsed again: \(again)")
+        fuzzCheck(
+            again.responses.first == response,
+            "response \(index): \(response)\nre-encoded: \(String(decoding: encoded, as: UTF8.self))\nparsed again: \(again)")
     }
 }

@@ -12,8 +12,9 @@
 /// Small limits, so mutations cross every limit check; chosen by the input's first byte.
 private func limits(_ choice: UInt8) -> RESPLimits {
     guard choice & 0x80 != 0 else { return RESPLimits() }
-    return RESPLimits(maxLineBytes: 4 + Int(choice & 0x0F), maxBulkBytes: Int(choice & 0x1F), maxArrayCount: Int(choice & 0x07),
-                      maxDepth: 1 + Int(choice & 0x03), maxReplyBytes: 16 + Int(choice & 0x3F))
+    return RESPLimits(
+        maxLineBytes: 4 + Int(choice & 0x0F), maxBulkBytes: Int(choice & 0x1F), maxArrayCount: Int(choice & 0x07),
+        maxDepth: 1 + Int(choice & 0x03), maxReplyBytes: 16 + Int(choice & 0x3F))
 }
 
 /// The replies a parser made of one byte stream, then the error that stopped it, if any.

@@ -67,9 +67,11 @@ private func reference(_ input: [UInt8]) -> [ServerSentEvent] {
                 type = ""
                 continue
             }
-            data.unicodeScalars.removeLast()  // The LF after the last data line.
-            events.append(ServerSentEvent(type: type.isEmpty ? "message" : type, data: data,
-                                          id: lastID.isEmpty ? nil : lastID, retry: retry))
+            data.unicodeScalars.removeLast() // The LF after the last data line.
+            events.append(
+                ServerSentEvent(
+                    type: type.isEmpty ? "message" : type, data: data,
+                    id: lastID.isEmpty ? nil : lastID, retry: retry))
             data = ""
             type = ""
             continue

@@ -30,8 +30,10 @@ public struct CannedResponse: Sendable, Hashable {
     /// A JSON response encoding `value`, with `Content-Type: application/json`.
     ///
     /// - Throws: The encoder's error when `value` cannot be encoded.
-    public static func json(_ value: some Encodable, statusCode: Int = 200, headers: HTTPHeaders = [:],
-                            encoder: JSONEncoder = JSONEncoder()) throws -> CannedResponse {
+    public static func json(
+        _ value: some Encodable, statusCode: Int = 200, headers: HTTPHeaders = [:],
+        encoder: JSONEncoder = JSONEncoder()
+    ) throws -> CannedResponse {
         var headers = headers
         if headers["Content-Type"] == nil { headers["Content-Type"] = "application/json" }
         return CannedResponse(data: try encoder.encode(value), statusCode: statusCode, headers: headers)

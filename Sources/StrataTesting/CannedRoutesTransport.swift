@@ -78,8 +78,9 @@ public final class CannedRoutesTransport: Transport {
             break
         }
         guard let index = matched else {
-            throw CannedRoutesError.unmatched(method: request.method, url: request.url,
-                                              knownRoutes: routes.map(\.pattern.description))
+            throw CannedRoutesError.unmatched(
+                method: request.method, url: request.url,
+                knownRoutes: routes.map(\.pattern.description))
         }
         switch routes[index].answer {
         case .error(let error):

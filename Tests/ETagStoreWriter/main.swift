@@ -14,13 +14,16 @@ import TestServer
 
 let arguments = CommandLine.arguments
 guard arguments.count == 7, let keyCount = Int(arguments[2]), keyCount > 0,
-      let maxTotalBytes = Int(arguments[3]), let maxEntryBytes = Int(arguments[4]),
-      let firstVersion = Int(arguments[5]), let seed = UInt64(arguments[6]) else {
-    FileHandle.standardError.write(Data("usage: etag-store-writer DIRECTORY KEYS MAX_TOTAL_BYTES MAX_ENTRY_BYTES FIRST_VERSION SEED\n".utf8))
+    let maxTotalBytes = Int(arguments[3]), let maxEntryBytes = Int(arguments[4]),
+    let firstVersion = Int(arguments[5]), let seed = UInt64(arguments[6])
+else {
+    FileHandle.standardError.write(
+        Data("usage: etag-store-writer DIRECTORY KEYS MAX_TOTAL_BYTES MAX_ENTRY_BYTES FIRST_VERSION SEED\n".utf8))
     exit(64)
 }
-let store = try FileETagStore(directory: URL(fileURLWithPath: arguments[1]),
-                              maxTotalBytes: maxTotalBytes, maxEntryBytes: maxEntryBytes)
+let store = try FileETagStore(
+    directory: URL(fileURLWithPath: arguments[1]),
+    maxTotalBytes: maxTotalBytes, maxEntryBytes: maxEntryBytes)
 var random = SeededGenerator(seed: seed)
 var version = firstVersion
 while true {
@@ -30,8 +33,9 @@ while true {
         await store.remove(for: key)
     } else {
         let body = Data((0..<Int.random(in: 0..<1_500, using: &random)).map { UInt8((version + $0) % 251) })
-        let response = HTTPResponse(statusCode: 200, headers: ["X-Key": key, "X-Version": String(version), "ETag": "\"\(version)\""],
-                                    body: body, url: nil)
+        let response = HTTPResponse(
+            statusCode: 200, headers: ["X-Key": key, "X-Version": String(version), "ETag": "\"\(version)\""],
+            body: body, url: nil)
         await store.store(ETagCacheEntry(response: response), for: key)
     }
     FileHandle.standardOutput.write(Data("\(version)\n".utf8))

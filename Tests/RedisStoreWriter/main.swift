@@ -12,7 +12,8 @@ import StrataRedis
 
 let arguments = CommandLine.arguments
 guard arguments.count == 6, let url = URL(string: arguments[1]), let letter = arguments[3].utf8.first,
-      let keyCount = Int(arguments[4]), let rounds = Int(arguments[5]) else {
+    let keyCount = Int(arguments[4]), let rounds = Int(arguments[5])
+else {
     FileHandle.standardError.write(Data("usage: redis-store-writer <redis-url> <namespace> <letter> <keys> <rounds>\n".utf8))
     exit(64)
 }

@@ -37,14 +37,17 @@ public final class RedisClusterProcess: Sendable {
         for _ in 0..<primaries {
             // The cluster bus listens on port + 10000; a port whose bus port is taken or out of
             // range fails to start, and RedisServerProcess tries another.
-            nodes.append(try await RedisServerProcess.start(configuration: [
-                "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-                "--cluster-require-full-coverage", "no",
-            ]))
+            nodes.append(
+                try await RedisServerProcess.start(configuration: [
+                    "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+                    "--cluster-require-full-coverage", "no",
+                ]))
         }
         let cluster = RedisClusterProcess(nodes: nodes)
-        let create = try await cluster.run(cli, ["--cluster", "create"] + nodes.map { "127.0.0.1:\($0.port)" }
-            + ["--cluster-replicas", "0", "--cluster-yes"])
+        let create = try await cluster.run(
+            cli,
+            ["--cluster", "create"] + nodes.map { "127.0.0.1:\($0.port)" }
+                + ["--cluster-replicas", "0", "--cluster-yes"])
         guard create.contains("All 16384 slots covered") else {
             throw RedisServerProcess.StartError(log: "redis-cli --cluster create failed:\n\(create)")
         }

@@ -54,11 +54,13 @@ public final class RedisServerProcess: Sendable {
 
         func arguments(port: Int) -> [String] {
             let file = { (name: String) in Self.fixtures.appendingPathComponent(name).path }
-            return ["--port", "0", "--tls-port", String(port),
-                    "--tls-cert-file", file("\(serverCertificate).pem"), "--tls-key-file", file("\(serverCertificate).key"),
-                    // The CA client certificates must lead to; Redis wants one even when none is required.
-                    "--tls-ca-cert-file", file("client-ca.pem"),
-                    "--tls-auth-clients", requiresClientCertificate ? "yes" : "no"]
+            return [
+                "--port", "0", "--tls-port", String(port),
+                "--tls-cert-file", file("\(serverCertificate).pem"), "--tls-key-file", file("\(serverCertificate).key"),
+                // The CA client certificates must lead to; Redis wants one even when none is required.
+                "--tls-ca-cert-file", file("client-ca.pem"),
+                "--tls-auth-clients", requiresClientCertificate ? "yes" : "no",
+            ]
         }
     }
 
@@ -86,8 +88,10 @@ public final class RedisServerProcess: Sendable {
     ///   - configuration: More `--name value` settings, such as `["--maxmemory", "10mb"]`.
     ///   - tls: Listen for TLS only, on ``port``; ``url(user:password:database:)`` is then `rediss://`.
     /// - Throws: ``StartError`` with the server's log when it does not become ready.
-    public static func start(password: String? = nil, configuration: [String] = [],
-                             tls: TLS? = nil) async throws -> RedisServerProcess {
+    public static func start(
+        password: String? = nil, configuration: [String] = [],
+        tls: TLS? = nil
+    ) async throws -> RedisServerProcess {
         guard let executable else { throw StartError(log: "redis-server is not installed (apt-get install redis-server)") }
         return try await offCooperativePool {
             var failures: [String] = []
@@ -97,12 +101,16 @@ public final class RedisServerProcess: Sendable {
                 let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-redis-\(UUID().uuidString)")
                 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
                 let port = try RefusingPort().port
-                var arguments = (tls?.arguments(port: port) ?? ["--port", String(port)]) + ["--bind", "127.0.0.1", "--dir", directory.path, "--save", "",
-                                 "--appendonly", "no", "--daemonize", "no", "--logfile", "", "--loglevel", "notice"]
+                var arguments =
+                    (tls?.arguments(port: port) ?? ["--port", String(port)]) + [
+                        "--bind", "127.0.0.1", "--dir", directory.path, "--save", "",
+                        "--appendonly", "no", "--daemonize", "no", "--logfile", "", "--loglevel", "notice",
+                    ]
                 if let password { arguments += ["--requirepass", password] }
                 arguments += configuration
-                let server = RedisServerProcess(port: port, directory: directory, arguments: arguments, password: password,
-                                                usesTLS: tls != nil)
+                let server = RedisServerProcess(
+                    port: port, directory: directory, arguments: arguments, password: password,
+                    usesTLS: tls != nil)
                 do {
                     try server.launch(executable)
                     return server
@@ -129,11 +137,12 @@ public final class RedisServerProcess: Sendable {
     /// `redis://127.0.0.1:<port>` (`rediss://` for a TLS server), with user information and a
     /// database when given.
     public func url(user: String? = nil, password: String? = nil, database: Int? = nil) -> URL {
-        let userInfo = switch (user, password) {
-        case (let user?, let password?): "\(user):\(password)@"
-        case (nil, let password?): ":\(password)@"
-        default: ""
-        }
+        let userInfo =
+            switch (user, password) {
+            case (let user?, let password?): "\(user):\(password)@"
+            case (nil, let password?): ":\(password)@"
+            default: ""
+            }
         return URL(string: "\(usesTLS ? "rediss" : "redis")://\(userInfo)127.0.0.1:\(port)\(database.map { "/\($0)" } ?? "")")!
     }
 

@@ -94,8 +94,11 @@ struct GetCommandTests {
         let server = try RunningSandbox()
         let directory = try DemoProcess.temporaryDirectory()
         try #"{"title":"Ship the CLI"}"#.write(to: directory.appendingPathComponent("todo.json"), atomically: true, encoding: .utf8)
-        let run = try await DemoProcess.run(["get", server.url("/v1/todos"), "-X", "POST", "--data", "@todo.json",
-                                             "-o", "created.json"] + server.trusted, directory: directory)
+        let run = try await DemoProcess.run(
+            [
+                "get", server.url("/v1/todos"), "-X", "POST", "--data", "@todo.json",
+                "-o", "created.json",
+            ] + server.trusted, directory: directory)
         #expect(run.status == 0, "stderr: \(run.standardError)")
         #expect(run.standardOutput.isEmpty)
         let saved = try String(contentsOf: directory.appendingPathComponent("created.json"), encoding: .utf8)
@@ -120,13 +123,18 @@ struct GetCommandTests {
         #expect(run.standardError == "Error: The response did not complete within 0.2 s (--timeout).\n")
     }
 
-    @Test("files that cannot be used exit 1 with the path and the reason, before anything is sent", arguments: [
-        (["--data", "@missing.json"], "Error: Cannot read 'missing.json' (--data): no such file."),
-        (["--ca", "missing.pem"], "Error: Cannot read 'missing.pem' (--ca): no such file."),
-        (["--ca", "."], "Error: Cannot read '.' (--ca): it is a directory."),
-        (["--ca", "key.pem"], "Error: Cannot read 'key.pem' (--ca): it holds no usable certificate: "
-            + "No CERTIFICATE block found (found: PRIVATE KEY); a key is not a certificate."),
-    ])
+    @Test(
+        "files that cannot be used exit 1 with the path and the reason, before anything is sent",
+        arguments: [
+            (["--data", "@missing.json"], "Error: Cannot read 'missing.json' (--data): no such file."),
+            (["--ca", "missing.pem"], "Error: Cannot read 'missing.pem' (--ca): no such file."),
+            (["--ca", "."], "Error: Cannot read '.' (--ca): it is a directory."),
+            (
+                ["--ca", "key.pem"],
+                "Error: Cannot read 'key.pem' (--ca): it holds no usable certificate: "
+                    + "No CERTIFICATE block found (found: PRIVATE KEY); a key is not a certificate."
+            ),
+        ])
     func unusableFiles(options: [String], message: String) async throws {
         let server = try RunningSandbox()
         let directory = try DemoProcess.temporaryDirectory()
@@ -143,35 +151,43 @@ struct GetCommandTests {
         let server = try RunningSandbox()
         let directory = try DemoProcess.temporaryDirectory()
         try Data().write(to: directory.appendingPathComponent("file"))
-        let store = try await DemoProcess.run(["get", server.url("/v1/todos"), "--etag-dir", "file/etags"] + server.trusted,
-                                              directory: directory)
+        let store = try await DemoProcess.run(
+            ["get", server.url("/v1/todos"), "--etag-dir", "file/etags"] + server.trusted,
+            directory: directory)
         #expect(store.status == 1)
         #expect(store.standardError.hasPrefix("Error: FileETagStore cannot use "))
-        let output = try await DemoProcess.run(["get", server.url("/v1/todos"), "-o", "no/such/dir/out.json"] + server.trusted,
-                                               directory: directory)
+        let output = try await DemoProcess.run(
+            ["get", server.url("/v1/todos"), "-o", "no/such/dir/out.json"] + server.trusted,
+            directory: directory)
         #expect(output.status == 1)
         #expect(output.standardError.hasPrefix("Error: Cannot write 'no/such/dir/out.json': "))
     }
 
     @Test("a refused connection exits 1 and names the URL")
     func refusedConnection() async throws {
-        let port = try RunningSandbox().sandbox.server.port   // released at once: nothing listens there now
+        let port = try RunningSandbox().sandbox.server.port // released at once: nothing listens there now
         let run = try await DemoProcess.run(["get", "http://127.0.0.1:\(port)/", "--retries", "0"])
         #expect(run.status == 1)
         #expect(run.standardError.hasPrefix("Error: GET http://127.0.0.1:\(port)/"))
     }
 
-    @Test("usage errors exit 64 with the message, the usage line and where the help is", arguments: [
-        (["get", "not a url"], "Error: 'not a url' is not an http or https URL; write it as https://host[:port]/path."),
-        (["get", "https://localhost/", "--pin", "sha256/AAAA"],
-         "Error: Malformed pin 'sha256/AAAA': decodes to 3 bytes; a SHA-256 pin is 32 bytes."),
-        (["get", "https://localhost/", "--frobnicate"], "Error: Unknown option '--frobnicate'."),
-    ])
+    @Test(
+        "usage errors exit 64 with the message, the usage line and where the help is",
+        arguments: [
+            (["get", "not a url"], "Error: 'not a url' is not an http or https URL; write it as https://host[:port]/path."),
+            (
+                ["get", "https://localhost/", "--pin", "sha256/AAAA"],
+                "Error: Malformed pin 'sha256/AAAA': decodes to 3 bytes; a SHA-256 pin is 32 bytes."
+            ),
+            (["get", "https://localhost/", "--frobnicate"], "Error: Unknown option '--frobnicate'."),
+        ])
     func usageErrors(arguments: [String], message: String) async throws {
         let run = try await DemoProcess.run(arguments)
         #expect(run.status == 64)
         #expect(run.standardOutput.isEmpty)
-        #expect(run.standardError == "\(message)\nUsage: strata-demo get <url> [options]\n  See 'strata-demo get --help' for more information.\n")
+        #expect(
+            run.standardError
+                == "\(message)\nUsage: strata-demo get <url> [options]\n  See 'strata-demo get --help' for more information.\n")
     }
 
     @Test("--help exits 0 and prints the overview, every option and the exit statuses")
@@ -179,9 +195,11 @@ struct GetCommandTests {
         let run = try await DemoProcess.run(["get", "--help"])
         #expect(run.status == 0)
         #expect(run.standardOutput.hasPrefix("OVERVIEW: Sends one request through the recommended stack"))
-        for option in ["--pin <sha256/…>", "--ca <file>", "-H, --header", "-X, --request", "-d, --data <text|@file>", "--token",
-                       "--etag-dir <dir>", "--retries <n>", "--timeout <seconds>", "-o, --output <file>", "--json-events",
-                       "-v, --verbose", "-i, --include", "EXIT STATUS:"] {
+        for option in [
+            "--pin <sha256/…>", "--ca <file>", "-H, --header", "-X, --request", "-d, --data <text|@file>", "--token",
+            "--etag-dir <dir>", "--retries <n>", "--timeout <seconds>", "-o, --output <file>", "--json-events",
+            "-v, --verbose", "-i, --include", "EXIT STATUS:",
+        ] {
             #expect(run.standardOutput.contains(option))
         }
         #expect(run.standardError.isEmpty)

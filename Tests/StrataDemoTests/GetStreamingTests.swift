@@ -20,8 +20,11 @@ struct GetStreamingTests {
 
     static func server() throws -> TLSLoopbackServer {
         let server = try TLSLoopbackServer(identity: .leafOnly)
-        server.http.route("/todos", response: .init(headers: [("Content-Type", "application/json"), ("Content-Encoding", "gzip")],
-                                                    body: Data(gzip)))
+        server.http.route(
+            "/todos",
+            response: .init(
+                headers: [("Content-Type", "application/json"), ("Content-Encoding", "gzip")],
+                body: Data(gzip)))
         return server
     }
 
@@ -29,13 +32,15 @@ struct GetStreamingTests {
     func streamsToStandardOutput() async throws {
         let server = try TLSLoopbackServer(identity: .leafOnly)
         let gate = DispatchSemaphore(value: 0)
-        server.http.route("/drip", response: .streamed(headers: [("Transfer-Encoding", "chunked")]) { write in
-            _ = write(Data("b\r\nfirst-part\n\r\n".utf8))
-            // The rest only once the test saw the first part on the demo's stdout (or after 30 s,
-            // so a demo that buffers fails the test rather than hangs it).
-            _ = gate.wait(timeout: .now() + 30)
-            _ = write(Data("5\r\nrest\n\r\n0\r\n\r\n".utf8))
-        })
+        server.http.route(
+            "/drip",
+            response: .streamed(headers: [("Transfer-Encoding", "chunked")]) { write in
+                _ = write(Data("b\r\nfirst-part\n\r\n".utf8))
+                // The rest only once the test saw the first part on the demo's stdout (or after 30 s,
+                // so a demo that buffers fails the test rather than hangs it).
+                _ = gate.wait(timeout: .now() + 30)
+                _ = write(Data("5\r\nrest\n\r\n0\r\n\r\n".utf8))
+            })
         let demo = try DemoProcess(["get", server.url("/drip").absoluteString, "--ca", Self.caFile])
         let sawFirst = await demo.waitForOutput(containing: "first-part")
         let before = demo.standardOutput
@@ -56,12 +61,16 @@ struct GetStreamingTests {
 
         let directory = try DemoProcess.temporaryDirectory()
         let file = directory.appendingPathComponent("raw.gz")
-        let raw = try await DemoProcess.run(["get", server.url("/todos").absoluteString, "--ca", Self.caFile, "--raw",
-                                             "-o", file.path])
+        let raw = try await DemoProcess.run([
+            "get", server.url("/todos").absoluteString, "--ca", Self.caFile, "--raw",
+            "-o", file.path,
+        ])
         #expect(raw.status == 0, "\(raw.standardError)")
         #expect(try [UInt8](Data(contentsOf: file)) == Self.gzip)
-        let head = try await DemoProcess.run(["get", server.url("/todos").absoluteString, "--ca", Self.caFile, "--raw", "-i",
-                                              "-o", directory.appendingPathComponent("with-head").path])
+        let head = try await DemoProcess.run([
+            "get", server.url("/todos").absoluteString, "--ca", Self.caFile, "--raw", "-i",
+            "-o", directory.appendingPathComponent("with-head").path,
+        ])
         #expect(head.status == 0)
         let saved = try Data(contentsOf: directory.appendingPathComponent("with-head"))
         #expect(String(decoding: saved.prefix(200), as: UTF8.self).contains("Content-Encoding: gzip"))
@@ -77,8 +86,9 @@ struct GetStreamingTests {
         let captured = CapturedOutput()
         var output = captured.output
         output.terminal = Terminal(outputIsTerminal: false, errorIsTerminal: true, noColor: true)
-        let status = await StrataDemo.run(["get", server.url("/todos").absoluteString, "--ca", Self.caFile, "-o", file.path],
-                                          output: output)
+        let status = await StrataDemo.run(
+            ["get", server.url("/todos").absoluteString, "--ca", Self.caFile, "-o", file.path],
+            output: output)
         #expect(status == 0, "\(captured.error)")
         #expect(try [UInt8](Data(contentsOf: file)) == Self.json)
         #expect(captured.error.hasSuffix("Saved \(Self.json.count) bytes to \(file.path)."), "\(captured.error)")
@@ -95,8 +105,9 @@ struct GetStreamingTests {
             // the reconnect, which must say where it stopped, gets one more, then a 204 ends it.
             switch request.header("Last-Event-ID") {
             case nil:
-                return .init(headers: [("Content-Type", "text/event-stream")],
-                             text: "retry: 1\nid: 1\ndata: first\n\nevent: note\nid: 2\ndata: two\ndata: lines\n\n")
+                return .init(
+                    headers: [("Content-Type", "text/event-stream")],
+                    text: "retry: 1\nid: 1\ndata: first\n\nevent: note\nid: 2\ndata: two\ndata: lines\n\n")
             case "2":
                 return .init(headers: [("Content-Type", "text/event-stream")], text: "id: 3\ndata: \u{1B}[31mred\n\n")
             default:
@@ -105,12 +116,13 @@ struct GetStreamingTests {
         }
         let run = try await DemoProcess.run(["get", server.url("/feed").absoluteString, "--ca", Self.caFile, "--events"])
         #expect(run.status == 0, "\(run.standardError)")
-        #expect(run.standardOutput == """
-            {"data":"first","event":"message","id":"1","retry":1}
-            {"data":"two\\nlines","event":"note","id":"2","retry":1}
-            {"data":"\\u001b[31mred","event":"message","id":"3","retry":1}
+        #expect(
+            run.standardOutput == """
+                {"data":"first","event":"message","id":"1","retry":1}
+                {"data":"two\\nlines","event":"note","id":"2","retry":1}
+                {"data":"\\u001b[31mred","event":"message","id":"3","retry":1}
 
-            """)
+                """)
         #expect(server.http.requests.map { $0.header("Last-Event-ID") } == [nil, "2", "3"])
         #expect(server.http.requests.allSatisfy { $0.header("Accept") == "text/event-stream" })
     }

@@ -5,10 +5,13 @@ import Testing
 @Suite("get --token reads the token from the command line, a file, standard input or STRATA_TOKEN", .timeLimit(.minutes(2)))
 struct GetTokenTests {
     /// Runs `get /v1/todos` against the sandbox (which answers 401 without its token) with `token`'s options.
-    private func run(_ server: RunningSandbox, token: [String], environment: [String: String] = [:],
-                     standardInput: Data? = nil, directory: URL? = nil) async throws -> DemoProcess.Result {
-        try await DemoProcess.run(["get", server.url("/v1/todos"), "--ca", server.caFile] + token,
-                                  environment: environment, directory: directory, standardInput: standardInput)
+    private func run(
+        _ server: RunningSandbox, token: [String], environment: [String: String] = [:],
+        standardInput: Data? = nil, directory: URL? = nil
+    ) async throws -> DemoProcess.Result {
+        try await DemoProcess.run(
+            ["get", server.url("/v1/todos"), "--ca", server.caFile] + token,
+            environment: environment, directory: directory, standardInput: standardInput)
     }
 
     @Test("the literal form still works, and @file, - and env send the same token (a trailing newline ignored)")
@@ -37,13 +40,15 @@ struct GetTokenTests {
         #expect(run.status == 22, "stderr: \(run.standardError)")
     }
 
-    @Test("a missing or unusable token source exits 1 naming the source, never what it held", arguments: [
-        (["--token", "env"], [String: String](), "", "STRATA_TOKEN"),
-        (["--token", "@missing.txt"], [:], "", "Cannot read 'missing.txt' (--token): no such file."),
-        (["--token", "-"], [:], "  \n", "--token - (standard input) holds no token."),
-        (["--token", "-"], [:], "s3cr3t half-pasted\n", "contains spaces or control characters"),
-        (["--token", "env"], ["STRATA_TOKEN": "s3cr3t\u{1B}[2J"], "", "contains spaces or control characters"),
-    ])
+    @Test(
+        "a missing or unusable token source exits 1 naming the source, never what it held",
+        arguments: [
+            (["--token", "env"], [String: String](), "", "STRATA_TOKEN"),
+            (["--token", "@missing.txt"], [:], "", "Cannot read 'missing.txt' (--token): no such file."),
+            (["--token", "-"], [:], "  \n", "--token - (standard input) holds no token."),
+            (["--token", "-"], [:], "s3cr3t half-pasted\n", "contains spaces or control characters"),
+            (["--token", "env"], ["STRATA_TOKEN": "s3cr3t\u{1B}[2J"], "", "contains spaces or control characters"),
+        ])
     func unusableSources(options: [String], environment: [String: String], input: String, message: String) async throws {
         let server = try RunningSandbox()
         let run = try await run(server, token: options, environment: environment, standardInput: Data(input.utf8))

@@ -44,15 +44,19 @@ struct OutputTests {
 
     @Test("the progress line redraws in place: spinner, label, then the bytes received, of the total when known, and the rate")
     func progressRendering() {
-        let line = ProgressLine(label: "GET https://localhost:8443/v1/export", output: CapturedOutput().output,
-                                progress: DownloadProgress())
-        #expect(line.render(received: 0, total: nil, elapsed: .milliseconds(1_250), frame: 0)
-            == "\r\u{1B}[K⠋ GET https://localhost:8443/v1/export  1.2 s")
+        let line = ProgressLine(
+            label: "GET https://localhost:8443/v1/export", output: CapturedOutput().output,
+            progress: DownloadProgress())
+        #expect(
+            line.render(received: 0, total: nil, elapsed: .milliseconds(1_250), frame: 0)
+                == "\r\u{1B}[K⠋ GET https://localhost:8443/v1/export  1.2 s")
         #expect(line.render(received: 0, total: nil, elapsed: .seconds(12), frame: 11).hasPrefix("\r\u{1B}[K⠙ "))
-        #expect(line.render(received: 3 << 20, total: 12 << 20, elapsed: .seconds(2), frame: 0)
-            == "\r\u{1B}[K⠋ GET https://localhost:8443/v1/export  3.0 MiB of 12.0 MiB (25%)  1.5 MiB/s")
-        #expect(line.render(received: 1536, total: nil, elapsed: .seconds(1), frame: 0)
-            == "\r\u{1B}[K⠋ GET https://localhost:8443/v1/export  1.5 KiB  1.5 KiB/s")
+        #expect(
+            line.render(received: 3 << 20, total: 12 << 20, elapsed: .seconds(2), frame: 0)
+                == "\r\u{1B}[K⠋ GET https://localhost:8443/v1/export  3.0 MiB of 12.0 MiB (25%)  1.5 MiB/s")
+        #expect(
+            line.render(received: 1536, total: nil, elapsed: .seconds(1), frame: 0)
+                == "\r\u{1B}[K⠋ GET https://localhost:8443/v1/export  1.5 KiB  1.5 KiB/s")
         #expect(ProgressLine.bytes(512) == "512 B")
         #expect(ProgressLine.bytes(5 << 30) == "5.0 GiB")
     }

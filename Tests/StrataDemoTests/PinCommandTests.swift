@@ -24,8 +24,10 @@ struct PinCommandTests {
         #expect(lines.first == "\(server.pin): CN=localhost,O=Strata Sandbox")
         #expect(lines.dropFirst(2).first == "\(server.caPin): CN=Strata Sandbox CA,O=Strata Sandbox")
         #expect(lines[1].hasPrefix("    valid until ") && lines[1].hasSuffix(": expires in less than a day"))
-        #expect(run.standardError.hasPrefix("Verified chain of localhost:\(server.sandbox.server.port), leaf first; "
-            + "paste the pins into PublicKeyPinningEvaluator(pins:):\n"))
+        #expect(
+            run.standardError.hasPrefix(
+                "Verified chain of localhost:\(server.sandbox.server.port), leaf first; "
+                    + "paste the pins into PublicKeyPinningEvaluator(pins:):\n"))
         #expect(run.standardError.contains("Warning: CN=localhost,O=Strata Sandbox expires in less than a day ("))
         #expect(server.sandbox.server.connectionCount == 1)
         #expect(server.sandbox.seen.unauthorized == 0, "the probe sends no request")
@@ -53,7 +55,7 @@ struct PinCommandTests {
 
     @Test("a refused connection fails with exit 1 and names the host and port")
     func refusedConnection() async throws {
-        let port = try RunningSandbox().sandbox.server.port   // released at once: nothing listens there now
+        let port = try RunningSandbox().sandbox.server.port // released at once: nothing listens there now
         let captured = CapturedOutput()
         let status = await StrataDemo.run(["pin", "127.0.0.1:\(port)"], output: captured.output)
         #expect(status == 1)
@@ -83,11 +85,12 @@ struct PinCommandTests {
         let run = try await DemoProcess.run(["pin", "--cert", Self.fixture("leaf-via-intermediate-chain.pem"), Self.fixture("ca.pem")])
         #expect(run.status == 0, "stderr: \(run.standardError)")
         let pins = run.standardOutput.split(separator: "\n").filter { $0.hasPrefix("sha256/") }
-        #expect(pins == [
-            "sha256/SXhunlb4Skq04pVBZtV/ke2QTEiKHg4HDYzyOatcyNc=: CN=localhost via intermediate,O=Strata Tests",
-            "sha256/5Xs1K3Xh32Soxmo5iX33CZuqFaYaEcRBb1W6Ivbouns=: CN=Strata Test Intermediate CA,O=Strata Tests",
-            "sha256/yIxaZTUrxHs5GSGHHlTW6UJ9tDef4/z+FjTuIAhRM1I=: CN=Strata Test Root CA,O=Strata Tests",
-        ])
+        #expect(
+            pins == [
+                "sha256/SXhunlb4Skq04pVBZtV/ke2QTEiKHg4HDYzyOatcyNc=: CN=localhost via intermediate,O=Strata Tests",
+                "sha256/5Xs1K3Xh32Soxmo5iX33CZuqFaYaEcRBb1W6Ivbouns=: CN=Strata Test Intermediate CA,O=Strata Tests",
+                "sha256/yIxaZTUrxHs5GSGHHlTW6UJ9tDef4/z+FjTuIAhRM1I=: CN=Strata Test Root CA,O=Strata Tests",
+            ])
         #expect(run.standardOutput.contains(", from \(Self.fixture("ca.pem"))"))
         #expect(run.standardError == "These certificates form one chain, shown leaf first:\n")
     }
@@ -102,12 +105,17 @@ struct PinCommandTests {
         #expect(run.standardError.contains("Warning: CN=expired localhost,O=Strata Tests expired "))
     }
 
-    @Test("a missing file, a directory and a key file exit 1 with the path and the reason", arguments: [
-        ("missing.pem", "Error: Cannot read 'missing.pem': no such file.\n"),
-        (".", "Error: Cannot read '.': it is a directory.\n"),
-        ("leaf-ec.key", "Error: Cannot read 'leaf-ec.key': it holds no usable certificate: "
-            + "No CERTIFICATE block found (found: PRIVATE KEY); a key is not a certificate.\n"),
-    ])
+    @Test(
+        "a missing file, a directory and a key file exit 1 with the path and the reason",
+        arguments: [
+            ("missing.pem", "Error: Cannot read 'missing.pem': no such file.\n"),
+            (".", "Error: Cannot read '.': it is a directory.\n"),
+            (
+                "leaf-ec.key",
+                "Error: Cannot read 'leaf-ec.key': it holds no usable certificate: "
+                    + "No CERTIFICATE block found (found: PRIVATE KEY); a key is not a certificate.\n"
+            ),
+        ])
     func unusableFiles(file: String, message: String) async throws {
         let run = try await DemoProcess.run(["pin", "--cert", file], directory: Self.fixtures)
         #expect(run.status == 1)
@@ -119,7 +127,9 @@ struct PinCommandTests {
     func help() async throws {
         let run = try await DemoProcess.run(["pin", "--help"])
         #expect(run.status == 0)
-        #expect(run.standardOutput.contains("Usage: strata-demo pin <host>[:port] [--ca <file>] [--json]\n       strata-demo pin --cert <file>... [--json]"))
+        #expect(
+            run.standardOutput.contains(
+                "Usage: strata-demo pin <host>[:port] [--ca <file>] [--json]\n       strata-demo pin --cert <file>... [--json]"))
     }
 
     // MARK: - Ordering and expiry, without I/O
@@ -141,11 +151,15 @@ struct PinCommandTests {
         let certificate = try CertificateFile.read(Self.fixture("leaf-ec.pem"))[0]
         let day: TimeInterval = 86_400
         func report(daysBefore days: Double) -> CertificateReport {
-            CertificateReport(entries: [.init(certificate: certificate, file: nil)], isChain: false,
-                              now: certificate.notAfter.addingTimeInterval(-days * day))
+            CertificateReport(
+                entries: [.init(certificate: certificate, file: nil)], isChain: false,
+                now: certificate.notAfter.addingTimeInterval(-days * day))
         }
         #expect(report(daysBefore: 30.5).warnings.isEmpty)
-        #expect(report(daysBefore: 29.5).warnings == ["\(certificate.subject) expires in 29 days (\(Self.iso(certificate.notAfter))); replace it before you rely on it."])
+        #expect(
+            report(daysBefore: 29.5).warnings == [
+                "\(certificate.subject) expires in 29 days (\(Self.iso(certificate.notAfter))); replace it before you rely on it."
+            ])
         #expect(report(daysBefore: 1.2).daysLeft(certificate) == 1)
         #expect(report(daysBefore: -2.5).warnings.first?.contains("expired 2 days ago") == true)
     }

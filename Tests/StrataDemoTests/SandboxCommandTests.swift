@@ -59,7 +59,7 @@ struct SandboxCommandTests {
     @Test("--port and --write-ca fix the address and the CA file, which stays after Ctrl-C (SIGINT)")
     func fixedPortAndCAFile() async throws {
         let directory = try DemoProcess.temporaryDirectory()
-        let port = try RunningSandbox().sandbox.server.port   // free again once released
+        let port = try RunningSandbox().sandbox.server.port // free again once released
         let sandbox = try DemoProcess(["sandbox", "--port", "\(port)", "--write-ca", "ca.pem"], directory: directory)
         #expect(await sandbox.waitForOutput(containing: "Stop with Ctrl-C."))
         let banner = try Banner(sandbox.standardOutput)
@@ -82,8 +82,9 @@ struct SandboxCommandTests {
         let port = taken.sandbox.server.port
         let result = try await DemoProcess.run(["sandbox", "--port", "\(port)"])
         #expect(result.status == 1)
-        #expect(result.standardError == "Error: Port \(port) on 127.0.0.1 is already in use. Stop what listens there, "
-            + "or choose another port.\n")
+        #expect(
+            result.standardError == "Error: Port \(port) on 127.0.0.1 is already in use. Stop what listens there, "
+                + "or choose another port.\n")
     }
 
     @Test("--help exits 0 and lists the routes")

@@ -45,8 +45,9 @@ struct TerminalTextTests {
 
     @Test("an event's summary and details, as -v and --json-events print them, are escaped")
     func events() {
-        let record = EventRecord(ObservedEvent(event: Quoting(text: Self.hostile), requestID: "0badc0de", attempt: 1),
-                                 redaction: Redaction(), secretsFrom: [:])
+        let record = EventRecord(
+            ObservedEvent(event: Quoting(text: Self.hostile), requestID: "0badc0de", attempt: 1),
+            redaction: Redaction(), secretsFrom: [:])
         #expect(record.summary == "server said \(Self.escaped)")
         #expect(record.details["said"] == Self.escaped)
     }

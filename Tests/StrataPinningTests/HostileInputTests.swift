@@ -61,8 +61,9 @@ struct HostileInputTests {
     }
 
     private func randomText(_ generator: inout SeededGenerator) -> String {
-        String((0..<Int.random(in: 0...80, using: &generator)).map { _ in
-            Self.alphabet[Int.random(in: 0..<Self.alphabet.count, using: &generator)]
-        })
+        String(
+            (0..<Int.random(in: 0...80, using: &generator)).map { _ in
+                Self.alphabet[Int.random(in: 0..<Self.alphabet.count, using: &generator)]
+            })
     }
 }

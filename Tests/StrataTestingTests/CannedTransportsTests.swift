@@ -37,7 +37,8 @@ struct CannedRoutesTransportTests {
     @Test("the first matching route answers, by exact path and method")
     func firstMatchWins() async throws {
         let transport = CannedRoutesTransport(routes: [
-            CannedRoute(pattern: RequestPattern(method: .post, path: "/todos"), response: CannedResponse(string: "created", statusCode: 201)),
+            CannedRoute(
+                pattern: RequestPattern(method: .post, path: "/todos"), response: CannedResponse(string: "created", statusCode: 201)),
             CannedRoute(pattern: RequestPattern(path: "/todos"), response: CannedResponse(string: "list")),
             CannedRoute(pattern: RequestPattern(path: "/todos"), response: CannedResponse(string: "never")),
         ])
@@ -48,7 +49,7 @@ struct CannedRoutesTransportTests {
     @Test("a regex must match the whole path")
     func wholePathRegex() async throws {
         let transport = CannedRoutesTransport(routes: [
-            CannedRoute(pattern: RequestPattern(pathRegex: "/users/[0-9]+"), response: CannedResponse(string: "user")),
+            CannedRoute(pattern: RequestPattern(pathRegex: "/users/[0-9]+"), response: CannedResponse(string: "user"))
         ])
         #expect(try await transport.send(request(.get, "/users/42")).text == "user")
         await #expect(throws: CannedRoutesError.self) { try await transport.send(request(.get, "/users/42/posts")) }
@@ -56,8 +57,9 @@ struct CannedRoutesTransportTests {
         await #expect(throws: CannedRoutesError.self) { try await transport.send(request(.get, "/v1/users/42")) }
     }
 
-    @Test("alternations and lazy quantifiers match when some alternative covers the whole path",
-          arguments: ["/users|/users/[0-9]+", "/users/.*?", "(/v1)?/users/[0-9]+"])
+    @Test(
+        "alternations and lazy quantifiers match when some alternative covers the whole path",
+        arguments: ["/users|/users/[0-9]+", "/users/.*?", "(/v1)?/users/[0-9]+"])
     func wholePathAlternatives(pattern: String) async throws {
         let transport = CannedRoutesTransport(routes: [CannedRoute(pattern: RequestPattern(pathRegex: pattern), response: .status(200))])
         #expect(try await transport.send(request(.get, "/users/42")).statusCode == 200)
@@ -66,7 +68,7 @@ struct CannedRoutesTransportTests {
     @Test("a sequence answers in order and then repeats its last response")
     func sequences() async throws {
         let transport = CannedRoutesTransport(routes: [
-            CannedRoute(pattern: RequestPattern(path: "/flaky"), responses: [.status(503), .status(502), CannedResponse(string: "ok")]),
+            CannedRoute(pattern: RequestPattern(path: "/flaky"), responses: [.status(503), .status(502), CannedResponse(string: "ok")])
         ])
         var statuses: [Int] = []
         for _ in 0..<5 { statuses.append(try await transport.send(request(.get, "/flaky")).statusCode) }
@@ -89,7 +91,7 @@ struct CannedRoutesTransportTests {
         let transport = CannedRoutesTransport(routes: [
             CannedRoute(pattern: RequestPattern(path: "/echo")) { request in
                 CannedResponse(string: request.headers["X-Echo"] ?? "")
-            },
+            }
         ])
         var echo = request(.get, "/echo")
         echo.setValue("hello", forHTTPHeaderField: "X-Echo")
@@ -142,7 +144,7 @@ struct CannedRoutesTransportTests {
         await #expect(throws: CannedRoutesError.self) {
             try await CannedRoutesTransport(routes: routes).send(request(.get, "/a"))
         }
-        _ = try CannedRoutesTransport.validated(routes: Array(routes.prefix(1)))  // The valid prefix is accepted.
+        _ = try CannedRoutesTransport.validated(routes: Array(routes.prefix(1))) // The valid prefix is accepted.
     }
 
     @Test("ClosureTransport: .succeeding, .failing and .sequence answer in order, the last repeating, and record requests")
@@ -152,15 +154,17 @@ struct CannedRoutesTransportTests {
         await #expect(throws: TransportError.self) {
             try await ClosureTransport.failing(TransportError(.timedOut)).send(request(.get, "/x"))
         }
-        let script = ClosureTransport.sequence([.failing(TransportError(.connectionLost)), .succeeding(.status(503)),
-                                                .succeeding(CannedResponse(string: "done"))])
+        let script = ClosureTransport.sequence([
+            .failing(TransportError(.connectionLost)), .succeeding(.status(503)),
+            .succeeding(CannedResponse(string: "done")),
+        ])
         await #expect(throws: TransportError.self) { try await script.send(request(.get, "/1")) }
         #expect(try await script.send(request(.get, "/2")).statusCode == 503)
         #expect(try await script.send(request(.get, "/3")).text == "done")
         #expect(try await script.send(request(.get, "/4")).text == "done")
         #expect(await script.recordedRequests.map { $0.url.path } == ["/1", "/2", "/3", "/4"])
         let handled = ClosureTransport { request in
-            await Task.yield()   // the handler may suspend
+            await Task.yield() // the handler may suspend
             return HTTPResponse(statusCode: 200, body: Data((request.url.path).utf8))
         }
         let answer = try await handled.send(request(.get, "/echo"))
@@ -173,7 +177,7 @@ struct CannedRoutesTransportTests {
         let start = clock.now
         try await clock.sleep(for: .seconds(2))
         clock.advance(by: .milliseconds(500))
-        try await clock.sleep(until: start.advanced(by: .seconds(1)), tolerance: nil)   // already past
+        try await clock.sleep(until: start.advanced(by: .seconds(1)), tolerance: nil) // already past
         #expect(start.duration(to: clock.now) == .milliseconds(2_500))
         #expect(clock.sleeps == [.seconds(2), .zero])
         let task = Task {
@@ -218,12 +222,15 @@ struct CannedRoutesTransportTests {
             var path: String { "/todos" }
             var method: HTTPMethod { .get }
             var query: [URLQueryItem]? {
-                switch self { case .list(let page): [URLQueryItem(name: "page", value: String(page))] }
+                switch self {
+                case .list(let page): [URLQueryItem(name: "page", value: String(page))]
+                }
             }
         }
         struct Todo: Decodable, Equatable { var title: String }
         let transport = CannedRoutesTransport(routes: [
-            CannedRoute(pattern: RequestPattern(method: .get, path: "/v1/todos"), response: CannedResponse(string: #"[{"title":"write tests"}]"#)),
+            CannedRoute(
+                pattern: RequestPattern(method: .get, path: "/v1/todos"), response: CannedResponse(string: #"[{"title":"write tests"}]"#))
         ])
         let service = HTTPNetworkService(transport: transport)
         let environment = DefaultAPIEnvironment(baseURL: URL(string: "https://api.example.com/v1")!)

@@ -25,8 +25,9 @@ public final class TLSLoopbackServer: Sendable {
         /// The private CA's RSA leaf alone.
         public static let rsaLeaf = Identity(chainFile: "leaf-rsa.pem", keyFile: "leaf-rsa.key")
         /// A leaf issued by the intermediate, sent with the intermediate.
-        public static let viaIntermediate = Identity(chainFile: "leaf-via-intermediate-chain.pem",
-                                                     keyFile: "leaf-via-intermediate.key")
+        public static let viaIntermediate = Identity(
+            chainFile: "leaf-via-intermediate-chain.pem",
+            keyFile: "leaf-via-intermediate.key")
         /// A leaf of the private CA valid only in 2000–2001.
         public static let expired = Identity(chainFile: "expired.pem", keyFile: "expired.key")
         /// A leaf of the private CA for `wrong.example.net` only.
@@ -78,17 +79,21 @@ public final class TLSLoopbackServer: Sendable {
     ///   - ipv6: Listen on `::1` instead of `127.0.0.1`.
     ///   - answersCONNECT: Act as a TLS-inspecting proxy: read an HTTP `CONNECT` request first,
     ///     answer `200`, then terminate the TLS that follows with `identity`.
-    public init(identity: Identity, ticketAfterEachWrite: Bool = false, maxProtocolVersion: Int32? = nil,
-                alpn: String? = nil, sendsCloseNotify: Bool = true, clientCertificateAuthority: String? = nil,
-                ipv6: Bool = false, answersCONNECT: Bool = false) throws {
-        let context = try ServerTLSContext(identity: identity, maxProtocolVersion: maxProtocolVersion, alpn: alpn,
-                                           clientCertificateAuthority: clientCertificateAuthority)
+    public init(
+        identity: Identity, ticketAfterEachWrite: Bool = false, maxProtocolVersion: Int32? = nil,
+        alpn: String? = nil, sendsCloseNotify: Bool = true, clientCertificateAuthority: String? = nil,
+        ipv6: Bool = false, answersCONNECT: Bool = false
+    ) throws {
+        let context = try ServerTLSContext(
+            identity: identity, maxProtocolVersion: maxProtocolVersion, alpn: alpn,
+            clientCertificateAuthority: clientCertificateAuthority)
         let log = HandshakeLog()
         handshakeLog = log
         http = try LoopbackHTTPServer(ipv6: ipv6) { fd in
             if answersCONNECT, !ServerTLSChannel.answerCONNECT(on: fd, log: log) { return nil }
-            return ServerTLSChannel(fd: fd, context: context, ticketAfterEachWrite: ticketAfterEachWrite,
-                                    sendsCloseNotify: sendsCloseNotify, log: log)
+            return ServerTLSChannel(
+                fd: fd, context: context, ticketAfterEachWrite: ticketAfterEachWrite,
+                sendsCloseNotify: sendsCloseNotify, log: log)
         }
     }
 
@@ -98,9 +103,10 @@ public final class TLSLoopbackServer: Sendable {
         let context = try ServerTLSContext(identity: identity, maxProtocolVersion: nil, alpn: alpn)
         let log = HandshakeLog()
         handshakeLog = log
-        http = try LoopbackHTTPServer(channel: { fd in
-            ServerTLSChannel(fd: fd, context: context, ticketAfterEachWrite: false, sendsCloseNotify: true, log: log)
-        }, session: session)
+        http = try LoopbackHTTPServer(
+            channel: { fd in
+                ServerTLSChannel(fd: fd, context: context, ticketAfterEachWrite: false, sendsCloseNotify: true, log: log)
+            }, session: session)
     }
 
     /// Every completed handshake so far, in order.
@@ -138,8 +144,10 @@ final class ServerTLSContext: Sendable {
     /// class stays checked `Sendable`.
     private let alpnWire: LockedValue<UnsafeMutableBufferPointer<UInt8>?>
 
-    init(identity: TLSLoopbackServer.Identity, maxProtocolVersion: Int32?, alpn: String?,
-         clientCertificateAuthority: String? = nil) throws {
+    init(
+        identity: TLSLoopbackServer.Identity, maxProtocolVersion: Int32?, alpn: String?,
+        clientCertificateAuthority: String? = nil
+    ) throws {
         guard let context = SSL_CTX_new(TLS_server_method()) else { throw TLSServerSetupError(description: "SSL_CTX_new") }
         alpnWire = LockedValue(nil)
         if let alpn {
@@ -150,13 +158,15 @@ final class ServerTLSContext: Sendable {
                 return UInt(bitPattern: wire.baseAddress)
             }
             // Selects our protocol even if the client did not offer it, as a misbehaving server would.
-            SSL_CTX_set_alpn_select_cb(context, { _, out, outLength, _, _, arg in
-                guard let arg, let out, let outLength else { return SSL_TLSEXT_ERR_NOACK }
-                let wire = arg.assumingMemoryBound(to: UInt8.self)
-                out.pointee = UnsafePointer(wire + 1)
-                outLength.pointee = wire[0]
-                return SSL_TLSEXT_ERR_OK
-            }, UnsafeMutableRawPointer(bitPattern: address))
+            SSL_CTX_set_alpn_select_cb(
+                context,
+                { _, out, outLength, _, _, arg in
+                    guard let arg, let out, let outLength else { return SSL_TLSEXT_ERR_NOACK }
+                    let wire = arg.assumingMemoryBound(to: UInt8.self)
+                    out.pointee = UnsafePointer(wire + 1)
+                    outLength.pointee = wire[0]
+                    return SSL_TLSEXT_ERR_OK
+                }, UnsafeMutableRawPointer(bitPattern: address))
         }
         if let maxProtocolVersion {
             // Old versions need security level 0 in OpenSSL 3 to be offered at all.
@@ -169,7 +179,8 @@ final class ServerTLSContext: Sendable {
         let chain = TLSLoopbackServer.fixtures.appendingPathComponent(identity.chainFile).path
         let key = TLSLoopbackServer.fixtures.appendingPathComponent(identity.keyFile).path
         guard SSL_CTX_use_certificate_chain_file(context, chain) == 1,
-              SSL_CTX_use_PrivateKey_file(context, key, SSL_FILETYPE_PEM) == 1 else {
+            SSL_CTX_use_PrivateKey_file(context, key, SSL_FILETYPE_PEM) == 1
+        else {
             SSL_CTX_free(context)
             throw TLSServerSetupError(description: "cannot load \(identity.chainFile) / \(identity.keyFile)")
         }
@@ -247,8 +258,10 @@ final class ServerTLSChannel: LoopbackByteChannel {
         }
         let serverName = SSL_get_servername(ssl, Int32(TLSEXT_NAMETYPE_host_name)).map { String(cString: $0) }
         peerCertificateName = Self.clientCommonName(ssl)
-        log.append(TLSLoopbackServer.Handshake(serverName: serverName, resumed: SSL_session_reused(ssl) == 1,
-                                               clientCertificateName: peerCertificateName))
+        log.append(
+            TLSLoopbackServer.Handshake(
+                serverName: serverName, resumed: SSL_session_reused(ssl) == 1,
+                clientCertificateName: peerCertificateName))
     }
 
     /// The common name of the client's certificate, nil when it sent none.
@@ -360,7 +373,7 @@ final class ServerTLSChannel: LoopbackByteChannel {
     /// Moves received ciphertext into OpenSSL; false at end of stream or on error.
     private func fill() -> Bool {
         var count: Int
-        repeat {  // a signal (the suite's children's SIGCHLD) interrupts a read; it is not the end
+        repeat { // a signal (the suite's children's SIGCHLD) interrupts a read; it is not the end
             count = scratch.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
         } while count < 0 && errno == EINTR
         guard count > 0 else { return false }

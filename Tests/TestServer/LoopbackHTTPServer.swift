@@ -65,8 +65,10 @@ public final class LoopbackHTTPServer: Sendable {
         public var writer: (@Sendable (_ write: (Data) -> Bool) -> Void)?
 
         /// Creates a response.
-        public init(status: Int = 200, headers: [(name: String, value: String)] = [], body: Data = Data(),
-                    delay: Duration = .zero, closeConnection: Bool = false) {
+        public init(
+            status: Int = 200, headers: [(name: String, value: String)] = [], body: Data = Data(),
+            delay: Duration = .zero, closeConnection: Bool = false
+        ) {
             self.status = status
             self.headers = headers
             self.body = body
@@ -75,10 +77,13 @@ public final class LoopbackHTTPServer: Sendable {
         }
 
         /// Creates a response with a UTF-8 text body.
-        public init(status: Int = 200, headers: [(name: String, value: String)] = [], text: String,
-                    delay: Duration = .zero, closeConnection: Bool = false) {
-            self.init(status: status, headers: headers, body: Data(text.utf8), delay: delay,
-                      closeConnection: closeConnection)
+        public init(
+            status: Int = 200, headers: [(name: String, value: String)] = [], text: String,
+            delay: Duration = .zero, closeConnection: Bool = false
+        ) {
+            self.init(
+                status: status, headers: headers, body: Data(text.utf8), delay: delay,
+                closeConnection: closeConnection)
         }
 
         /// A response made of raw bytes, sent as is; the connection closes after them.
@@ -102,9 +107,11 @@ public final class LoopbackHTTPServer: Sendable {
         }
 
         /// Sends the head, then lets `writer` write the body (see ``writer``).
-        public static func streamed(status: Int = 200, headers: [(name: String, value: String)],
-                                    closeConnection: Bool = false,
-                                    writer: @escaping @Sendable (_ write: (Data) -> Bool) -> Void) -> Response {
+        public static func streamed(
+            status: Int = 200, headers: [(name: String, value: String)],
+            closeConnection: Bool = false,
+            writer: @escaping @Sendable (_ write: (Data) -> Bool) -> Void
+        ) -> Response {
             var response = Response(status: status, headers: headers, closeConnection: closeConnection)
             response.writer = writer
             return response
@@ -169,21 +176,26 @@ public final class LoopbackHTTPServer: Sendable {
 
     /// Starts a server that hands each connection's channel to `session` instead of reading
     /// HTTP/1.1 requests: for servers speaking another protocol (HTTP/2 scripts).
-    public convenience init(channel: @escaping @Sendable (Int32) -> (any LoopbackByteChannel)?,
-                            session: @escaping @Sendable (any LoopbackByteChannel) -> Void) throws {
+    public convenience init(
+        channel: @escaping @Sendable (Int32) -> (any LoopbackByteChannel)?,
+        session: @escaping @Sendable (any LoopbackByteChannel) -> Void
+    ) throws {
         try self.init(greeting: nil, channel: channel, session: session)
     }
 
-    private init(greeting: Data?, channel: (@Sendable (Int32) -> (any LoopbackByteChannel)?)?,
-                 session: (@Sendable (any LoopbackByteChannel) -> Void)? = nil, ipv6: Bool = false) throws {
+    private init(
+        greeting: Data?, channel: (@Sendable (Int32) -> (any LoopbackByteChannel)?)?,
+        session: (@Sendable (any LoopbackByteChannel) -> Void)? = nil, ipv6: Bool = false
+    ) throws {
         self.greeting = greeting
         self.makeChannel = channel
         self.session = session
         let (fd, port) = try ipv6 ? Self.listen6() : Self.listen4()
         listener = fd
         self.port = port
-        let threads = Threads(listener: fd, state: state, stopSignal: stopSignal, greeting: greeting, makeChannel: channel,
-                              session: session)
+        let threads = Threads(
+            listener: fd, state: state, stopSignal: stopSignal, greeting: greeting, makeChannel: channel,
+            session: session)
         Thread { threads.acceptLoop() }.start()
     }
 
@@ -383,7 +395,8 @@ public final class LoopbackHTTPServer: Sendable {
     fileprivate static func format(_ response: Response, keepAlive: Bool, head: Bool) -> Data {
         var text = "HTTP/1.1 \(response.status) \(reason(response.status))\r\n"
         var headers = response.headers
-        let hasLength = response.writer != nil
+        let hasLength =
+            response.writer != nil
             || headers.contains { $0.name.lowercased() == "content-length" || $0.name.lowercased() == "transfer-encoding" }
         let bodyless = response.status == 204 || response.status == 304 || (100..<200).contains(response.status)
         if !hasLength && !bodyless { headers.append(("Content-Length", String(response.body.count))) }
@@ -502,8 +515,9 @@ struct SocketConnection {
             guard let colon = line.firstIndex(of: ":") else { continue }
             headers.append((String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
         }
-        var request = LoopbackHTTPServer.Request(method: String(requestLine[0]), target: String(requestLine[1]),
-                                                 headers: headers, body: Data())
+        var request = LoopbackHTTPServer.Request(
+            method: String(requestLine[0]), target: String(requestLine[1]),
+            headers: headers, body: Data())
         request.clientCertificateName = channel.peerCertificateName
         if request.header("Expect")?.lowercased() == "100-continue" {
             write(Data("HTTP/1.1 100 Continue\r\n\r\n".utf8))

@@ -47,9 +47,11 @@ public final class SilentPort: Sendable {
             }
         }
         let filler = socket(family, Int32(SOCK_STREAM.rawValue), 0)
-        let filled = listening && filler >= 0 && withUnsafePointer(to: &storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(filler, $0, length) == 0 }
-        }
+        let filled =
+            listening && filler >= 0
+            && withUnsafePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(filler, $0, length) == 0 }
+            }
         guard filled else {
             let failure = errno
             close(listener)

@@ -21,21 +21,22 @@ public enum MeasuringProcess {
     public static func run(filter: String) async throws -> (status: Int32, output: String) {
         try await withCheckedThrowingContinuation { continuation in
             Thread {
-                continuation.resume(with: Result {
-                    let child = Process()
-                    child.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-                    child.arguments = ["--testing-library", "swift-testing", "--filter", filter]
-                    var environment = ProcessInfo.processInfo.environment
-                    environment[variable] = "1"
-                    child.environment = environment
-                    let pipe = Pipe()
-                    child.standardOutput = pipe
-                    child.standardError = pipe
-                    try child.run()
-                    let output = pipe.fileHandleForReading.readDataToEndOfFile()
-                    child.waitUntilExit()
-                    return (child.terminationStatus, String(decoding: output, as: UTF8.self))
-                })
+                continuation.resume(
+                    with: Result {
+                        let child = Process()
+                        child.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+                        child.arguments = ["--testing-library", "swift-testing", "--filter", filter]
+                        var environment = ProcessInfo.processInfo.environment
+                        environment[variable] = "1"
+                        child.environment = environment
+                        let pipe = Pipe()
+                        child.standardOutput = pipe
+                        child.standardError = pipe
+                        try child.run()
+                        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+                        child.waitUntilExit()
+                        return (child.terminationStatus, String(decoding: output, as: UTF8.self))
+                    })
             }.start()
         }
     }

@@ -22,38 +22,49 @@ struct GetCommand: Sendable {
             """,
         arguments: ("<url>", 1...1),
         options: [
-            OptionSpec("--pin", value: "<sha256/…>", repeatable: true,
-                       help: "Pins the URL's host to this public key; repeat for a backup pin. A mismatch prints the chain's pins."),
-            OptionSpec("--ca", value: "<file>",
-                       help: "Trusts only the CA certificates in this PEM or DER file (a private CA, such as the sandbox's)."),
+            OptionSpec(
+                "--pin", value: "<sha256/…>", repeatable: true,
+                help: "Pins the URL's host to this public key; repeat for a backup pin. A mismatch prints the chain's pins."),
+            OptionSpec(
+                "--ca", value: "<file>",
+                help: "Trusts only the CA certificates in this PEM or DER file (a private CA, such as the sandbox's)."),
             OptionSpec("-H", "--header", value: "<'Name: value'>", repeatable: true, help: "Adds a request header; repeatable."),
             OptionSpec("-X", "--request", value: "<method>", help: "Uses this method. The default is GET, or POST with --data."),
             OptionSpec("-d", "--data", value: "<text|@file>", help: "Sends this body, or the bytes of the file after '@'."),
-            OptionSpec("--token", value: "<token|@file|-|env>",
-                       help: "Sends 'Authorization: Bearer <token>', the token read from a file with @file, from standard input "
-                           + "with -, or from the \(TokenSource.environmentVariable) environment variable with env. Prefer those: "
-                           + "a token written here shows in the process list and the shell history. It never appears in any output."),
-            OptionSpec("--etag-dir", value: "<dir>",
-                       help: "Keeps responses in a FileETagStore there; the next run revalidates (304) instead of downloading."),
+            OptionSpec(
+                "--token", value: "<token|@file|-|env>",
+                help: "Sends 'Authorization: Bearer <token>', the token read from a file with @file, from standard input "
+                    + "with -, or from the \(TokenSource.environmentVariable) environment variable with env. Prefer those: "
+                    + "a token written here shows in the process list and the shell history. It never appears in any output."),
+            OptionSpec(
+                "--etag-dir", value: "<dir>",
+                help: "Keeps responses in a FileETagStore there; the next run revalidates (304) instead of downloading."),
             OptionSpec("--retries", value: "<n>", help: "Retries transient failures up to n times (0 to 10). The default is 2."),
-            OptionSpec("--timeout", value: "<seconds>", help: "Gives up when the response has not completed within this many seconds, "
-                       + "retries and the body included (with --events: stops tailing after that long)."),
-            OptionSpec("-o", "--output", value: "<file>",
-                       help: "Writes the body to this file as it downloads (renamed into place once complete); a progress "
-                           + "line (received, total when known, rate) shows on a terminal while it takes a moment."),
-            OptionSpec("--events", help: "Reads the body as server-sent events and prints each as one JSON line; reconnects "
-                           + "with Last-Event-ID when the connection drops, as a browser's EventSource does (Ctrl-C ends it)."),
+            OptionSpec(
+                "--timeout", value: "<seconds>",
+                help: "Gives up when the response has not completed within this many seconds, "
+                    + "retries and the body included (with --events: stops tailing after that long)."),
+            OptionSpec(
+                "-o", "--output", value: "<file>",
+                help: "Writes the body to this file as it downloads (renamed into place once complete); a progress "
+                    + "line (received, total when known, rate) shows on a terminal while it takes a moment."),
+            OptionSpec(
+                "--events",
+                help: "Reads the body as server-sent events and prints each as one JSON line; reconnects "
+                    + "with Last-Event-ID when the connection drops, as a browser's EventSource does (Ctrl-C ends it)."),
             OptionSpec("--raw", help: "Keeps a compressed body as the server coded it (gzip, br, ...) instead of decoding it."),
             OptionSpec("--json-events", help: "Writes the layers' events to standard error as JSON lines."),
             OptionSpec("-v", "--verbose", help: "Writes the request and response heads and the layers' events to standard error."),
             OptionSpec("-i", "--include", help: "Writes the response's status line and headers before the body."),
         ],
-        notes: ["""
+        notes: [
+            """
             EXIT STATUS:
               0 for a response below 400, 22 for an HTTP error status (400 and above, as curl --fail;
               the body is not written), 1 when no response arrived (connection, TLS, pin check,
               timeout) or a file could not be used, 64 for a usage error.
-            """],
+            """
+        ],
         examples: [
             "strata-demo get https://example.com/",
             "strata-demo get https://localhost:8443/v1/todos --ca ca.pem --pin sha256/… --token @token.txt --etag-dir .etags",
@@ -149,19 +160,26 @@ struct GetCommand: Sendable {
     /// Streams the request through the stack, observed when `-v` or `--json-events` asks (and,
     /// with `--etag-dir`, for the store's answer), within `--timeout`, the body written as it comes.
     private func exchange(_ request: HTTPRequest, through transport: any Transport) async throws -> ExitStatus {
-        let printer = options.jsonEvents || options.verbose
+        let printer =
+            options.jsonEvents || options.verbose
             ? EventPrinter(format: options.jsonEvents ? .jsonLines : .text, output: output, secretsFrom: options.requestHeaders)
             : nil
         let revalidated = LockedValue(false)
         let printed = printer?.observing(transport) ?? transport
-        let observed = options.etagDirectory == nil ? printed : ObservingTransport(inner: printed) { observed in
-            if case .revalidated? = observed.event as? ETagEvent { revalidated.withLock { $0 = true } }
-        }
+        let observed =
+            options.etagDirectory == nil
+            ? printed
+            : ObservingTransport(inner: printed) { observed in
+                if case .revalidated? = observed.event as? ETagEvent { revalidated.withLock { $0 = true } }
+            }
         let downloadProgress = DownloadProgress()
-        let progress = options.outputFile != nil && output.terminal.errorIsTerminal
+        let progress =
+            options.outputFile != nil && output.terminal.errorIsTerminal
             ? Task { [output, options] in
-                await ProgressLine(label: "\(options.method) \(Redaction().redact(options.url))", output: output,
-                                   progress: downloadProgress).run()
+                await ProgressLine(
+                    label: "\(options.method) \(Redaction().redact(options.url))", output: output,
+                    progress: downloadProgress
+                ).run()
             }
             : nil
         // The line is erased before anything else is written, whether the request succeeded or not.
@@ -171,8 +189,9 @@ struct GetCommand: Sendable {
         }
         return try await Self.within(options.timeout) {
             try await observed.stream(request) { head, body in
-                let status = try await receive(head, body, revalidated: revalidated.withLock { $0 }, progress: downloadProgress,
-                                                stopping: progress)
+                let status = try await receive(
+                    head, body, revalidated: revalidated.withLock { $0 }, progress: downloadProgress,
+                    stopping: progress)
                 return status
             }
         }
@@ -185,15 +204,18 @@ struct GetCommand: Sendable {
             for try await event in EventSource(transport: transport, request: request) { output.write(EventLine.json(event)) }
             return .success
         } catch ServerSentEventError.unexpectedStatus(let response) {
-            output.error("\(options.method) \(Redaction().redact(options.url)) answered \(ResponseHead(response.head).status)"
-                + scrubbed(Self.snippet(of: response.body)) + ".")
+            output.error(
+                "\(options.method) \(Redaction().redact(options.url)) answered \(ResponseHead(response.head).status)"
+                    + scrubbed(Self.snippet(of: response.body)) + ".")
             return .httpError
         }
     }
 
     /// Runs `body`, or throws ``GetFailure/timedOut(_:)`` when `timeout` passes first (cancelling it).
-    private static func within<T: Sendable>(_ timeout: Duration?,
-                                            _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    private static func within<T: Sendable>(
+        _ timeout: Duration?,
+        _ body: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
         guard let timeout else { return try await body() }
         return try await withThrowingTaskGroup(of: T.self) { group in
             group.addTask(operation: body)
@@ -211,22 +233,27 @@ struct GetCommand: Sendable {
 
     /// Writes what the response brings: its head for `-v`, then its body as it arrives, to
     /// standard output or the `-o` file; an error status is reported instead of its body.
-    private func receive(_ head: HTTPResponseHead, _ body: HTTPBody, revalidated: Bool, progress: DownloadProgress,
-                         stopping progressLine: Task<Void, Never>?) async throws -> ExitStatus {
+    private func receive(
+        _ head: HTTPResponseHead, _ body: HTTPBody, revalidated: Bool, progress: DownloadProgress,
+        stopping progressLine: Task<Void, Never>?
+    ) async throws -> ExitStatus {
         let shown = ResponseHead(head)
         if options.verbose {
             for line in shown.lines { output.errorLine(output.styledError("< ", .dim) + line) }
             output.errorLine(output.styledError("<", .dim))
         }
         if revalidated {
-            output.errorLine(output.styledError("304 Not Modified: \(body.length ?? 0) bytes served from the ETag store in "
-                + "\(options.etagDirectory ?? "memory"); the body was not downloaded again.", .dim))
+            output.errorLine(
+                output.styledError(
+                    "304 Not Modified: \(body.length ?? 0) bytes served from the ETag store in "
+                        + "\(options.etagDirectory ?? "memory"); the body was not downloaded again.", .dim))
         }
         guard head.statusCode < 400 else {
             let start = try await Self.prefix(of: body, upTo: Self.maxSnippetBytes)
             await Self.stop(progressLine)
-            output.error("\(options.method) \(Redaction().redact(options.url)) answered \(shown.status)"
-                + scrubbed(Self.snippet(of: start)) + ".")
+            output.error(
+                "\(options.method) \(Redaction().redact(options.url)) answered \(shown.status)"
+                    + scrubbed(Self.snippet(of: start)) + ".")
             return .httpError
         }
         let headText = options.includeHead ? Data((shown.lines.joined(separator: "\n") + "\n\n").utf8) : nil
@@ -247,7 +274,8 @@ struct GetCommand: Sendable {
     /// a partial download. Returns the bytes written.
     private func download(_ body: HTTPBody, to path: String, after headText: Data?, progress: DownloadProgress) async throws -> Int64 {
         let url = URL(fileURLWithPath: path)
-        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).download").path
+        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).download")
+            .path
         do {
             let file = try FileChunkWriter(creating: temporary, for: path)
             var written: Int64 = 0

@@ -47,7 +47,8 @@ struct GetOptions: Equatable, Sendable {
         let spec = GetCommand.spec
         let text = parsed.positionals[0]
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
-              let host = url.host, !host.isEmpty else {
+            let host = url.host, !host.isEmpty
+        else {
             // Shown without what may be credentials: the URL did not parse as meant.
             let shown = Redaction().scrub(Redaction.redactingUserinfo(in: text, .rejected))
             throw spec.usageError("'\(shown)' is not an http or https URL; write it as https://host[:port]/path.")
@@ -105,8 +106,9 @@ struct GetOptions: Equatable, Sendable {
             throw spec.usageError("--events prints each event as a line; it cannot be combined with \(conflict).")
         }
         guard !raw || scheme == "https" else {
-            throw spec.usageError("--raw needs an https URL: over http the request goes through URLSession, whose libcurl "
-                + "decodes every compressed body it receives.")
+            throw spec.usageError(
+                "--raw needs an https URL: over http the request goes through URLSession, whose libcurl "
+                    + "decodes every compressed body it receives.")
         }
     }
 

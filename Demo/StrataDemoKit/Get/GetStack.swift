@@ -22,8 +22,10 @@ enum GetStack {
     ///   - trustRoots: The CA certificates of `--ca`, or `.system`.
     ///   - store: The `--etag-dir` store, if any.
     /// - Throws: ``GetFailure/pinning(_:)`` when the pins cannot apply to the URL's host.
-    static func make(_ options: GetOptions, trustRoots: TrustRoots,
-                     store: (any ETagStoreProtocol)?) throws(GetFailure) -> any Transport {
+    static func make(
+        _ options: GetOptions, trustRoots: TrustRoots,
+        store: (any ETagStoreProtocol)?
+    ) throws(GetFailure) -> any Transport {
         var configuration = PinningTransport.Configuration()
         if let timeout = options.timeout {
             configuration.connectTimeout = min(configuration.connectTimeout, timeout)
@@ -33,7 +35,8 @@ enum GetStack {
         var pinned: [String: any ServerTrustEvaluator] = [:]
         if options.verifiesInBand, let host = options.url.host {
             do {
-                pinned[host] = options.pins.isEmpty
+                pinned[host] =
+                    options.pins.isEmpty
                     ? VerifiedChainEvaluator() : try PublicKeyPinningEvaluator(pins: options.pins)
             } catch {
                 throw .pinning(error)
@@ -41,8 +44,9 @@ enum GetStack {
         }
         let terminal: PinningTransport
         do {
-            terminal = try PinningTransport.validated(pinnedDomains: pinned, trustRoots: trustRoots,
-                                                      configuration: configuration)
+            terminal = try PinningTransport.validated(
+                pinnedDomains: pinned, trustRoots: trustRoots,
+                configuration: configuration)
         } catch {
             throw .pinning(error)
         }

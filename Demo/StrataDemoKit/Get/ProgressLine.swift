@@ -59,7 +59,7 @@ struct ProgressLine: Sendable {
         do {
             try await clock.sleep(for: Self.delayBeforeShowing)
         } catch {
-            return   // finished before the line was due: nothing to draw or erase
+            return // finished before the line was due: nothing to draw or erase
         }
         var frame = 0
         while !Task.isCancelled {

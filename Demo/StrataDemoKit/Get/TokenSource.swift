@@ -75,9 +75,10 @@ enum TokenSource: Equatable, Sendable {
         }
         let token = raw.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !token.isEmpty else {
-            throw .token(self == .environment
-                ? "\(name): set \(Self.environmentVariable) to the token, as: export \(Self.environmentVariable)=…"
-                : "\(name) holds no token.")
+            throw .token(
+                self == .environment
+                    ? "\(name): set \(Self.environmentVariable) to the token, as: export \(Self.environmentVariable)=…"
+                    : "\(name) holds no token.")
         }
         guard Self.isWellFormed(token) else {
             // The message must not repeat the token: it is a secret, and may be half-pasted.

@@ -17,8 +17,10 @@ public struct DemoOutput: Sendable {
     ///   - terminal: What the streams are; ``Terminal/none`` for no colour and no progress line.
     ///   - write: Receives standard output's bytes.
     ///   - writeError: Receives standard error's bytes.
-    public init(terminal: Terminal, write: @escaping @Sendable (Data) -> Void,
-                writeError: @escaping @Sendable (Data) -> Void) {
+    public init(
+        terminal: Terminal, write: @escaping @Sendable (Data) -> Void,
+        writeError: @escaping @Sendable (Data) -> Void
+    ) {
         self.terminal = terminal
         self.write = write
         self.writeError = writeError
@@ -26,9 +28,10 @@ public struct DemoOutput: Sendable {
 
     /// The process's standard output and standard error.
     public static func console(environment: [String: String] = ProcessInfo.processInfo.environment) -> DemoOutput {
-        DemoOutput(terminal: .current(environment: environment),
-                   write: { FileHandle.standardOutput.write($0) },
-                   writeError: { FileHandle.standardError.write($0) })
+        DemoOutput(
+            terminal: .current(environment: environment),
+            write: { FileHandle.standardOutput.write($0) },
+            writeError: { FileHandle.standardError.write($0) })
     }
 
     /// Writes one line (a newline is added) to standard output.

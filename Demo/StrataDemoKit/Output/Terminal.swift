@@ -26,8 +26,9 @@ public struct Terminal: Sendable, Hashable {
 
     /// The process's own streams and environment.
     public static func current(environment: [String: String]) -> Terminal {
-        Terminal(outputIsTerminal: isatty(STDOUT_FILENO) == 1, errorIsTerminal: isatty(STDERR_FILENO) == 1,
-                 noColor: !(environment["NO_COLOR"] ?? "").isEmpty)
+        Terminal(
+            outputIsTerminal: isatty(STDOUT_FILENO) == 1, errorIsTerminal: isatty(STDERR_FILENO) == 1,
+            noColor: !(environment["NO_COLOR"] ?? "").isEmpty)
     }
 
     /// Whether standard output gets colour.

@@ -29,9 +29,11 @@ struct CertificateReport {
     func lines(output: DemoOutput) -> [String] {
         entries.flatMap { entry in
             let certificate = entry.certificate
-            return [output.styled(certificate.spkiPin, .green) + ": " + Self.shown(certificate.subject),
-                    "    valid until \(Self.timestamp(certificate.notAfter)): \(expiryPhrase(certificate))"
-                        + (entry.file.map { ", from \($0)" } ?? "")]
+            return [
+                output.styled(certificate.spkiPin, .green) + ": " + Self.shown(certificate.subject),
+                "    valid until \(Self.timestamp(certificate.notAfter)): \(expiryPhrase(certificate))"
+                    + (entry.file.map { ", from \($0)" } ?? ""),
+            ]
         }
     }
 
@@ -65,10 +67,11 @@ struct CertificateReport {
         }
         let items = entries.map { entry in
             let certificate = entry.certificate
-            return Item(pin: certificate.spkiPin, subject: Self.shown(certificate.subject), issuer: Self.shown(certificate.issuer),
-                        notBefore: Self.timestamp(certificate.notBefore), notAfter: Self.timestamp(certificate.notAfter),
-                        daysLeft: daysLeft(certificate), expiresSoon: daysLeft(certificate) < Self.expiryWarningDays,
-                        file: entry.file)
+            return Item(
+                pin: certificate.spkiPin, subject: Self.shown(certificate.subject), issuer: Self.shown(certificate.issuer),
+                notBefore: Self.timestamp(certificate.notBefore), notAfter: Self.timestamp(certificate.notAfter),
+                daysLeft: daysLeft(certificate), expiresSoon: daysLeft(certificate) < Self.expiryWarningDays,
+                file: entry.file)
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]

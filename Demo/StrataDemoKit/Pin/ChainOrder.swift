@@ -20,7 +20,8 @@ enum ChainOrder {
         guard leaves.count == 1, let leaf = leaves.first else { return (unique, false) }
         var chain = [leaf]
         while let last = chain.last, last.issuer != last.subject,
-              let next = unique.first(where: { $0.subject == last.issuer && !chain.contains($0) }) {
+            let next = unique.first(where: { $0.subject == last.issuer && !chain.contains($0) })
+        {
             chain.append(next)
         }
         return chain.count == unique.count ? (chain, true) : (unique, false)

@@ -24,19 +24,23 @@ struct PinCommand {
         arguments: ("<host>[:port]", 0...1_000),
         options: [
             OptionSpec("--cert", help: "Reads the certificates from the files given instead of connecting to a host."),
-            OptionSpec("--ca", value: "<file>",
-                       help: "Trusts only the CA certificates in this PEM or DER file instead of the system CAs (with a host)."),
+            OptionSpec(
+                "--ca", value: "<file>",
+                help: "Trusts only the CA certificates in this PEM or DER file instead of the system CAs (with a host)."),
             OptionSpec("--json", help: "Writes one JSON document instead of lines, for scripts."),
         ],
-        notes: ["""
+        notes: [
+            """
             A host is reached through PinningTransport: OpenSSL verifies the chain and the host name as \
             for a pinned request, and the connection closes before any request is sent. The port \
             defaults to 443.
-            """, """
+            """,
+            """
             EXIT STATUS:
               0 when the pins were printed (even with expiry warnings), 1 when the connection, the chain
               or a file failed, 64 for a usage error.
-            """],
+            """,
+        ],
         examples: [
             "strata-demo pin example.com",
             "strata-demo pin localhost:8443 --ca ca.pem",
@@ -95,11 +99,14 @@ struct PinCommand {
             }
             let ordered = ChainOrder.leafFirst(entries.map(\.certificate))
             let files = Dictionary(entries.map { ($0.certificate, $0.file) }, uniquingKeysWith: { first, _ in first })
-            report = CertificateReport(entries: ordered.certificates.map { .init(certificate: $0, file: files[$0] ?? nil) },
-                                       isChain: ordered.isChain, now: now)
+            report = CertificateReport(
+                entries: ordered.certificates.map { .init(certificate: $0, file: files[$0] ?? nil) },
+                isChain: ordered.isChain, now: now)
             if !json && ordered.certificates.count > 1 {
-                output.errorLine(ordered.isChain ? "These certificates form one chain, shown leaf first:"
-                                                 : "Certificates in file order (they do not form one chain):")
+                output.errorLine(
+                    ordered.isChain
+                        ? "These certificates form one chain, shown leaf first:"
+                        : "Certificates in file order (they do not form one chain):")
             }
         }
         if json {

@@ -27,8 +27,9 @@ struct PinProbe {
         do {
             transport = try PinningTransport.validated(
                 pinnedDomains: [target.host: recorder], trustRoots: roots,
-                configuration: .init(connectTimeout: Self.timeout, handshakeTimeout: Self.timeout,
-                                     requestTimeout: Self.timeout))
+                configuration: .init(
+                    connectTimeout: Self.timeout, handshakeTimeout: Self.timeout,
+                    requestTimeout: Self.timeout))
         } catch {
             throw .configuration(target: target, reason: error.description)
         }

@@ -25,8 +25,10 @@ enum PinProbeError: Error, CustomStringConvertible {
             return
         }
         if let trust = error.serverTrustError {
-            let privateCAHint = usedCA ? "Check that the --ca file holds the CA that issued this server's chain."
-                                       : "If the server uses a private CA, pass its certificate with --ca <pem-file>."
+            let privateCAHint =
+                usedCA
+                ? "Check that the --ca file holds the CA that issued this server's chain."
+                : "If the server uses a private CA, pass its certificate with --ca <pem-file>."
             switch trust {
             case .untrustedIssuer, .selfSignedCertificate: self = .untrusted(trust, hint: privateCAHint)
             default: self = .untrusted(trust, hint: nil)

@@ -39,8 +39,9 @@ struct CAFile {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("strata-sandbox-\(UUID().uuidString.prefix(8).lowercased())")
         do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                at: directory, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
         } catch {
             throw WriteError(path: directory.path, reason: error.localizedDescription)
         }

@@ -17,10 +17,12 @@ struct SandboxCommand {
         arguments: ("", 0...0),
         options: [
             OptionSpec("--port", value: "<n>", help: "Listens on this port (1 to 65535). The default is one the system chooses."),
-            OptionSpec("--write-ca", value: "<file>",
-                       help: "Writes the CA certificate (PEM) to this file and leaves it there. The default is a temporary file removed on exit."),
+            OptionSpec(
+                "--write-ca", value: "<file>",
+                help: "Writes the CA certificate (PEM) to this file and leaves it there. The default is a temporary file removed on exit."),
         ],
-        notes: ["""
+        notes: [
+            """
             ROUTES (all but POST /v1/token want 'Authorization: Bearer <access token>'):
               GET /v1/todos          the list, with an ETag (304 when If-None-Match matches)
               POST /v1/todos         adds {"title": "…"}; the list's ETag changes
@@ -28,10 +30,12 @@ struct SandboxCommand {
               GET /v1/health         503 with Retry-After: 0 the first time, then 200
               GET /v1/export         a 1 MiB body that starts after 1.5 s
               POST /v1/token         grant_type=refresh_token&refresh_token=<refresh token>
-            """, """
+            """,
+            """
             EXIT STATUS:
               0 after an interrupt, 1 when the port is taken or the CA file cannot be written, 64 for a usage error.
-            """],
+            """,
+        ],
         examples: ["strata-demo sandbox --port 8443 --write-ca sandbox-ca.pem"])
 
     let port: Int
@@ -76,7 +80,8 @@ struct SandboxCommand {
         }
         let signal = await signals.next()
         sandbox.server.stop()
-        output.errorLine("Stopped by \(signal == SIGTERM ? "SIGTERM" : "SIGINT")" + (written.isTemporary ? "; removed \(written.path)." : "."))
+        output.errorLine(
+            "Stopped by \(signal == SIGTERM ? "SIGTERM" : "SIGINT")" + (written.isTemporary ? "; removed \(written.path)." : "."))
         return .success
     }
 

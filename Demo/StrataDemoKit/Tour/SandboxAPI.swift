@@ -29,8 +29,10 @@ enum SandboxAPI: EndpointProtocol {
 
     var body: RequestBody? {
         guard case .refresh(let refreshToken) = self else { return nil }
-        return .form([URLQueryItem(name: "grant_type", value: "refresh_token"),
-                      URLQueryItem(name: "refresh_token", value: refreshToken)])
+        return .form([
+            URLQueryItem(name: "grant_type", value: "refresh_token"),
+            URLQueryItem(name: "refresh_token", value: refreshToken),
+        ])
     }
 
     var requiresAuth: Bool {

@@ -30,8 +30,9 @@ struct Tour {
         let started = ContinuousClock.now
         let sandbox = try Sandbox()
         let stack = try TourStack(sandbox: sandbox, logs: LogCollector(echo: verbose ? output.errorLine : nil))
-        say("Strata tour: a sandbox HTTPS API runs at \(sandbox.baseURL.absoluteString) "
-            + "(TLS with a private CA generated at startup).")
+        say(
+            "Strata tour: a sandbox HTTPS API runs at \(sandbox.baseURL.absoluteString) "
+                + "(TLS with a private CA generated at startup).")
         say("Stack: HTTPNetworkService → LoggingTransport → ReauthTransport → RetryTransport → ETagTransport")
         say("       → PinningTransport (localhost pinned) → URLSessionTransport (every other host)")
         if verbose { say("Every debug-level log line goes to standard error as it happens.") }
@@ -45,11 +46,13 @@ struct Tour {
         let duration = ContinuousClock.now - started
         let seen = sandbox.seen
         say("")
-        say("Done in \(Self.milliseconds(duration)) ms: \(seen.tokenGrants) token refresh for \(seen.unauthorized) × 401, "
-            + "\(retries) retry, 1 revalidated GET (304), 1 pin mismatch refused, no token in any log line.")
-        return TourReport(refreshes: seen.tokenGrants, unauthorized: seen.unauthorized, retries: retries,
-                          revalidated: revalidated, pin: stack.pin, pinFailure: pinFailure, logLines: logLines,
-                          secrets: [sandbox.expiredToken, sandbox.validToken, sandbox.refreshToken], duration: duration)
+        say(
+            "Done in \(Self.milliseconds(duration)) ms: \(seen.tokenGrants) token refresh for \(seen.unauthorized) × 401, "
+                + "\(retries) retry, 1 revalidated GET (304), 1 pin mismatch refused, no token in any log line.")
+        return TourReport(
+            refreshes: seen.tokenGrants, unauthorized: seen.unauthorized, retries: retries,
+            revalidated: revalidated, pin: stack.pin, pinFailure: pinFailure, logLines: logLines,
+            secrets: [sandbox.expiredToken, sandbox.validToken, sandbox.refreshToken], duration: duration)
     }
 
     // MARK: - Steps
@@ -65,8 +68,9 @@ struct Tour {
             return try await group.reduce(into: [Todo]()) { $0.append($1) }.sorted { $0.id < $1.id }
         }
         let seen = sandbox.seen
-        say("   The sandbox answered \(seen.unauthorized) × 401; ReauthTransport called the refresh closure "
-            + "\(seen.tokenGrants == 1 ? "once" : "\(seen.tokenGrants) times") (POST /v1/token):")
+        say(
+            "   The sandbox answered \(seen.unauthorized) × 401; ReauthTransport called the refresh closure "
+                + "\(seen.tokenGrants == 1 ? "once" : "\(seen.tokenGrants) times") (POST /v1/token):")
         for event in stack.events.all(ReauthEvent.self) where event.name.hasPrefix("reauth.refresh.") {
             say("     \(event)")
         }
@@ -93,17 +97,20 @@ struct Tour {
     private func revalidationStep(_ stack: TourStack, _ sandbox: Sandbox) async throws -> Bool {
         heading(3, "An unchanged resource: 304, body from the ETag store (ETagTransport)")
         let first = try await stack.service.response(to: SandboxAPI.todos, via: stack.environment)
-        say("   First GET /v1/todos → \(first.statusCode), \(first.body.count) bytes, ETag \(first.headers["ETag"] ?? "none"); "
-            + "stored (source: .\(first.source.rawValue)).")
+        say(
+            "   First GET /v1/todos → \(first.statusCode), \(first.body.count) bytes, ETag \(first.headers["ETag"] ?? "none"); "
+                + "stored (source: .\(first.source.rawValue)).")
         let second = try await stack.service.response(to: SandboxAPI.todos, via: stack.environment)
-        say("   Second GET /v1/todos carried If-None-Match; the sandbox answered 304 Not Modified "
-            + "(\(sandbox.seen.notModified) so far).")
+        say(
+            "   Second GET /v1/todos carried If-None-Match; the sandbox answered 304 Not Modified "
+                + "(\(sandbox.seen.notModified) so far).")
         let saved = stack.events.all(ETagEvent.self).compactMap { event -> Int? in
             guard case .revalidated(_, let bytes) = event else { return nil }
             return bytes
         }.reduce(0, +)
-        say("   ETagTransport answered from its store (\(saved) bytes not downloaded): the caller still got "
-            + "\(second.statusCode) with the same body, and response.source == .\(second.source.rawValue).")
+        say(
+            "   ETagTransport answered from its store (\(saved) bytes not downloaded): the caller still got "
+                + "\(second.statusCode) with the same body, and response.source == .\(second.source.rawValue).")
         guard second.source == .revalidated, second.body == first.body else {
             throw TourFailure("expected the second GET to be revalidated, got source .\(second.source.rawValue)")
         }
@@ -121,13 +128,15 @@ struct Tour {
             if case .connectionOpened = $0 { true } else { false }
         }.count
         say("   localhost is pinned to \(stack.pin) (the key of the sandbox's certificate, made at startup).")
-        say("   Every request above travelled over \(connections) verified TLS connection(s); "
-            + "each passed the pin check (matched \(Set(checks).sorted().joined(separator: ", "))).")
+        say(
+            "   Every request above travelled over \(connections) verified TLS connection(s); "
+                + "each passed the pin check (matched \(Set(checks).sorted().joined(separator: ", "))).")
         say("   A second transport pinned to \(Self.wrongPin) instead sends GET /v1/todos/1:")
         let refused = try await stack.sendWithWrongPin()
         for line in refused.description.split(separator: "\n") { say("     \(line)") }
-        say("   Nothing was sent; the failure is TransportError(.tls), which RetryTransport never retries. "
-            + "Copy a pin from the chain above to fix the configuration.")
+        say(
+            "   Nothing was sent; the failure is TransportError(.tls), which RetryTransport never retries. "
+                + "Copy a pin from the chain above to fix the configuration.")
         return refused.description
     }
 
@@ -149,8 +158,9 @@ struct Tour {
         say("   \(lines.count) lines were logged (\(verbose ? "all shown on standard error" : "use --verbose to see them all")); a few:")
         for line in quoted { say("     \(line)") }
         let redacted = lines.filter { $0.contains("Authorization: Bearer \(Redaction.placeholder)") }.count
-        say("   Authorization appears as \"Bearer \(Redaction.placeholder)\" in \(redacted) lines; "
-            + "the tokens themselves appear in none.")
+        say(
+            "   Authorization appears as \"Bearer \(Redaction.placeholder)\" in \(redacted) lines; "
+                + "the tokens themselves appear in none.")
         guard redacted > 0 else { throw TourFailure("no log line shows a redacted Authorization header") }
         return lines
     }

@@ -11,9 +11,11 @@ enum TourCommand {
             """,
         arguments: ("", 0...0),
         options: [OptionSpec("-v", "--verbose", help: "Streams every debug-level log line of the tour to standard error.")],
-        notes: ["""
+        notes: [
+            """
             EXIT STATUS:
               0 when every step did what it shows, 1 otherwise, 64 for a usage error.
-            """],
+            """
+        ],
         examples: ["strata-demo", "strata-demo tour --verbose"])
 }

@@ -10,8 +10,9 @@ import StrataSandbox
 /// recorded for the narration.
 struct TourStack: Sendable {
     /// The retry policy of the tour: short delays, so the demo never waits needlessly.
-    static let retryPolicy = RetryPolicy(maxRetries: 2, baseDelay: .milliseconds(50), maxDelay: .milliseconds(200),
-                                         maxRetryAfter: .seconds(1))
+    static let retryPolicy = RetryPolicy(
+        maxRetries: 2, baseDelay: .milliseconds(50), maxDelay: .milliseconds(200),
+        maxRetryAfter: .seconds(1))
 
     let service: HTTPNetworkService
     let environment: DefaultAPIEnvironment
@@ -41,18 +42,19 @@ struct TourStack: Sendable {
         let tokenService = HTTPNetworkService(transport: pinned)
         let environment = environment
         let refreshToken = sandbox.refreshToken
-        let stack = ObservingTransport(inner: LoggingTransport(
-            inner: ReauthTransport(
-                inner: RetryTransport(
-                    inner: ETagTransport(inner: pinned, store: InMemoryETagStore()),
-                    policy: Self.retryPolicy),
-                authService: auth,
-                refreshToken: {
-                    let grant: TokenGrant = try await tokenService.request(
-                        to: SandboxAPI.refresh(refreshToken: refreshToken), via: environment)
-                    await auth.setAccessToken(grant.accessToken)
-                }),
-            logger: logs.logger), observer: events.record)
+        let stack = ObservingTransport(
+            inner: LoggingTransport(
+                inner: ReauthTransport(
+                    inner: RetryTransport(
+                        inner: ETagTransport(inner: pinned, store: InMemoryETagStore()),
+                        policy: Self.retryPolicy),
+                    authService: auth,
+                    refreshToken: {
+                        let grant: TokenGrant = try await tokenService.request(
+                            to: SandboxAPI.refresh(refreshToken: refreshToken), via: environment)
+                        await auth.setAccessToken(grant.accessToken)
+                    }),
+                logger: logs.logger), observer: events.record)
         service = HTTPNetworkService(transport: stack, authService: auth)
     }
 
@@ -66,8 +68,9 @@ struct TourStack: Sendable {
             pinnedDomains: ["localhost": try PublicKeyPinningEvaluator(pins: [Tour.wrongPin])], trustRoots: trustRoots)
         let retried = EventRecorder()
         let service = HTTPNetworkService(
-            transport: ObservingTransport(inner: RetryTransport(inner: wronglyPinned, policy: Self.retryPolicy),
-                                          observer: retried.record),
+            transport: ObservingTransport(
+                inner: RetryTransport(inner: wronglyPinned, policy: Self.retryPolicy),
+                observer: retried.record),
             authService: auth)
         do {
             let _: Todo = try await service.request(to: SandboxAPI.todo(id: 1), via: environment)

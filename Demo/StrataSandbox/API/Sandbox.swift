@@ -40,8 +40,9 @@ package final class Sandbox: Sendable {
         let identity: ServerIdentity
         do {
             let authority = try CertificateAuthority(name: "Strata Sandbox CA", lifetime: Self.certificateLifetime)
-            identity = try authority.issueServerIdentity(dnsNames: ["localhost"], ipAddresses: ["127.0.0.1", "::1"],
-                                                         lifetime: Self.certificateLifetime)
+            identity = try authority.issueServerIdentity(
+                dnsNames: ["localhost"], ipAddresses: ["127.0.0.1", "::1"],
+                lifetime: Self.certificateLifetime)
             caCertificate = authority.certificate
         } catch {
             throw .tls(error)

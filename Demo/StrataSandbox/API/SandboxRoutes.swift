@@ -18,7 +18,8 @@ struct SandboxRoutes {
             if let refusal = state.refusal(of: request) { return refusal }
             let (items, entityTag) = state.todos.withLock { ($0.items, $0.entityTag) }
             // RFC 9110 §13.1.2: If-None-Match lists tags, compared weakly.
-            let offered = request.header("If-None-Match")?.split(separator: ",")
+            let offered =
+                request.header("If-None-Match")?.split(separator: ",")
                 .map { $0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "W/", with: "") } ?? []
             if offered.contains(entityTag) || offered.contains("*") {
                 state.counters.withLock { $0.notModified += 1 }
@@ -29,7 +30,8 @@ struct SandboxRoutes {
         server.route("POST", "/v1/todos") { request in
             if let refusal = state.refusal(of: request) { return refusal }
             guard let draft = try? JSONDecoder().decode([String: String].self, from: request.body),
-                  let title = draft["title"], (1...Sandbox.maxTitleLength).contains(title.count) else {
+                let title = draft["title"], (1...Sandbox.maxTitleLength).contains(title.count)
+            else {
                 return .json(#"{"error":"expected {\"title\": \"1 to \#(Sandbox.maxTitleLength) characters\"}"}"#, status: 400)
             }
             let todo = state.todos.withLock { todos in
@@ -63,8 +65,9 @@ struct SandboxRoutes {
             let line = Data(#"{"id":0,"title":"exported"}"#.utf8 + [UInt8(ascii: "\n")])
             var body = Data(capacity: Sandbox.exportBytes)
             while body.count + line.count <= Sandbox.exportBytes { body.append(line) }
-            return SandboxResponse(status: 200, headers: [("Content-Type", "application/x-ndjson")], body: body,
-                                   delay: Sandbox.exportDelay)
+            return SandboxResponse(
+                status: 200, headers: [("Content-Type", "application/x-ndjson")], body: body,
+                delay: Sandbox.exportDelay)
         }
     }
 

@@ -24,8 +24,10 @@ package final class SandboxState: Sendable {
 
     /// The todo list and its version; the list's entity tag changes whenever it does.
     struct Todos: Sendable {
-        var items = [Todo(id: 1, title: "Buy milk"), Todo(id: 2, title: "Write the tour"),
-                     Todo(id: 3, title: "Rotate the pins")]
+        var items = [
+            Todo(id: 1, title: "Buy milk"), Todo(id: 2, title: "Write the tour"),
+            Todo(id: 3, title: "Rotate the pins"),
+        ]
         var version = 1
         var entityTag: String { "\"todos-v\(version)\"" }
     }
@@ -44,7 +46,8 @@ package final class SandboxState: Sendable {
     func refusal(of request: SandboxRequest) -> SandboxResponse? {
         guard request.header("Authorization") != "Bearer \(validToken)" else { return nil }
         counters.withLock { $0.unauthorized += 1 }
-        return .json(#"{"error":"invalid_token"}"#, status: 401,
-                     headers: [("WWW-Authenticate", #"Bearer error="invalid_token""#)])
+        return .json(
+            #"{"error":"invalid_token"}"#, status: 401,
+            headers: [("WWW-Authenticate", #"Bearer error="invalid_token""#)])
     }
 }

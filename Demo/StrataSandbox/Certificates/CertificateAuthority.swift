@@ -29,8 +29,9 @@ package final class CertificateAuthority {
     /// - Throws: ``SandboxOpenSSLError`` when OpenSSL cannot generate or sign.
     package init(name: String, lifetime: Duration) throws(SandboxOpenSSLError) {
         key = try ECPrivateKey()
-        x509 = try SignedX509(subject: [("O", Self.organization), ("CN", name)], role: .authority,
-                              publicKey: key, issuer: nil, lifetime: Self.seconds(lifetime))
+        x509 = try SignedX509(
+            subject: [("O", Self.organization), ("CN", name)], role: .authority,
+            publicKey: key, issuer: nil, lifetime: Self.seconds(lifetime))
         certificate = GeneratedCertificate(der: try x509.der())
     }
 
@@ -42,13 +43,16 @@ package final class CertificateAuthority {
     ///   - lifetime: How long the certificate is valid from now.
     /// - Returns: The certificate and its key, ready for ``SandboxServer``.
     /// - Throws: ``SandboxOpenSSLError`` when OpenSSL cannot generate or sign.
-    package func issueServerIdentity(dnsNames: [String], ipAddresses: [String],
-                                     lifetime: Duration) throws(SandboxOpenSSLError) -> ServerIdentity {
+    package func issueServerIdentity(
+        dnsNames: [String], ipAddresses: [String],
+        lifetime: Duration
+    ) throws(SandboxOpenSSLError) -> ServerIdentity {
         let leafKey = try ECPrivateKey()
         let commonName = dnsNames.first ?? ipAddresses.first ?? "sandbox"
-        let leaf = try SignedX509(subject: [("O", Self.organization), ("CN", commonName)],
-                                  role: .server(dnsNames: dnsNames, ipAddresses: ipAddresses),
-                                  publicKey: leafKey, issuer: (x509, key), lifetime: Self.seconds(lifetime))
+        let leaf = try SignedX509(
+            subject: [("O", Self.organization), ("CN", commonName)],
+            role: .server(dnsNames: dnsNames, ipAddresses: ipAddresses),
+            publicKey: leafKey, issuer: (x509, key), lifetime: Self.seconds(lifetime))
         return try ServerIdentity(x509: leaf, key: leafKey)
     }
 

@@ -18,7 +18,8 @@ final class ECPrivateKey {
         defer { EVP_PKEY_CTX_free(context) }
         var key: OpaquePointer?
         guard EVP_PKEY_keygen_init(context) == 1, EVP_PKEY_CTX_set_group_name(context, "P-256") == 1,
-              EVP_PKEY_generate(context, &key) == 1, let key else {
+            EVP_PKEY_generate(context, &key) == 1, let key
+        else {
             throw .drained("generate an EC P-256 key")
         }
         pointer = key

@@ -21,7 +21,8 @@ package struct SandboxOpenSSLError: Error, Sendable, Equatable, CustomStringConv
             ERR_error_string_n(code, &buffer, buffer.count)
             reasons.append(String(decoding: buffer.prefix { $0 != 0 }.map(UInt8.init(bitPattern:)), as: UTF8.self))
         }
-        return SandboxOpenSSLError(operation: operation,
-                                   reason: reasons.isEmpty ? "no reason given" : reasons.joined(separator: "; "))
+        return SandboxOpenSSLError(
+            operation: operation,
+            reason: reasons.isEmpty ? "no reason given" : reasons.joined(separator: "; "))
     }
 }

@@ -15,9 +15,10 @@ final class ServerTLSContext: Sendable {
         guard let context = SSL_CTX_new(TLS_server_method()) else { throw .drained("create a TLS server context") }
         // SSL_CTX_use_* take their own references, so the identity's objects may go away.
         guard strata_SSL_CTX_set_min_proto_version(context, TLS1_2_VERSION) == 1,
-              SSL_CTX_use_certificate(context, identity.x509.pointer) == 1,
-              SSL_CTX_use_PrivateKey(context, identity.key.pointer) == 1,
-              SSL_CTX_check_private_key(context) == 1 else {
+            SSL_CTX_use_certificate(context, identity.x509.pointer) == 1,
+            SSL_CTX_use_PrivateKey(context, identity.key.pointer) == 1,
+            SSL_CTX_check_private_key(context) == 1
+        else {
             SSL_CTX_free(context)
             throw .drained("load the server certificate and key")
         }

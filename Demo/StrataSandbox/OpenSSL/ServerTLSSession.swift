@@ -21,7 +21,7 @@ final class ServerTLSSession: ByteChannel {
             SSL_free(ssl)
             return nil
         }
-        SSL_set_bio(ssl, incoming, outgoing)   // the SSL now owns both BIOs
+        SSL_set_bio(ssl, incoming, outgoing) // the SSL now owns both BIOs
         SSL_set_accept_state(ssl)
         self.ssl = ssl
         self.incoming = incoming

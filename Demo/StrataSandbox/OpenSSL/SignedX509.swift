@@ -28,19 +28,22 @@ final class SignedX509 {
     ///   - issuer: The issuing CA's certificate and key; `nil` signs the certificate with `publicKey` itself.
     ///   - lifetime: Seconds from now until the certificate expires.
     /// - Throws: ``SandboxOpenSSLError`` naming the step that failed.
-    init(subject: [(field: String, value: String)], role: Role, publicKey: ECPrivateKey,
-         issuer: (certificate: SignedX509, key: ECPrivateKey)?, lifetime: Int) throws(SandboxOpenSSLError) {
+    init(
+        subject: [(field: String, value: String)], role: Role, publicKey: ECPrivateKey,
+        issuer: (certificate: SignedX509, key: ECPrivateKey)?, lifetime: Int
+    ) throws(SandboxOpenSSLError) {
         guard let certificate = X509_new() else { throw .drained("allocate a certificate") }
         pointer = certificate
         let name = try Self.name(subject)
         defer { X509_NAME_free(name) }
-        guard X509_set_version(certificate, 2) == 1,   // 2 means v3: extensions follow
-              Self.setRandomSerial(certificate),
-              X509_gmtime_adj(X509_getm_notBefore(certificate), -Self.backdating) != nil,
-              X509_gmtime_adj(X509_getm_notAfter(certificate), lifetime) != nil,
-              X509_set_subject_name(certificate, name) == 1,
-              X509_set_issuer_name(certificate, issuer.map { X509_get_subject_name($0.certificate.pointer) } ?? name) == 1,
-              X509_set_pubkey(certificate, publicKey.pointer) == 1 else {
+        guard X509_set_version(certificate, 2) == 1, // 2 means v3: extensions follow
+            Self.setRandomSerial(certificate),
+            X509_gmtime_adj(X509_getm_notBefore(certificate), -Self.backdating) != nil,
+            X509_gmtime_adj(X509_getm_notAfter(certificate), lifetime) != nil,
+            X509_set_subject_name(certificate, name) == 1,
+            X509_set_issuer_name(certificate, issuer.map { X509_get_subject_name($0.certificate.pointer) } ?? name) == 1,
+            X509_set_pubkey(certificate, publicKey.pointer) == 1
+        else {
             throw .drained("fill in the certificate for \(subject.last?.value ?? "?")")
         }
         try addExtensions(for: role, issuer: issuer?.certificate)
@@ -86,14 +89,18 @@ final class SignedX509 {
         var extensions: [(nid: Int32, value: String)] = [(NID_subject_key_identifier, "hash")]
         switch role {
         case .authority:
-            extensions += [(NID_basic_constraints, "critical,CA:TRUE,pathlen:0"),
-                           (NID_key_usage, "critical,keyCertSign,cRLSign")]
+            extensions += [
+                (NID_basic_constraints, "critical,CA:TRUE,pathlen:0"),
+                (NID_key_usage, "critical,keyCertSign,cRLSign"),
+            ]
         case .server(let dnsNames, let ipAddresses):
             let names = dnsNames.map { "DNS:\($0)" } + ipAddresses.map { "IP:\($0)" }
-            extensions += [(NID_basic_constraints, "critical,CA:FALSE"),
-                           (NID_key_usage, "critical,digitalSignature"),
-                           (NID_ext_key_usage, "serverAuth"),
-                           (NID_subject_alt_name, names.joined(separator: ","))]
+            extensions += [
+                (NID_basic_constraints, "critical,CA:FALSE"),
+                (NID_key_usage, "critical,digitalSignature"),
+                (NID_ext_key_usage, "serverAuth"),
+                (NID_subject_alt_name, names.joined(separator: ",")),
+            ]
         }
         extensions.append((NID_authority_key_identifier, "keyid:always"))
         for (nid, value) in extensions {

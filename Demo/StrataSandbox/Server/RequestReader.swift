@@ -46,7 +46,8 @@ struct RequestReader {
         var lines = head.components(separatedBy: "\r\n")
         let requestLine = lines.removeFirst().split(separator: " ", omittingEmptySubsequences: false)
         guard requestLine.count == 3, Self.isToken(requestLine[0]), requestLine[1].hasPrefix("/"),
-              requestLine[2] == "HTTP/1.1" || requestLine[2] == "HTTP/1.0" else {
+            requestLine[2] == "HTTP/1.1" || requestLine[2] == "HTTP/1.0"
+        else {
             return .refused(Self.refusal(400, "malformed request line"))
         }
         guard lines.count <= limits.maxHeaderFields else { return .refused(Self.refusal(431, "too many header fields")) }
@@ -63,7 +64,8 @@ struct RequestReader {
         case .request(let withBody, _): request = withBody
         case let other: return other
         }
-        let keepAlive = requestLine[2] == "HTTP/1.1"
+        let keepAlive =
+            requestLine[2] == "HTTP/1.1"
             && !(request.header("Connection")?.lowercased().contains("close") ?? false)
         return .request(request, keepAlive: keepAlive)
     }
@@ -82,7 +84,8 @@ struct RequestReader {
         }
         guard let first = lengths.first else { return body(request, Data()) }
         guard lengths.allSatisfy({ $0 == first }), first.count <= 18, first.allSatisfy({ ("0"..."9").contains($0) }),
-              let length = Int(first) else {
+            let length = Int(first)
+        else {
             return .refused(Self.refusal(400, "malformed Content-Length"))
         }
         guard length <= limits.maxBodyBytes else { return .refused(Self.refusal(413, "the body is too large")) }

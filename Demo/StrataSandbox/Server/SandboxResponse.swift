@@ -15,8 +15,10 @@ package struct SandboxResponse: Sendable {
     package var delay: Duration
 
     /// Creates a response.
-    package init(status: Int = 200, headers: [(name: String, value: String)] = [], body: Data = Data(),
-                 delay: Duration = .zero) {
+    package init(
+        status: Int = 200, headers: [(name: String, value: String)] = [], body: Data = Data(),
+        delay: Duration = .zero
+    ) {
         self.status = status
         self.headers = headers
         self.body = body
@@ -24,8 +26,10 @@ package struct SandboxResponse: Sendable {
     }
 
     /// A response with a JSON body and `Content-Type: application/json`.
-    package static func json(_ text: String, status: Int = 200,
-                             headers: [(name: String, value: String)] = []) -> SandboxResponse {
+    package static func json(
+        _ text: String, status: Int = 200,
+        headers: [(name: String, value: String)] = []
+    ) -> SandboxResponse {
         SandboxResponse(status: status, headers: [("Content-Type", "application/json")] + headers, body: Data(text.utf8))
     }
 

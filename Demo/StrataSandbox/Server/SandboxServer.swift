@@ -161,8 +161,9 @@ private final class ServerCore: Sendable {
             case .request(let request, let keepAlive):
                 let response = respond(to: request)
                 guard waitOut(response.delay),
-                      send(response, on: channel, keepAlive: keepAlive, headOnly: request.method == "HEAD"),
-                      keepAlive else { return }
+                    send(response, on: channel, keepAlive: keepAlive, headOnly: request.method == "HEAD"),
+                    keepAlive
+                else { return }
             }
         }
     }

@@ -15,8 +15,10 @@ package struct ServerLimits: Sendable, Hashable {
     package var maxConnections: Int
 
     /// Creates limits; the defaults suit a sandbox on a developer's machine.
-    package init(maxHeadBytes: Int = 32 * 1024, maxHeaderFields: Int = 100, maxBodyBytes: Int = 8 << 20,
-                 socketTimeout: Duration = .seconds(30), maxConnections: Int = 64) {
+    package init(
+        maxHeadBytes: Int = 32 * 1024, maxHeaderFields: Int = 100, maxBodyBytes: Int = 8 << 20,
+        socketTimeout: Duration = .seconds(30), maxConnections: Int = 64
+    ) {
         self.maxHeadBytes = maxHeadBytes
         self.maxHeaderFields = maxHeaderFields
         self.maxBodyBytes = maxBodyBytes

@@ -139,7 +139,8 @@ package final class BodyChannel: Sendable {
     /// A buffered chunk or the end, or `nil` after parking `continuation` to wait for one; and
     /// whether a paused producer may now go on.
     private func take(orPark continuation: CheckedContinuation<ArraySlice<UInt8>?, any Error>)
-        -> (Result<ArraySlice<UInt8>?, any Error>?, Bool) {
+        -> (Result<ArraySlice<UInt8>?, any Error>?, Bool)
+    {
         state.withLock { state in
             if state.released { return (.failure(HTTPBodyError.readAfterRelease), false) }
             if state.head < state.chunks.count {

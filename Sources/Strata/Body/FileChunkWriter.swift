@@ -41,11 +41,12 @@ package final class FileChunkWriter: Sendable {
     package func finish() async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             DispatchQueue.global().async {
-                continuation.resume(with: Result {
-                    guard fchmod(self.descriptor, 0o666 & ~Self.processUmask) == 0, fsync(self.descriptor) == 0 else {
-                        throw NetworkError.cannotWriteFile(path: self.path, reason: String(cString: strerror(errno)))
-                    }
-                })
+                continuation.resume(
+                    with: Result {
+                        guard fchmod(self.descriptor, 0o666 & ~Self.processUmask) == 0, fsync(self.descriptor) == 0 else {
+                            throw NetworkError.cannotWriteFile(path: self.path, reason: String(cString: strerror(errno)))
+                        }
+                    })
             }
         }
     }
@@ -53,8 +54,8 @@ package final class FileChunkWriter: Sendable {
     /// The process's umask, from the `Umask:` line of /proc/self/status; 022 where it cannot be read.
     private static var processUmask: mode_t {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Umask:") }),
-              let value = line.split(separator: "\t").last.flatMap({ mode_t($0.trimmingCharacters(in: .whitespaces), radix: 8) })
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Umask:") }),
+            let value = line.split(separator: "\t").last.flatMap({ mode_t($0.trimmingCharacters(in: .whitespaces), radix: 8) })
         else { return 0o022 }
         return value
     }

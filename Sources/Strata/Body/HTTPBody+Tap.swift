@@ -3,8 +3,10 @@ extension HTTPBody {
     /// once when the reader reaches the end: how a layer counts or copies a body without holding
     /// it or reading it ahead of the reader. The result is single-pass, like the response bodies
     /// it is made for; an error while reading reaches the reader, and `onEnd` is not called.
-    package func tapped(onChunk: @escaping @Sendable (ArraySlice<UInt8>) -> Void,
-                        onEnd: @escaping @Sendable () -> Void = {}) -> HTTPBody {
+    package func tapped(
+        onChunk: @escaping @Sendable (ArraySlice<UInt8>) -> Void,
+        onEnd: @escaping @Sendable () -> Void = {}
+    ) -> HTTPBody {
         HTTPBody(TappedChunks(base: self, onChunk: onChunk, onEnd: onEnd), length: length)
     }
 }

@@ -46,7 +46,8 @@ package final class LockedValue<Value>: @unchecked Sendable {
     /// Runs `body` with exclusive access to the value and returns what it returns.
     @inlinable
     package func withLock<Result, E: Error>(_ body: (inout sending Value) throws(E) -> sending Result)
-        throws(E) -> sending Result {
+        throws(E) -> sending Result
+    {
         lock()
         defer { unlock() }
         return try body(&value.pointee)

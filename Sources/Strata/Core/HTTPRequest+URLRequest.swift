@@ -16,12 +16,14 @@ extension HTTPRequest {
     ///   has no URL, or its URL is not an absolute `http` or `https` URL.
     public init(_ request: URLRequest) throws {
         guard let url = request.url else {
-            throw TransportError(.invalidRequest, method: HTTPMethod(request),
-                                 message: "the URLRequest has no URL; give it an absolute http or https URL")
+            throw TransportError(
+                .invalidRequest, method: HTTPMethod(request),
+                message: "the URLRequest has no URL; give it an absolute http or https URL")
         }
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil else {
-            throw TransportError(.invalidRequest, method: HTTPMethod(request), url: url,
-                                 message: "the URL is not an absolute http or https URL")
+            throw TransportError(
+                .invalidRequest, method: HTTPMethod(request), url: url,
+                message: "the URL is not an absolute http or https URL")
         }
         let headers = HTTPHeaders(request)
         var body: HTTPBody?

@@ -48,8 +48,10 @@ public enum RequestDeadline {
 
     /// ``withTimeout(_:_:)`` for a transport's own configured timeout: `setting` names it in the
     /// error, so the caller knows which value to raise.
-    package static func withTimeout<T>(_ timeout: Duration, setBy setting: String,
-                                       _ body: () async throws -> T) async rethrows -> T {
+    package static func withTimeout<T>(
+        _ timeout: Duration, setBy setting: String,
+        _ body: () async throws -> T
+    ) async rethrows -> T {
         let instant = ContinuousClock.now.advanced(by: min(max(timeout, .zero), .seconds(86_400 * 365)))
         if let value, value.instant <= instant { return try await body() }
         return try await $value.withValue(Value(instant: instant, timeout: timeout, setting: setting), operation: body)
@@ -80,9 +82,11 @@ public enum RequestDeadline {
 
     /// The error a terminal transport throws when the deadline of `request` passed.
     package static func timedOut(method: HTTPMethod?, url: URL?) -> TransportError {
-        let (timeout, setting) = value.map { (" of \($0.timeout.readable)", $0.setting) }
+        let (timeout, setting) =
+            value.map { (" of \($0.timeout.readable)", $0.setting) }
             ?? ("", "EndpointProtocol.timeout or RequestDeadline")
-        return TransportError(.timedOut, method: method, url: url,
-                              message: "the whole request took longer than its timeout\(timeout) (\(setting))")
+        return TransportError(
+            .timedOut, method: method, url: url,
+            message: "the whole request took longer than its timeout\(timeout) (\(setting))")
     }
 }

@@ -54,8 +54,10 @@ package struct SimpleURL {
     /// Calls `body` with the bytes of ``resource(ofAbsoluteString:)`` as written and how many of
     /// them (scheme, "://" and host) it lower-cases, so that a caller can build a longer string
     /// around the resource in one allocation; `nil` when the URL is not of the common shape.
-    package static func withResource<Result>(ofAbsoluteString text: String,
-                                             _ body: (UnsafeBufferPointer<UInt8>, Int) -> Result) -> Result? {
+    package static func withResource<Result>(
+        ofAbsoluteString text: String,
+        _ body: (UnsafeBufferPointer<UInt8>, Int) -> Result
+    ) -> Result? {
         var text = text
         return text.withUTF8 { bytes -> Result? in
             guard let offsets = scan(bytes) else { return nil }
@@ -65,8 +67,10 @@ package struct SimpleURL {
 
     /// Copies `resource` (from ``withResource(ofAbsoluteString:_:)``) to the start of `output`,
     /// its first `lowercasedCount` bytes lower-cased; returns the bytes written.
-    package static func copyResource(_ resource: UnsafeBufferPointer<UInt8>, lowercasing lowercasedCount: Int,
-                                     to output: UnsafeMutableBufferPointer<UInt8>) -> Int {
+    package static func copyResource(
+        _ resource: UnsafeBufferPointer<UInt8>, lowercasing lowercasedCount: Int,
+        to output: UnsafeMutableBufferPointer<UInt8>
+    ) -> Int {
         for position in 0..<lowercasedCount {
             // Scheme, "://" and host: lower-cased (":" and "/" are unchanged by it).
             output[position] = HTTPHeaders.asciiLowercased(resource[position])
@@ -94,7 +98,8 @@ package struct SimpleURL {
         while index < count, isSchemeByte(bytes[index], first: index == 0) { index += 1 }
         let schemeEnd = index
         guard schemeEnd > 0, count - index >= 3, bytes[index] == UInt8(ascii: ":"),
-              bytes[index + 1] == UInt8(ascii: "/"), bytes[index + 2] == UInt8(ascii: "/") else { return nil }
+            bytes[index + 1] == UInt8(ascii: "/"), bytes[index + 2] == UInt8(ascii: "/")
+        else { return nil }
         index += 3
         let hostStart = index
         while index < count, isHostByte(bytes[index]) { index += 1 }
@@ -114,8 +119,10 @@ package struct SimpleURL {
         }
         // The authority ends here: anything but a path, query or fragment (userinfo's "@", an
         // IPv6 "[", a percent-encoded host, a sixth port digit) is not the common shape.
-        guard index == count || bytes[index] == UInt8(ascii: "/") || bytes[index] == UInt8(ascii: "?")
-                || bytes[index] == UInt8(ascii: "#") else { return nil }
+        guard
+            index == count || bytes[index] == UInt8(ascii: "/") || bytes[index] == UInt8(ascii: "?")
+                || bytes[index] == UInt8(ascii: "#")
+        else { return nil }
         let pathStart = index
         var queryStart: Int?
         while index < count, bytes[index] != UInt8(ascii: "#") {
@@ -123,8 +130,9 @@ package struct SimpleURL {
             if queryStart == nil, bytes[index] == UInt8(ascii: "?") { queryStart = index + 1 }
             index += 1
         }
-        return Offsets(schemeEnd: schemeEnd, hostStart: hostStart, hostEnd: hostEnd, port: port, pathStart: pathStart,
-                       pathEnd: queryStart.map { $0 - 1 } ?? index, queryStart: queryStart, resourceEnd: index)
+        return Offsets(
+            schemeEnd: schemeEnd, hostStart: hostStart, hostEnd: hostEnd, port: port, pathStart: pathStart,
+            pathEnd: queryStart.map { $0 - 1 } ?? index, queryStart: queryStart, resourceEnd: index)
     }
 
     private static func isSchemeByte(_ byte: UInt8, first: Bool) -> Bool {
@@ -138,7 +146,8 @@ package struct SimpleURL {
     private static func isHostByte(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."): true
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."):
+            true
         default: false
         }
     }
@@ -148,9 +157,12 @@ package struct SimpleURL {
         var labelStart = host.lowerBound
         while labelStart < host.upperBound {
             if host.upperBound - labelStart >= 4,
-               HTTPHeaders.asciiLowercased(bytes[labelStart]) == UInt8(ascii: "x"),
-               HTTPHeaders.asciiLowercased(bytes[labelStart + 1]) == UInt8(ascii: "n"),
-               bytes[labelStart + 2] == UInt8(ascii: "-"), bytes[labelStart + 3] == UInt8(ascii: "-") { return true }
+                HTTPHeaders.asciiLowercased(bytes[labelStart]) == UInt8(ascii: "x"),
+                HTTPHeaders.asciiLowercased(bytes[labelStart + 1]) == UInt8(ascii: "n"),
+                bytes[labelStart + 2] == UInt8(ascii: "-"), bytes[labelStart + 3] == UInt8(ascii: "-")
+            {
+                return true
+            }
             var next = labelStart
             while next < host.upperBound, bytes[next] != UInt8(ascii: ".") { next += 1 }
             labelStart = next + 1

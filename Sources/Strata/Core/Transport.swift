@@ -91,15 +91,19 @@ public protocol Transport: Sendable {
     ///   - consume: Reads the response; what it returns is returned.
     /// - Returns: What `consume` returned.
     /// - Throws: What ``send(_:)`` throws, and what `consume` or reading the body throws.
-    func stream<Result: Sendable>(_ request: HTTPRequest,
-                                  _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result) async throws -> Result
+    func stream<Result: Sendable>(
+        _ request: HTTPRequest,
+        _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result
+    ) async throws -> Result
 }
 
 extension Transport {
     /// Sends `request` with ``send(_:)`` and hands its buffered body to `consume`: the default for
     /// layers that do not stream.
-    public func stream<Result: Sendable>(_ request: HTTPRequest,
-                                         _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result) async throws -> Result {
+    public func stream<Result: Sendable>(
+        _ request: HTTPRequest,
+        _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result
+    ) async throws -> Result {
         let response = try await send(request)
         return try await consume(response.head, HTTPBody(response.body))
     }

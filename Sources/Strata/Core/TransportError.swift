@@ -41,8 +41,10 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
     public var retrySummary: RetrySummary?
 
     /// Creates a transport error.
-    public init(_ kind: Kind, method: HTTPMethod? = nil, url: URL? = nil, message: String = "",
-                underlying: (any Error)? = nil) {
+    public init(
+        _ kind: Kind, method: HTTPMethod? = nil, url: URL? = nil, message: String = "",
+        underlying: (any Error)? = nil
+    ) {
         self.kind = kind
         self.method = method
         self.url = url

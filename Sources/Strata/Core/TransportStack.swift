@@ -45,8 +45,10 @@ public struct TransportStack: Transport {
     }
 
     /// Streams `request` through the outermost layer.
-    public func stream<Result: Sendable>(_ request: HTTPRequest,
-                                         _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result) async throws -> Result {
+    public func stream<Result: Sendable>(
+        _ request: HTTPRequest,
+        _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result
+    ) async throws -> Result {
         try await inner.stream(request, consume)
     }
 }

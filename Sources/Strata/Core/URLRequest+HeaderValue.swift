@@ -10,7 +10,7 @@ extension URLRequest {
     /// or two on every request, so this is on the hot path of a stack.
     func headerValue(_ name: String) -> String? {
         guard let fields = allHTTPHeaderFields, !fields.isEmpty else { return nil }
-        if let value = fields[name] { return value }  // Spelled as asked, as Strata's layers write them.
+        if let value = fields[name] { return value } // Spelled as asked, as Strata's layers write them.
         return fields.first { HTTPHeaders.equal($0.key, name) }?.value
     }
 }

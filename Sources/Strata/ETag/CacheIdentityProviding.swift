@@ -49,4 +49,3 @@ public protocol CacheIdentityProviding: Sendable {
     /// - Returns: The identity, or `nil` for none.
     func cacheIdentity(for url: URL) -> String?
 }
-

@@ -100,14 +100,17 @@ public struct ETagCacheEntry: Sendable, Hashable, Codable {
         try container.encodeIfPresent(exchangeTimes, forKey: .exchangeTimes)
     }
 
-    private static func decodeHeaders(_ container: KeyedDecodingContainer<CodingKeys>,
-                                      key: CodingKeys) throws -> HTTPHeaders {
+    private static func decodeHeaders(
+        _ container: KeyedDecodingContainer<CodingKeys>,
+        key: CodingKeys
+    ) throws -> HTTPHeaders {
         let pairs = try container.decode([[String]].self, forKey: key)
         var headers = HTTPHeaders()
         for pair in pairs {
             guard pair.count == 2 else {
-                throw DecodingError.dataCorruptedError(forKey: key, in: container,
-                                                       debugDescription: "a header field must be a [name, value] pair")
+                throw DecodingError.dataCorruptedError(
+                    forKey: key, in: container,
+                    debugDescription: "a header field must be a [name, value] pair")
             }
             headers.add(name: pair[0], value: pair[1])
         }

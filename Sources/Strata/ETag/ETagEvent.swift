@@ -140,7 +140,7 @@ extension ETagEvent: TransportEvent {
         case .validating(let url, let etag, let lastModified):
             "revalidating \(redaction.redact(url)) with "
                 + [etag.map { "If-None-Match: \($0)" }, lastModified.map { "If-Modified-Since: \($0)" }]
-                    .compactMap { $0 }.joined(separator: " and ")
+                .compactMap { $0 }.joined(separator: " and ")
         case .revalidated(let url, let bytes):
             "304 for \(redaction.redact(url)): \(bytes) bytes answered from the store"
         case .validatorMismatch(let url):
@@ -171,7 +171,8 @@ extension ETagEvent: TransportEvent {
         case .revalidated(_, let bytes), .stored(_, let bytes): ["body_bytes": String(bytes)]
         case .fresh(_, let age), .servedStale(_, let age, _): ["age": String(age)]
         case .passedThrough, .miss, .validating, .validatorMismatch, .notStored, .invalidated, .coalesced,
-             .backgroundRefresh, .onlyIfCachedUnsatisfied: [:]
+            .backgroundRefresh, .onlyIfCachedUnsatisfied:
+            [:]
         }
     }
 }

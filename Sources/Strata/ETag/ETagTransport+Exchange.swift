@@ -23,11 +23,13 @@ extension ETagTransport {
         if let candidate {
             // The clock is read only when the entry's age matters (not for a bare validator).
             var decidedAt: Date?
-            let use = freshness.use(of: candidate.entry, for: request, directives: directives, now: {
-                let time = now()
-                decidedAt = time
-                return time
-            }, rule: rule, sharedStorage: store.isSharedStorage)
+            let use = freshness.use(
+                of: candidate.entry, for: request, directives: directives,
+                now: {
+                    let time = now()
+                    decidedAt = time
+                    return time
+                }, rule: rule, sharedStorage: store.isSharedStorage)
             switch use {
             case .fresh(let age):
                 report(.fresh(url, age: age.ageFieldValue))
@@ -46,8 +48,10 @@ extension ETagTransport {
         // §5.2.1.7: nothing stored may answer, and the request forbids the network.
         if directives.onlyIfCached {
             report(.onlyIfCachedUnsatisfied(url))
-            return .answered(HTTPResponse(statusCode: 504, headers: ["Content-Length": "0"], body: Data(), url: url,
-                                          source: .generated))
+            return .answered(
+                HTTPResponse(
+                    statusCode: 504, headers: ["Content-Length": "0"], body: Data(), url: url,
+                    source: .generated))
         }
         return .network(primaryKey: primaryKey, candidate: candidate, fallback: fallback)
     }
@@ -78,30 +82,38 @@ extension ETagTransport {
     /// Sends `request`, conditionally when `candidate` has a validator, and keeps what it may;
     /// within `fallback`'s window, a failure or a 500/502/503/504 is answered with the stale
     /// entry instead (RFC 5861 §4).
-    func exchange(_ request: HTTPRequest, primaryKey: String, candidate: Candidate?, rule: EndpointCachePolicy,
-                  fallback: StaleFallback?) async throws -> HTTPResponse {
+    func exchange(
+        _ request: HTTPRequest, primaryKey: String, candidate: Candidate?, rule: EndpointCachePolicy,
+        fallback: StaleFallback?
+    ) async throws -> HTTPResponse {
         do {
-            let response = try await revalidateOrSend(request, primaryKey: primaryKey, candidate: candidate, rule: rule,
-                                                      keepsErrorsFor: fallback)
+            let response = try await revalidateOrSend(
+                request, primaryKey: primaryKey, candidate: candidate, rule: rule,
+                keepsErrorsFor: fallback)
             if let fallback, FreshnessPolicy.allowsStaleIfError(status: response.statusCode),
-               let stale = staleResponse(fallback, for: request, failure: "HTTP \(response.statusCode)") {
+                let stale = staleResponse(fallback, for: request, failure: "HTTP \(response.statusCode)")
+            {
                 return stale
             }
             return response
         } catch {
             guard let fallback, !Task.isCancelled, Self.allowsStaleIfError(error),
-                  let stale = staleResponse(fallback, for: request, failure: Self.failureSummary(error)) else { throw error }
+                let stale = staleResponse(fallback, for: request, failure: Self.failureSummary(error))
+            else { throw error }
             return stale
         }
     }
 
-    private func revalidateOrSend(_ request: HTTPRequest, primaryKey: String, candidate: Candidate?,
-                                  rule: EndpointCachePolicy, keepsErrorsFor fallback: StaleFallback?) async throws -> HTTPResponse {
+    private func revalidateOrSend(
+        _ request: HTTPRequest, primaryKey: String, candidate: Candidate?,
+        rule: EndpointCachePolicy, keepsErrorsFor fallback: StaleFallback?
+    ) async throws -> HTTPResponse {
         let url = request.url
         guard let candidate, let conditional = policy.conditionalRequest(request, validating: candidate.entry) else {
             report(.miss(url))
-            return try await sendUnconditionally(request, primaryKey: primaryKey, replacing: candidate, rule: rule,
-                                                 keepsErrors: fallback != nil)
+            return try await sendUnconditionally(
+                request, primaryKey: primaryKey, replacing: candidate, rule: rule,
+                keepsErrors: fallback != nil)
         }
         report(.validating(url, etag: candidate.entry.etag, lastModified: candidate.entry.lastModified))
         let requestTime = now()
@@ -112,18 +124,24 @@ extension ETagTransport {
             if fallback != nil, FreshnessPolicy.allowsStaleIfError(status: response.statusCode) { return response }
             return await keep(response, for: request, primaryKey: primaryKey, replacing: candidate, times: times, rule: rule)
         }
-        guard let fresh = await revalidate(candidate, with: response, for: request, primaryKey: primaryKey,
-                                           times: times, rule: rule) else {
-            return try await sendUnconditionally(request, primaryKey: primaryKey, replacing: nil, rule: rule,
-                                                 keepsErrors: false)
+        guard
+            let fresh = await revalidate(
+                candidate, with: response, for: request, primaryKey: primaryKey,
+                times: times, rule: rule)
+        else {
+            return try await sendUnconditionally(
+                request, primaryKey: primaryKey, replacing: nil, rule: rule,
+                keepsErrors: false)
         }
         return policy.revalidatedResponse(fresh, for: request, url: response.url)
     }
 
     /// The entry a 304 revalidated, with its headers and exchange times freshened and written
     /// back when they changed; `nil` (and the entry removed) when the 304 does not match it.
-    func revalidate(_ candidate: Candidate, with notModified: HTTPResponse, for request: HTTPRequest,
-                    primaryKey: String, times: ExchangeTimes, rule: EndpointCachePolicy) async -> ETagCacheEntry? {
+    func revalidate(
+        _ candidate: Candidate, with notModified: HTTPResponse, for request: HTTPRequest,
+        primaryKey: String, times: ExchangeTimes, rule: EndpointCachePolicy
+    ) async -> ETagCacheEntry? {
         let url = request.url
         guard let fresh = policy.freshened(candidate.entry, with: notModified, times: times) else {
             report(.validatorMismatch(url))
@@ -133,8 +151,9 @@ extension ETagTransport {
         // The entry is already in hand, so an eviction while the request was in flight does not
         // matter: the 304 is answered from this copy, which is written back when it changed in
         // a way that matters or it went missing meanwhile.
-        var writeBack = policy.needsStoreUpdate(from: candidate.entry, to: fresh,
-                                                timesMatter: freshness.usesAge(of: fresh, rule: rule))
+        var writeBack = policy.needsStoreUpdate(
+            from: candidate.entry, to: fresh,
+            timesMatter: freshness.usesAge(of: fresh, rule: rule))
         if !writeBack { writeBack = await !store.containsEntry(for: candidate.key) }
         if writeBack {
             await storeEntry(fresh, primaryKey: primaryKey, request: request)
@@ -147,23 +166,28 @@ extension ETagTransport {
     ///
     /// - Parameter keepsErrors: Whether a 500/502/503/504 leaves `candidate` stored (for
     ///   stale-if-error) instead of being handled as a response.
-    private func sendUnconditionally(_ request: HTTPRequest, primaryKey: String, replacing candidate: Candidate?,
-                                     rule: EndpointCachePolicy, keepsErrors: Bool) async throws -> HTTPResponse {
+    private func sendUnconditionally(
+        _ request: HTTPRequest, primaryKey: String, replacing candidate: Candidate?,
+        rule: EndpointCachePolicy, keepsErrors: Bool
+    ) async throws -> HTTPResponse {
         let requestTime = now()
         let response = try await inner.send(request)
         let times = ExchangeTimes(requestTime: requestTime, responseTime: now())
         guard response.statusCode != 304 else {
-            throw TransportError(.invalidResponse, method: request.method, url: request.url,
-                                 message: "the server answered 304 Not Modified to a request without If-None-Match "
-                                     + "or If-Modified-Since; ETagTransport has no stored body to answer it with")
+            throw TransportError(
+                .invalidResponse, method: request.method, url: request.url,
+                message: "the server answered 304 Not Modified to a request without If-None-Match "
+                    + "or If-Modified-Since; ETagTransport has no stored body to answer it with")
         }
         if keepsErrors, FreshnessPolicy.allowsStaleIfError(status: response.statusCode) { return response }
         return await keep(response, for: request, primaryKey: primaryKey, replacing: candidate, times: times, rule: rule)
     }
 
     /// Stores a full response when the policy allows it, and drops an entry it outdates.
-    private func keep(_ response: HTTPResponse, for request: HTTPRequest, primaryKey: String,
-                      replacing candidate: Candidate?, times: ExchangeTimes, rule: EndpointCachePolicy) async -> HTTPResponse {
+    private func keep(
+        _ response: HTTPResponse, for request: HTTPRequest, primaryKey: String,
+        replacing candidate: Candidate?, times: ExchangeTimes, rule: EndpointCachePolicy
+    ) async -> HTTPResponse {
         let url = request.url
         if request.method == .head {
             if let candidate, policy.headResponse(response, outdates: candidate.entry) {
@@ -196,12 +220,14 @@ extension ETagTransport {
     /// `Expires` the new response dropped must go: the new response replaces it whole, RFC 9111
     /// §3.2). Only an entry from the same final URL, without `Vary`, stored under the primary
     /// key, and still in the store (it may have been evicted meanwhile).
-    private func isAlreadyStored(_ entry: ETagCacheEntry, as candidate: Candidate, primaryKey: String,
-                                 rule: EndpointCachePolicy) async -> Bool {
+    private func isAlreadyStored(
+        _ entry: ETagCacheEntry, as candidate: Candidate, primaryKey: String,
+        rule: EndpointCachePolicy
+    ) async -> Bool {
         let timesMatter = freshness.usesAge(of: entry, rule: rule) || freshness.usesAge(of: candidate.entry, rule: rule)
         guard candidate.key == primaryKey, entry.url == candidate.entry.url,
-              entry.varyHeaderNames.isEmpty, candidate.entry.varyHeaderNames.isEmpty,
-              !policy.needsStoreUpdate(from: candidate.entry, to: entry, timesMatter: timesMatter)
+            entry.varyHeaderNames.isEmpty, candidate.entry.varyHeaderNames.isEmpty,
+            !policy.needsStoreUpdate(from: candidate.entry, to: entry, timesMatter: timesMatter)
         else { return false }
         return await store.containsEntry(for: candidate.key)
     }

@@ -9,8 +9,10 @@ extension ETagTransport {
     /// ``shutDown()``, and runs without the caller's ``ResponseBodyLimit`` and endpoint policy
     /// task-local (the entry's `rule` still decides what it stores); it is not coalesced: a caller that must go to the network meanwhile
     /// sends its own request, under its own deadline, instead of waiting for the refresh.
-    func refreshInBackground(_ request: HTTPRequest, candidate: Candidate, primaryKey: String,
-                             rule: EndpointCachePolicy) {
+    func refreshInBackground(
+        _ request: HTTPRequest, candidate: Candidate, primaryKey: String,
+        rule: EndpointCachePolicy
+    ) {
         guard let registry = backgroundRefreshes else { return }
         // The copy that runs the refresh holds no registry, so a running refresh does not keep
         // the transport's registry alive, and releasing the transport cancels it.
@@ -21,8 +23,9 @@ extension ETagTransport {
         let start = registry.start(key: candidate.key) {
             await RequestDeadline.withoutCallerScope {
                 do {
-                    _ = try await worker.exchange(request, primaryKey: primaryKey, candidate: candidate, rule: rule,
-                                                  fallback: nil)
+                    _ = try await worker.exchange(
+                        request, primaryKey: primaryKey, candidate: candidate, rule: rule,
+                        fallback: nil)
                     worker.report(.backgroundRefresh(url, outcome: .completed))
                 } catch {
                     worker.report(.backgroundRefresh(url, outcome: Task.isCancelled ? .cancelled : .failed))

@@ -14,8 +14,10 @@ extension ETagTransport {
     ///
     /// - Throws: What the inner transport or `consume` throws, and ``TransportError`` with
     ///   ``TransportError/Kind/invalidResponse`` for a 304 to a request without a validator.
-    public func stream<Result: Sendable>(_ request: HTTPRequest,
-                                         _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result) async throws -> Result {
+    public func stream<Result: Sendable>(
+        _ request: HTTPRequest,
+        _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result
+    ) async throws -> Result {
         switch policy.plan(for: request) {
         case .passThrough(let reason):
             report(.passedThrough(request.url, reason: reason))
@@ -40,8 +42,9 @@ extension ETagTransport {
             case .answered(let response):
                 return try await consume(response.head, HTTPBody(response.body))
             case .network(let primaryKey, let candidate, let fallback):
-                return try await streamUsingStore(request, primaryKey: primaryKey, candidate: candidate, rule: rule,
-                                                  fallback: fallback, consume)
+                return try await streamUsingStore(
+                    request, primaryKey: primaryKey, candidate: candidate, rule: rule,
+                    fallback: fallback, consume)
             }
         }
     }
@@ -51,18 +54,22 @@ extension ETagTransport {
     /// window, such a head reaches `consume` with its own body.
     private func streamUsingStore<Result: Sendable>(
         _ request: HTTPRequest, primaryKey: String, candidate: Candidate?, rule: EndpointCachePolicy,
-        fallback: StaleFallback?, _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result) async throws -> Result {
+        fallback: StaleFallback?, _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result
+    ) async throws -> Result {
         let consumed = LockedValue(false)
         let step: StreamStep<Result>
         do {
-            step = try await streamRevalidating(request, primaryKey: primaryKey, candidate: candidate, rule: rule,
-                                                fallback: fallback) { head, body in
+            step = try await streamRevalidating(
+                request, primaryKey: primaryKey, candidate: candidate, rule: rule,
+                fallback: fallback
+            ) { head, body in
                 consumed.withLock { $0 = true }
                 return try await consume(head, body)
             }
         } catch {
             guard let fallback, !consumed.withLock({ $0 }), !Task.isCancelled, Self.allowsStaleIfError(error),
-                  let stale = staleResponse(fallback, for: request, failure: Self.failureSummary(error)) else { throw error }
+                let stale = staleResponse(fallback, for: request, failure: Self.failureSummary(error))
+            else { throw error }
             return try await consume(stale.head, HTTPBody(stale.body))
         }
         switch step {
@@ -79,11 +86,13 @@ extension ETagTransport {
     /// instead of consumed.
     private func streamRevalidating<Result: Sendable>(
         _ request: HTTPRequest, primaryKey: String, candidate: Candidate?, rule: EndpointCachePolicy,
-        fallback: StaleFallback?, _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result) async throws -> StreamStep<Result> {
+        fallback: StaleFallback?, _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result
+    ) async throws -> StreamStep<Result> {
         guard let candidate, let conditional = policy.conditionalRequest(request, validating: candidate.entry) else {
             report(.miss(request.url))
-            return try await streamUnconditionally(request, primaryKey: primaryKey, replacing: candidate, rule: rule,
-                                                   fallback: fallback, consume)
+            return try await streamUnconditionally(
+                request, primaryKey: primaryKey, replacing: candidate, rule: rule,
+                fallback: fallback, consume)
         }
         report(.validating(request.url, etag: candidate.entry.etag, lastModified: candidate.entry.lastModified))
         let requestTime = now()
@@ -95,22 +104,28 @@ extension ETagTransport {
                 return .consumed(try await consume(head, body))
             }
             guard head.statusCode == 304 else {
-                return .consumed(try await consumeKeeping(head, body, for: request, primaryKey: primaryKey,
-                                                          replacing: candidate, times: times, rule: rule, consume))
+                return .consumed(
+                    try await consumeKeeping(
+                        head, body, for: request, primaryKey: primaryKey,
+                        replacing: candidate, times: times, rule: rule, consume))
             }
             return .intercepted(HTTPResponse(statusCode: 304, headers: head.headers, url: head.url))
         }
         let notModified: HTTPResponse
         switch step {
         case .consumed: return step
-        case .intercepted(let response) where response.statusCode != 304: return step  // The stale answer to a 5xx.
+        case .intercepted(let response) where response.statusCode != 304: return step // The stale answer to a 5xx.
         case .intercepted(let response): notModified = response
         }
         let times = ExchangeTimes(requestTime: requestTime, responseTime: now())
-        guard let fresh = await revalidate(candidate, with: notModified, for: request, primaryKey: primaryKey,
-                                           times: times, rule: rule) else {
-            return try await streamUnconditionally(request, primaryKey: primaryKey, replacing: nil, rule: rule,
-                                                   fallback: nil, consume)
+        guard
+            let fresh = await revalidate(
+                candidate, with: notModified, for: request, primaryKey: primaryKey,
+                times: times, rule: rule)
+        else {
+            return try await streamUnconditionally(
+                request, primaryKey: primaryKey, replacing: nil, rule: rule,
+                fallback: nil, consume)
         }
         let revalidated = policy.revalidatedResponse(fresh, for: request, url: notModified.url)
         return .consumed(try await consume(revalidated.head, HTTPBody(revalidated.body)))
@@ -119,13 +134,15 @@ extension ETagTransport {
     /// Streams `request` as given (it has no conditional header) and keeps what it may.
     private func streamUnconditionally<Result: Sendable>(
         _ request: HTTPRequest, primaryKey: String, replacing candidate: Candidate?, rule: EndpointCachePolicy,
-        fallback: StaleFallback?, _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result) async throws -> StreamStep<Result> {
+        fallback: StaleFallback?, _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result
+    ) async throws -> StreamStep<Result> {
         let requestTime = now()
         return try await inner.stream(request) { head, body in
             guard head.statusCode != 304 else {
-                throw TransportError(.invalidResponse, method: request.method, url: request.url,
-                                     message: "the server answered 304 Not Modified to a request without If-None-Match "
-                                         + "or If-Modified-Since; ETagTransport has no stored body to answer it with")
+                throw TransportError(
+                    .invalidResponse, method: request.method, url: request.url,
+                    message: "the server answered 304 Not Modified to a request without If-None-Match "
+                        + "or If-Modified-Since; ETagTransport has no stored body to answer it with")
             }
             if let stale = staleAnswer(to: head, fallback: fallback, for: request) { return .intercepted(stale) }
             if fallback != nil, FreshnessPolicy.allowsStaleIfError(status: head.statusCode) {
@@ -133,8 +150,10 @@ extension ETagTransport {
                 return .consumed(try await consume(head, body))
             }
             let times = ExchangeTimes(requestTime: requestTime, responseTime: now())
-            return .consumed(try await consumeKeeping(head, body, for: request, primaryKey: primaryKey,
-                                                      replacing: candidate, times: times, rule: rule, consume))
+            return .consumed(
+                try await consumeKeeping(
+                    head, body, for: request, primaryKey: primaryKey,
+                    replacing: candidate, times: times, rule: rule, consume))
         }
     }
 
@@ -150,7 +169,8 @@ extension ETagTransport {
     private func consumeKeeping<Result: Sendable>(
         _ head: HTTPResponseHead, _ body: HTTPBody, for request: HTTPRequest, primaryKey: String,
         replacing candidate: Candidate?, times: ExchangeTimes, rule: EndpointCachePolicy,
-        _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result) async throws -> Result {
+        _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result
+    ) async throws -> Result {
         let response = HTTPResponse(statusCode: head.statusCode, headers: head.headers, url: head.url)
         if request.method == .head {
             if let candidate, policy.headResponse(response, outdates: candidate.entry) {

@@ -107,20 +107,25 @@ public struct ETagTransport: Transport {
     ///   - clock: The clock ages are measured on. Default: `ContinuousClock()`, which means the
     ///     system's wall clock (`Date()`); with another clock (tests pass a `TestClock` and move
     ///     it), the wall-clock time at creation plus the time elapsed on that clock.
-    public init(inner: any Transport, store: any ETagStoreProtocol = InMemoryETagStore(),
-                policy: ConditionalRequestPolicy = ConditionalRequestPolicy(),
-                freshness: FreshnessPolicy = FreshnessPolicy(), maxStreamedBodyBytes: Int = 8 << 20,
-                clock: some Clock<Duration> = ContinuousClock()) {
-        self.init(inner: inner, store: store, policy: policy, freshness: freshness,
-                  maxStreamedBodyBytes: maxStreamedBodyBytes, clock: clock, wallClockOrigin: Date())
+    public init(
+        inner: any Transport, store: any ETagStoreProtocol = InMemoryETagStore(),
+        policy: ConditionalRequestPolicy = ConditionalRequestPolicy(),
+        freshness: FreshnessPolicy = FreshnessPolicy(), maxStreamedBodyBytes: Int = 8 << 20,
+        clock: some Clock<Duration> = ContinuousClock()
+    ) {
+        self.init(
+            inner: inner, store: store, policy: policy, freshness: freshness,
+            maxStreamedBodyBytes: maxStreamedBodyBytes, clock: clock, wallClockOrigin: Date())
     }
 
     /// Creates the decorator with the wall-clock time `clock`'s present stands for, so tests can
     /// write `Date` fields that agree with it exactly.
-    package init<C: Clock<Duration>>(inner: any Transport, store: any ETagStoreProtocol = InMemoryETagStore(),
-                                     policy: ConditionalRequestPolicy = ConditionalRequestPolicy(),
-                                     freshness: FreshnessPolicy = FreshnessPolicy(), maxStreamedBodyBytes: Int = 8 << 20,
-                                     clock: C, wallClockOrigin: Date) {
+    package init<C: Clock<Duration>>(
+        inner: any Transport, store: any ETagStoreProtocol = InMemoryETagStore(),
+        policy: ConditionalRequestPolicy = ConditionalRequestPolicy(),
+        freshness: FreshnessPolicy = FreshnessPolicy(), maxStreamedBodyBytes: Int = 8 << 20,
+        clock: C, wallClockOrigin: Date
+    ) {
         self.inner = inner
         clientIdentities = inner as? any CacheIdentityProviding
         self.store = store
@@ -206,8 +211,9 @@ public struct ETagTransport: Transport {
 
     /// The primary key of `request`, in the partition of the client identity it will be sent with.
     func primaryKey(for request: HTTPRequest) -> String {
-        policy.primaryKey(for: request, clientIdentity: clientIdentities?.cacheIdentity(for: request.url),
-                          memo: identityDigests)
+        policy.primaryKey(
+            for: request, clientIdentity: clientIdentities?.cacheIdentity(for: request.url),
+            memo: identityDigests)
     }
 
     /// The stored entry that may answer `request`: the primary key's, or the variant its `Vary`
@@ -240,8 +246,10 @@ public struct ETagTransport: Transport {
         lookup.url = url
         let primaryKey = primaryKey(for: lookup)
         if let primary = await store.cachedResponse(for: primaryKey), !primary.varyHeaderNames.isEmpty {
-            await store.remove(for: policy.variantKey(primaryKey: primaryKey, varyNames: primary.varyHeaderNames,
-                                                      request: lookup))
+            await store.remove(
+                for: policy.variantKey(
+                    primaryKey: primaryKey, varyNames: primary.varyHeaderNames,
+                    request: lookup))
         }
         await store.remove(for: primaryKey)
         report(.invalidated(url))
@@ -250,9 +258,11 @@ public struct ETagTransport: Transport {
 
 extension TransportLayer {
     /// An ``ETagTransport`` layer, for a ``TransportStack``.
-    public static func etag(store: any ETagStoreProtocol = InMemoryETagStore(),
-                            policy: ConditionalRequestPolicy = ConditionalRequestPolicy(),
-                            freshness: FreshnessPolicy = FreshnessPolicy()) -> TransportLayer {
+    public static func etag(
+        store: any ETagStoreProtocol = InMemoryETagStore(),
+        policy: ConditionalRequestPolicy = ConditionalRequestPolicy(),
+        freshness: FreshnessPolicy = FreshnessPolicy()
+    ) -> TransportLayer {
         TransportLayer { ETagTransport(inner: $0, store: store, policy: policy, freshness: freshness) }
     }
 }

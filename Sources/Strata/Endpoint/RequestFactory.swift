@@ -8,8 +8,10 @@ import Foundation
 struct RequestFactory {
     let encoder: JSONEncoder
 
-    func makeRequest(for endpoint: some EndpointProtocol,
-                     via environment: some APIEnvironmentProtocol) throws(NetworkError) -> HTTPRequest {
+    func makeRequest(
+        for endpoint: some EndpointProtocol,
+        via environment: some APIEnvironmentProtocol
+    ) throws(NetworkError) -> HTTPRequest {
         var request = HTTPRequest(method: endpoint.method, url: try url(for: endpoint, base: environment.baseURL))
         var headers: HTTPHeaders = ["Accept": "application/json"]
         if let body = endpoint.body {
@@ -26,14 +28,16 @@ struct RequestFactory {
 
     func url(for endpoint: some EndpointProtocol, base: URL) throws(NetworkError) -> URL {
         guard var components = URLComponents(url: base, resolvingAgainstBaseURL: true),
-              let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
-              let host = components.host, !host.isEmpty else {
+            let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            let host = components.host, !host.isEmpty
+        else {
             throw .invalidURL("the base URL \(base.absoluteString.debugDescription) must be an absolute http or https URL with a host")
         }
         let path = endpoint.path
         if let bad = path.first(where: { $0 == "?" || $0 == "#" }) {
-            throw .invalidURL("the endpoint path \(path.debugDescription) contains \"\(bad)\"; "
-                + "put query parameters in the endpoint's `query` instead")
+            throw .invalidURL(
+                "the endpoint path \(path.debugDescription) contains \"\(bad)\"; "
+                    + "put query parameters in the endpoint's `query` instead")
         }
         components.percentEncodedPath = Self.join(components.percentEncodedPath, PercentEncoding.path(path))
         if let items = endpoint.query, !items.isEmpty {

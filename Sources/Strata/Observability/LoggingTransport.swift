@@ -51,8 +51,10 @@ public struct LoggingTransport: Transport {
     ///   - logger: Where messages go.
     ///   - redaction: What to hide. Default: credentials, cookies and common token parameters.
     ///   - bodies: Whether to log bodies. Default: ``BodyLogging/off``.
-    public init(inner: any Transport, logger: any StrataLogger, redaction: Redaction = Redaction(),
-                bodies: BodyLogging = .off) {
+    public init(
+        inner: any Transport, logger: any StrataLogger, redaction: Redaction = Redaction(),
+        bodies: BodyLogging = .off
+    ) {
         self.inner = inner
         cacheIdentities = inner as? any CacheIdentityProviding
         self.logger = logger
@@ -75,13 +77,17 @@ public struct LoggingTransport: Transport {
 
     /// Streams the request through `inner`, logging its start, its head, the end of its body
     /// (bytes and time, never the bytes themselves) and the events below.
-    public func stream<Result: Sendable>(_ request: HTTPRequest,
-                                         _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result) async throws -> Result {
+    public func stream<Result: Sendable>(
+        _ request: HTTPRequest,
+        _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result
+    ) async throws -> Result {
         guard Self.levels.contains(where: logger.isEnabled) else { return try await inner.stream(request, consume) }
         let secrets = RequestSecrets(request: request, redaction: redaction)
-        return try await ObservingTransport.stream(request, through: inner, observer: { observed in
-            write(observed, scrubbing: secrets)
-        }, consume)
+        return try await ObservingTransport.stream(
+            request, through: inner,
+            observer: { observed in
+                write(observed, scrubbing: secrets)
+            }, consume)
     }
 
     private static let levels = LogLevel.allCases
@@ -115,7 +121,10 @@ public struct LoggingTransport: Transport {
                 var start = 0
                 while start <= haystack.count - needle.count {
                     if haystack[start] == first,
-                       memcmp(haystack.baseAddress! + start, needle.baseAddress!, needle.count) == 0 { return true }
+                        memcmp(haystack.baseAddress! + start, needle.baseAddress!, needle.count) == 0
+                    {
+                        return true
+                    }
                     start += 1
                 }
                 return false
@@ -151,9 +160,9 @@ public struct LoggingTransport: Transport {
         guard case .truncated(let maxBytes) = bodies, let event = event as? RequestEvent else { return nil }
         let body: Data?
         switch event {
-        case .started(let request): body = request.body?.bytesInMemory.map { Data($0) }  // A stream is not read to log it.
+        case .started(let request): body = request.body?.bytesInMemory.map { Data($0) } // A stream is not read to log it.
         case .responded(_, let response, _): body = response.body
-        case .failed, .receivedHead, .streamed: body = nil  // A streamed body is not read to log it.
+        case .failed, .receivedHead, .streamed: body = nil // A streamed body is not read to log it.
         }
         guard let body, !body.isEmpty else { return nil }
         let text = String(decoding: body.prefix(max(0, maxBytes)), as: UTF8.self)
@@ -163,8 +172,10 @@ public struct LoggingTransport: Transport {
 
 extension TransportLayer {
     /// A ``LoggingTransport`` layer, for a ``TransportStack``.
-    public static func logging(logger: any StrataLogger, redaction: Redaction = Redaction(),
-                               bodies: LoggingTransport.BodyLogging = .off) -> TransportLayer {
+    public static func logging(
+        logger: any StrataLogger, redaction: Redaction = Redaction(),
+        bodies: LoggingTransport.BodyLogging = .off
+    ) -> TransportLayer {
         TransportLayer { LoggingTransport(inner: $0, logger: logger, redaction: redaction, bodies: bodies) }
     }
 }

@@ -49,8 +49,10 @@ public struct ObservingTransport: Transport {
 
     /// Sends `request` through `inner` with `observer` installed, reporting the request's
     /// ``RequestEvent``s to `observer` alone.
-    static func send(_ request: HTTPRequest, through inner: any Transport,
-                     observer: @escaping @Sendable (ObservedEvent) -> Void) async throws -> HTTPResponse {
+    static func send(
+        _ request: HTTPRequest, through inner: any Transport,
+        observer: @escaping @Sendable (ObservedEvent) -> Void
+    ) async throws -> HTTPResponse {
         try await observed(request, by: observer) { report, started in
             let response = try await inner.send(request)
             report(.responded(request, response, duration: .now - started))
@@ -83,16 +85,20 @@ public struct ObservingTransport: Transport {
 extension ObservingTransport {
     /// Streams the request through `inner`, reporting its start, its head, the end of its body
     /// (bytes read, time taken) and every event below, without holding the body.
-    public func stream<Result: Sendable>(_ request: HTTPRequest,
-                                         _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result) async throws -> Result {
+    public func stream<Result: Sendable>(
+        _ request: HTTPRequest,
+        _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result
+    ) async throws -> Result {
         try await Self.stream(request, through: inner, observer: observer, consume)
     }
 
     /// Streams `request` through `inner` with `observer` installed, reporting the request's
     /// ``RequestEvent``s to `observer` alone.
-    static func stream<Result: Sendable>(_ request: HTTPRequest, through inner: any Transport,
-                                         observer: @escaping @Sendable (ObservedEvent) -> Void,
-                                         _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result) async throws -> Result {
+    static func stream<Result: Sendable>(
+        _ request: HTTPRequest, through inner: any Transport,
+        observer: @escaping @Sendable (ObservedEvent) -> Void,
+        _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result
+    ) async throws -> Result {
         try await observed(request, by: observer) { report, started in
             try await inner.stream(request) { head, body in
                 report(.receivedHead(request, head, duration: .now - started))

@@ -59,9 +59,9 @@ extension Redaction {
                 prefix += piece[...space]
                 piece = piece[piece.index(after: space)...]
             } else if !piece.contains("=") {
-                return prefix + piece   // a bare scheme
+                return prefix + piece // a bare scheme
             }
-            guard let equals = piece.firstIndex(of: "=") else { return prefix + Self.placeholder }  // token68
+            guard let equals = piece.firstIndex(of: "=") else { return prefix + Self.placeholder } // token68
             let name = piece[..<equals].trimmingCharacters(in: .whitespaces).lowercased()
             // token68 ends in '=' padding: "YWJj=" has nothing after its '='.
             let rest = piece[piece.index(after: equals)...]

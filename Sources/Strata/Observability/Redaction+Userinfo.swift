@@ -50,7 +50,8 @@ extension Redaction {
         guard let end = text.range(of: "://") else { return nil }
         let scheme = text[..<end.lowerBound]
         guard let first = scheme.first, first.isASCII, first.isLetter,
-              scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }) else { return nil }
+            scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) })
+        else { return nil }
         return end
     }
 }

@@ -70,12 +70,14 @@ public struct Redaction: Sendable, Hashable {
             for secret in secretParts(of: field.value) { text = text.replacingOccurrences(of: secret, with: Self.placeholder) }
         }
         for name in queryParameters {
-            text = text.replacingOccurrences(of: "(?i)(\\b\(Self.encodingTolerantPattern(for: name))=)[^&#\\s\"')]+",
-                                             with: "$1\(Self.placeholder)", options: .regularExpression)
+            text = text.replacingOccurrences(
+                of: "(?i)(\\b\(Self.encodingTolerantPattern(for: name))=)[^&#\\s\"')]+",
+                with: "$1\(Self.placeholder)", options: .regularExpression)
         }
         // Up to the authority's last `@`, as URL parsers read it (a raw `@` in a password).
-        return text.replacingOccurrences(of: "(://)[^/?#\\s]*[^/?#@\\s][^/?#\\s]*@", with: "$1\(Self.placeholder)@",
-                                         options: .regularExpression)
+        return text.replacingOccurrences(
+            of: "(://)[^/?#\\s]*[^/?#@\\s][^/?#\\s]*@", with: "$1\(Self.placeholder)@",
+            options: .regularExpression)
     }
 
     private func redactingParameters(_ parameters: Substring) -> String {
@@ -109,7 +111,8 @@ public struct Redaction: Sendable, Hashable {
         if lowered == "set-cookie" { return redactingSetCookie(value) }
         guard isSecretHeader(name) else { return redactingNonSecretHeader(lowered, value) }
         if lowered == "authorization" || lowered == "proxy-authorization",
-           let space = value.firstIndex(of: " ") {
+            let space = value.firstIndex(of: " ")
+        {
             return "\(value[..<space]) \(Self.placeholder)"
         }
         return Self.placeholder

@@ -65,21 +65,31 @@ public enum RequestEvent: TransportEvent {
     public func logMetadata(redactedBy redaction: Redaction) -> LogMetadata {
         switch self {
         case .started(let request):
-            return ["method": request.method.rawValue, "url": redaction.redact(request.url),
-                    "headers": Self.format(request.headers, redaction)]
+            return [
+                "method": request.method.rawValue, "url": redaction.redact(request.url),
+                "headers": Self.format(request.headers, redaction),
+            ]
         case .responded(_, let response, let duration):
-            return ["status": String(response.statusCode), "duration_ms": Self.milliseconds(duration),
-                    "body_bytes": String(response.body.count), "source": response.source.rawValue,
-                    "headers": Self.format(response.headers, redaction)]
+            return [
+                "status": String(response.statusCode), "duration_ms": Self.milliseconds(duration),
+                "body_bytes": String(response.body.count), "source": response.source.rawValue,
+                "headers": Self.format(response.headers, redaction),
+            ]
         case .failed(_, let error, let duration):
-            return ["error_kind": Self.errorKind(error), "duration_ms": Self.milliseconds(duration),
-                    "error": redaction.scrub(String(describing: error))]
+            return [
+                "error_kind": Self.errorKind(error), "duration_ms": Self.milliseconds(duration),
+                "error": redaction.scrub(String(describing: error)),
+            ]
         case .receivedHead(_, let head, let duration):
-            return ["status": String(head.statusCode), "duration_ms": Self.milliseconds(duration),
-                    "headers": Self.format(head.headers, redaction)]
+            return [
+                "status": String(head.statusCode), "duration_ms": Self.milliseconds(duration),
+                "headers": Self.format(head.headers, redaction),
+            ]
         case .streamed(_, let head, let bytes, let duration):
-            return ["status": String(head.statusCode), "duration_ms": Self.milliseconds(duration),
-                    "body_bytes": String(bytes)]
+            return [
+                "status": String(head.statusCode), "duration_ms": Self.milliseconds(duration),
+                "body_bytes": String(bytes),
+            ]
         }
     }
 

@@ -30,8 +30,10 @@ public protocol StrataLogger: Sendable {
 
 extension StrataLogger {
     /// Records a message built only if `level` is enabled: neither closure runs otherwise.
-    public func log(_ level: LogLevel, _ message: @autoclosure () -> String,
-                    metadata: @autoclosure () -> LogMetadata = [:]) {
+    public func log(
+        _ level: LogLevel, _ message: @autoclosure () -> String,
+        metadata: @autoclosure () -> LogMetadata = [:]
+    ) {
         guard isEnabled(level) else { return }
         record(level, message(), metadata: metadata())
     }

@@ -132,8 +132,10 @@ public enum TransportEvents {
     /// Runs `body` with `observer` added below the observers already installed. The request
     /// identifier and attempt numbers of an enclosing logical request are kept; without one, a
     /// new logical request begins. `body` receives the context it runs in.
-    package static func observing<T>(_ observer: @escaping Observer,
-                             _ body: (Context) async throws -> T) async rethrows -> T {
+    package static func observing<T>(
+        _ observer: @escaping Observer,
+        _ body: (Context) async throws -> T
+    ) async rethrows -> T {
         var updated = context ?? newContext()
         updated.observers.append(observer)
         return try await $context.withValue(updated) { try await body(updated) }

@@ -68,15 +68,18 @@ public struct ReauthTransport: Transport {
     ///   - refreshToken: Obtains a new access token and saves it through `authService`
     ///     (`setAccessToken`). Called by at most one task at a time, never cancelled. Throw to
     ///     report that the token cannot be renewed (the user must sign in again).
-    public init(inner: any Transport, authService: any AuthServiceProtocol,
-                loopGuard: RefreshLoopGuard = RefreshLoopGuard(),
-                clock: some Clock<Duration> = ContinuousClock(),
-                refreshToken: @escaping @Sendable () async throws -> Void) {
+    public init(
+        inner: any Transport, authService: any AuthServiceProtocol,
+        loopGuard: RefreshLoopGuard = RefreshLoopGuard(),
+        clock: some Clock<Duration> = ContinuousClock(),
+        refreshToken: @escaping @Sendable () async throws -> Void
+    ) {
         self.inner = inner
         cacheIdentities = inner as? any CacheIdentityProviding
         self.authService = authService
-        sharedRefresh = SingleFlightRefresh(authService: authService, refreshToken: refreshToken,
-                                            loopGuard: loopGuard, elapsed: ErasedClock(clock).elapsed)
+        sharedRefresh = SingleFlightRefresh(
+            authService: authService, refreshToken: refreshToken,
+            loopGuard: loopGuard, elapsed: ErasedClock(clock).elapsed)
     }
 
     /// Sends `request`; if it carried our bearer token and got 401, refreshes the token (or
@@ -104,8 +107,10 @@ public struct ReauthTransport: Transport {
     /// Streams `request`; a 401 to our token is decided on its head, so `consume` sees only the
     /// response to the resend. A 401 that stands after all (signed out meanwhile) reaches
     /// `consume` with its body, read within 64 KiB (empty past that).
-    public func stream<Result: Sendable>(_ request: HTTPRequest,
-                                         _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result) async throws -> Result {
+    public func stream<Result: Sendable>(
+        _ request: HTTPRequest,
+        _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result
+    ) async throws -> Result {
         try await TransportEvents.withinRequest {
             guard let sentToken = await ownToken(in: request) else { return try await inner.stream(request, consume) }
             let step = try await inner.stream(request) { head, body -> StreamStep<Result> in
@@ -150,7 +155,7 @@ public struct ReauthTransport: Transport {
         guard head.statusCode == 401 else { return false }
         // Another origin's 401 (after a cross-origin redirect) is not about our token.
         guard RedirectPolicy.answersOrigin(of: request, head.url) else { return false }
-        return request.isReplayable  // A single-pass body cannot be sent again.
+        return request.isReplayable // A single-pass body cannot be sent again.
     }
 
     /// What to do about a 401 to `sentToken`.
@@ -165,7 +170,7 @@ public struct ReauthTransport: Transport {
     /// `sentToken` meanwhile) and says what to send.
     private func recovery(for request: HTTPRequest, rejecting sentToken: String) async throws -> Recovery {
         guard let current = await currentToken() else {
-            return .unauthorizedStands  // Signed out while the request was in flight: the 401 stands.
+            return .unauthorizedStands // Signed out while the request was in flight: the 401 stands.
         }
         if current != sentToken {
             // Replaced while in flight (by a refresh or a new sign-in): reuse it, don't refresh.
@@ -207,12 +212,15 @@ public struct ReauthTransport: Transport {
 
 extension TransportLayer {
     /// A ``ReauthTransport`` layer, for a ``TransportStack``.
-    public static func reauth(authService: any AuthServiceProtocol, loopGuard: RefreshLoopGuard = RefreshLoopGuard(),
-                              clock: some Clock<Duration> = ContinuousClock(),
-                              refreshToken: @escaping @Sendable () async throws -> Void) -> TransportLayer {
+    public static func reauth(
+        authService: any AuthServiceProtocol, loopGuard: RefreshLoopGuard = RefreshLoopGuard(),
+        clock: some Clock<Duration> = ContinuousClock(),
+        refreshToken: @escaping @Sendable () async throws -> Void
+    ) -> TransportLayer {
         TransportLayer {
-            ReauthTransport(inner: $0, authService: authService, loopGuard: loopGuard, clock: clock,
-                            refreshToken: refreshToken)
+            ReauthTransport(
+                inner: $0, authService: authService, loopGuard: loopGuard, clock: clock,
+                refreshToken: refreshToken)
         }
     }
 }

@@ -41,8 +41,10 @@ final class SingleFlightRefresh: Sendable {
     private let state: LockedValue<State>
 
     /// - Parameter elapsed: The time since a fixed origin, read from the transport's clock.
-    init(authService: any AuthServiceProtocol, refreshToken: @escaping @Sendable () async throws -> Void,
-         loopGuard: RefreshLoopGuard, elapsed: @escaping @Sendable () -> Duration) {
+    init(
+        authService: any AuthServiceProtocol, refreshToken: @escaping @Sendable () async throws -> Void,
+        loopGuard: RefreshLoopGuard, elapsed: @escaping @Sendable () -> Duration
+    ) {
         self.authService = authService
         self.refreshToken = refreshToken
         self.loopGuard = loopGuard
@@ -93,8 +95,10 @@ final class SingleFlightRefresh: Sendable {
         }
     }
 
-    private func admit(_ waiter: UInt64, replacing rejected: String,
-                       resuming continuation: CheckedContinuation<Outcome, any Error>) {
+    private func admit(
+        _ waiter: UInt64, replacing rejected: String,
+        resuming continuation: CheckedContinuation<Outcome, any Error>
+    ) {
         let now = elapsed()
         let admission = state.withLock { state -> Admission in
             // Checked under the lock the cancellation handler takes: a cancellation that came

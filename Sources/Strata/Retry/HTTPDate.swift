@@ -29,8 +29,9 @@ enum HTTPDate {
     /// `Sun, 06 Nov 1994 08:49:37 GMT`
     private static func imfFixdate(_ parts: [Substring]) -> Date? {
         guard shortDayNames.contains(parts[0].dropLast()), parts[5] == "GMT",
-              let day = number(parts[1], digits: 2...2), let month = month(parts[2]),
-              let year = number(parts[3], digits: 4...4), let second = secondOfDay(parts[4]) else { return nil }
+            let day = number(parts[1], digits: 2...2), let month = month(parts[2]),
+            let year = number(parts[3], digits: 4...4), let second = secondOfDay(parts[4])
+        else { return nil }
         return date(year: year, month: month, day: day, second: second)
     }
 
@@ -38,9 +39,10 @@ enum HTTPDate {
     private static func rfc850(_ parts: [Substring], now: Date) -> Date? {
         let fields = parts[1].split(separator: "-", omittingEmptySubsequences: false)
         guard longDayNames.contains(parts[0].dropLast()), parts[3] == "GMT", fields.count == 3,
-              let day = number(fields[0], digits: 2...2), let month = month(fields[1]),
-              let twoDigitYear = number(fields[2], digits: 2...2),
-              let second = secondOfDay(parts[2]) else { return nil }
+            let day = number(fields[0], digits: 2...2), let month = month(fields[1]),
+            let twoDigitYear = number(fields[2], digits: 2...2),
+            let second = secondOfDay(parts[2])
+        else { return nil }
         // RFC 9110 §5.6.7: a timestamp that would be more than 50 years in the future is the most
         // recent past year with the same last two digits; any other is read forward. So the date
         // falls in (now - 50 years, now + 50 years], compared as calendar fields, before the day
@@ -59,8 +61,9 @@ enum HTTPDate {
     /// `Sun Nov  6 08:49:37 1994`
     private static func asctime(_ parts: [Substring]) -> Date? {
         guard shortDayNames.contains(parts[0]), let month = month(parts[1]),
-              let day = number(parts[2], digits: 1...2), let year = number(parts[4], digits: 4...4),
-              let second = secondOfDay(parts[3]) else { return nil }
+            let day = number(parts[2], digits: 1...2), let year = number(parts[4], digits: 4...4),
+            let second = secondOfDay(parts[3])
+        else { return nil }
         return date(year: year, month: month, day: day, second: second)
     }
 
@@ -68,9 +71,10 @@ enum HTTPDate {
     private static func secondOfDay(_ time: Substring) -> Int? {
         let fields = time.split(separator: ":", omittingEmptySubsequences: false)
         guard fields.count == 3,
-              let hour = number(fields[0], digits: 2...2), hour < 24,
-              let minute = number(fields[1], digits: 2...2), minute < 60,
-              let second = number(fields[2], digits: 2...2), second <= 60 else { return nil }
+            let hour = number(fields[0], digits: 2...2), hour < 24,
+            let minute = number(fields[1], digits: 2...2), minute < 60,
+            let second = number(fields[2], digits: 2...2), second <= 60
+        else { return nil }
         return hour * 3_600 + minute * 60 + second
     }
 
@@ -87,7 +91,8 @@ enum HTTPDate {
     /// A decimal of an allowed number of ASCII digits, without sign or spaces.
     private static func number(_ text: Substring, digits: ClosedRange<Int>) -> Int? {
         guard digits.contains(text.utf8.count),
-              text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { return nil }
+            text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
+        else { return nil }
         return Int(text)
     }
 

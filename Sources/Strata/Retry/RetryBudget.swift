@@ -53,8 +53,9 @@ struct RetryTokenBucket: Sendable, Hashable {
 
     init(budget: RetryBudget) {
         // Re-clamped: the properties are settable after the budget's own clamping.
-        self.budget = RetryBudget(maxTokens: budget.maxTokens, retryCost: budget.retryCost,
-                                  timeoutRetryCost: budget.timeoutRetryCost, successReward: budget.successReward)
+        self.budget = RetryBudget(
+            maxTokens: budget.maxTokens, retryCost: budget.retryCost,
+            timeoutRetryCost: budget.timeoutRetryCost, successReward: budget.successReward)
         tokens = self.budget.maxTokens
     }
 

@@ -21,8 +21,9 @@ public enum RetryEvent: TransportEvent, Hashable {
     /// first send's 503 carries attempt 1, and the retry it schedules is sent as attempt 2.
     /// `retry` counts this layer's retries; the attempt counts every send of the logical
     /// request, so the two differ when another layer resends too (a ``ReauthTransport``).
-    case scheduled(retry: Int, delay: Duration, reason: RetryReason, delaySource: DelaySource,
-                   method: HTTPMethod, url: URL?)
+    case scheduled(
+        retry: Int, delay: Duration, reason: RetryReason, delaySource: DelaySource,
+        method: HTTPMethod, url: URL?)
 
     /// `retry.scheduled`.
     public var name: String {

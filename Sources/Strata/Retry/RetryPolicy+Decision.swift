@@ -36,19 +36,24 @@ extension RetryPolicy {
     ///   - timeLeft: The time left before the request's ``RequestDeadline``, or `nil` for none;
     ///     read only for a retry (a success never reads the clock).
     /// - Returns: ``RetryDecision/retry(_:)`` with the delay, or ``RetryDecision/stop(_:)``.
-    package func decision(for outcome: RetryOutcome, request: HTTPRequest, retriesSoFar: Int,
-                          previousBackoff: Duration? = nil, now: @autoclosure () -> Date,
-                          random: () -> Double, timeLeft: @autoclosure () -> Duration? = nil) -> RetryDecision {
-        let decision = decisionIgnoringDeadline(for: outcome, request: request, retriesSoFar: retriesSoFar,
-                                                previousBackoff: previousBackoff, now: now, random: random)
+    package func decision(
+        for outcome: RetryOutcome, request: HTTPRequest, retriesSoFar: Int,
+        previousBackoff: Duration? = nil, now: @autoclosure () -> Date,
+        random: () -> Double, timeLeft: @autoclosure () -> Duration? = nil
+    ) -> RetryDecision {
+        let decision = decisionIgnoringDeadline(
+            for: outcome, request: request, retriesSoFar: retriesSoFar,
+            previousBackoff: previousBackoff, now: now, random: random)
         // The wait and at least a moment for the next send must fit before the deadline.
         if case .retry(let plan) = decision, let timeLeft = timeLeft(), plan.delay >= timeLeft { return .stop(.timeoutWouldPass) }
         return decision
     }
 
-    private func decisionIgnoringDeadline(for outcome: RetryOutcome, request: HTTPRequest, retriesSoFar: Int,
-                                          previousBackoff: Duration?, now: () -> Date,
-                                          random: () -> Double) -> RetryDecision {
+    private func decisionIgnoringDeadline(
+        for outcome: RetryOutcome, request: HTTPRequest, retriesSoFar: Int,
+        previousBackoff: Duration?, now: () -> Date,
+        random: () -> Double
+    ) -> RetryDecision {
         let reason: RetryReason
         var response: HTTPResponse?
         switch outcome {
@@ -74,8 +79,9 @@ extension RetryPolicy {
         guard request.isReplayable else { return .stop(.bodyNotReplayable) }
 
         if let response, Self.retryAfterStatusCodes.contains(response.statusCode),
-           let header = response.headers["Retry-After"],
-           let seconds = RetryAfter.seconds(from: header, now: now()) {
+            let header = response.headers["Retry-After"],
+            let seconds = RetryAfter.seconds(from: header, now: now())
+        {
             let asked = Self.clamped(seconds: seconds)
             guard seconds <= Self.clamped(maxRetryAfter).inSeconds else { return .stop(.retryAfterTooLong(asked)) }
             return .retry(RetryPlan(delay: asked, reason: reason, delaySource: .retryAfter))

@@ -72,12 +72,14 @@ public struct RetryPolicy: Sendable, Hashable {
     ///     idempotent methods of RFC 9110 §9.2.2.
     ///   - maxRetryAfter: The longest `Retry-After` that is waited for.
     ///   - budget: The shared retry budget; `nil` disables it.
-    public init(maxRetries: Int = 3, baseDelay: Duration = .milliseconds(500), maxDelay: Duration = .seconds(30),
-                jitter: Jitter = .full,
-                retryableStatusCodes: Set<Int> = [408, 429, 500, 502, 503, 504],
-                retryableMethods: Set<HTTPMethod> = [.get, .head, .options, .trace, .put, .delete],
-                maxRetryAfter: Duration = .seconds(60),
-                budget: RetryBudget? = RetryBudget()) {
+    public init(
+        maxRetries: Int = 3, baseDelay: Duration = .milliseconds(500), maxDelay: Duration = .seconds(30),
+        jitter: Jitter = .full,
+        retryableStatusCodes: Set<Int> = [408, 429, 500, 502, 503, 504],
+        retryableMethods: Set<HTTPMethod> = [.get, .head, .options, .trace, .put, .delete],
+        maxRetryAfter: Duration = .seconds(60),
+        budget: RetryBudget? = RetryBudget()
+    ) {
         self.maxRetries = max(0, maxRetries)
         self.baseDelay = Self.clamped(baseDelay)
         self.maxDelay = Self.clamped(maxDelay)
@@ -91,15 +93,18 @@ public struct RetryPolicy: Sendable, Hashable {
     /// Creates a policy with times in seconds, as earlier versions spelled it.
     @available(*, deprecated, message: "Pass Durations: baseDelay: .milliseconds(500), maxDelay: .seconds(30), maxRetryAfter: .seconds(60)")
     @_disfavoredOverload
-    public init(maxRetries: Int = 3, baseDelay: Double = 0.5, maxDelay: Double = 30,
-                jitter: Jitter = .full,
-                retryableStatusCodes: Set<Int> = [408, 429, 500, 502, 503, 504],
-                retryableMethods: Set<HTTPMethod> = [.get, .head, .options, .trace, .put, .delete],
-                maxRetryAfter: Double = 60,
-                budget: RetryBudget? = RetryBudget()) {
-        self.init(maxRetries: maxRetries, baseDelay: Self.clamped(seconds: baseDelay),
-                  maxDelay: Self.clamped(seconds: maxDelay), jitter: jitter, retryableStatusCodes: retryableStatusCodes,
-                  retryableMethods: retryableMethods, maxRetryAfter: Self.clamped(seconds: maxRetryAfter), budget: budget)
+    public init(
+        maxRetries: Int = 3, baseDelay: Double = 0.5, maxDelay: Double = 30,
+        jitter: Jitter = .full,
+        retryableStatusCodes: Set<Int> = [408, 429, 500, 502, 503, 504],
+        retryableMethods: Set<HTTPMethod> = [.get, .head, .options, .trace, .put, .delete],
+        maxRetryAfter: Double = 60,
+        budget: RetryBudget? = RetryBudget()
+    ) {
+        self.init(
+            maxRetries: maxRetries, baseDelay: Self.clamped(seconds: baseDelay),
+            maxDelay: Self.clamped(seconds: maxDelay), jitter: jitter, retryableStatusCodes: retryableStatusCodes,
+            retryableMethods: retryableMethods, maxRetryAfter: Self.clamped(seconds: maxRetryAfter), budget: budget)
     }
 
     /// `duration` within `0...longestDelay`.

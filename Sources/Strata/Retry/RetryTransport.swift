@@ -53,9 +53,11 @@ public struct RetryTransport: Transport {
     ///     Default: `ContinuousClock()`; tests pass a `TestClock` so that nothing waits for real.
     ///   - random: Uniform numbers in `0..<1` for jitter; values outside are clamped. Default:
     ///     the system random generator.
-    public init(inner: any Transport, policy: RetryPolicy = RetryPolicy(),
-                clock: some Clock<Duration> = ContinuousClock(),
-                random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) {
+    public init(
+        inner: any Transport, policy: RetryPolicy = RetryPolicy(),
+        clock: some Clock<Duration> = ContinuousClock(),
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+    ) {
         self.inner = inner
         cacheIdentities = inner as? any CacheIdentityProviding
         self.policy = policy
@@ -99,8 +101,10 @@ public struct RetryTransport: Transport {
     /// Streams `request`, retrying as the policy allows: each response head is decided on before
     /// `consume` sees it, so `consume` is called once, with the response that is not retried. Once
     /// `consume` has started, nothing is retried (an error it or the body throws is thrown).
-    public func stream<Result: Sendable>(_ request: HTTPRequest,
-                                         _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result) async throws -> Result {
+    public func stream<Result: Sendable>(
+        _ request: HTTPRequest,
+        _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result
+    ) async throws -> Result {
         try await TransportEvents.withinRequest {
             var run = RetryRun(started: clock.elapsed(), timeBudget: RequestDeadline.remaining)
             while true {
@@ -121,7 +125,7 @@ public struct RetryTransport: Transport {
                         }
                     }
                     if case .consumed(let result) = result { return result }
-                } catch where !consumed {
+                } catch  where !consumed {
                     let outcome = RetryOutcome.failure(error)
                     switch decide(outcome, for: request, in: &run) {
                     case .retry(let plan): retry = plan
@@ -153,10 +157,11 @@ public struct RetryTransport: Transport {
     /// The policy's decision on `outcome`, with the budget's say: a retry the budget cannot pay
     /// for stops with ``RetryStopReason/budgetExhausted``.
     private func decide(_ outcome: RetryOutcome, for request: HTTPRequest, in run: inout RetryRun) -> RetryDecision {
-        let decision = policy.decision(for: outcome, request: request, retriesSoFar: run.retries,
-                                       previousBackoff: run.previousBackoff,
-                                       now: wallClockOrigin.addingTimeInterval(clock.elapsed().inSeconds),
-                                       random: random, timeLeft: run.timeBudget.map { $0 - (clock.elapsed() - run.started) })
+        let decision = policy.decision(
+            for: outcome, request: request, retriesSoFar: run.retries,
+            previousBackoff: run.previousBackoff,
+            now: wallClockOrigin.addingTimeInterval(clock.elapsed().inSeconds),
+            random: random, timeLeft: run.timeBudget.map { $0 - (clock.elapsed() - run.started) })
         switch decision {
         case .stop(.notRetryable):
             if case .response = outcome { budget?.recordSuccess(lastRetryCost: run.lastRetryCost) }
@@ -179,9 +184,11 @@ public struct RetryTransport: Transport {
         let retries = run.retries
         // Reported as the send whose outcome is retried, which a layer below may have resent.
         await TransportEvents.withLatestAttempt {
-            TransportEvents.emit(RetryEvent.scheduled(retry: retries, delay: plan.delay, reason: plan.reason,
-                                                      delaySource: plan.delaySource, method: request.method,
-                                                      url: request.url))
+            TransportEvents.emit(
+                RetryEvent.scheduled(
+                    retry: retries, delay: plan.delay, reason: plan.reason,
+                    delaySource: plan.delaySource, method: request.method,
+                    url: request.url))
         }
         // A clock may return from a sleep normally although the task was cancelled meanwhile;
         // the check at the top of the loop then stops before another send.
@@ -208,8 +215,10 @@ public struct RetryTransport: Transport {
 
 extension TransportLayer {
     /// A ``RetryTransport`` layer, for a ``TransportStack``.
-    public static func retry(policy: RetryPolicy = RetryPolicy(), clock: some Clock<Duration> = ContinuousClock(),
-                             random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) -> TransportLayer {
+    public static func retry(
+        policy: RetryPolicy = RetryPolicy(), clock: some Clock<Duration> = ContinuousClock(),
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+    ) -> TransportLayer {
         TransportLayer { RetryTransport(inner: $0, policy: policy, clock: clock, random: random) }
     }
 }

@@ -31,13 +31,17 @@ extension HTTPNetworkService {
     ///   its body), ``NetworkError/transport(_:)`` with a ``ServerSentEventError`` or the
     ///   transport's error otherwise, another ``NetworkError`` when the request cannot be built;
     ///   or `CancellationError`.
-    public func events(_ endpoint: some EndpointProtocol, via environment: some APIEnvironmentProtocol,
-                       lastEventID: String? = nil, reconnect: ReconnectPolicy = ReconnectPolicy(),
-                       maxEventBytes: Int = ServerSentEventSequence.defaultMaxEventBytes,
-                       clock: some Clock<Duration> = ContinuousClock()) -> EventSource {
-        EventSource(transport: transport, makeRequest: { try await makeRequest(for: endpoint, via: environment) },
-                    connectionTimeout: endpoint.timeout, lastEventID: lastEventID, reconnect: reconnect,
-                    maxEventBytes: maxEventBytes, clock: ErasedClock(clock)) { error in
+    public func events(
+        _ endpoint: some EndpointProtocol, via environment: some APIEnvironmentProtocol,
+        lastEventID: String? = nil, reconnect: ReconnectPolicy = ReconnectPolicy(),
+        maxEventBytes: Int = ServerSentEventSequence.defaultMaxEventBytes,
+        clock: some Clock<Duration> = ContinuousClock()
+    ) -> EventSource {
+        EventSource(
+            transport: transport, makeRequest: { try await makeRequest(for: endpoint, via: environment) },
+            connectionTimeout: endpoint.timeout, lastEventID: lastEventID, reconnect: reconnect,
+            maxEventBytes: maxEventBytes, clock: ErasedClock(clock)
+        ) { error in
             if case ServerSentEventError.unexpectedStatus(let response) = error { return NetworkError.httpStatus(response) }
             return Self.networkError(error)
         }
@@ -63,18 +67,21 @@ extension HTTPNetworkService {
     /// - Returns: The values, in order. Iterating throws what ``stream(_:via:_:)`` throws, and
     ///   ``NetworkError/decoding(_:body:)`` with a ``JSONLinesError`` for a line that does not
     ///   decode (its number and bytes) or is too long (no bytes).
-    public func jsonLines<T: Decodable & Sendable>(_ endpoint: some EndpointProtocol,
-                                                   via environment: some APIEnvironmentProtocol,
-                                                   decoding type: T.Type,
-                                                   maxLineBytes: Int = JSONLineSequence<T>.defaultMaxLineBytes)
-        -> some AsyncSequence<T, any Error> & Sendable {
+    public func jsonLines<T: Decodable & Sendable>(
+        _ endpoint: some EndpointProtocol,
+        via environment: some APIEnvironmentProtocol,
+        decoding type: T.Type,
+        maxLineBytes: Int = JSONLineSequence<T>.defaultMaxLineBytes
+    )
+        -> some AsyncSequence<T, any Error> & Sendable
+    {
         ProducedSequence<T>(capacity: Self.bufferedLines) { handoff in
             do {
                 try await stream(endpoint, via: environment) { _, body in
                     try await Self.decodeLines(of: body, as: T.self, with: decoder, maxLineBytes: maxLineBytes, into: handoff)
                 }
             } catch let error as JSONLinesError {
-                throw NetworkError.decoding(error, body: Data())  // Too long: its bytes are not kept.
+                throw NetworkError.decoding(error, body: Data()) // Too long: its bytes are not kept.
             }
         }
     }
@@ -83,8 +90,10 @@ extension HTTPNetworkService {
     static let bufferedLines = 16
 
     /// Decodes `body`'s lines into `handoff`, chunk by chunk.
-    private static func decodeLines<T: Decodable & Sendable>(of body: HTTPBody, as type: T.Type, with decoder: JSONDecoder,
-                                                            maxLineBytes: Int, into handoff: ElementHandoff<T>) async throws {
+    private static func decodeLines<T: Decodable & Sendable>(
+        of body: HTTPBody, as type: T.Type, with decoder: JSONDecoder,
+        maxLineBytes: Int, into handoff: ElementHandoff<T>
+    ) async throws {
         var splitter = JSONLineSplitter(maxLineBytes: maxLineBytes)
         var decoded: [T] = []
         func decode(_ line: ArraySlice<UInt8>, _ number: Int) throws {

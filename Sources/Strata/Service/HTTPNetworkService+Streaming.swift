@@ -22,21 +22,25 @@ extension HTTPNetworkService {
     ///   up to 64 KiB of its body), another ``NetworkError`` when the request
     ///   cannot be built or sent or its body cannot be read, what `consume` throws, or
     ///   `CancellationError`.
-    public func stream<Result: Sendable>(_ endpoint: some EndpointProtocol, via environment: some APIEnvironmentProtocol,
-                                         _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result) async throws -> Result {
+    public func stream<Result: Sendable>(
+        _ endpoint: some EndpointProtocol, via environment: some APIEnvironmentProtocol,
+        _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result
+    ) async throws -> Result {
         let request = try await makeRequest(for: endpoint, via: environment)
         let accepted = endpoint.acceptedStatusCodes
         func exchange() async throws -> Result {
             try await transport.stream(request) { head, body in
                 guard accepted.contains(head.statusCode) else {
                     let shown = (try? await body.collect(upTo: Self.maxRejectedBodyBytes)) ?? Data()
-                    throw NetworkError.httpStatus(HTTPResponse(statusCode: head.statusCode, headers: head.headers,
-                                                               body: shown, url: head.url))
+                    throw NetworkError.httpStatus(
+                        HTTPResponse(
+                            statusCode: head.statusCode, headers: head.headers,
+                            body: shown, url: head.url))
                 }
                 do {
                     return try await consume(head, body)
                 } catch let error as TransportError {
-                    throw NetworkError.transport(error)  // Reading the body failed.
+                    throw NetworkError.transport(error) // Reading the body failed.
                 } catch let error as HTTPBodyError {
                     throw NetworkError.transport(error)
                 } catch {
@@ -49,7 +53,7 @@ extension HTTPNetworkService {
             guard let timeout = endpoint.timeout else { return try await cachePolicy.applyUnlessStandard(exchange) }
             return try await RequestDeadline.withTimeout(timeout) { try await cachePolicy.applyUnlessStandard(exchange) }
         } catch let failure as ConsumerFailure {
-            throw failure.error  // The caller's own error, as it threw it.
+            throw failure.error // The caller's own error, as it threw it.
         } catch {
             throw Self.networkError(error)
         }
@@ -65,8 +69,10 @@ extension HTTPNetworkService {
     /// - Throws: ``NetworkError/cannotWriteFile(path:reason:)`` when the file cannot be written,
     ///   and what ``stream(_:via:_:)`` throws.
     @discardableResult
-    public func download(_ endpoint: some EndpointProtocol, via environment: some APIEnvironmentProtocol,
-                         to fileURL: URL) async throws -> HTTPResponseHead {
+    public func download(
+        _ endpoint: some EndpointProtocol, via environment: some APIEnvironmentProtocol,
+        to fileURL: URL
+    ) async throws -> HTTPResponseHead {
         let directory = fileURL.deletingLastPathComponent().path
         let temporary = "\(directory)/.\(fileURL.lastPathComponent).\(UUID().uuidString).download"
         do {

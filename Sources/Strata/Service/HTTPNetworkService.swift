@@ -28,7 +28,7 @@ public struct HTTPNetworkService: Sendable {
     /// Supplies the bearer token for endpoints whose `requiresAuth` is true.
     public let authService: (any AuthServiceProtocol)?
     private let encoder: JSONEncoder
-    let decoder: JSONDecoder  // Internal: the streaming entry points decode JSON Lines with it.
+    let decoder: JSONDecoder // Internal: the streaming entry points decode JSON Lines with it.
 
     /// Creates a service.
     ///
@@ -36,14 +36,18 @@ public struct HTTPNetworkService: Sendable {
     ///   - transport: The transport stack. Default: a plain ``URLSessionTransport``.
     ///   - authService: The token source for authenticated endpoints. Without one, calling an
     ///     endpoint that requires authentication throws ``NetworkError/missingAccessToken``.
-    public init(transport: any Transport = URLSessionTransport(),
-                authService: (any AuthServiceProtocol)? = nil) {
+    public init(
+        transport: any Transport = URLSessionTransport(),
+        authService: (any AuthServiceProtocol)? = nil
+    ) {
         self.init(transport: transport, authService: authService, encoder: JSONEncoder(), decoder: JSONDecoder())
     }
 
     /// Creates a service with your own JSON coders (date strategies, key strategies).
-    public init(transport: any Transport, authService: (any AuthServiceProtocol)?,
-                encoder: JSONEncoder, decoder: JSONDecoder) {
+    public init(
+        transport: any Transport, authService: (any AuthServiceProtocol)?,
+        encoder: JSONEncoder, decoder: JSONDecoder
+    ) {
         self.transport = transport
         self.authService = authService
         self.encoder = encoder
@@ -59,16 +63,20 @@ public struct HTTPNetworkService: Sendable {
     /// - Throws: ``NetworkError`` (``NetworkError/httpStatus(_:)`` for a status the endpoint does
     ///   not accept, ``NetworkError/decoding(_:body:)`` when the body does not decode), or
     ///   `CancellationError`.
-    public func request<T: Decodable>(to endpoint: some EndpointProtocol,
-                                      via environment: some APIEnvironmentProtocol) async throws -> T {
+    public func request<T: Decodable>(
+        to endpoint: some EndpointProtocol,
+        via environment: some APIEnvironmentProtocol
+    ) async throws -> T {
         try await response(to: endpoint, via: environment, decoding: T.self).model
     }
 
     /// Sends the endpoint's request and decodes an accepted body as a JSON array of `T`.
     ///
     /// - Throws: The same errors as ``request(to:via:)``.
-    public func requestModels<T: Decodable>(to endpoint: some EndpointProtocol,
-                                            via environment: some APIEnvironmentProtocol) async throws -> [T] {
+    public func requestModels<T: Decodable>(
+        to endpoint: some EndpointProtocol,
+        via environment: some APIEnvironmentProtocol
+    ) async throws -> [T] {
         try await response(to: endpoint, via: environment, decoding: [T].self).model
     }
 
@@ -81,9 +89,11 @@ public struct HTTPNetworkService: Sendable {
     /// ```
     /// Decoding follows ``request(to:via:)``.
     /// - Throws: The same errors as ``request(to:via:)``.
-    public func response<T: Decodable>(to endpoint: some EndpointProtocol,
-                                       via environment: some APIEnvironmentProtocol,
-                                       decoding type: T.Type) async throws -> DecodedResponse<T> {
+    public func response<T: Decodable>(
+        to endpoint: some EndpointProtocol,
+        via environment: some APIEnvironmentProtocol,
+        decoding type: T.Type
+    ) async throws -> DecodedResponse<T> {
         let response = try await response(to: endpoint, via: environment)
         return DecodedResponse(model: try decodeModel(T.self, from: response), response: response)
     }
@@ -94,8 +104,10 @@ public struct HTTPNetworkService: Sendable {
     ///
     /// - Throws: ``NetworkError/httpStatus(_:)`` for a status the endpoint does not accept,
     ///   another ``NetworkError`` when the request cannot be built or sent, or `CancellationError`.
-    public func response(to endpoint: some EndpointProtocol,
-                         via environment: some APIEnvironmentProtocol) async throws -> HTTPResponse {
+    public func response(
+        to endpoint: some EndpointProtocol,
+        via environment: some APIEnvironmentProtocol
+    ) async throws -> HTTPResponse {
         let request = try await makeRequest(for: endpoint, via: environment)
         let response: HTTPResponse
         do {
@@ -128,8 +140,10 @@ public struct HTTPNetworkService: Sendable {
     ///
     /// - Throws: ``NetworkError/invalidURL(_:)``, ``NetworkError/invalidHeader(_:)``,
     ///   ``NetworkError/encoding(_:)`` or ``NetworkError/missingAccessToken``.
-    public func makeRequest(for endpoint: some EndpointProtocol,
-                            via environment: some APIEnvironmentProtocol) async throws(NetworkError) -> HTTPRequest {
+    public func makeRequest(
+        for endpoint: some EndpointProtocol,
+        via environment: some APIEnvironmentProtocol
+    ) async throws(NetworkError) -> HTTPRequest {
         let request = try RequestFactory(encoder: encoder).makeRequest(for: endpoint, via: environment)
         guard endpoint.requiresAuth else { return request }
         guard let token = await authService?.accessToken(), !token.isEmpty else { throw .missingAccessToken }
@@ -141,7 +155,8 @@ public struct HTTPNetworkService: Sendable {
     private func decodeModel<T: Decodable>(_ type: T.Type, from response: HTTPResponse) throws(NetworkError) -> T {
         if let empty = EmptyResponse() as? T { return empty }
         if !response.isSuccess, let optional = T.self as? any ExpressibleByNilLiteral.Type,
-           let none = optional.init(nilLiteral: ()) as? T {
+            let none = optional.init(nilLiteral: ()) as? T
+        {
             return none
         }
         return try decode(T.self, from: response.body)

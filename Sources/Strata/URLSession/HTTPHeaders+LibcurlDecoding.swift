@@ -16,7 +16,8 @@ extension HTTPHeaders {
     static func decodedByLibcurl(_ response: HTTPURLResponse) -> HTTPHeaders {
         var headers = HTTPHeaders(response)
         guard let coding = headers["Content-Encoding"],
-              coding.trimmingCharacters(in: .whitespaces).lowercased() != "identity" else { return headers }
+            coding.trimmingCharacters(in: .whitespaces).lowercased() != "identity"
+        else { return headers }
         headers.remove(name: "Content-Encoding")
         headers.remove(name: "Content-Length")
         return headers

@@ -42,13 +42,16 @@ package enum RedirectPolicy {
     ///   naming ``RedirectSafety/allowsHTTPSToHTTP``.
     package static func check(_ location: URL, from request: HTTPRequest, safety: RedirectSafety) throws(TransportError) {
         guard !safety.allowsHTTPSToHTTP, request.url.scheme?.lowercased() == "https",
-              location.scheme?.lowercased() == "http" else { return }
+            location.scheme?.lowercased() == "http"
+        else { return }
         let redaction = safety.secrets
-        throw TransportError(.invalidRequest, method: request.method, url: request.url, message:
-            "refusing to follow the redirect from \(redaction.redact(request.url)) to \(redaction.redact(location)): "
-            + "it would send the request, its headers and body unencrypted, readable and changeable by anyone on "
-            + "the network; if that server really is only reachable over http, allow it with "
-            + "RedirectSafety(allowsHTTPSToHTTP: true)")
+        throw TransportError(
+            .invalidRequest, method: request.method, url: request.url,
+            message:
+                "refusing to follow the redirect from \(redaction.redact(request.url)) to \(redaction.redact(location)): "
+                + "it would send the request, its headers and body unencrypted, readable and changeable by anyone on "
+                + "the network; if that server really is only reachable over http, allow it with "
+                + "RedirectSafety(allowsHTTPSToHTTP: true)")
     }
 
     /// The request to send next, or `nil` when the redirect cannot be followed: the target is
@@ -57,8 +60,10 @@ package enum RedirectPolicy {
     ///
     /// - Parameter secrets: The headers dropped when `location` is another origin: every name
     ///   this redaction treats as secret.
-    package static func followUp(to previous: HTTPRequest, status: Int, location: URL,
-                                 secrets: Redaction = Redaction()) -> HTTPRequest? {
+    package static func followUp(
+        to previous: HTTPRequest, status: Int, location: URL,
+        secrets: Redaction = Redaction()
+    ) -> HTTPRequest? {
         guard let scheme = location.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return nil }
         var next = previous
         next.url = location
@@ -69,7 +74,7 @@ package enum RedirectPolicy {
             next.body = nil
             for name in ["Content-Type", "Content-Length", "Content-Encoding"] { next.headers.remove(name: name) }
         } else if !previous.isReplayable {
-            return nil  // The body went with the first request and cannot be sent again.
+            return nil // The body went with the first request and cannot be sent again.
         }
         if !isSameOrigin(previous.url, location) {
             for field in previous.headers where secrets.isSecretHeader(field.name) { next.headers.remove(name: field.name) }
@@ -82,7 +87,8 @@ package enum RedirectPolicy {
     /// any other response, which is then final.
     package static func target(of response: HTTPResponse, for request: HTTPRequest) -> URL? {
         guard [301, 302, 303, 307, 308].contains(response.statusCode),
-              let location = response.headers["Location"], !location.isEmpty else { return nil }
+            let location = response.headers["Location"], !location.isEmpty
+        else { return nil }
         return URL(string: location, relativeTo: response.url ?? request.url)?.absoluteURL
     }
 

@@ -42,8 +42,10 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     ///
     /// - Parameter bodyLimit: The most body bytes buffered, and the setting that decided it
     ///   (named in the error past it).
-    func register(_ task: URLSessionTask, request: URLRequest, bodyLimit: (limit: Int, setting: String),
-                  continuation: CheckedContinuation<HTTPResponse, any Error>) -> Bool {
+    func register(
+        _ task: URLSessionTask, request: URLRequest, bodyLimit: (limit: Int, setting: String),
+        continuation: CheckedContinuation<HTTPResponse, any Error>
+    ) -> Bool {
         var entry = Pending(receiver: .buffered(continuation), request: request)
         entry.bodyLimit = bodyLimit
         let registered = register(task, entry)
@@ -54,8 +56,10 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     /// Registers a streamed task: `head` is resumed when the response head arrives (or the task
     /// fails first), and the body then goes to `channel`. Returns `false`, having resumed `head`
     /// with `CancellationError`, when the calling task is already cancelled.
-    func register(_ task: URLSessionTask, request: URLRequest, channel: BodyChannel,
-                  head: CheckedContinuation<HTTPResponseHead, any Error>) -> Bool {
+    func register(
+        _ task: URLSessionTask, request: URLRequest, channel: BodyChannel,
+        head: CheckedContinuation<HTTPResponseHead, any Error>
+    ) -> Bool {
         let entry = Pending(receiver: .streamed(head: head, channel: channel), request: request)
         let registered = register(task, entry)
         if !registered { head.resume(throwing: CancellationError()) }
@@ -103,8 +107,10 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         task.cancel()
     }
 
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-                    completionHandler: @escaping (URLSession.ResponseDisposition) -> Void) {
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
+    ) {
         let http = response as? HTTPURLResponse
         let (head, streamed, limit) = pending.withLock {
             tasks -> (CheckedContinuation<HTTPResponseHead, any Error>?, Bool, (limit: Int, setting: String)) in
@@ -127,16 +133,20 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             // A streamed body is the consumer's to bound: maxResponseBodyBytes is for buffered send.
             completionHandler(.allow)
             if let head, let http {
-                head.resume(returning: HTTPResponseHead(statusCode: http.statusCode, headers: .decodedByLibcurl(http),
-                                                        url: http.url ?? dataTask.originalRequest?.url))
+                head.resume(
+                    returning: HTTPResponseHead(
+                        statusCode: http.statusCode, headers: .decodedByLibcurl(http),
+                        url: http.url ?? dataTask.originalRequest?.url))
             }
             return
         }
         // libcurl decodes gzip and deflate itself, so a coded body's Content-Length counts coded
         // bytes: the limit, on decoded bytes, is checked as they arrive instead.
         if response.expectedContentLength > Int64(limit.limit), http?.value(forHTTPHeaderField: "Content-Encoding") == nil {
-            fail(dataTask, .invalidResponse, "Content-Length \(response.expectedContentLength) exceeds the "
-                + "\(limit.limit)-byte limit (\(limit.setting))")
+            fail(
+                dataTask, .invalidResponse,
+                "Content-Length \(response.expectedContentLength) exceeds the "
+                    + "\(limit.limit)-byte limit (\(limit.setting))")
             return completionHandler(.cancel)
         }
         completionHandler(.allow)
@@ -165,16 +175,20 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     /// fails the request instead of letting the buffer grow with the body.
     private func deliver(_ data: Data, to channel: BodyChannel, of task: URLSessionTask) {
         guard !channel.isReleased, !channel.yield(ArraySlice([UInt8](data))), !channel.isReleased else { return }
-        fail(task, .other, "the consumer of the streamed body fell more than \(channel.highWatermark) bytes behind "
-            + "(URLSessionTransport.Limits.maxStreamLagBytes); URLSession on Linux cannot pause a download, so read "
-            + "the body faster, raise the limit, or send pinned hosts through PinningTransport, which can")
+        fail(
+            task, .other,
+            "the consumer of the streamed body fell more than \(channel.highWatermark) bytes behind "
+                + "(URLSessionTransport.Limits.maxStreamLagBytes); URLSession on Linux cannot pause a download, so read "
+                + "the body faster, raise the limit, or send pinned hosts through PinningTransport, which can")
     }
 
     /// Redirects are followed by ``URLSessionTransport`` itself (FoundationNetworking drops the
     /// body of a 307/308 follow-up and forwards credentials across hosts), so the task ends with
     /// the 3xx response.
-    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-                    newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void) {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
+    ) {
         completionHandler(nil)
     }
 
@@ -184,8 +198,10 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     /// body) was delivered here, so the task is marked answered and cancelled, and the 401 goes
     /// to the caller as a normal response. Strata never answers HTTP authentication challenges
     /// with stored credentials: authentication is the application's business.
-    func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
-                    completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
         pending.withLock { tasks in
             guard tasks[ObjectIdentifier(task)]?.response != nil else { return }
             tasks[ObjectIdentifier(task)]?.answeredByChallenge = true
@@ -218,13 +234,17 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
                 return .failure(CancellationError())
             }
             let kind = URLErrorClassification.kind(of: error)
-            return .failure(TransportError(kind, method: method, url: entry.request.url, message: error.localizedDescription,
-                                           underlying: error))
+            return .failure(
+                TransportError(
+                    kind, method: method, url: entry.request.url, message: error.localizedDescription,
+                    underlying: error))
         }
         guard let response = entry.response else {
             return .failure(TransportError(.invalidResponse, method: method, url: entry.request.url, message: "no HTTP response"))
         }
-        return .success(HTTPResponse(statusCode: response.statusCode, headers: .decodedByLibcurl(response), body: entry.body,
-                                     url: response.url ?? entry.request.url))
+        return .success(
+            HTTPResponse(
+                statusCode: response.statusCode, headers: .decodedByLibcurl(response), body: entry.body,
+                url: response.url ?? entry.request.url))
     }
 }

@@ -12,19 +12,19 @@ enum URLErrorClassification {
         case NSURLErrorTimedOut:
             return .timedOut
         case NSURLErrorCannotConnectToHost, NSURLErrorCannotFindHost, NSURLErrorDNSLookupFailed,
-             NSURLErrorNotConnectedToInternet:
+            NSURLErrorNotConnectedToInternet:
             return .cannotConnect
         case NSURLErrorNetworkConnectionLost, NSURLErrorZeroByteResource:
             return .connectionLost
         case NSURLErrorSecureConnectionFailed, NSURLErrorServerCertificateHasBadDate,
-             NSURLErrorServerCertificateUntrusted, NSURLErrorServerCertificateHasUnknownRoot,
-             NSURLErrorServerCertificateNotYetValid, NSURLErrorClientCertificateRejected,
-             NSURLErrorClientCertificateRequired:
+            NSURLErrorServerCertificateUntrusted, NSURLErrorServerCertificateHasUnknownRoot,
+            NSURLErrorServerCertificateNotYetValid, NSURLErrorClientCertificateRejected,
+            NSURLErrorClientCertificateRequired:
             return .tls
         case NSURLErrorBadURL, NSURLErrorUnsupportedURL:
             return .invalidRequest
         case NSURLErrorBadServerResponse, NSURLErrorCannotDecodeRawData, NSURLErrorCannotDecodeContentData,
-             NSURLErrorCannotParseResponse, NSURLErrorDataLengthExceedsMaximum:
+            NSURLErrorCannotParseResponse, NSURLErrorDataLengthExceedsMaximum:
             return .invalidResponse
         case NSURLErrorHTTPTooManyRedirects, NSURLErrorRedirectToNonExistentLocation:
             return .tooManyRedirects

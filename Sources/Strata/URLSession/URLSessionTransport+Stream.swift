@@ -26,22 +26,29 @@ extension URLSessionTransport {
     /// - Throws: What ``send(_:)`` throws before the head; reading the body throws
     ///   ``TransportError`` (the connection, the deadline, ``Limits/maxStreamLagBytes``) or
     ///   `CancellationError`; and what `consume` throws.
-    public func stream<Result: Sendable>(_ request: HTTPRequest,
-                                         _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result) async throws -> Result {
-        try await RequestDeadline.withTimeout(wholeRequestTimeout, setBy: "URLSessionTransport's requestTimeout, "
-                                              + "or the configuration's timeoutIntervalForResource") {
+    public func stream<Result: Sendable>(
+        _ request: HTTPRequest,
+        _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result
+    ) async throws -> Result {
+        try await RequestDeadline.withTimeout(
+            wholeRequestTimeout,
+            setBy: "URLSessionTransport's requestTimeout, "
+                + "or the configuration's timeoutIntervalForResource"
+        ) {
             var current = request
             var redirects = 0
             while true {
                 let (exchange, head, channel) = try await startStreaming(current)
                 let response = HTTPResponse(statusCode: head.statusCode, headers: head.headers, url: head.url)
                 if limits.maxRedirects > 0, !RedirectPolicy.isFollowedAbove,
-                   let location = RedirectPolicy.target(of: response, for: current) {
+                    let location = RedirectPolicy.target(of: response, for: current)
+                {
                     let followUp: HTTPRequest?
                     do {
                         try RedirectPolicy.check(location, from: current, safety: redirectSafety)
-                        followUp = RedirectPolicy.followUp(to: current, status: head.statusCode, location: location,
-                                                           secrets: redirectSafety.secrets)
+                        followUp = RedirectPolicy.followUp(
+                            to: current, status: head.statusCode, location: location,
+                            secrets: redirectSafety.secrets)
                     } catch {
                         Self.close(exchange, channel)
                         throw error
@@ -51,8 +58,10 @@ extension URLSessionTransport {
                         Self.close(exchange, channel)
                         redirects += 1
                         guard redirects <= limits.maxRedirects else {
-                            throw TransportError(.tooManyRedirects, method: current.method, url: request.url, message:
-                                "more than \(limits.maxRedirects) redirects (URLSessionTransport.Limits.maxRedirects)")
+                            throw TransportError(
+                                .tooManyRedirects, method: current.method, url: request.url,
+                                message:
+                                    "more than \(limits.maxRedirects) redirects (URLSessionTransport.Limits.maxRedirects)")
                         }
                         current = followUp
                         continue
@@ -70,7 +79,8 @@ extension URLSessionTransport {
 
     /// Starts `request` and waits for its head; the body then flows into the returned channel.
     private func startStreaming(_ request: HTTPRequest) async throws
-        -> (URLSessionExchange, HTTPResponseHead, BodyChannel) {
+        -> (URLSessionExchange, HTTPResponseHead, BodyChannel)
+    {
         let exchange = try URLSessionExchange(try await Self.withBodyInMemoryIfSinglePass(request), on: owner)
         // No pause is possible (see Limits.maxStreamLagBytes), so the channel's pause threshold
         // is the most a consumer may fall behind.
@@ -79,8 +89,11 @@ extension URLSessionTransport {
         do {
             let head = try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in
-                    guard delegate.register(exchange.task, request: exchange.foundation,
-                                            channel: channel, head: continuation) else { return }
+                    guard
+                        delegate.register(
+                            exchange.task, request: exchange.foundation,
+                            channel: channel, head: continuation)
+                    else { return }
                     exchange.start()
                 }
             } onCancel: {
@@ -109,7 +122,8 @@ extension URLSessionTransport {
             return 0
         }
         guard head.headers["Content-Encoding"] == nil,
-              let value = head.headers["Content-Length"] else { return nil }
+            let value = head.headers["Content-Length"]
+        else { return nil }
         return Int64(value.trimmingCharacters(in: .whitespaces))
     }
 }

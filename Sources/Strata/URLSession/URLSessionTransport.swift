@@ -83,24 +83,31 @@ public struct URLSessionTransport: Transport {
     ///   - limits: Size and redirect limits.
     ///   - redirectSafety: Which headers stay with their origin, and whether https may redirect
     ///     to http. Default: every default secret header stays, no downgrade.
-    public init(requestTimeout: Duration = .seconds(60), limits: Limits = Limits(),
-                redirectSafety: RedirectSafety = RedirectSafety()) {
+    public init(
+        requestTimeout: Duration = .seconds(60), limits: Limits = Limits(),
+        redirectSafety: RedirectSafety = RedirectSafety()
+    ) {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.httpCookieStorage = nil
         configuration.httpShouldSetCookies = false
         configuration.httpCookieAcceptPolicy = .never
         // Whole seconds and more are what libcurl honours; a huge Duration must not trap.
-        configuration.timeoutIntervalForRequest = Duration.clampedSeconds(requestTimeout.inSeconds,
-                                                                          limit: .seconds(Int64(Int32.max))).inSeconds
-        self.init(configuration: configuration, limits: limits, redirectSafety: redirectSafety,
-                  wholeRequestTimeout: requestTimeout)
+        configuration.timeoutIntervalForRequest =
+            Duration.clampedSeconds(
+                requestTimeout.inSeconds,
+                limit: .seconds(Int64(Int32.max))
+            ).inSeconds
+        self.init(
+            configuration: configuration, limits: limits, redirectSafety: redirectSafety,
+            wholeRequestTimeout: requestTimeout)
     }
 
     /// Creates a transport with the request timeout in seconds, as earlier versions spelled it.
     @available(*, deprecated, message: "Pass a Duration: requestTimeout: .seconds(10)")
     public init(requestTimeout: TimeInterval, limits: Limits = Limits(), redirectSafety: RedirectSafety = RedirectSafety()) {
-        self.init(requestTimeout: Duration.clampedSeconds(requestTimeout, limit: .seconds(Int64(Int32.max))),
-                  limits: limits, redirectSafety: redirectSafety)
+        self.init(
+            requestTimeout: Duration.clampedSeconds(requestTimeout, limit: .seconds(Int64(Int32.max))),
+            limits: limits, redirectSafety: redirectSafety)
     }
 
     /// Creates a transport from your own configuration (proxies, timeouts, cookie storage).
@@ -118,13 +125,17 @@ public struct URLSessionTransport: Transport {
     /// included (enforced here: FoundationNetworking does not); an earlier ``RequestDeadline``
     /// wins.
     public init(configuration: URLSessionConfiguration, limits: Limits, redirectSafety: RedirectSafety = RedirectSafety()) {
-        self.init(configuration: configuration, limits: limits, redirectSafety: redirectSafety,
-                  wholeRequestTimeout: .clampedSeconds(configuration.timeoutIntervalForResource,
-                                                       limit: .seconds(86_400 * 365)))
+        self.init(
+            configuration: configuration, limits: limits, redirectSafety: redirectSafety,
+            wholeRequestTimeout: .clampedSeconds(
+                configuration.timeoutIntervalForResource,
+                limit: .seconds(86_400 * 365)))
     }
 
-    private init(configuration: URLSessionConfiguration, limits: Limits, redirectSafety: RedirectSafety,
-                 wholeRequestTimeout: Duration) {
+    private init(
+        configuration: URLSessionConfiguration, limits: Limits, redirectSafety: RedirectSafety,
+        wholeRequestTimeout: Duration
+    ) {
         let configuration = configuration.copy() as? URLSessionConfiguration ?? configuration
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
@@ -143,8 +154,11 @@ public struct URLSessionTransport: Transport {
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         // One deadline for the whole request, redirects included: the configured timeout or an
         // enclosing RequestDeadline, whichever ends first.
-        try await RequestDeadline.withTimeout(wholeRequestTimeout, setBy: "URLSessionTransport's requestTimeout, "
-                                              + "or the configuration's timeoutIntervalForResource") {
+        try await RequestDeadline.withTimeout(
+            wholeRequestTimeout,
+            setBy: "URLSessionTransport's requestTimeout, "
+                + "or the configuration's timeoutIntervalForResource"
+        ) {
             try await sendFollowingRedirects(request)
         }
     }
@@ -155,17 +169,21 @@ public struct URLSessionTransport: Transport {
         while true {
             let response = try await sendOnce(current)
             guard limits.maxRedirects > 0, !RedirectPolicy.isFollowedAbove,
-                  let location = RedirectPolicy.target(of: response, for: current) else {
+                let location = RedirectPolicy.target(of: response, for: current)
+            else {
                 return response
             }
             try RedirectPolicy.check(location, from: current, safety: redirectSafety)
-            guard let next = RedirectPolicy.followUp(to: current, status: response.statusCode, location: location,
-                                                     secrets: redirectSafety.secrets)
+            guard
+                let next = RedirectPolicy.followUp(
+                    to: current, status: response.statusCode, location: location,
+                    secrets: redirectSafety.secrets)
             else { return response }
             redirects += 1
             guard redirects <= limits.maxRedirects else {
-                throw TransportError(.tooManyRedirects, method: current.method, url: request.url,
-                                     message: "more than \(limits.maxRedirects) redirects (URLSessionTransport.Limits.maxRedirects)")
+                throw TransportError(
+                    .tooManyRedirects, method: current.method, url: request.url,
+                    message: "more than \(limits.maxRedirects) redirects (URLSessionTransport.Limits.maxRedirects)")
             }
             current = next
         }
@@ -175,12 +193,16 @@ public struct URLSessionTransport: Transport {
         let exchange = try URLSessionExchange(try await Self.withBodyInMemoryIfSinglePass(request), on: owner)
         defer { exchange.end() }
         let delegate = owner.delegate
-        let bodyLimit = ResponseBodyLimit.effective(configured: limits.maxResponseBodyBytes,
-                                                    setting: "URLSessionTransport.Limits.maxResponseBodyBytes")
+        let bodyLimit = ResponseBodyLimit.effective(
+            configured: limits.maxResponseBodyBytes,
+            setting: "URLSessionTransport.Limits.maxResponseBodyBytes")
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                guard delegate.register(exchange.task, request: exchange.foundation, bodyLimit: bodyLimit,
-                                        continuation: continuation) else { return }
+                guard
+                    delegate.register(
+                        exchange.task, request: exchange.foundation, bodyLimit: bodyLimit,
+                        continuation: continuation)
+                else { return }
                 exchange.start()
             }
         } onCancel: {
@@ -206,13 +228,15 @@ public struct URLSessionTransport: Transport {
         do {
             buffered.body = HTTPBody(try await body.collect(upTo: maxSinglePassUploadBytes))
         } catch let error as HTTPBodyError {
-            throw TransportError(.invalidRequest, method: request.method, url: request.url,
-                                 message: "cannot send the request body: \(error.description)", underlying: error)
+            throw TransportError(
+                .invalidRequest, method: request.method, url: request.url,
+                message: "cannot send the request body: \(error.description)", underlying: error)
         } catch is CancellationError {
             throw CancellationError()
         } catch {
-            throw TransportError(.invalidRequest, method: request.method, url: request.url,
-                                 message: "cannot send the request body: its sequence threw \(type(of: error))", underlying: error)
+            throw TransportError(
+                .invalidRequest, method: request.method, url: request.url,
+                message: "cannot send the request body: its sequence threw \(type(of: error))", underlying: error)
         }
         return buffered
     }
@@ -221,8 +245,9 @@ public struct URLSessionTransport: Transport {
         let method = request.method
         let url = request.url
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host?.isEmpty == false else {
-            throw TransportError(.invalidRequest, method: method, url: request.url,
-                                 message: "only absolute http and https URLs can be sent")
+            throw TransportError(
+                .invalidRequest, method: method, url: request.url,
+                message: "only absolute http and https URLs can be sent")
         }
         do {
             try request.headers.validate()

@@ -25,8 +25,10 @@ package enum RacingConnect {
     ///
     /// - Throws: `TransportError` ``/Strata/TransportError/Kind/timedOut`` at `deadline`,
     ///   ``/Strata/TransportError/Kind/cannotConnect`` when every address failed (each failure named).
-    package static func race(_ addresses: [SocketAddress], peer: String, attemptDelay: Duration,
-                     deadline: ContinuousClock.Instant) throws(TransportError) -> Winner {
+    package static func race(
+        _ addresses: [SocketAddress], peer: String, attemptDelay: Duration,
+        deadline: ContinuousClock.Instant
+    ) throws(TransportError) -> Winner {
         let ordered = ConnectionRace.ordered(addresses)
         var race = ConnectionRace(count: ordered.count, attemptDelay: attemptDelay)
         var pending: [(index: Int, descriptor: Int32)] = []
@@ -50,12 +52,16 @@ package enum RacingConnect {
                     failed(index, code)
                 }
             case .exhausted:
-                throw TransportError(.cannotConnect, message: "cannot connect to \(peer): "
-                    + (failures.isEmpty ? "no address to connect to" : named(failures)))
+                throw TransportError(
+                    .cannotConnect,
+                    message: "cannot connect to \(peer): "
+                        + (failures.isEmpty ? "no address to connect to" : named(failures)))
             case let .wait(until):
                 guard now < deadline else {
-                    throw TransportError(.timedOut, message: "connecting to \(peer) timed out"
-                        + (failures.isEmpty ? "" : " (failed: \(named(failures)))"))
+                    throw TransportError(
+                        .timedOut,
+                        message: "connecting to \(peer) timed out"
+                            + (failures.isEmpty ? "" : " (failed: \(named(failures)))"))
                 }
                 let wake = until.map { min(start + $0, deadline) } ?? deadline
                 var descriptors = pending.map { pollfd(fd: $0.descriptor, events: Int16(POLLOUT), revents: 0) }
@@ -74,8 +80,9 @@ package enum RacingConnect {
                     }
                     let code = socketError(attempt.descriptor)
                     if code == 0 {
-                        winner = Winner(descriptor: attempt.descriptor, address: ordered[attempt.index],
-                                        attempts: race.started)
+                        winner = Winner(
+                            descriptor: attempt.descriptor, address: ordered[attempt.index],
+                            attempts: race.started)
                     } else {
                         _ = closeDescriptor(attempt.descriptor)
                         failed(attempt.index, code)

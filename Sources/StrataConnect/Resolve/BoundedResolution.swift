@@ -17,8 +17,10 @@ package enum BoundedResolution {
     ///   containing a NUL (C would resolve only the part before it),
     ///   ``/Strata/TransportError/Kind/cannotConnect`` when the name does not resolve,
     ///   ``/Strata/TransportError/Kind/timedOut`` when `deadline` comes first.
-    package static func addresses(of host: String, port: Int, with resolver: any HostNameResolver,
-                                  deadline: ContinuousClock.Instant) throws(TransportError) -> [SocketAddress] {
+    package static func addresses(
+        of host: String, port: Int, with resolver: any HostNameResolver,
+        deadline: ContinuousClock.Instant
+    ) throws(TransportError) -> [SocketAddress] {
         let name = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
         guard !name.utf8.contains(0) else {
             throw TransportError(.invalidRequest, message: "refusing to resolve a host name containing a NUL byte")
@@ -30,8 +32,10 @@ package enum BoundedResolution {
     }
 
     /// The addresses of `host:port`, or `timedOut` when `deadline` comes first.
-    package static func resolve(_ host: String, port: Int, with resolver: any HostNameResolver,
-                        deadline: ContinuousClock.Instant) throws(TransportError) -> [SocketAddress] {
+    package static func resolve(
+        _ host: String, port: Int, with resolver: any HostNameResolver,
+        deadline: ContinuousClock.Instant
+    ) throws(TransportError) -> [SocketAddress] {
         let outcome = LockedValue<Result<[SocketAddress], TransportError>?>(nil)
         let done = DispatchSemaphore(value: 0)
         let thread = Thread {
@@ -44,9 +48,12 @@ package enum BoundedResolution {
         let wait = deadline - ContinuousClock.now
         let nanoseconds = max(0, wait.saturatingNanoseconds)
         guard done.wait(timeout: .now() + .nanoseconds(Int(clamping: nanoseconds))) == .success,
-              let result = outcome.withLock({ $0 }) else {
-            throw TransportError(.timedOut, message: "resolving \(host) took longer than the connect timeout "
-                + "(which covers name resolution); check the DNS servers in /etc/resolv.conf or raise the connect timeout")
+            let result = outcome.withLock({ $0 })
+        else {
+            throw TransportError(
+                .timedOut,
+                message: "resolving \(host) took longer than the connect timeout "
+                    + "(which covers name resolution); check the DNS servers in /etc/resolv.conf or raise the connect timeout")
         }
         return try result.get()
     }

@@ -52,8 +52,10 @@ package struct SystemHostNameResolver: HostNameResolver {
             next = entry.ai_next
             guard let address = entry.ai_addr else { continue }
             let bytes = Array(UnsafeRawBufferPointer(start: address, count: Int(entry.ai_addrlen)))
-            addresses.append(SocketAddress(family: entry.ai_family, socketType: entry.ai_socktype,
-                                           socketProtocol: entry.ai_protocol, bytes: bytes))
+            addresses.append(
+                SocketAddress(
+                    family: entry.ai_family, socketType: entry.ai_socktype,
+                    socketProtocol: entry.ai_protocol, bytes: bytes))
         }
         return addresses
     }

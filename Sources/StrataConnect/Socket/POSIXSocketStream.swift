@@ -56,13 +56,16 @@ package final class POSIXSocketStream: ByteStream, Sendable {
     /// - Throws: `TransportError` ``/Strata/TransportError/Kind/cannotConnect`` when the host cannot be
     ///   resolved or every address refuses, ``/Strata/TransportError/Kind/timedOut`` when the connect
     ///   timeout runs out (while resolving or connecting).
-    package static func connect(host: String, port: Int, connectTimeout: Duration, idleTimeout: Duration,
-                        resolver: any HostNameResolver = SystemHostNameResolver(),
-                        attemptDelay: Duration = ConnectionRace.defaultAttemptDelay) throws(TransportError) -> POSIXSocketStream {
+    package static func connect(
+        host: String, port: Int, connectTimeout: Duration, idleTimeout: Duration,
+        resolver: any HostNameResolver = SystemHostNameResolver(),
+        attemptDelay: Duration = ConnectionRace.defaultAttemptDelay
+    ) throws(TransportError) -> POSIXSocketStream {
         let deadline = ContinuousClock.now + connectTimeout
         let addresses = try BoundedResolution.addresses(of: host, port: port, with: resolver, deadline: deadline)
-        return try connect(to: addresses, peer: "\(host):\(port)", idleTimeout: idleTimeout,
-                           attemptDelay: attemptDelay, deadline: deadline)
+        return try connect(
+            to: addresses, peer: "\(host):\(port)", idleTimeout: idleTimeout,
+            attemptDelay: attemptDelay, deadline: deadline)
     }
 
     /// Opens a TCP connection to one of `addresses` (as ``BoundedResolution/addresses(of:port:with:deadline:)``
@@ -71,12 +74,15 @@ package final class POSIXSocketStream: ByteStream, Sendable {
     ///
     /// - Throws: `TransportError` ``/Strata/TransportError/Kind/cannotConnect`` when every address
     ///   refuses, ``/Strata/TransportError/Kind/timedOut`` at `deadline`.
-    package static func connect(to addresses: [SocketAddress], peer: String, idleTimeout: Duration,
-                                attemptDelay: Duration = ConnectionRace.defaultAttemptDelay,
-                                deadline: ContinuousClock.Instant) throws(TransportError) -> POSIXSocketStream {
+    package static func connect(
+        to addresses: [SocketAddress], peer: String, idleTimeout: Duration,
+        attemptDelay: Duration = ConnectionRace.defaultAttemptDelay,
+        deadline: ContinuousClock.Instant
+    ) throws(TransportError) -> POSIXSocketStream {
         let winner = try RacingConnect.race(addresses, peer: peer, attemptDelay: attemptDelay, deadline: deadline)
-        return POSIXSocketStream(descriptor: winner.descriptor, idleTimeout: idleTimeout, peer: peer,
-                                 address: winner.address.presentation, attempts: winner.attempts)
+        return POSIXSocketStream(
+            descriptor: winner.descriptor, idleTimeout: idleTimeout, peer: peer,
+            address: winner.address.presentation, attempts: winner.attempts)
     }
 
     package func write(_ bytes: UnsafeRawBufferPointer, deadline: ContinuousClock.Instant) throws(TransportError) {
@@ -183,17 +189,21 @@ package final class POSIXSocketStream: ByteStream, Sendable {
     private func waitForProgress(_ events: Int16, deadline: ContinuousClock.Instant, doing activity: String) throws(TransportError) {
         let untilDeadline = deadline - ContinuousClock.now
         if untilDeadline < idleTimeout {
-            try Self.wait(descriptor, for: events, timeout: untilDeadline,
-                          timedOut: "the whole-request deadline passed while \(activity) from \(peer)")
+            try Self.wait(
+                descriptor, for: events, timeout: untilDeadline,
+                timedOut: "the whole-request deadline passed while \(activity) from \(peer)")
         } else {
-            try Self.wait(descriptor, for: events, timeout: idleTimeout,
-                          timedOut: "no progress for \(idleTimeout) (idle timeout) while \(activity) from \(peer)")
+            try Self.wait(
+                descriptor, for: events, timeout: idleTimeout,
+                timedOut: "no progress for \(idleTimeout) (idle timeout) while \(activity) from \(peer)")
         }
     }
 
     /// Polls until `events` (or an error or hang-up, which the next call reports) or `timeout`.
-    private static func wait(_ descriptor: Int32, for events: Int16, timeout: Duration,
-                             timedOut message: String) throws(TransportError) {
+    private static func wait(
+        _ descriptor: Int32, for events: Int16, timeout: Duration,
+        timedOut message: String
+    ) throws(TransportError) {
         let deadline = ContinuousClock.now + timeout
         while true {
             let remaining = deadline - ContinuousClock.now

@@ -9,8 +9,10 @@ extension Duration {
     private func saturatingUnits(perSecond: Int64, roundingUp: Bool) -> Int64 {
         let (seconds, attoseconds) = components
         let attosecondsPerUnit = 1_000_000_000_000_000_000 / perSecond
-        let fraction = roundingUp ? (attoseconds + attosecondsPerUnit - 1) / attosecondsPerUnit
-                                  : attoseconds / attosecondsPerUnit
+        let fraction =
+            roundingUp
+            ? (attoseconds + attosecondsPerUnit - 1) / attosecondsPerUnit
+            : attoseconds / attosecondsPerUnit
         let (whole, overflowed) = seconds.multipliedReportingOverflow(by: perSecond)
         guard !overflowed else { return seconds < 0 ? .min : .max }
         let (total, overflowedAgain) = whole.addingReportingOverflow(fraction)

@@ -49,7 +49,8 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
         // a certificate with other bytes than the caller's: refused, so one certificate has one
         // encoding and ``der`` is exactly what was read.
         guard certificate.der == der else {
-            let offset = zip(certificate.der, der).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+            let offset =
+                zip(certificate.der, der).enumerated().first { $0.element.0 != $0.element.1 }?.offset
                 ?? min(certificate.der.count, der.count)
             throw .malformedDER(reason: "not in DER: the canonical encoding differs from byte \(offset) on")
         }

@@ -24,7 +24,9 @@ struct ClientIdentities: Sendable {
 
     private init(entries: [Entry]) {
         self.entries = entries
-        table = entries.isEmpty ? nil
+        table =
+            entries.isEmpty
+            ? nil
             : entries.map { "\($0.pattern.description) \($0.identity.certificate.spkiPin)" }.joined(separator: "\n")
     }
 
@@ -54,11 +56,12 @@ struct ClientIdentities: Sendable {
     /// Orders matching patterns from least to most specific. Length before kind: a wildcard on a
     /// longer base domain names a narrower set of hosts than one on a shorter base.
     private static func specificity(_ pattern: HostPattern) -> (exact: Int, length: Int, kind: Int) {
-        let kind = switch pattern.kind {
-        case .anyDepth: 0
-        case .oneLabel: 1
-        case .exact: 2
-        }
+        let kind =
+            switch pattern.kind {
+            case .anyDepth: 0
+            case .oneLabel: 1
+            case .exact: 2
+            }
         return (pattern.kind == .exact ? 1 : 0, pattern.base.utf8.count, kind)
     }
 }

@@ -28,21 +28,25 @@ struct OriginConnector: Sendable {
     ///   tunnel is asked for, so a canceller can close it.
     /// - Returns: A TCP connection that leads to the pinned host (through the tunnel, if any).
     /// - Throws: `TransportError` (a ``ProxyError`` as `underlying` when the proxy refused).
-    func connect(host: String, port: Int, connectTimeout: Duration, idleTimeout: Duration,
-                 deadline: ContinuousClock.Instant,
-                 opened: (POSIXSocketStream) -> Void) throws(TransportError) -> POSIXSocketStream {
+    func connect(
+        host: String, port: Int, connectTimeout: Duration, idleTimeout: Duration,
+        deadline: ContinuousClock.Instant,
+        opened: (POSIXSocketStream) -> Void
+    ) throws(TransportError) -> POSIXSocketStream {
         let start = ContinuousClock.now
         let connectDeadline = min(deadline, start + connectTimeout)
         guard let proxy = proxy(for: host, port: port), let target = try? CanonicalHost(host) else {
-            let socket = try POSIXSocketStream.connect(host: host, port: port, connectTimeout: connectDeadline - start,
-                                                       idleTimeout: idleTimeout, resolver: resolver, attemptDelay: attemptDelay)
+            let socket = try POSIXSocketStream.connect(
+                host: host, port: port, connectTimeout: connectDeadline - start,
+                idleTimeout: idleTimeout, resolver: resolver, attemptDelay: attemptDelay)
             opened(socket)
             return socket
         }
         let socket: POSIXSocketStream
         do {
-            socket = try POSIXSocketStream.connect(host: proxy.host, port: proxy.port, connectTimeout: connectDeadline - start,
-                                                   idleTimeout: idleTimeout, resolver: resolver, attemptDelay: attemptDelay)
+            socket = try POSIXSocketStream.connect(
+                host: proxy.host, port: proxy.port, connectTimeout: connectDeadline - start,
+                idleTimeout: idleTimeout, resolver: resolver, attemptDelay: attemptDelay)
         } catch {
             var error = error
             error.message = "cannot reach the proxy \(proxy.redactedURL): \(error.message)"
@@ -54,9 +58,11 @@ struct OriginConnector: Sendable {
         } catch {
             socket.close()
             guard error.kind == .timedOut else { throw error }
-            throw TransportError(.timedOut, message: "the proxy \(proxy.redactedURL) did not answer the CONNECT to "
-                + "\(ProxyTunnel.authority(target, port: port)) within the connect timeout "
-                + "(PinningTransport.Configuration.connectTimeout) or the request's deadline")
+            throw TransportError(
+                .timedOut,
+                message: "the proxy \(proxy.redactedURL) did not answer the CONNECT to "
+                    + "\(ProxyTunnel.authority(target, port: port)) within the connect timeout "
+                    + "(PinningTransport.Configuration.connectTimeout) or the request's deadline")
         }
         return socket
     }

@@ -30,8 +30,10 @@ public struct ContentDecoding: Sendable, Hashable {
     public var maxStreamedBytes: Int64?
 
     /// Creates a content-decoding configuration; every parameter defaults to the documented default.
-    public init(codings: [ContentCoding] = ContentCoding.supported, maxExpansionRatio: Int = 200,
-                ratioCheckedAboveBytes: Int = 1 << 20, maxStreamedBytes: Int64? = nil) {
+    public init(
+        codings: [ContentCoding] = ContentCoding.supported, maxExpansionRatio: Int = 200,
+        ratioCheckedAboveBytes: Int = 1 << 20, maxStreamedBytes: Int64? = nil
+    ) {
         self.codings = codings
         self.maxExpansionRatio = maxExpansionRatio
         self.ratioCheckedAboveBytes = ratioCheckedAboveBytes

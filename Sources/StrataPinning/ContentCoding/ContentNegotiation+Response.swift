@@ -6,15 +6,21 @@ extension ContentNegotiation {
     /// the response is in an offered coding (``coding(of:)``), untouched otherwise.
     ///
     /// - Parameter maxDecodedBytes: The absolute limit on decoded bytes and its setting, or nil.
-    func decoded(_ head: HTTPResponseHead, _ body: HTTPBody, decoding: ContentDecoding,
-                 maxDecodedBytes: (limit: Int64, setting: String)?) -> (HTTPResponseHead, HTTPBody) {
+    func decoded(
+        _ head: HTTPResponseHead, _ body: HTTPBody, decoding: ContentDecoding,
+        maxDecodedBytes: (limit: Int64, setting: String)?
+    ) -> (HTTPResponseHead, HTTPBody) {
         guard let coding = coding(of: head) else { return (head, body) }
         var decodedHead = head
         decodedHead.headers = Self.decodedHeaders(head.headers)
         guard hasBody(statusCode: head.statusCode) else { return (decodedHead, body) }
         let guardrail = ExpansionGuard(coding: coding, maxDecodedBytes: maxDecodedBytes, decoding: decoding)
-        return (decodedHead, HTTPBody(DecodingBody(coded: body, guardrail: guardrail, method: request.method, url: request.url),
-                                      length: nil))
+        return (
+            decodedHead,
+            HTTPBody(
+                DecodingBody(coded: body, guardrail: guardrail, method: request.method, url: request.url),
+                length: nil)
+        )
     }
 
     /// A buffered response as the caller gets it: its body decoded, in pieces of at most 64 KiB
@@ -23,11 +29,14 @@ extension ContentNegotiation {
     ///
     /// - Throws: `TransportError` of kind `invalidResponse` for a corrupt or truncated body or a
     ///   limit passed.
-    func decoded(_ response: HTTPResponse, decoding: ContentDecoding,
-                 maxBytes: (limit: Int, setting: String)) async throws -> HTTPResponse {
+    func decoded(
+        _ response: HTTPResponse, decoding: ContentDecoding,
+        maxBytes: (limit: Int, setting: String)
+    ) async throws -> HTTPResponse {
         guard coding(of: response.head) != nil else { return response }
-        let (head, body) = decoded(response.head, HTTPBody(response.body), decoding: decoding,
-                                   maxDecodedBytes: (Int64(maxBytes.limit), maxBytes.setting))
+        let (head, body) = decoded(
+            response.head, HTTPBody(response.body), decoding: decoding,
+            maxDecodedBytes: (Int64(maxBytes.limit), maxBytes.setting))
         var decodedResponse = response
         decodedResponse.headers = head.headers
         decodedResponse.body = try await collect(body, maxBytes: maxBytes)
@@ -42,8 +51,9 @@ extension ContentNegotiation {
         do {
             return try await body.collect(upTo: maxBytes.limit)
         } catch HTTPBodyError.tooLarge {
-            throw TransportError(.invalidResponse, method: request.method, url: request.url,
-                                 message: "the response body exceeds the \(maxBytes.limit)-byte limit (\(maxBytes.setting))")
+            throw TransportError(
+                .invalidResponse, method: request.method, url: request.url,
+                message: "the response body exceeds the \(maxBytes.limit)-byte limit (\(maxBytes.setting))")
         }
     }
 }

@@ -48,9 +48,11 @@ struct HTTP1Connection<Stream: ByteStream> {
     ///   - acceptsUnauthenticatedEnd: Accept a body delimited by the connection's close when the
     ///     stream ended without the peer's authenticated close (TLS close_notify). Default false:
     ///     such an end may be an attacker cutting the body short.
-    init(stream: Stream, limits: HTTPLimits = .default, onEvent: (@Sendable (HTTP1Event) -> Void)? = nil,
-         now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now },
-         acceptsUnauthenticatedEnd: Bool = false) {
+    init(
+        stream: Stream, limits: HTTPLimits = .default, onEvent: (@Sendable (HTTP1Event) -> Void)? = nil,
+        now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now },
+        acceptsUnauthenticatedEnd: Bool = false
+    ) {
         self.stream = stream
         self.parser = HTTP1ResponseParser(limits: limits)
         self.onEvent = onEvent
@@ -68,8 +70,10 @@ struct HTTP1Connection<Stream: ByteStream> {
     ///   end of stream), `invalidResponse` with an underlying ``HTTP1ResponseError`` for bytes
     ///   that are not a valid response within the limits, `other` when the connection was no
     ///   longer reusable. The connection is then closed.
-    mutating func send(_ request: HTTP1Request, body: (any HTTP1RequestBodySource)? = nil,
-                       deadline: ContinuousClock.Instant) throws(HTTP1ExchangeError) -> HTTP1Response {
+    mutating func send(
+        _ request: HTTP1Request, body: (any HTTP1RequestBodySource)? = nil,
+        deadline: ContinuousClock.Instant
+    ) throws(HTTP1ExchangeError) -> HTTP1Response {
         let response = try start(request, body: body, streamingBody: false, deadline: deadline)
         finished(response, to: request)
         return response
@@ -81,8 +85,10 @@ struct HTTP1Connection<Stream: ByteStream> {
     /// ``HTTPLimits/maxResponseBodyBytes``; every other limit applies.
     ///
     /// - Throws: What ``send(_:body:deadline:)`` throws.
-    mutating func sendStreaming(_ request: HTTP1Request, body: (any HTTP1RequestBodySource)? = nil,
-                                deadline: ContinuousClock.Instant) throws(HTTP1ExchangeError) -> HTTP1Response {
+    mutating func sendStreaming(
+        _ request: HTTP1Request, body: (any HTTP1RequestBodySource)? = nil,
+        deadline: ContinuousClock.Instant
+    ) throws(HTTP1ExchangeError) -> HTTP1Response {
         let head = try start(request, body: body, streamingBody: true, deadline: deadline)
         if parser.isIdle {
             finished(head, to: request)
@@ -115,14 +121,18 @@ struct HTTP1Connection<Stream: ByteStream> {
     /// - Throws: ``HTTP1ExchangeError`` as ``send(_:body:deadline:)`` does; the connection is then closed.
     mutating func nextBodyPart(deadline: ContinuousClock.Instant) throws(HTTP1ExchangeError) -> BodyPart {
         guard let request = streaming else {
-            throw HTTP1ExchangeError(error: TransportError(.other, message: "no response body is being read"),
-                                     receivedResponseBytes: true)
+            throw HTTP1ExchangeError(
+                error: TransportError(.other, message: "no response body is being read"),
+                receivedResponseBytes: true)
         }
         do throws(TransportError) {
             while true {
-                if let response = try parsed(request, { (parser: inout HTTP1ResponseParser) throws(HTTP1ResponseError) in
-                    try parser.parse()
-                }) {
+                if let response = try parsed(
+                    request,
+                    { (parser: inout HTTP1ResponseParser) throws(HTTP1ResponseError) in
+                        try parser.parse()
+                    })
+                {
                     streaming = nil
                     finished(response, to: request)
                     return .end(response)
@@ -145,11 +155,15 @@ struct HTTP1Connection<Stream: ByteStream> {
     }
 
     /// Writes `request` (and its streamed body) and reads the response, or only its head.
-    private mutating func start(_ request: HTTP1Request, body: (any HTTP1RequestBodySource)?, streamingBody: Bool,
-                                deadline: ContinuousClock.Instant) throws(HTTP1ExchangeError) -> HTTP1Response {
+    private mutating func start(
+        _ request: HTTP1Request, body: (any HTTP1RequestBodySource)?, streamingBody: Bool,
+        deadline: ContinuousClock.Instant
+    ) throws(HTTP1ExchangeError) -> HTTP1Response {
         guard isReusable, streaming == nil else {
-            throw HTTP1ExchangeError(error: TransportError(.other, method: request.method, url: request.url,
-                message: "the connection was closed after an earlier exchange; send on a new connection"),
+            throw HTTP1ExchangeError(
+                error: TransportError(
+                    .other, method: request.method, url: request.url,
+                    message: "the connection was closed after an earlier exchange; send on a new connection"),
                 receivedResponseBytes: false)
         }
         parser.expectResponse(to: request.method, streamingBody: streamingBody)
@@ -179,8 +193,10 @@ struct HTTP1Connection<Stream: ByteStream> {
         if !isReusable { stream.close() }
         if let onEvent {
             for statusCode in response.interimStatusCodes { onEvent(.interimResponseSkipped(statusCode: statusCode)) }
-            onEvent(.responseReceived(statusCode: response.statusCode, bodyBytes: response.body.count + streamedBytes,
-                                      keepAlive: isReusable))
+            onEvent(
+                .responseReceived(
+                    statusCode: response.statusCode, bodyBytes: response.body.count + streamedBytes,
+                    keepAlive: isReusable))
         }
         streamedBytes = 0
     }
@@ -192,8 +208,10 @@ struct HTTP1Connection<Stream: ByteStream> {
         stream.close()
     }
 
-    private func write(_ request: HTTP1Request, body: (any HTTP1RequestBodySource)?,
-                       deadline: ContinuousClock.Instant) throws(TransportError) {
+    private func write(
+        _ request: HTTP1Request, body: (any HTTP1RequestBodySource)?,
+        deadline: ContinuousClock.Instant
+    ) throws(TransportError) {
         try checkDeadline(request, deadline)
         try write(request.bytes[...], deadline: deadline)
         var sent = request.bytes.count
@@ -207,8 +225,10 @@ struct HTTP1Connection<Stream: ByteStream> {
     }
 
     /// Writes a body read from `body` as `framing` says, and returns how many bytes went out.
-    private func writeBody(from body: any HTTP1RequestBodySource, framing: HTTP1Request.StreamedBody,
-                           request: HTTP1Request, deadline: ContinuousClock.Instant) throws(TransportError) -> Int {
+    private func writeBody(
+        from body: any HTTP1RequestBodySource, framing: HTTP1Request.StreamedBody,
+        request: HTTP1Request, deadline: ContinuousClock.Instant
+    ) throws(TransportError) -> Int {
         var written: Int64 = 0
         var sent = 0
         while let chunk = try body.next(deadline: deadline) {
@@ -218,8 +238,11 @@ struct HTTP1Connection<Stream: ByteStream> {
             // The body's iterator checks its declared length too; this keeps the framing honest
             // whatever the source.
             if let length = framing.length, written > length {
-                throw TransportError(.invalidRequest, message: HTTPRequestError.unreadableBody(
-                    .lengthMismatch(expected: length, actual: written)).description)
+                throw TransportError(
+                    .invalidRequest,
+                    message: HTTPRequestError.unreadableBody(
+                        .lengthMismatch(expected: length, actual: written)
+                    ).description)
             }
             switch framing {
             case .contentLength:
@@ -238,8 +261,11 @@ struct HTTP1Connection<Stream: ByteStream> {
             }
         }
         if let length = framing.length, written != length {
-            throw TransportError(.invalidRequest, message: HTTPRequestError.unreadableBody(
-                .lengthMismatch(expected: length, actual: written)).description)
+            throw TransportError(
+                .invalidRequest,
+                message: HTTPRequestError.unreadableBody(
+                    .lengthMismatch(expected: length, actual: written)
+                ).description)
         }
         if framing == .chunked {
             // RFC 9112 §7.1: the last chunk, no trailers, the final CRLF.
@@ -262,11 +288,15 @@ struct HTTP1Connection<Stream: ByteStream> {
         try outcome.get()
     }
 
-    private mutating func readResponse(to request: HTTP1Request, deadline: ContinuousClock.Instant) throws(TransportError) -> HTTP1Response {
+    private mutating func readResponse(to request: HTTP1Request, deadline: ContinuousClock.Instant) throws(TransportError) -> HTTP1Response
+    {
         while true {
-            if let response = try parsed(request, { (parser: inout HTTP1ResponseParser) throws(HTTP1ResponseError) in
-                try parser.parse()
-            }) {
+            if let response = try parsed(
+                request,
+                { (parser: inout HTTP1ResponseParser) throws(HTTP1ResponseError) in
+                    try parser.parse()
+                })
+            {
                 return response
             }
             if let response = try receive(for: request, deadline: deadline) { return response }
@@ -283,11 +313,13 @@ struct HTTP1Connection<Stream: ByteStream> {
         }
         guard count == 0 else { return nil }
         if parser.isReadingUntilClose, !acceptsUnauthenticatedEnd, !stream.endOfStreamIsAuthenticated {
-            throw TransportError(.connectionLost, method: request.method, url: request.url, message:
-                "the server closed the connection without a TLS close_notify, and this response's body ends "
-                + "only at the close, so a cut made by anyone on the path cannot be told from the real end; "
-                + "if the server is known to close this way, set "
-                + "PinningTransport.Configuration.acceptsBodyEndWithoutCloseNotify")
+            throw TransportError(
+                .connectionLost, method: request.method, url: request.url,
+                message:
+                    "the server closed the connection without a TLS close_notify, and this response's body ends "
+                    + "only at the close, so a cut made by anyone on the path cannot be told from the real end; "
+                    + "if the server is known to close this way, set "
+                    + "PinningTransport.Configuration.acceptsBodyEndWithoutCloseNotify")
         }
         return try parsed(request) { (parser: inout HTTP1ResponseParser) throws(HTTP1ResponseError) in
             try parser.finish()
@@ -295,22 +327,26 @@ struct HTTP1Connection<Stream: ByteStream> {
     }
 
     /// Runs a parser step, turning its error into the `TransportError` callers see.
-    private mutating func parsed<R>(_ request: HTTP1Request,
-                                    _ step: (inout HTTP1ResponseParser) throws(HTTP1ResponseError) -> R) throws(TransportError) -> R {
+    private mutating func parsed<R>(
+        _ request: HTTP1Request,
+        _ step: (inout HTTP1ResponseParser) throws(HTTP1ResponseError) -> R
+    ) throws(TransportError) -> R {
         do {
             return try step(&parser)
         } catch {
             // An early end of stream is a lost connection (transient); anything else is the
             // server's bytes breaking the protocol or a limit.
-            throw TransportError(error.isTruncation ? .connectionLost : .invalidResponse, method: request.method,
-                                 url: request.url, message: error.description, underlying: error)
+            throw TransportError(
+                error.isTruncation ? .connectionLost : .invalidResponse, method: request.method,
+                url: request.url, message: error.description, underlying: error)
         }
     }
 
     private func checkDeadline(_ request: HTTP1Request, _ deadline: ContinuousClock.Instant) throws(TransportError) {
         guard now() < deadline else {
-            throw TransportError(.timedOut, method: request.method, url: request.url,
-                                 message: "the whole-request deadline passed before the response was complete")
+            throw TransportError(
+                .timedOut, method: request.method, url: request.url,
+                message: "the whole-request deadline passed before the response was complete")
         }
     }
 }

@@ -43,7 +43,8 @@ enum HTTP1LineParsing {
         let base = bytes.startIndex
         for offset in 0..<5 where bytes[base + offset] != httpSlash[offset] { throw invalid }
         guard HTTPGrammar.isDigit(bytes[base + 5]), bytes[base + 6] == UInt8(ascii: "."),
-              HTTPGrammar.isDigit(bytes[base + 7]), bytes[base + 8] == HTTPGrammar.space else { throw invalid }
+            HTTPGrammar.isDigit(bytes[base + 7]), bytes[base + 8] == HTTPGrammar.space
+        else { throw invalid }
         guard bytes[base + 5] == UInt8(ascii: "1") else {
             throw .unsupportedVersion(excerpt: HTTPGrammar.excerpt(bytes[base..<base + 8]))
         }
@@ -132,7 +133,8 @@ enum HTTP1LineParsing {
             while end < value.endIndex, value[end] != HTTPGrammar.comma { end += 1 }
             let element = HTTPGrammar.trimmingWhitespace(value[start..<end])
             guard !element.isEmpty, element.count <= maxContentLengthDigits,
-                  element.allSatisfy(HTTPGrammar.isDigit) else {
+                element.allSatisfy(HTTPGrammar.isDigit)
+            else {
                 throw .invalidContentLength(excerpt: HTTPGrammar.excerpt(value))
             }
             let length = element.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }

@@ -59,16 +59,20 @@ enum HTTP1RequestEncoder {
     ///
     /// - Returns: The request's bytes and what the connection needs to know about it.
     /// - Throws: ``HTTPRequestError`` when the request cannot be written unambiguously.
-    static func encode(_ request: HTTPRequest, body: [UInt8] = [],
-                       streamedBody: HTTP1Request.StreamedBody? = nil) throws(HTTPRequestError) -> HTTP1Request {
+    static func encode(
+        _ request: HTTPRequest, body: [UInt8] = [],
+        streamedBody: HTTP1Request.StreamedBody? = nil
+    ) throws(HTTPRequestError) -> HTTP1Request {
         // The same checks HTTP/2 makes, so both protocols refuse the same requests.
         let head = try ValidatedRequestHead(request, bodyLength: streamedBody.map(\.length) ?? Int64(body.count))
         return encode(head, body: body, streamedBody: streamedBody)
     }
 
     /// Serializes `head`, already checked for this body, with `body` or `streamedBody`'s framing.
-    static func encode(_ head: ValidatedRequestHead, body: [UInt8] = [],
-                       streamedBody: HTTP1Request.StreamedBody? = nil) -> HTTP1Request {
+    static func encode(
+        _ head: ValidatedRequestHead, body: [UInt8] = [],
+        streamedBody: HTTP1Request.StreamedBody? = nil
+    ) -> HTTP1Request {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(256 + body.count)
         append(head.method.rawValue, to: &bytes)
@@ -94,8 +98,9 @@ enum HTTP1RequestEncoder {
         append("\r\n", to: &bytes)
         let bodyStart = bytes.count
         bytes.append(contentsOf: body)
-        return HTTP1Request(method: head.method, url: head.url, bytes: bytes, closesConnection: head.closesConnection,
-                            bodyStart: bodyStart, streamedBody: streamedBody)
+        return HTTP1Request(
+            method: head.method, url: head.url, bytes: bytes, closesConnection: head.closesConnection,
+            bodyStart: bodyStart, streamedBody: streamedBody)
     }
 
     /// Methods whose requests carry content, so an empty body is stated as `Content-Length: 0`.

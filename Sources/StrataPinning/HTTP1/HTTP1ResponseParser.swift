@@ -170,7 +170,9 @@ struct HTTP1ResponseParser: Sendable {
         case .idle:
             error = .closedBeforeResponse
         case .statusLine, .headers:
-            error = hasReceivedResponseBytes ? .truncatedHead(receivedBytes: head.sectionBytes + buffer.count)
+            error =
+                hasReceivedResponseBytes
+                ? .truncatedHead(receivedBytes: head.sectionBytes + buffer.count)
                 : .closedBeforeResponse
         case .fixedBody(let remaining):
             error = .truncatedBody(expectedBytes: receivedBodyBytes + remaining, receivedBytes: receivedBodyBytes)
@@ -279,7 +281,9 @@ struct HTTP1ResponseParser: Sendable {
         }
         let framingAllowsReuse: Bool
         (head.framing, framingAllowsReuse) = try framing()
-        let connectionAllowsReuse = head.version == .http1_1 ? !head.connectionClose
+        let connectionAllowsReuse =
+            head.version == .http1_1
+            ? !head.connectionClose
             : head.connectionKeepAlive && !head.connectionClose
         head.keepAlive = framingAllowsReuse && connectionAllowsReuse
         switch head.framing {
@@ -300,9 +304,10 @@ struct HTTP1ResponseParser: Sendable {
 
     /// The response's head with an empty body, leaving the parser reading its body (streaming mode).
     private func headOnly() -> HTTP1Response {
-        HTTP1Response(version: head.version, statusCode: head.statusCode, headers: head.headers, body: Data(),
-                      trailers: HTTPHeaders(), framing: head.framing, keepAlive: head.keepAlive,
-                      interimStatusCodes: interimStatusCodes)
+        HTTP1Response(
+            version: head.version, statusCode: head.statusCode, headers: head.headers, body: Data(),
+            trailers: HTTPHeaders(), framing: head.framing, keepAlive: head.keepAlive,
+            interimStatusCodes: interimStatusCodes)
     }
 
     /// The body's framing and whether it lets the connection be reused.
@@ -345,9 +350,10 @@ struct HTTP1ResponseParser: Sendable {
     }
 
     private mutating func complete() -> HTTP1Response {
-        let response = HTTP1Response(version: head.version, statusCode: head.statusCode, headers: head.headers,
-                                     body: body, trailers: head.trailers, framing: head.framing,
-                                     keepAlive: head.keepAlive, interimStatusCodes: interimStatusCodes)
+        let response = HTTP1Response(
+            version: head.version, statusCode: head.statusCode, headers: head.headers,
+            body: body, trailers: head.trailers, framing: head.framing,
+            keepAlive: head.keepAlive, interimStatusCodes: interimStatusCodes)
         state = .idle
         head = Head()
         body = Data()
@@ -402,7 +408,7 @@ struct HTTP1ResponseParser: Sendable {
     private mutating func takeBody(upTo limit: Int) -> Int {
         let taken = min(limit, buffer.count)
         var collected = Data()
-        swap(&collected, &body)  // appended in place below, without a copy-on-write of `body`
+        swap(&collected, &body) // appended in place below, without a copy-on-write of `body`
         buffer.withUnreadBytes { bytes in
             collected.append(UnsafeBufferPointer(rebasing: bytes.assumingMemoryBound(to: UInt8.self)[0..<taken]))
         }

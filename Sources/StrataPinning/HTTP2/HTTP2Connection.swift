@@ -81,9 +81,11 @@ final class HTTP2Connection: Sendable {
     ///   - onClosed: Called once, on the connection's thread, after it closed.
     /// - Throws: `TransportError` `cannotConnect` when the process cannot make the wake-up pair;
     ///   `stream` is closed and the unit given back then.
-    static func start(stream: TLSStream, host: String, port: Int, limits: HTTPLimits, owningUnitOf threads: ConnectionThreadLimit,
-                      timing: HTTP2Multiplexer.Timing, idleTimeout: Duration,
-                      onClosed: @escaping @Sendable (HTTP2Connection) -> Void) throws(TransportError) -> HTTP2Connection {
+    static func start(
+        stream: TLSStream, host: String, port: Int, limits: HTTPLimits, owningUnitOf threads: ConnectionThreadLimit,
+        timing: HTTP2Multiplexer.Timing, idleTimeout: Duration,
+        onClosed: @escaping @Sendable (HTTP2Connection) -> Void
+    ) throws(TransportError) -> HTTP2Connection {
         let wake: WakeSignal
         do {
             wake = try WakeSignal()
@@ -94,8 +96,9 @@ final class HTTP2Connection: Sendable {
         }
         let connection = HTTP2Connection(host: host, port: port, wake: wake)
         let thread = Thread {
-            HTTP2ConnectionLoop.run(connection: connection, stream: stream, wake: wake, limits: limits,
-                                    timing: timing, idleTimeout: idleTimeout)
+            HTTP2ConnectionLoop.run(
+                connection: connection, stream: stream, wake: wake, limits: limits,
+                timing: timing, idleTimeout: idleTimeout)
             if !connection.shared.withLock({ $0.unitHandedOver }) { threads.release() }
             onClosed(connection)
         }
@@ -112,7 +115,8 @@ final class HTTP2Connection: Sendable {
     func reserve(beyondLimit: Bool) -> Bool {
         shared.withLock { shared in
             guard shared.accepting, !shared.closed,
-                  beyondLimit || shared.reserved < shared.maxConcurrentStreams else { return false }
+                beyondLimit || shared.reserved < shared.maxConcurrentStreams
+            else { return false }
             shared.reserved += 1
             return true
         }
@@ -127,8 +131,10 @@ final class HTTP2Connection: Sendable {
     /// when the caller observes events.
     ///
     /// - Returns: The exchange's identifier, for ``cancel(_:)``.
-    func send(_ request: HTTP2Request, deadline: ContinuousClock.Instant, collectsEvents: Bool,
-              completion: @escaping Completion) -> UInt64 {
+    func send(
+        _ request: HTTP2Request, deadline: ContinuousClock.Instant, collectsEvents: Bool,
+        completion: @escaping Completion
+    ) -> UInt64 {
         let id = newExchangeID(for: request)
         let exchange = HTTP2Multiplexer.Exchange(id: id, request: request, deadline: deadline, collectsEvents: collectsEvents)
         submit(.open(exchange, completion), request: request) { completion(.failure($0), []) }
@@ -161,14 +167,16 @@ final class HTTP2Connection: Sendable {
     ///   the failure either way.
     /// - Throws: `CancellationError` when the task is cancelled (the stream is reset).
     func stream(_ request: HTTP2Request, deadline: ContinuousClock.Instant, collectsEvents: Bool) async throws
-        -> (result: Result<HTTP2ResponseStream, HTTP2StreamFailure>, events: [HTTP2Event]) {
+        -> (result: Result<HTTP2ResponseStream, HTTP2StreamFailure>, events: [HTTP2Event])
+    {
         let id = newExchangeID(for: request)
         let channel = BodyChannel()
         channel.onDemand { [weak self] in self?.enqueue(.readerDemand(id)) }
         let head = ExchangeCompletion<(Result<HTTPResponseHead, HTTP2StreamFailure>, [HTTP2Event])>()
         let ended = ExchangeCompletion<[HTTP2Event]>()
-        let exchange = HTTP2Multiplexer.Exchange(id: id, request: request, deadline: deadline, collectsEvents: collectsEvents,
-                                                 responseBody: channel)
+        let exchange = HTTP2Multiplexer.Exchange(
+            id: id, request: request, deadline: deadline, collectsEvents: collectsEvents,
+            responseBody: channel)
         let headCompletion: HeadCompletion = { result, events in
             // A caller that went away meanwhile will never read the body: let the stream go.
             if !head.finish(.success((result, events))), case .success = result { channel.release() }
@@ -214,10 +222,12 @@ final class HTTP2Connection: Sendable {
             return fail(HTTP2StreamFailure(error: tlsFailure, connectionFailed: true))
         }
         guard queued else {
-            return fail(HTTP2StreamFailure(
-                error: TransportError(.connectionLost, method: request.method, url: request.url,
-                                      message: "the HTTP/2 connection to \(host):\(port) closed before the request was sent"),
-                unprocessed: true))
+            return fail(
+                HTTP2StreamFailure(
+                    error: TransportError(
+                        .connectionLost, method: request.method, url: request.url,
+                        message: "the HTTP/2 connection to \(host):\(port) closed before the request was sent"),
+                    unprocessed: true))
         }
         wake.signal()
     }

@@ -52,8 +52,10 @@ final class HTTP2ConnectionLoop {
     private var unread = false
     private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: readSize, alignment: 16)
 
-    private init(connection: HTTP2Connection, stream: TLSStream, wake: WakeSignal, multiplexer: HTTP2Multiplexer,
-                 idleTimeout: Duration) {
+    private init(
+        connection: HTTP2Connection, stream: TLSStream, wake: WakeSignal, multiplexer: HTTP2Multiplexer,
+        idleTimeout: Duration
+    ) {
         self.connection = connection
         self.stream = stream
         self.wake = wake
@@ -67,8 +69,10 @@ final class HTTP2ConnectionLoop {
 
     /// Serves the connection until it is over, then closes the stream and fails whatever was
     /// queued too late as unprocessed (the caller sends it elsewhere).
-    static func run(connection: HTTP2Connection, stream: TLSStream, wake: WakeSignal, limits: HTTPLimits,
-                    timing: HTTP2Multiplexer.Timing, idleTimeout: Duration) {
+    static func run(
+        connection: HTTP2Connection, stream: TLSStream, wake: WakeSignal, limits: HTTPLimits,
+        timing: HTTP2Multiplexer.Timing, idleTimeout: Duration
+    ) {
         let multiplexer: HTTP2Multiplexer
         do throws(TransportError) {
             multiplexer = try HTTP2Multiplexer(limits: limits, timing: timing, now: .now)
@@ -77,17 +81,20 @@ final class HTTP2ConnectionLoop {
             failLate(connection.markClosed(), connection: connection, reason: error.message)
             return
         }
-        let loop = HTTP2ConnectionLoop(connection: connection, stream: stream, wake: wake, multiplexer: multiplexer,
-                                       idleTimeout: idleTimeout)
+        let loop = HTTP2ConnectionLoop(
+            connection: connection, stream: stream, wake: wake, multiplexer: multiplexer,
+            idleTimeout: idleTimeout)
         loop.serve()
         stream.close()
         // A TLS failure (the server's alert) would meet a retry on a new connection too.
         let tlsFailure = multiplexer.connectionFailure.map(\.error).flatMap { $0.kind == .tls ? $0 : nil }
-        failLate(connection.markClosed(tlsFailure: tlsFailure), connection: connection, reason: "the connection closed",
-                 tlsFailure: tlsFailure)
+        failLate(
+            connection.markClosed(tlsFailure: tlsFailure), connection: connection, reason: "the connection closed",
+            tlsFailure: tlsFailure)
         // Anything still waiting (nothing should be) must hear back.
-        let failure = HTTP2StreamFailure(error: TransportError(.connectionLost, message: "the connection closed"),
-                                         connectionFailed: true)
+        let failure = HTTP2StreamFailure(
+            error: TransportError(.connectionLost, message: "the connection closed"),
+            connectionFailed: true)
         for (_, waiting) in loop.completions {
             switch waiting {
             case let .response(completion): completion(.failure(failure), [])
@@ -97,8 +104,10 @@ final class HTTP2ConnectionLoop {
         }
     }
 
-    private static func failLate(_ commands: [HTTP2Connection.Command], connection: HTTP2Connection, reason: String,
-                                 tlsFailure: TransportError? = nil) {
+    private static func failLate(
+        _ commands: [HTTP2Connection.Command], connection: HTTP2Connection, reason: String,
+        tlsFailure: TransportError? = nil
+    ) {
         for command in commands {
             let exchange: HTTP2Multiplexer.Exchange
             let complete: (HTTP2StreamFailure) -> Void
@@ -116,10 +125,12 @@ final class HTTP2ConnectionLoop {
                 complete(HTTP2StreamFailure(error: tlsFailure, connectionFailed: true))
                 continue
             }
-            complete(HTTP2StreamFailure(
-                error: TransportError(.connectionLost, method: exchange.request.method, url: exchange.request.url,
-                                      message: "not sent: \(reason)"),
-                unprocessed: true))
+            complete(
+                HTTP2StreamFailure(
+                    error: TransportError(
+                        .connectionLost, method: exchange.request.method, url: exchange.request.url,
+                        message: "not sent: \(reason)"),
+                    unprocessed: true))
         }
     }
 
@@ -138,8 +149,9 @@ final class HTTP2ConnectionLoop {
             if unread || unwritten {
                 unread = read()
             } else {
-                let readiness = wake.wait(socket: stream.descriptor, writable: stream.pendingOutputBytes > 0,
-                                          timeout: nextTimeout(now: now))
+                let readiness = wake.wait(
+                    socket: stream.descriptor, writable: stream.pendingOutputBytes > 0,
+                    timeout: nextTimeout(now: now))
                 if readiness.readable { unread = read() }
             }
             deliver()
@@ -228,8 +240,11 @@ final class HTTP2ConnectionLoop {
     /// stopped reading, and streams (or the connection's end) can never make progress.
     private func endIfOutputStalled(now: ContinuousClock.Instant) {
         guard let deadline = outputDeadline(), now >= deadline else { return }
-        end(TransportError(.timedOut, message: "the server at \(connection.host):\(connection.port) took no data for "
-            + "\(writeTimeout) while \(stream.pendingOutputBytes) bytes waited to be sent; the HTTP/2 connection was closed"))
+        end(
+            TransportError(
+                .timedOut,
+                message: "the server at \(connection.host):\(connection.port) took no data for "
+                    + "\(writeTimeout) while \(stream.pendingOutputBytes) bytes waited to be sent; the HTTP/2 connection was closed"))
     }
 
     /// Reads and processes up to ``readsPerTurn`` pieces.
@@ -280,10 +295,11 @@ final class HTTP2ConnectionLoop {
             case let .response(completion):
                 completion(finished.result, events)
             case let .head(completion, _):
-                completion(finished.result.map { HTTPResponseHead(statusCode: $0.statusCode, headers: $0.headers, url: nil) },
-                           events)
+                completion(
+                    finished.result.map { HTTPResponseHead(statusCode: $0.statusCode, headers: $0.headers, url: nil) },
+                    events)
             case let .body(end):
-                end(events)  // the body's reader learned the end through its channel
+                end(events) // the body's reader learned the end through its channel
             }
         }
     }
@@ -325,4 +341,3 @@ final class HTTP2ConnectionLoop {
         return deadlines.min().map { max($0 - now, .zero) }
     }
 }
-

@@ -146,10 +146,11 @@ final class HTTP2Multiplexer {
     /// - Throws: `TransportError` when nghttp2 cannot set up a session.
     init(limits: HTTPLimits, timing: Timing, now: ContinuousClock.Instant) throws(TransportError) {
         do {
-            session = try NGHTTP2Session(settings: NGHTTP2Session.Settings(
-                streamWindowBytes: Self.streamWindowBytes, connectionWindowBytes: Self.connectionWindowBytes,
-                maxHeaderListBytes: limits.maxHeaderBlockBytes, maxHeaderCount: limits.maxHeaderCount,
-                assumedMaxConcurrentStreams: Self.assumedMaxConcurrentStreams))
+            session = try NGHTTP2Session(
+                settings: NGHTTP2Session.Settings(
+                    streamWindowBytes: Self.streamWindowBytes, connectionWindowBytes: Self.connectionWindowBytes,
+                    maxHeaderListBytes: limits.maxHeaderBlockBytes, maxHeaderCount: limits.maxHeaderCount,
+                    assumedMaxConcurrentStreams: Self.assumedMaxConcurrentStreams))
         } catch {
             throw TransportError(.other, message: error.description, underlying: error)
         }
@@ -241,8 +242,11 @@ final class HTTP2Multiplexer {
                 return finish(exchange.id, streamID: 0, .failure(HTTP2StreamFailure(error: failure, connectionFailed: true)))
             }
             let reason = connectionFailure?.error.message ?? "the connection is closing"
-            return finish(exchange.id, streamID: 0, .failure(HTTP2StreamFailure(
-                error: error(.connectionLost, request.method, request.url, "not sent: \(reason)"), unprocessed: true)))
+            return finish(
+                exchange.id, streamID: 0,
+                .failure(
+                    HTTP2StreamFailure(
+                        error: error(.connectionLost, request.method, request.url, "not sent: \(reason)"), unprocessed: true)))
         }
         let streamID: Int32
         let body: NGHTTP2Session.Body
@@ -253,12 +257,16 @@ final class HTTP2Multiplexer {
         do {
             streamID = try session.submitRequest(fields: request.fields, body: body)
         } catch {
-            return finish(exchange.id, streamID: 0, .failure(HTTP2StreamFailure(
-                error: self.error(.connectionLost, request.method, request.url, "not sent: \(error.description)"),
-                unprocessed: true)))
+            return finish(
+                exchange.id, streamID: 0,
+                .failure(
+                    HTTP2StreamFailure(
+                        error: self.error(.connectionLost, request.method, request.url, "not sent: \(error.description)"),
+                        unprocessed: true)))
         }
-        var stream = Stream(id: exchange.id, method: request.method, url: request.url,
-                            deadline: exchange.deadline, lastProgress: now)
+        var stream = Stream(
+            id: exchange.id, method: request.method, url: request.url,
+            deadline: exchange.deadline, lastProgress: now)
         if case let .streamed(pipe, _) = request.body { stream.requestBody = pipe }
         streams[streamID] = stream
         streamIDs[exchange.id] = streamID
@@ -304,8 +312,11 @@ final class HTTP2Multiplexer {
             session.consumeStream(streamID: flow.streamID, bytes: flow.unacknowledged)
             guard open, let stream = streams[flow.streamID] else { return }
             session.reset(streamID: flow.streamID, code: .cancel)
-            fail(flow.streamID, HTTP2StreamFailure(error: error(.other, stream, "the reader released the body before its end"),
-                                                   receivedResponseBytes: true))
+            fail(
+                flow.streamID,
+                HTTP2StreamFailure(
+                    error: error(.other, stream, "the reader released the body before its end"),
+                    receivedResponseBytes: true))
             return
         }
         guard flow.paused else { return }
@@ -412,8 +423,11 @@ final class HTTP2Multiplexer {
             if now >= stream.deadline {
                 abandon(streamID, error(.timedOut, stream, "the whole-request deadline passed before the response was complete"))
             } else if stream.sentAt != nil, !isIdleByChoice(stream), now - stream.lastProgress >= timing.idleTimeout {
-                abandon(streamID, error(.timedOut, stream,
-                                        "no progress for \(timing.idleTimeout) (idle timeout) on HTTP/2 stream \(streamID)"))
+                abandon(
+                    streamID,
+                    error(
+                        .timedOut, stream,
+                        "no progress for \(timing.idleTimeout) (idle timeout) on HTTP/2 stream \(streamID)"))
             }
         }
     }
@@ -433,14 +447,17 @@ final class HTTP2Multiplexer {
         let message = failure?.message ?? reason.description
         // A typed cause from below (a server's refusal of the client certificate) stays visible.
         let underlying: any Error = failure?.underlying ?? reason
-        connectionFailure = HTTP2StreamFailure(error: TransportError(kind, message: message, underlying: underlying),
-                                               connectionFailed: true)
+        connectionFailure = HTTP2StreamFailure(
+            error: TransportError(kind, message: message, underlying: underlying),
+            connectionFailed: true)
         for streamID in streams.keys.sorted() {
             guard let stream = streams[streamID] else { continue }
             let unprocessed = goAway.map { streamID > $0.lastStreamID } ?? false
-            fail(streamID, HTTP2StreamFailure(
-                error: TransportError(kind, method: stream.method, url: stream.url, message: message, underlying: underlying),
-                unprocessed: unprocessed, receivedResponseBytes: stream.statusCode != nil, connectionFailed: true))
+            fail(
+                streamID,
+                HTTP2StreamFailure(
+                    error: TransportError(kind, method: stream.method, url: stream.url, message: message, underlying: underlying),
+                    unprocessed: unprocessed, receivedResponseBytes: stream.statusCode != nil, connectionFailed: true))
         }
     }
 
@@ -460,46 +477,66 @@ final class HTTP2Multiplexer {
             complete(streamID)
         case let .reset(streamID, code):
             guard let stream = streams[streamID] else { return }
-            fail(streamID, HTTP2StreamFailure(error: error(.connectionLost, stream, HTTP2Error.streamReset(code)),
-                                              unprocessed: code == .refusedStream,
-                                              receivedResponseBytes: stream.statusCode != nil))
+            fail(
+                streamID,
+                HTTP2StreamFailure(
+                    error: error(.connectionLost, stream, HTTP2Error.streamReset(code)),
+                    unprocessed: code == .refusedStream,
+                    receivedResponseBytes: stream.statusCode != nil))
         case let .headerLimitExceeded(streamID, limit):
             guard let stream = streams[streamID] else { return }
-            let reason: HTTP2Error = switch limit {
-            case let .listBytes(bytes): .headerListTooLarge(limit: bytes)
-            case let .fieldCount(count): .tooManyHeaders(limit: count)
-            }
+            let reason: HTTP2Error =
+                switch limit {
+                case let .listBytes(bytes): .headerListTooLarge(limit: bytes)
+                case let .fieldCount(count): .tooManyHeaders(limit: count)
+                }
             fail(streamID, HTTP2StreamFailure(error: error(.invalidResponse, stream, reason), receivedResponseBytes: true))
         case let .statusRefused(streamID, values):
             guard let stream = streams[streamID] else { return }
             // nghttp2 refused it and reset the stream; the reason comes from the shared rule.
-            let reason: HTTP2Error = switch Self.status(values) {
-            case let .failure(violation): violation
-            case .success: .malformedResponse(reason: "nghttp2 refused its :status \(HTTPStatusCodeRule.shown(values.last ?? []))")
-            }
+            let reason: HTTP2Error =
+                switch Self.status(values) {
+                case let .failure(violation): violation
+                case .success: .malformedResponse(reason: "nghttp2 refused its :status \(HTTPStatusCodeRule.shown(values.last ?? []))")
+                }
             fail(streamID, HTTP2StreamFailure(error: error(.invalidResponse, stream, reason), receivedResponseBytes: true))
         case let .malformed(streamID, reason):
             guard let stream = streams[streamID] else { return }
-            fail(streamID, HTTP2StreamFailure(error: error(.invalidResponse, stream, HTTP2Error.malformedResponse(reason: reason)),
-                                              receivedResponseBytes: true))
+            fail(
+                streamID,
+                HTTP2StreamFailure(
+                    error: error(.invalidResponse, stream, HTTP2Error.malformedResponse(reason: reason)),
+                    receivedResponseBytes: true))
         case let .closed(streamID, code):
             guard let stream = streams[streamID] else { return }
             // Closed with no END_STREAM and no RST_STREAM from the server (either would have
             // ended it already): nghttp2 closed it, for a GOAWAY or because the frames broke
             // HTTP messaging rules (it then resets the stream itself, RFC 9113 §8.1.1).
             if let goAway {
-                fail(streamID, HTTP2StreamFailure(error: error(.connectionLost, stream, HTTP2Error.goAway(goAway.code, debug: goAway.debug)),
-                                                  unprocessed: streamID > goAway.lastStreamID,
-                                                  receivedResponseBytes: stream.statusCode != nil))
+                fail(
+                    streamID,
+                    HTTP2StreamFailure(
+                        error: error(.connectionLost, stream, HTTP2Error.goAway(goAway.code, debug: goAway.debug)),
+                        unprocessed: streamID > goAway.lastStreamID,
+                        receivedResponseBytes: stream.statusCode != nil))
             } else {
-                fail(streamID, HTTP2StreamFailure(error: error(.invalidResponse, stream, HTTP2Error.malformedResponse(
-                    reason: "the client reset the stream with \(code)")), receivedResponseBytes: stream.statusCode != nil))
+                fail(
+                    streamID,
+                    HTTP2StreamFailure(
+                        error: error(
+                            .invalidResponse, stream,
+                            HTTP2Error.malformedResponse(
+                                reason: "the client reset the stream with \(code)")), receivedResponseBytes: stream.statusCode != nil))
             }
         case let .notSent(streamID, refused, reason):
             guard let stream = streams[streamID] else { return }
-            fail(streamID, HTTP2StreamFailure(error: error(refused ? .connectionLost : .invalidRequest, stream,
-                                                           "the request could not be sent: \(reason)"),
-                                              unprocessed: refused))
+            fail(
+                streamID,
+                HTTP2StreamFailure(
+                    error: error(
+                        refused ? .connectionLost : .invalidRequest, stream,
+                        "the request could not be sent: \(reason)"),
+                    unprocessed: refused))
         case let .sent(streamID):
             guard var stream = streams[streamID] else { return }
             stream.sentAt = stream.sentAt ?? now
@@ -515,8 +552,11 @@ final class HTTP2Multiplexer {
             // §6.8: streams above the last identifier were not processed and never will be.
             for streamID in streams.keys.sorted() where streamID > lastStreamID {
                 guard let stream = streams[streamID] else { continue }
-                fail(streamID, HTTP2StreamFailure(error: error(.connectionLost, stream, HTTP2Error.goAway(code, debug: debug)),
-                                                  unprocessed: true))
+                fail(
+                    streamID,
+                    HTTP2StreamFailure(
+                        error: error(.connectionLost, stream, HTTP2Error.goAway(code, debug: debug)),
+                        unprocessed: true))
             }
         case let .settings(maxConcurrentStreams):
             // A SETTINGS that leaves the stream limit as it was tells an observer nothing; one
@@ -598,9 +638,11 @@ final class HTTP2Multiplexer {
                 // The events so far go with the head; the log starts again for the stream's end.
                 let events = eventLogs[stream.id]
                 if events != nil { eventLogs[stream.id] = [] }
-                heads.append(Head(id: stream.id, streamID: streamID,
-                                  head: HTTPResponseHead(statusCode: status, headers: regular, url: stream.url),
-                                  events: events ?? []))
+                heads.append(
+                    Head(
+                        id: stream.id, streamID: streamID,
+                        head: HTTPResponseHead(statusCode: status, headers: regular, url: stream.url),
+                        events: events ?? []))
                 if endStream { complete(streamID) }
                 return
             }
@@ -643,11 +685,16 @@ final class HTTP2Multiplexer {
     private func complete(_ streamID: Int32) {
         guard let stream = streams[streamID] else { return }
         guard let statusCode = stream.statusCode else {
-            return fail(streamID, HTTP2StreamFailure(error: error(.invalidResponse, stream,
-                HTTP2Error.malformedResponse(reason: "the stream ended without a final response"))))
+            return fail(
+                streamID,
+                HTTP2StreamFailure(
+                    error: error(
+                        .invalidResponse, stream,
+                        HTTP2Error.malformedResponse(reason: "the stream ended without a final response"))))
         }
-        let response = HTTP2Response(statusCode: statusCode, headers: stream.headers, body: stream.body,
-                                     trailers: stream.trailers, interimStatusCodes: stream.interimStatusCodes)
+        let response = HTTP2Response(
+            statusCode: statusCode, headers: stream.headers, body: stream.body,
+            trailers: stream.trailers, interimStatusCodes: stream.interimStatusCodes)
         record(.responseReceived(streamID: streamID, statusCode: statusCode, bodyBytes: stream.bodyBytes), on: streamID)
         // The server answered before the request body was all sent (§8.1): stop sending it.
         if session.isOpenForSending(streamID: streamID) { session.reset(streamID: streamID, code: .cancel) }
@@ -697,7 +744,8 @@ final class HTTP2Multiplexer {
     /// (request sent, then one ending) always fit: ``recordForAll(_:)`` leaves them room.
     private func record(_ event: @autoclosure () -> HTTP2Event, on streamID: Int32) {
         guard let id = streams[streamID]?.id, let count = eventLogs[id]?.count,
-              count < Self.maxEventsPerStream else { return }
+            count < Self.maxEventsPerStream
+        else { return }
         eventLogs[id]?.append(event())
     }
 
@@ -713,12 +761,16 @@ final class HTTP2Multiplexer {
     /// Ends the connection over `reason`: every open stream fails with it.
     private func failConnection(_ reason: HTTP2Error, kind: TransportError.Kind) {
         guard connectionFailure == nil else { return }
-        connectionFailure = HTTP2StreamFailure(error: TransportError(kind, message: reason.description, underlying: reason),
-                                               connectionFailed: true)
+        connectionFailure = HTTP2StreamFailure(
+            error: TransportError(kind, message: reason.description, underlying: reason),
+            connectionFailed: true)
         for streamID in streams.keys.sorted() {
             guard let stream = streams[streamID] else { continue }
-            fail(streamID, HTTP2StreamFailure(error: error(kind, stream, reason), receivedResponseBytes: stream.statusCode != nil,
-                                              connectionFailed: reason.isSilence))
+            fail(
+                streamID,
+                HTTP2StreamFailure(
+                    error: error(kind, stream, reason), receivedResponseBytes: stream.statusCode != nil,
+                    connectionFailed: reason.isSilence))
         }
     }
 
@@ -744,9 +796,9 @@ final class HTTP2Multiplexer {
     }
 }
 
-private extension HTTP2Error {
+extension HTTP2Error {
     /// A dead connection, not a verdict on any stream: requests on it have an unknown fate.
-    var isSilence: Bool {
+    fileprivate var isSilence: Bool {
         if case .pingUnanswered = self { true } else { false }
     }
 }

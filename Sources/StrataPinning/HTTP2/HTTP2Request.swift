@@ -24,8 +24,10 @@ struct HTTP2Request: Sendable {
     /// The body.
     var body: HTTP2RequestBody
 
-    private static let connectionSpecific: Set<String> = ["connection", "keep-alive", "proxy-connection", "upgrade",
-                                                          "transfer-encoding"]
+    private static let connectionSpecific: Set<String> = [
+        "connection", "keep-alive", "proxy-connection", "upgrade",
+        "transfer-encoding",
+    ]
 
     /// Frames `request` for HTTP/2 (see ``init(_:body:)``).
     ///
@@ -55,10 +57,12 @@ struct HTTP2Request: Sendable {
         method = head.method
         url = head.url
         self.body = body
-        fields = [HTTP2Field(name: ":method", value: head.method.rawValue),
-                  HTTP2Field(name: ":scheme", value: "https"),
-                  HTTP2Field(name: ":authority", value: head.authority),
-                  HTTP2Field(name: ":path", value: head.target)]
+        fields = [
+            HTTP2Field(name: ":method", value: head.method.rawValue),
+            HTTP2Field(name: ":scheme", value: "https"),
+            HTTP2Field(name: ":authority", value: head.authority),
+            HTTP2Field(name: ":path", value: head.target),
+        ]
         for (name, value) in head.fields {
             let lowercased = name.lowercased()
             guard !Self.connectionSpecific.contains(lowercased) else { continue }

@@ -50,17 +50,20 @@ final class WakeSignal: Sendable {
     /// Waits until `socket` is readable (or writable, when `writable`), a ``signal()`` arrives, or
     /// `timeout` passes (nil: no timeout). Consumes pending wake-ups.
     func wait(socket: Int32, writable: Bool, timeout: Duration?) -> Readiness {
-        var descriptors = [pollfd(fd: socket, events: Int16(POLLIN) | (writable ? Int16(POLLOUT) : 0), revents: 0),
-                           pollfd(fd: reader, events: Int16(POLLIN), revents: 0)]
+        var descriptors = [
+            pollfd(fd: socket, events: Int16(POLLIN) | (writable ? Int16(POLLOUT) : 0), revents: 0),
+            pollfd(fd: reader, events: Int16(POLLIN), revents: 0),
+        ]
         let milliseconds = timeout.map { Int32(clamping: max($0.saturatingMillisecondsRoundedUp, 0)) } ?? -1
         let ready = poll(&descriptors, 2, milliseconds)
         guard ready > 0 else { return Readiness() }
         let socketEvents = descriptors[0].revents
         // An error or hang-up counts as readable: the read that follows reports it.
         let failed = socketEvents & (Int16(POLLERR) | Int16(POLLHUP)) != 0
-        var readiness = Readiness(readable: socketEvents & Int16(POLLIN) != 0 || failed,
-                                  writable: socketEvents & Int16(POLLOUT) != 0,
-                                  woken: descriptors[1].revents != 0)
+        var readiness = Readiness(
+            readable: socketEvents & Int16(POLLIN) != 0 || failed,
+            writable: socketEvents & Int16(POLLOUT) != 0,
+            woken: descriptors[1].revents != 0)
         if readiness.woken {
             var scratch = [UInt8](repeating: 0, count: 64)
             while recv(reader, &scratch, scratch.count, 0) > 0 {}

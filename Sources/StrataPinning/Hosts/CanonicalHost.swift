@@ -64,8 +64,8 @@ struct CanonicalHost: Sendable, Hashable, CustomStringConvertible {
     private static func isAllowed(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."),
-             UInt8(ascii: ":"):
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."),
+            UInt8(ascii: ":"):
             true
         default:
             false
@@ -100,7 +100,8 @@ struct CanonicalHost: Sendable, Hashable, CustomStringConvertible {
         let translated: [UInt8] = [0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF, 0, 0]
         let nat64: [UInt8] = [0, 0x64, 0xFF, 0x9B, 0, 0, 0, 0, 0, 0, 0, 0]
         let compatible = [UInt8](repeating: 0, count: 12)
-        let embeds = Array(prefix) == mapped || Array(prefix) == nat64
+        let embeds =
+            Array(prefix) == mapped || Array(prefix) == nat64
             || ((Array(prefix) == translated || Array(prefix) == compatible) && ipv4[0] != 0)
         guard embeds else { return nil }
         var address = in_addr()
@@ -108,8 +109,10 @@ struct CanonicalHost: Sendable, Hashable, CustomStringConvertible {
         return address
     }
 
-    private static func presentationForm<Address>(family: Int32, _ address: inout Address,
-                                                        capacity: Int) -> String? {
+    private static func presentationForm<Address>(
+        family: Int32, _ address: inout Address,
+        capacity: Int
+    ) -> String? {
         var buffer = [CChar](repeating: 0, count: capacity)
         let printed = withUnsafeBytes(of: &address) { bytes in
             inet_ntop(family, bytes.baseAddress, &buffer, socklen_t(capacity)) != nil
@@ -146,7 +149,10 @@ enum CanonicalHostError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// The host with control characters escaped, so a message stays one readable line.
     private static func quoted(_ host: String) -> String {
-        "'" + host.unicodeScalars.map { $0.isASCII && $0.value >= 0x20 && $0.value < 0x7F
-            ? String($0) : "\\u{\(String($0.value, radix: 16))}" }.joined() + "'"
+        "'"
+            + host.unicodeScalars.map {
+                $0.isASCII && $0.value >= 0x20 && $0.value < 0x7F
+                    ? String($0) : "\\u{\(String($0.value, radix: 16))}"
+            }.joined() + "'"
     }
 }

@@ -59,8 +59,9 @@ struct HostPattern: Sendable, Hashable, CustomStringConvertible {
                 throw reject("the label '\(label)' is longer than \(Self.maximumLabelLength) characters")
             }
             guard label.unicodeScalars.allSatisfy(Self.isHostCharacter) else {
-                throw reject("the label '\(label)' has a character not allowed in a host name "
-                             + "(write internationalized names in their xn-- form)")
+                throw reject(
+                    "the label '\(label)' has a character not allowed in a host name "
+                        + "(write internationalized names in their xn-- form)")
             }
         }
         let joined = labels.joined(separator: ".")

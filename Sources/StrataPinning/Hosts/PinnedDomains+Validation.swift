@@ -20,8 +20,10 @@ extension PinnedDomains {
     ///
     /// - Parameter evaluator: `nil` when the caller checks nothing beyond the chain.
     /// - Throws: ``PinningConfigurationError`` naming `hostPattern`.
-    package static func validate(_ evaluator: (any ServerTrustEvaluator)?, hostPattern: String,
-                                 roots: TrustRoots) throws(PinningConfigurationError) {
+    package static func validate(
+        _ evaluator: (any ServerTrustEvaluator)?, hostPattern: String,
+        roots: TrustRoots
+    ) throws(PinningConfigurationError) {
         if let evaluator, containsEmptyGroup(evaluator) { throw .emptyEvaluator(hostPattern: hostPattern) }
         guard !roots.verifiesChain else { return }
         if let evaluator, ReportOnlyEvaluator.isContained(in: evaluator) {

@@ -54,8 +54,10 @@ final class NGHTTP2CallbackState {
             blocks[streamID] = nil
             return .fieldCount(maxHeaderCount)
         }
-        block.fields.append(HTTP2Field(name: String(decoding: name, as: UTF8.self),
-                                       value: String(decoding: value, as: UTF8.self)))
+        block.fields.append(
+            HTTP2Field(
+                name: String(decoding: name, as: UTF8.self),
+                value: String(decoding: value, as: UTF8.self)))
         blocks[streamID] = block
         return nil
     }
@@ -77,7 +79,8 @@ final class NGHTTP2CallbackState {
     /// for the reader, not one wake-up per frame), else as a new event.
     func appendData(_ bytes: UnsafeBufferPointer<UInt8>, on streamID: Int32) {
         if case .data(let previousStream, var previous)? = events.last, previousStream == streamID,
-           previous.count + bytes.count <= Self.maxCoalescedDataBytes {
+            previous.count + bytes.count <= Self.maxCoalescedDataBytes
+        {
             // Taken out first, so the array is not shared and grows in place.
             events.removeLast()
             previous.append(contentsOf: bytes)
@@ -111,8 +114,11 @@ enum NGHTTP2Callbacks {
         nghttp2_session_callbacks_set_on_header_callback(callbacks) { session, frame, name, nameLength, value, valueLength, _, userData in
             guard let frame, let state = NGHTTP2CallbackState.from(userData) else { return 0 }
             let streamID = frame.pointee.hd.stream_id
-            guard let exceeded = state.add(streamID, name: UnsafeRawBufferPointer(start: name, count: nameLength),
-                                           value: UnsafeRawBufferPointer(start: value, count: valueLength)) else {
+            guard
+                let exceeded = state.add(
+                    streamID, name: UnsafeRawBufferPointer(start: name, count: nameLength),
+                    value: UnsafeRawBufferPointer(start: value, count: valueLength))
+            else {
                 return 0
             }
             state.events.append(.headerLimitExceeded(streamID: streamID, exceeded))
@@ -154,7 +160,8 @@ enum NGHTTP2Callbacks {
             guard let message, let state = NGHTTP2CallbackState.from(userData) else { return 0 }
             let text = UnsafeRawBufferPointer(start: message, count: length)
             state.lastErrorText = String(decoding: text, as: UTF8.self)
-            state.refusedStatusValue = libraryError == NGHTTP2_ERR_HTTP_HEADER.rawValue
+            state.refusedStatusValue =
+                libraryError == NGHTTP2_ERR_HTTP_HEADER.rawValue
                 ? NGHTTP2Callbacks.refusedStatusValue(inErrorText: text) : nil
             return 0
         }
@@ -176,14 +183,18 @@ enum NGHTTP2Callbacks {
         }
         nghttp2_session_callbacks_set_on_frame_not_send_callback(callbacks) { _, frame, libraryError, userData in
             guard let frame, let state = NGHTTP2CallbackState.from(userData),
-                  Int(frame.pointee.hd.type) == Int(NGHTTP2_HEADERS.rawValue) else { return 0 }
+                Int(frame.pointee.hd.type) == Int(NGHTTP2_HEADERS.rawValue)
+            else { return 0 }
             let streamID = frame.pointee.hd.stream_id
             state.forget(streamID)
             // Only these two mean "the connection can take no new stream": the request itself is fine.
-            let refused = libraryError == NGHTTP2_ERR_START_STREAM_NOT_ALLOWED.rawValue
+            let refused =
+                libraryError == NGHTTP2_ERR_START_STREAM_NOT_ALLOWED.rawValue
                 || libraryError == NGHTTP2_ERR_STREAM_ID_NOT_AVAILABLE.rawValue
-            state.events.append(.notSent(streamID: streamID, refused: refused,
-                                         reason: String(cString: nghttp2_strerror(libraryError))))
+            state.events.append(
+                .notSent(
+                    streamID: streamID, refused: refused,
+                    reason: String(cString: nghttp2_strerror(libraryError))))
             return 0
         }
     }
@@ -206,13 +217,16 @@ enum NGHTTP2Callbacks {
     }
 
     /// The event for a complete frame the server sent, if it means anything to the client.
-    private static func event(received frame: nghttp2_frame, session: OpaquePointer,
-                              state: NGHTTP2CallbackState) -> NGHTTP2Event? {
+    private static func event(
+        received frame: nghttp2_frame, session: OpaquePointer,
+        state: NGHTTP2CallbackState
+    ) -> NGHTTP2Event? {
         let header = frame.hd
         switch Int(header.type) {
         case Int(NGHTTP2_HEADERS.rawValue):
-            return .headers(streamID: header.stream_id, fields: state.takeBlock(header.stream_id),
-                            endStream: header.flags & endStream != 0)
+            return .headers(
+                streamID: header.stream_id, fields: state.takeBlock(header.stream_id),
+                endStream: header.flags & endStream != 0)
         case Int(NGHTTP2_DATA.rawValue):
             return header.flags & endStream != 0 ? .endStream(streamID: header.stream_id) : nil
         case Int(NGHTTP2_RST_STREAM.rawValue):
@@ -220,12 +234,15 @@ enum NGHTTP2Callbacks {
         case Int(NGHTTP2_GOAWAY.rawValue):
             let goaway = frame.goaway
             let debug = goaway.opaque_data.map { HTTPGrammar.excerpt(UnsafeBufferPointer(start: $0, count: goaway.opaque_data_len)) }
-            return .goAway(lastStreamID: goaway.last_stream_id, code: HTTP2ErrorCode(rawValue: goaway.error_code),
-                           debug: debug ?? "")
+            return .goAway(
+                lastStreamID: goaway.last_stream_id, code: HTTP2ErrorCode(rawValue: goaway.error_code),
+                debug: debug ?? "")
         case Int(NGHTTP2_SETTINGS.rawValue):
             guard header.flags & ack == 0 else { return nil }
-            return .settings(maxConcurrentStreams: Int(nghttp2_session_get_remote_settings(
-                session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS)))
+            return .settings(
+                maxConcurrentStreams: Int(
+                    nghttp2_session_get_remote_settings(
+                        session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS)))
         case Int(NGHTTP2_PING.rawValue):
             return header.flags & ack != 0 ? .pingAcknowledged : nil
         default:

@@ -36,8 +36,9 @@ final class NGHTTP2Session {
     ///
     /// - Throws: ``NGHTTP2Failure`` when nghttp2 cannot allocate the session.
     init(settings: Settings) throws(NGHTTP2Failure) {
-        let inbound = NGHTTP2CallbackState(maxHeaderListBytes: settings.maxHeaderListBytes,
-                                           maxHeaderCount: settings.maxHeaderCount)
+        let inbound = NGHTTP2CallbackState(
+            maxHeaderListBytes: settings.maxHeaderListBytes,
+            maxHeaderCount: settings.maxHeaderCount)
         var callbacks: OpaquePointer?
         var option: OpaquePointer?
         guard nghttp2_session_callbacks_new(&callbacks) == 0, let callbacks else {
@@ -60,15 +61,18 @@ final class NGHTTP2Session {
         self.inbound = inbound
         var entries = [
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_ENABLE_PUSH.rawValue), value: 0),
-            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue),
-                                   value: UInt32(clamping: min(settings.streamWindowBytes, Int(Int32.max)))),
-            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE.rawValue),
-                                   value: UInt32(clamping: settings.maxHeaderListBytes)),
+            nghttp2_settings_entry(
+                settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue),
+                value: UInt32(clamping: min(settings.streamWindowBytes, Int(Int32.max)))),
+            nghttp2_settings_entry(
+                settings_id: Int32(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE.rawValue),
+                value: UInt32(clamping: settings.maxHeaderListBytes)),
         ]
         let queued = nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &entries, entries.count)
         guard queued == 0 else { throw NGHTTP2Failure(code: queued, doing: "queueing SETTINGS") }
-        let window = nghttp2_session_set_local_window_size(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0,
-                                                           Int32(clamping: settings.connectionWindowBytes))
+        let window = nghttp2_session_set_local_window_size(
+            session, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0,
+            Int32(clamping: settings.connectionWindowBytes))
         guard window == 0 else { throw NGHTTP2Failure(code: window, doing: "sizing the connection window") }
     }
 
@@ -100,15 +104,17 @@ final class NGHTTP2Session {
         let streamID = storage.withUnsafeMutableBufferPointer { bytes -> Int32 in
             let base = bytes.baseAddress ?? UnsafeMutablePointer<UInt8>.allocate(capacity: 0)
             var headers = spans.map { span in
-                nghttp2_nv(name: base + span.name.lowerBound, value: base + span.value.lowerBound,
-                           namelen: span.name.count, valuelen: span.value.count,
-                           flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+                nghttp2_nv(
+                    name: base + span.name.lowerBound, value: base + span.value.lowerBound,
+                    namelen: span.name.count, valuelen: span.value.count,
+                    flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
             }
             if case let .bytes(bytes) = body, bytes.isEmpty {
                 return nghttp2_submit_request(session, nil, &headers, headers.count, nil, nil)
             }
-            var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil),
-                                                 read_callback: NGHTTP2Callbacks.readBody)
+            var provider = nghttp2_data_provider(
+                source: nghttp2_data_source(ptr: nil),
+                read_callback: NGHTTP2Callbacks.readBody)
             return nghttp2_submit_request(session, nil, &headers, headers.count, &provider, nil)
         }
         guard streamID > 0 else { throw NGHTTP2Failure(code: streamID, doing: "submitting a request") }

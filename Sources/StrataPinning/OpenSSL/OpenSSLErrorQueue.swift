@@ -10,7 +10,7 @@ enum OpenSSLErrorQueue {
 
     /// Discards errors left by earlier calls on this thread.
     static func clear() {
-        _ = OpenSSLLibrary.initialized   // clear() comes before Strata's OpenSSL calls
+        _ = OpenSSLLibrary.initialized // clear() comes before Strata's OpenSSL calls
         ERR_clear_error()
     }
 

@@ -168,8 +168,9 @@ final class SSLConnection {
     ///   - peer: The peer's address, for the message.
     func handshakeFailure(code: Int32?, peer: String) -> any Error {
         let clientAuthentication = clientAuthenticationFailure()
-        let reason = OpenSSLErrorQueue.drain(fallback: code.map { "TLS handshake failed (SSL error \($0))" }
-            ?? "the server closed the TLS session during the handshake")
+        let reason = OpenSSLErrorQueue.drain(
+            fallback: code.map { "TLS handshake failed (SSL error \($0))" }
+                ?? "the server closed the TLS session during the handshake")
         if let trustFailure = X509VerifyResult.error(code: SSL_get_verify_result(ssl), host: host) {
             return trustFailure
         }
@@ -186,8 +187,10 @@ final class SSLConnection {
             OpenSSLErrorQueue.clear()
             return TransportError(.tls, message: clientAuthentication.description, underlying: clientAuthentication)
         }
-        return TransportError(.tls, message: "TLS failure \(activity) \(peer): "
-            + OpenSSLErrorQueue.drain(fallback: "the TLS session failed"))
+        return TransportError(
+            .tls,
+            message: "TLS failure \(activity) \(peer): "
+                + OpenSSLErrorQueue.drain(fallback: "the TLS session failed"))
     }
 
     /// The client-certificate refusal that the alert in the error queue means, if it is one.
@@ -196,7 +199,8 @@ final class SSLConnection {
         // The certificate this session presents, if any (a reference it keeps: not freed here).
         let presented = SSL_get_certificate(ssl).map { X509Certificate(retaining: $0).subject() }
         // A client sees the CA list of a TLS 1.2 CertificateRequest only if the server sent one.
-        return alert.clientAuthenticationError(host: host, presented: presented,
-                                               certificateRequested: SSL_get_client_CA_list(ssl) != nil)
+        return alert.clientAuthenticationError(
+            host: host, presented: presented,
+            certificateRequested: SSL_get_client_CA_list(ssl) != nil)
     }
 }

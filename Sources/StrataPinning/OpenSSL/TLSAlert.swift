@@ -49,9 +49,12 @@ struct TLSAlert: Equatable {
     ///   - presented: The subject of the certificate that was sent, nil when none was.
     ///   - certificateRequested: Whether the server sent a TLS 1.2 CertificateRequest, which
     ///     makes its `handshake_failure` about the certificate.
-    func clientAuthenticationError(host: String, presented: String?,
-                                   certificateRequested: Bool) -> ClientAuthenticationError? {
-        let aboutCertificate = Self.certificateRefusals.contains(code)
+    func clientAuthenticationError(
+        host: String, presented: String?,
+        certificateRequested: Bool
+    ) -> ClientAuthenticationError? {
+        let aboutCertificate =
+            Self.certificateRefusals.contains(code)
             || (code == Self.handshakeFailure && certificateRequested)
         guard let presented else {
             return code == Self.certificateRequired || (code == Self.handshakeFailure && certificateRequested)

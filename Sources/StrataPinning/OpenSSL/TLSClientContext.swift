@@ -31,7 +31,8 @@ final class TLSClientContext: Sendable {
             throw .trustStoreFailed(reason: OpenSSLErrorQueue.drain(fallback: "SSL_CTX_new failed"))
         }
         guard strata_SSL_CTX_set_min_proto_version(context, TLS1_2_VERSION) == 1,
-              SSL_CTX_set_alpn_protos(context, wire, UInt32(wire.count)) == 0 else {
+            SSL_CTX_set_alpn_protos(context, wire, UInt32(wire.count)) == 0
+        else {
             SSL_CTX_free(context)
             throw .trustStoreFailed(reason: OpenSSLErrorQueue.drain(fallback: "cannot configure the TLS context"))
         }

@@ -60,9 +60,12 @@ final class TLSClientCredential: Sendable {
         let (certificate, key, intermediates) = objects.withLock { ($0.certificate, $0.key, $0.intermediates) }
         OpenSSLErrorQueue.clear()
         guard SSL_use_certificate(ssl, certificate) == 1, SSL_use_PrivateKey(ssl, key) == 1,
-              intermediates.allSatisfy({ strata_SSL_add1_chain_cert(ssl, $0) == 1 }) else {
-            throw TransportError(.tls, message: "OpenSSL refused the client certificate: "
-                + OpenSSLErrorQueue.drain(fallback: "cannot use the client identity"))
+            intermediates.allSatisfy({ strata_SSL_add1_chain_cert(ssl, $0) == 1 })
+        else {
+            throw TransportError(
+                .tls,
+                message: "OpenSSL refused the client certificate: "
+                    + OpenSSLErrorQueue.drain(fallback: "cannot use the client identity"))
         }
     }
 
@@ -89,14 +92,16 @@ final class TLSClientCredential: Sendable {
                 guard let bio = BIO_new_mem_buf(pemBytes.baseAddress, Int32(clamping: pemBytes.count)) else { return nil }
                 defer { BIO_free(bio) }
                 // A callback of our own: without one, OpenSSL would prompt on the terminal.
-                return PEM_read_bio_PrivateKey(bio, nil, { buffer, size, _, context in
-                    guard let buffer, let request = context?.assumingMemoryBound(to: PassphraseRequest.self) else { return -1 }
-                    request.pointee.asked = true
-                    guard let passphrase = request.pointee.passphrase else { return -1 }
-                    let length = min(Int(size), max(passphrase.count - 1, 0))   // without the NUL
-                    for index in 0..<length { buffer[index] = passphrase[index] }
-                    return Int32(length)
-                }, request)
+                return PEM_read_bio_PrivateKey(
+                    bio, nil,
+                    { buffer, size, _, context in
+                        guard let buffer, let request = context?.assumingMemoryBound(to: PassphraseRequest.self) else { return -1 }
+                        request.pointee.asked = true
+                        guard let passphrase = request.pointee.passphrase else { return -1 }
+                        let length = min(Int(size), max(passphrase.count - 1, 0)) // without the NUL
+                        for index in 0..<length { buffer[index] = passphrase[index] }
+                        return Int32(length)
+                    }, request)
             }
             guard let secret else { return read(nil) }
             return secret.withUnsafeBufferPointer { read($0) }

@@ -20,13 +20,15 @@ enum TLSPeerTrust {
         OpenSSLErrorQueue.clear()
         if !canonical.isIPAddress {
             guard strata_SSL_set_tlsext_host_name(ssl, host) == 1 else {
-                throw .hostnameMismatch(host: host, code: -1,
-                                        reason: OpenSSLErrorQueue.drain(fallback: "cannot send this name as SNI"))
+                throw .hostnameMismatch(
+                    host: host, code: -1,
+                    reason: OpenSSLErrorQueue.drain(fallback: "cannot send this name as SNI"))
             }
         }
         guard let parameters = SSL_get0_param(ssl), name(canonical, on: parameters) else {
-            throw .hostnameMismatch(host: host, code: -1,
-                                    reason: OpenSSLErrorQueue.drain(fallback: "not a valid host name"))
+            throw .hostnameMismatch(
+                host: host, code: -1,
+                reason: OpenSSLErrorQueue.drain(fallback: "not a valid host name"))
         }
     }
 
@@ -71,8 +73,10 @@ enum TLSPeerTrust {
     ///
     /// - Throws: ``ServerTrustError`` or the evaluator's error; on any throw the caller closes
     ///   the connection without writing.
-    static func check(_ ssl: OpaquePointer, host: String, roots: TrustRoots,
-                      evaluator: any ServerTrustEvaluator) throws {
+    static func check(
+        _ ssl: OpaquePointer, host: String, roots: TrustRoots,
+        evaluator: any ServerTrustEvaluator
+    ) throws {
         try evaluator.evaluate(try chainToEvaluate(on: ssl, host: host, roots: roots), forHost: host)
     }
 }

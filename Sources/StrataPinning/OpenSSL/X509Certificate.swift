@@ -62,7 +62,8 @@ final class X509Certificate {
         var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var digestLength: UInt32 = 0
         guard EVP_Digest(spki, spki.count, &digest, &digestLength, EVP_sha256(), nil) == 1,
-              let pin = SPKIPin(sha256Digest: digest.prefix(Int(digestLength))) else {
+            let pin = SPKIPin(sha256Digest: digest.prefix(Int(digestLength)))
+        else {
             throw .malformedDER(reason: OpenSSLErrorQueue.drain(fallback: "SHA-256 failed"))
         }
         return pin
@@ -90,8 +91,9 @@ final class X509Certificate {
 
     /// Reads every field a ``Certificate`` keeps.
     func value() throws(CertificateError) -> Certificate {
-        Certificate(der: try derBytes(), publicKeyPin: try publicKeyPin(), subject: subject(), issuer: issuer(),
-                    notBefore: try notBefore(), notAfter: try notAfter())
+        Certificate(
+            der: try derBytes(), publicKeyPin: try publicKeyPin(), subject: subject(), issuer: issuer(),
+            notBefore: try notBefore(), notAfter: try notAfter())
     }
 
     /// Runs an OpenSSL `i2d_*` encoder twice, as its contract asks: once for the length (with

@@ -36,17 +36,21 @@ struct X509ChainVerifier {
         }
     }
 
-    private func verify(leaf: X509Certificate, intermediates: [X509Certificate], host: String?, reportedHost: String,
-                        at time: Date?) throws -> [Certificate] {
+    private func verify(
+        leaf: X509Certificate, intermediates: [X509Certificate], host: String?, reportedHost: String,
+        at time: Date?
+    ) throws -> [Certificate] {
         OpenSSLErrorQueue.clear()
         guard let context = X509_STORE_CTX_new() else {
-            throw ServerTrustError.chainRejected(host: reportedHost, code: -1,
-                                                 reason: OpenSSLErrorQueue.drain(fallback: "out of memory"))
+            throw ServerTrustError.chainRejected(
+                host: reportedHost, code: -1,
+                reason: OpenSSLErrorQueue.drain(fallback: "out of memory"))
         }
         guard let untrusted = strata_sk_X509_new_null() else {
             X509_STORE_CTX_free(context)
-            throw ServerTrustError.chainRejected(host: reportedHost, code: -1,
-                                                 reason: OpenSSLErrorQueue.drain(fallback: "out of memory"))
+            throw ServerTrustError.chainRejected(
+                host: reportedHost, code: -1,
+                reason: OpenSSLErrorQueue.drain(fallback: "out of memory"))
         }
         defer {
             // sk_X509_free, not pop_free: the certificates belong to `intermediates`.
@@ -57,15 +61,17 @@ struct X509ChainVerifier {
             _ = strata_sk_X509_push(untrusted, intermediate.pointer)
         }
         guard X509_STORE_CTX_init(context, store.pointer, leaf.pointer, untrusted) == 1 else {
-            throw ServerTrustError.chainRejected(host: reportedHost, code: -1,
-                                                 reason: OpenSSLErrorQueue.drain(fallback: "cannot start verification"))
+            throw ServerTrustError.chainRejected(
+                host: reportedHost, code: -1,
+                reason: OpenSSLErrorQueue.drain(fallback: "cannot start verification"))
         }
         _ = X509_STORE_CTX_set_purpose(context, X509_PURPOSE_SSL_SERVER)
         let parameters = X509_STORE_CTX_get0_param(context)
         if let host {
             // The same canonical form and flags as a live connection (TLSPeerTrust.expect).
             guard let canonical = try? CanonicalHost(host), let parameters,
-                  TLSPeerTrust.name(canonical, on: parameters) else {
+                TLSPeerTrust.name(canonical, on: parameters)
+            else {
                 throw ServerTrustError.hostnameMismatch(host: host, code: -1, reason: "not a valid host name")
             }
         }

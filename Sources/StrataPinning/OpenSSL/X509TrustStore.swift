@@ -32,8 +32,9 @@ final class X509TrustStore {
             let fileLoaded = X509_STORE_load_file(store, paths.file) == 1
             let directoryAdded = X509_STORE_load_path(store, paths.directory) == 1
             guard fileLoaded || directoryAdded else {
-                throw .trustStoreFailed(reason: OpenSSLErrorQueue.drain(
-                    fallback: "cannot load the system CA bundle \(paths.file) or directory \(paths.directory)"))
+                throw .trustStoreFailed(
+                    reason: OpenSSLErrorQueue.drain(
+                        fallback: "cannot load the system CA bundle \(paths.file) or directory \(paths.directory)"))
             }
             // A missing bundle with a usable directory (or the reverse) is fine, as OpenSSL's defaults are.
             OpenSSLErrorQueue.clear()

@@ -17,8 +17,8 @@ enum X509VerifyResult {
         case X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT:
             return .selfSignedCertificate(host: host, code: code, reason: reason)
         case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT, X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY,
-             X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE, X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN,
-             X509_V_ERR_CERT_UNTRUSTED:
+            X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE, X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN,
+            X509_V_ERR_CERT_UNTRUSTED:
             return .untrustedIssuer(host: host, code: code, reason: reason)
         default:
             return .chainRejected(host: host, code: code, reason: reason)

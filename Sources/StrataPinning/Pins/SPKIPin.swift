@@ -39,8 +39,10 @@ public struct SPKIPin: Sendable, Hashable, CustomStringConvertible {
         // configured is the pin compared, printed and listed in a failure (RFC 4648 §3.5).
         let canonical = digest.base64EncodedString()
         guard encoded == canonical else {
-            throw .malformedPin(text, reason: "'\(encoded)' is not canonical base64: its last character carries bits "
-                + "that no digest has; the pin it decodes to is written sha256/\(canonical)")
+            throw .malformedPin(
+                text,
+                reason: "'\(encoded)' is not canonical base64: its last character carries bits "
+                    + "that no digest has; the pin it decodes to is written sha256/\(canonical)")
         }
         sha256 = Array(digest)
     }

@@ -17,7 +17,8 @@ enum ConnectionFailure {
         if let error = error as? TransportError { return filled(error, request: request) }
         var message = String(describing: error)
         if let proxy, error is ServerTrustError {
-            message += " The connection went through the proxy \(proxy.redactedURL): a proxy that inspects TLS presents "
+            message +=
+                " The connection went through the proxy \(proxy.redactedURL): a proxy that inspects TLS presents "
                 + "a certificate of its own, which pinning refuses by design. Ask for this host to be exempted from TLS "
                 + "inspection, or list it in NO_PROXY if it is reachable directly."
         }

@@ -75,9 +75,11 @@ final class ConnectionPool: Sendable {
     /// Told when a host leaves the table. Called under this pool's lock.
     private let hostForgotten: @Sendable (Key) -> Void
 
-    init(settings: ConnectionSettings, maxConnectionsPerHost: Int, idleTimeout: Duration,
-         evictIdleHTTP2: @escaping @Sendable () -> Bool = { false },
-         hostForgotten: @escaping @Sendable (Key) -> Void = { _ in }) {
+    init(
+        settings: ConnectionSettings, maxConnectionsPerHost: Int, idleTimeout: Duration,
+        evictIdleHTTP2: @escaping @Sendable () -> Bool = { false },
+        hostForgotten: @escaping @Sendable (Key) -> Void = { _ in }
+    ) {
         self.settings = settings
         self.maxConnectionsPerHost = max(1, maxConnectionsPerHost)
         self.idleTimeout = idleTimeout
@@ -97,23 +99,28 @@ final class ConnectionPool: Sendable {
             return state.nextWaiterID
         }
         let limit = maxConnectionsPerHost
-        return try await PoolWait.wait(until: deadline, expired: {
-            TransportError(.timedOut, message: "the whole-request deadline passed while waiting for a free connection to "
-                + "\(host):\(port) (all \(limit) are in use; PinningTransport.Configuration.maxConnectionsPerHost)")
-        }, enqueue: { continuation, refusal in
-            let (immediate, evicted) = state.withLock { state -> (Result<Lease, any Error>?, PooledConnection?) in
-                switch takeOrOpen(key, &state) {
-                case let .lease(lease, evicting): return (.success(lease), evicting)
-                case let .refused(error): return (.failure(error), nil)
-                case .wait: break
+        return try await PoolWait.wait(
+            until: deadline,
+            expired: {
+                TransportError(
+                    .timedOut,
+                    message: "the whole-request deadline passed while waiting for a free connection to "
+                        + "\(host):\(port) (all \(limit) are in use; PinningTransport.Configuration.maxConnectionsPerHost)")
+            },
+            enqueue: { continuation, refusal in
+                let (immediate, evicted) = state.withLock { state -> (Result<Lease, any Error>?, PooledConnection?) in
+                    switch takeOrOpen(key, &state) {
+                    case let .lease(lease, evicting): return (.success(lease), evicting)
+                    case let .refused(error): return (.failure(error), nil)
+                    case .wait: break
+                    }
+                    if let refusal = refusal() { return (.failure(refusal), nil) }
+                    state.hosts[key, default: HostSlots()].waiters.append(Waiter(id: id, continuation: continuation))
+                    return (nil, nil)
                 }
-                if let refusal = refusal() { return (.failure(refusal), nil) }
-                state.hosts[key, default: HostSlots()].waiters.append(Waiter(id: id, continuation: continuation))
-                return (nil, nil)
-            }
-            evicted?.shutDown()
-            return immediate
-        }, remove: { [weak self] in self?.removeWaiter(id, key: key)?.continuation })
+                evicted?.shutDown()
+                return immediate
+            }, remove: { [weak self] in self?.removeWaiter(id, key: key)?.continuation })
     }
 
     /// A lease without waiting, nil when the caller must queue.
@@ -259,8 +266,9 @@ final class ConnectionPool: Sendable {
         guard waiting || slots.waiters.isEmpty else { return .wait }
         if let idle = slots.idle.popLast() {
             state.hosts[key] = slots
-            return .lease(Lease(connection: idle.connection, idleExpired: settings.clock.elapsed() - idle.since >= idleTimeout),
-                          evicting: nil)
+            return .lease(
+                Lease(connection: idle.connection, idleExpired: settings.clock.elapsed() - idle.since >= idleTimeout),
+                evicting: nil)
         }
         guard slots.open < maxConnectionsPerHost else { return .wait }
         var evicted: PooledConnection?

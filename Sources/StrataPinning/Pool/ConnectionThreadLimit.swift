@@ -62,7 +62,9 @@ final class ConnectionThreadLimit: Sendable {
 
     /// The failure of a connection to `host:port` that cannot be opened: every unit is in use.
     func exhausted(host: String, port: Int) -> TransportError {
-        TransportError(.cannotConnect, message: "no connection to \(host):\(port) can be opened: all \(maximum) "
-            + "connections the process allows are in use (PinningTransport.maxConnectionThreads)")
+        TransportError(
+            .cannotConnect,
+            message: "no connection to \(host):\(port) can be opened: all \(maximum) "
+                + "connections the process allows are in use (PinningTransport.maxConnectionThreads)")
     }
 }

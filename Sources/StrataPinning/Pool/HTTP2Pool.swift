@@ -99,8 +99,10 @@ final class HTTP2Pool: Sendable {
     }
 
     /// The policy: where the next request to a host goes, given its connections' loads.
-    static func decide(loads: [Load], connecting: Int, speaksHTTP1: Bool, speaksHTTP2: Bool,
-                       maxConnections: Int) -> Decision {
+    static func decide(
+        loads: [Load], connecting: Int, speaksHTTP1: Bool, speaksHTTP2: Bool,
+        maxConnections: Int
+    ) -> Decision {
         let accepting = loads.indices.filter { loads[$0].accepting }
         // Every connection still listed holds a thread and a unit of the process-wide limit,
         // draining ones included: they all count, or GOAWAYs would let one host take every unit.
@@ -128,16 +130,19 @@ final class HTTP2Pool: Sendable {
             state.nextWaiterID += 1
             return state.nextWaiterID
         }
-        return try await PoolWait.wait(until: deadline, expired: {
-            TransportError(.timedOut, message: "the whole-request deadline passed while waiting for a connection to \(host):\(port)")
-        }, enqueue: { continuation, refusal in
-            state.withLock { state -> Result<Route, any Error>? in
-                if let route = decide(key, &state) { return .success(route) }
-                if let refusal = refusal() { return .failure(refusal) }
-                state.hosts[key, default: Host()].waiters.append(Waiter(id: id, continuation: continuation))
-                return nil
-            }
-        }, remove: { [weak self] in self?.removeWaiter(id, key: key)?.continuation })
+        return try await PoolWait.wait(
+            until: deadline,
+            expired: {
+                TransportError(.timedOut, message: "the whole-request deadline passed while waiting for a connection to \(host):\(port)")
+            },
+            enqueue: { continuation, refusal in
+                state.withLock { state -> Result<Route, any Error>? in
+                    if let route = decide(key, &state) { return .success(route) }
+                    if let refusal = refusal() { return .failure(refusal) }
+                    state.hosts[key, default: Host()].waiters.append(Waiter(id: id, continuation: continuation))
+                    return nil
+                }
+            }, remove: { [weak self] in self?.removeWaiter(id, key: key)?.continuation })
     }
 
     /// Starts an ``HTTP2Connection`` on `stream`, the new connection of `slot` whose server
@@ -153,7 +158,8 @@ final class HTTP2Pool: Sendable {
         slots.handOver(slot)
         let connection = try HTTP2Connection.start(
             stream: stream, host: slot.host, port: slot.port, limits: settings.limits, owningUnitOf: settings.threads,
-            timing: timing, idleTimeout: idleTimeout) { [weak self] in self?.closed($0) }
+            timing: timing, idleTimeout: idleTimeout
+        ) { [weak self] in self?.closed($0) }
         _ = connection.reserve(beyondLimit: true)
         return connection
     }
@@ -180,11 +186,12 @@ final class HTTP2Pool: Sendable {
 
     /// An attempt answered over HTTP/1.1 (the server selected `http/1.1` or no protocol).
     func learnedHTTP1(for key: ConnectionPool.Key, counted: Bool) {
-        resume(state.withLock { state in
-            state.hosts[key, default: Host()].speaksHTTP1 = true
-            if counted { state.hosts[key]?.connecting -= 1 }
-            return serveWaiters(key, &state)
-        })
+        resume(
+            state.withLock { state in
+                state.hosts[key, default: Host()].speaksHTTP1 = true
+                if counted { state.hosts[key]?.connecting -= 1 }
+                return serveWaiters(key, &state)
+            })
     }
 
     /// The HTTP/1.1 pool has no connection left to `key`: that the host answered over HTTP/1.1
@@ -199,22 +206,24 @@ final class HTTP2Pool: Sendable {
 
     /// A counted attempt failed (or was abandoned) before any protocol was known.
     func attemptFailed(for key: ConnectionPool.Key) {
-        resume(state.withLock { state in
-            state.hosts[key]?.connecting -= 1
-            defer { Self.forgetIfEmpty(key, &state) }
-            return serveWaiters(key, &state)
-        })
+        resume(
+            state.withLock { state in
+                state.hosts[key]?.connecting -= 1
+                defer { Self.forgetIfEmpty(key, &state) }
+                return serveWaiters(key, &state)
+            })
     }
 
     /// `connection`'s thread has ended and given its unit back: it is forgotten at once, and its
     /// place goes to the next waiter.
     func closed(_ connection: HTTP2Connection) {
         let key = ConnectionPool.Key(host: connection.host, port: connection.port)
-        resume(state.withLock { state in
-            state.hosts[key]?.connections.removeAll { $0 === connection }
-            defer { Self.forgetIfEmpty(key, &state) }
-            return serveWaiters(key, &state)
-        })
+        resume(
+            state.withLock { state in
+                state.hosts[key]?.connections.removeAll { $0 === connection }
+                defer { Self.forgetIfEmpty(key, &state) }
+                return serveWaiters(key, &state)
+            })
     }
 
     /// Closes one idle connection (no stream claimed), to any host, and hands its unit of the
@@ -263,8 +272,10 @@ final class HTTP2Pool: Sendable {
                 let load = connection.load
                 return Load(reserved: load.reserved, maxConcurrentStreams: load.maxConcurrentStreams, accepting: load.accepting)
             }
-            switch Self.decide(loads: loads, connecting: host.connecting, speaksHTTP1: host.speaksHTTP1,
-                               speaksHTTP2: host.speaksHTTP2, maxConnections: maxConnectionsPerHost) {
+            switch Self.decide(
+                loads: loads, connecting: host.connecting, speaksHTTP1: host.speaksHTTP1,
+                speaksHTTP2: host.speaksHTTP2, maxConnections: maxConnectionsPerHost)
+            {
             case let .use(index):
                 if host.connections[index].reserve(beyondLimit: false) { return .stream(host.connections[index]) }
             case let .useBeyondLimit(index):

@@ -16,12 +16,15 @@ enum PoolWait {
     ///     the deadline passed (the expiry fired first, or this thread was descheduled past it).
     ///     Either of those found nothing to remove, so a waiter queued now would never leave.
     ///   - remove: Takes the waiter out of the queue; nil when the pool already served it.
-    static func wait<Value: Sendable>(until deadline: ContinuousClock.Instant,
-                                      expired: @escaping @Sendable () -> TransportError,
-                                      enqueue: (CheckedContinuation<Value, any Error>, _ refusal: () -> (any Error)?)
-                                          -> Result<Value, any Error>?,
-                                      remove: @escaping @Sendable () -> CheckedContinuation<Value, any Error>?)
-        async throws -> Value {
+    static func wait<Value: Sendable>(
+        until deadline: ContinuousClock.Instant,
+        expired: @escaping @Sendable () -> TransportError,
+        enqueue: (CheckedContinuation<Value, any Error>, _ refusal: () -> (any Error)?)
+            -> Result<Value, any Error>?,
+        remove: @escaping @Sendable () -> CheckedContinuation<Value, any Error>?
+    )
+        async throws -> Value
+    {
         // Gives up the wait at the deadline; cancelled as soon as the wait ends another way. A
         // dispatch timer, not a sleeping task: on Linux a Task.sleep that was cancelled keeps its
         // timer (about 750 bytes) until its original deadline, so under load every wait that ended

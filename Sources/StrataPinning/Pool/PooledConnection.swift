@@ -38,8 +38,10 @@ final class PooledConnection: Sendable {
     ///
     /// - Parameter onIdle: Called on the slot's thread after `idleTimeout` without a job; returns
     ///   true when the pool took the slot out of its idle list, and the thread then ends.
-    init(host: String, port: Int, settings: ConnectionSettings, idleTimeout: Duration,
-         onIdle: @escaping @Sendable (PooledConnection) -> Bool) {
+    init(
+        host: String, port: Int, settings: ConnectionSettings, idleTimeout: Duration,
+        onIdle: @escaping @Sendable (PooledConnection) -> Bool
+    ) {
         self.host = host
         self.port = port
         self.settings = settings
@@ -113,7 +115,9 @@ final class PooledConnection: Sendable {
         if let reused {
             events.record(.connectionReused(host: host, port: port))
             if job.collectsEvents {
-                for event in unreported.withLock({ unreported in defer { unreported = [] }; return unreported }) {
+                for event in unreported.withLock({ unreported in
+                    defer { unreported = [] }; return unreported
+                }) {
                     events.record(event)
                 }
             }
@@ -130,7 +134,8 @@ final class PooledConnection: Sendable {
             // on it. With no response byte seen, an idempotent request is safe to send again;
             // its body only if it can be read again from the start (never a single-pass one).
             guard reused != nil, !error.receivedResponseBytes, job.request.method.isIdempotent, !isAborted,
-                  job.requestBody?.isReplayable ?? true else {
+                job.requestBody?.isReplayable ?? true
+            else {
                 throw error.error
             }
             events.record(.retryingOnFreshConnection(host: host, port: port, reason: error.error.message))
@@ -193,9 +198,11 @@ final class PooledConnection: Sendable {
         // Known before connecting, so a refusal can say the proxy may be inspecting TLS.
         let proxy = settings.connector.proxy(for: host, port: port)
         do {
-            stream = try TLSStream.open(host: host, port: port, context: settings.context, timeouts: settings.timeouts,
-                                        deadline: job.deadline, connector: settings.connector,
-                                        identity: settings.identities.identity(for: host)) { socket in
+            stream = try TLSStream.open(
+                host: host, port: port, context: settings.context, timeouts: settings.timeouts,
+                deadline: job.deadline, connector: settings.connector,
+                identity: settings.identities.identity(for: host)
+            ) { socket in
                 let aborted = control.withLock { control -> Bool in
                     control.close = { socket.close() }
                     return control.aborted
@@ -211,8 +218,10 @@ final class PooledConnection: Sendable {
         }
         events.record(.addressConnected(host: proxy?.host ?? host, address: stream.address, attempts: stream.connectAttempts))
         if let proxy { events.record(.tunnelOpened(proxy: proxy.redactedURL, host: host, port: port)) }
-        events.record(.connectionOpened(host: host, port: port, tlsVersion: stream.protocolVersion,
-                                        duration: ContinuousClock.now - start))
+        events.record(
+            .connectionOpened(
+                host: host, port: port, tlsVersion: stream.protocolVersion,
+                duration: ContinuousClock.now - start))
         do {
             let chain = try stream.chainToEvaluate(roots: settings.roots)
             try job.evaluator.evaluate(chain, forHost: host)
@@ -233,17 +242,21 @@ final class PooledConnection: Sendable {
         // Offered only h2 and the server selected nothing: it does not speak HTTP/2.
         if !settings.context.protocols.contains("http/1.1"), stream.selectedProtocol != "h2" {
             stream.close()
-            throw ConnectionFailure.filled(TransportError(.tls, message: "\(host):\(port) did not select HTTP/2 (ALPN h2), and "
-                + "only HTTP/2 is allowed (PinningTransport.Configuration.httpVersion is .http2Only)"), request: job.request)
+            throw ConnectionFailure.filled(
+                TransportError(
+                    .tls,
+                    message: "\(host):\(port) did not select HTTP/2 (ALPN h2), and "
+                        + "only HTTP/2 is allowed (PinningTransport.Configuration.httpVersion is .http2Only)"), request: job.request)
         }
         job.onEstablished?(stream.selectedProtocol)
         // The connection outlives this job: its hook writes to the slot's collector, whichever
         // job is running (captured directly, not through self, which keeps the connection).
         let host = host
         let events = events
-        return HTTP1Connection(stream: stream, limits: settings.limits,
-                               onEvent: { event in events.record(.http1(event, host: host)) },
-                               acceptsUnauthenticatedEnd: settings.acceptsBodyEndWithoutCloseNotify)
+        return HTTP1Connection(
+            stream: stream, limits: settings.limits,
+            onEvent: { event in events.record(.http1(event, host: host)) },
+            acceptsUnauthenticatedEnd: settings.acceptsBodyEndWithoutCloseNotify)
     }
 
     /// Closes the kept connection, if any.

@@ -158,7 +158,8 @@ final class RequestBodyPipe: HTTP1RequestBodySource {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let waits = state.withLock { state -> Bool in
                 guard state.generation == generation, !state.closed,
-                      state.queue.count >= Self.maxQueuedChunks else { return false }
+                    state.queue.count >= Self.maxQueuedChunks
+                else { return false }
                 state.space = continuation
                 return true
             }

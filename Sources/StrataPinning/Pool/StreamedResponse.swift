@@ -84,8 +84,10 @@ final class StreamedResponse: Sendable {
     ///
     /// Failures (the server's, the deadline's) reach the reader through the channel and close the
     /// connection; `connection.isReusable` says afterwards whether it can be kept.
-    func pump<Stream: ByteStream>(_ connection: inout HTTP1Connection<Stream>, deadline: ContinuousClock.Instant,
-                                       now: () -> ContinuousClock.Instant = { .now }) {
+    func pump<Stream: ByteStream>(
+        _ connection: inout HTTP1Connection<Stream>, deadline: ContinuousClock.Instant,
+        now: () -> ContinuousClock.Instant = { .now }
+    ) {
         while connection.isReadingBody {
             let drainable = Self.isDrainable(connection)
             let abandoned = state.withLock { state -> Bool in
@@ -110,8 +112,11 @@ final class StreamedResponse: Sendable {
                 if channel.isReleased { break }
                 guard waitForReader(until: deadline) else {
                     connection.close()
-                    end(throwing: TransportError(.timedOut, message: "the whole-request deadline passed while the "
-                                                     + "response body waited for its reader"))
+                    end(
+                        throwing: TransportError(
+                            .timedOut,
+                            message: "the whole-request deadline passed while the "
+                                + "response body waited for its reader"))
                     return
                 }
             }
@@ -147,8 +152,10 @@ final class StreamedResponse: Sendable {
 
     /// Reads and drops the rest of the body when it is small, so the connection can be reused;
     /// closes the connection otherwise.
-    private func drain<Stream: ByteStream>(_ connection: inout HTTP1Connection<Stream>,
-                                                deadline: ContinuousClock.Instant) {
+    private func drain<Stream: ByteStream>(
+        _ connection: inout HTTP1Connection<Stream>,
+        deadline: ContinuousClock.Instant
+    ) {
         guard Self.isDrainable(connection) else {
             connection.close()
             return
@@ -161,7 +168,7 @@ final class StreamedResponse: Sendable {
                 case .end: return
                 }
             } catch {
-                return  // the connection closed itself
+                return // the connection closed itself
             }
             if drained > Self.maxDrainBytes {
                 connection.close()

@@ -76,8 +76,9 @@ struct NoProxyList: Sendable, Hashable {
         }
         if let slash = text.firstIndex(of: "/") {
             guard let bits = Int(text[text.index(after: slash)...]),
-                  let address = Self.canonicalAddress(String(text[..<slash])),
-                  (0...address.count * 8).contains(bits) else { return nil }
+                let address = Self.canonicalAddress(String(text[..<slash])),
+                (0...address.count * 8).contains(bits)
+            else { return nil }
             return .network(address, prefixLength: bits, port: port)
         }
         if text.hasPrefix("*.") { text = text.dropFirst(2) } else if text.hasPrefix(".") { text = text.dropFirst() }

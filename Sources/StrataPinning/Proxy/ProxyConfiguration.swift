@@ -66,7 +66,8 @@ public struct ProxyConfiguration: Sendable, Hashable, CustomStringConvertible, C
     /// - Throws: ``PinningConfigurationError/malformedProxy(url:reason:)`` when the variable is
     ///   set but unusable (a malformed proxy must not silently mean "no proxy").
     public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment)
-        throws(PinningConfigurationError) -> ProxyConfiguration? {
+        throws(PinningConfigurationError) -> ProxyConfiguration?
+    {
         func value(_ names: String...) -> String? {
             names.lazy.compactMap { environment[$0]?.trimmingCharacters(in: .whitespaces) }.first { !$0.isEmpty }
         }

@@ -64,7 +64,8 @@ struct ProxyConnectResponse: Equatable {
         }
         let parts = statusLine.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
         guard parts.count >= 2, parts[0] == "HTTP/1.1" || parts[0] == "HTTP/1.0",
-              parts[1].count == 3, parts[1].allSatisfy({ $0.isASCII && $0.isNumber }), let status = Int(parts[1]) else {
+            parts[1].count == 3, parts[1].allSatisfy({ $0.isASCII && $0.isNumber }), let status = Int(parts[1])
+        else {
             throw .malformedResponse(proxy: proxy, reason: "the status line '\(Self.printable(statusLine))' is not HTTP/1.x")
         }
         guard lines.count - 1 <= maxHeaderCount else { throw .responseHeadTooLarge(proxy: proxy, limit: maxHeaderCount) }
@@ -93,7 +94,8 @@ struct ProxyConnectResponse: Equatable {
 
     /// `text` without control characters and cut to ``maximumReasonLength``, for one-line messages.
     private static func printable(_ text: String) -> String {
-        String(text.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.prefix(maximumReasonLength)
-            .map(Character.init))
+        String(
+            text.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.prefix(maximumReasonLength)
+                .map(Character.init))
     }
 }

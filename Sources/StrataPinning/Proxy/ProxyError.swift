@@ -37,7 +37,8 @@ public enum ProxyError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case let .authenticationRequired(proxy, target, status, sentCredentials, challenges):
             var text = "The proxy \(proxy) refused to open a tunnel to \(target) (\(status)); "
-            text += sentCredentials
+            text +=
+                sentCredentials
                 ? "it did not accept the user name and password of the proxy URL"
                 : "it needs credentials: put them in the proxy URL, as http://user:password@host:port"
             if !challenges.isEmpty, !challenges.contains(where: { $0.lowercased() == "basic" }) {

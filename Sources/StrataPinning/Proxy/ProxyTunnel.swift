@@ -26,8 +26,10 @@ enum ProxyTunnel {
     ///
     /// - Throws: `TransportError` whose `underlying` is a ``ProxyError`` when the proxy refuses
     ///   or answers badly; the socket's own `TransportError` (timeout, reset) otherwise.
-    static func open(_ socket: POSIXSocketStream, to host: CanonicalHost, port: Int, via proxy: ProxyConfiguration,
-                     limits: HTTPLimits, deadline: ContinuousClock.Instant) throws(TransportError) {
+    static func open(
+        _ socket: POSIXSocketStream, to host: CanonicalHost, port: Int, via proxy: ProxyConfiguration,
+        limits: HTTPLimits, deadline: ContinuousClock.Instant
+    ) throws(TransportError) {
         let target = authority(host, port: port)
         let name = proxy.redactedURL
         let request = request(to: host, port: port, credentials: proxy.credentials)
@@ -51,8 +53,9 @@ enum ProxyTunnel {
                 if response.isInterim {
                     interimCount += 1
                     guard interimCount <= ProxyConnectResponse.maximumInterimCount else {
-                        throw failure(.malformedResponse(
-                            proxy: name, reason: "it sent more than \(ProxyConnectResponse.maximumInterimCount) interim (1xx) answers"))
+                        throw failure(
+                            .malformedResponse(
+                                proxy: name, reason: "it sent more than \(ProxyConnectResponse.maximumInterimCount) interim (1xx) answers"))
                     }
                     received.removeFirst(length)
                     interimBytes += length
@@ -84,22 +87,25 @@ enum ProxyTunnel {
     static func refusal(_ response: ProxyConnectResponse, proxy: ProxyConfiguration, target: String) -> ProxyError {
         // 401 is not a proxy's status (RFC 9110 §15.5.2), but tinyproxy answers it for wrong credentials.
         guard response.statusCode != 407, response.statusCode != 401 else {
-            return .authenticationRequired(proxy: proxy.redactedURL, target: target, statusCode: response.statusCode,
-                                           sentCredentials: proxy.credentials != nil, challenges: response.challenges)
+            return .authenticationRequired(
+                proxy: proxy.redactedURL, target: target, statusCode: response.statusCode,
+                sentCredentials: proxy.credentials != nil, challenges: response.challenges)
         }
-        return .tunnelRefused(proxy: proxy.redactedURL, target: target, statusCode: response.statusCode,
-                              reason: response.reason)
+        return .tunnelRefused(
+            proxy: proxy.redactedURL, target: target, statusCode: response.statusCode,
+            reason: response.reason)
     }
 
     /// `error` as the transport reports it: the proxy could not reach the host (5xx) may pass;
     /// a refusal by policy or credentials is configuration; a broken answer is invalid.
     static func failure(_ error: ProxyError) -> TransportError {
-        let kind: TransportError.Kind = switch error {
-        case let .tunnelRefused(_, _, status, _) where (500...599).contains(status): .cannotConnect
-        case .authenticationRequired, .tunnelRefused: .other
-        case .closedBeforeResponse: .connectionLost
-        case .malformedResponse, .responseHeadTooLarge: .invalidResponse
-        }
+        let kind: TransportError.Kind =
+            switch error {
+            case let .tunnelRefused(_, _, status, _) where (500...599).contains(status): .cannotConnect
+            case .authenticationRequired, .tunnelRefused: .other
+            case .closedBeforeResponse: .connectionLost
+            case .malformedResponse, .responseHeadTooLarge: .invalidResponse
+            }
         return TransportError(kind, message: error.description, underlying: error)
     }
 }

@@ -21,10 +21,11 @@ struct ProxyURL {
         if let schemeEnd = Redaction.schemeDelimiter(in: rest) {
             let scheme = rest[..<schemeEnd.lowerBound].lowercased()
             guard scheme == "http" else {
-                throw reject(scheme == "https"
-                    ? "a TLS connection to the proxy itself (https://) is not supported; use the proxy's http:// address "
-                        + "(the tunnel through it still carries TLS with the pinned host, end to end)"
-                    : "the scheme '\(scheme)' is not supported; only http:// proxies (HTTP CONNECT) are")
+                throw reject(
+                    scheme == "https"
+                        ? "a TLS connection to the proxy itself (https://) is not supported; use the proxy's http:// address "
+                            + "(the tunnel through it still carries TLS with the pinned host, end to end)"
+                        : "the scheme '\(scheme)' is not supported; only http:// proxies (HTTP CONNECT) are")
             }
             rest = rest[schemeEnd.upperBound...]
         }
@@ -38,7 +39,8 @@ struct ProxyURL {
             rest = rest[rest.index(after: at)...]
             let parts = userInfo.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
             guard let user = String(parts[0]).removingPercentEncoding,
-                  let password = (parts.count > 1 ? String(parts[1]) : "").removingPercentEncoding else {
+                let password = (parts.count > 1 ? String(parts[1]) : "").removingPercentEncoding
+            else {
                 throw reject("its user name or password is not valid percent-encoding")
             }
             guard !user.isEmpty else { throw reject("it has credentials without a user name") }
@@ -74,18 +76,22 @@ struct ProxyURL {
         return "http://\(hasCredentials ? "<redacted>@" : "")\(name):\(port)"
     }
 
-    private static func port(_ text: Substring,
-                             _ reject: (String) -> PinningConfigurationError) throws(PinningConfigurationError) -> Int {
+    private static func port(
+        _ text: Substring,
+        _ reject: (String) -> PinningConfigurationError
+    ) throws(PinningConfigurationError) -> Int {
         let isDigits = !text.isEmpty && text.allSatisfy(\.isASCIIDigit)
         guard isDigits, let port = Int(text), (1...65535).contains(port) else {
             // Echoed only when it is digits: without an '@', `alice:password` reads as host:port.
-            throw reject(isDigits ? "the port '\(text.prefix(10))' is not a number from 1 to 65535"
-                                  : "the port is not a number from 1 to 65535")
+            throw reject(
+                isDigits
+                    ? "the port '\(text.prefix(10))' is not a number from 1 to 65535"
+                    : "the port is not a number from 1 to 65535")
         }
         return port
     }
 }
 
-private extension Character {
-    var isASCIIDigit: Bool { ("0"..."9").contains(self) }
+extension Character {
+    fileprivate var isASCIIDigit: Bool { ("0"..."9").contains(self) }
 }

@@ -27,9 +27,11 @@ public struct HTTPLimits: Sendable, Hashable {
     public var maxInterimResponses: Int
 
     /// Creates limits; every parameter defaults to the documented default.
-    public init(maxHeaderBlockBytes: Int = 64 * 1024, maxHeaderCount: Int = 100,
-                maxResponseBodyBytes: Int = 64 * 1024 * 1024, maxChunkSizeLineBytes: Int = 4 * 1024,
-                maxInterimResponses: Int = 16) {
+    public init(
+        maxHeaderBlockBytes: Int = 64 * 1024, maxHeaderCount: Int = 100,
+        maxResponseBodyBytes: Int = 64 * 1024 * 1024, maxChunkSizeLineBytes: Int = 4 * 1024,
+        maxInterimResponses: Int = 16
+    ) {
         self.maxHeaderBlockBytes = maxHeaderBlockBytes
         self.maxHeaderCount = maxHeaderCount
         self.maxResponseBodyBytes = maxResponseBodyBytes

@@ -23,7 +23,8 @@ struct RequestTarget {
             return
         }
         guard let components = URLComponents(url: url, resolvingAgainstBaseURL: true),
-              let host = components.percentEncodedHost else { return nil }
+            let host = components.percentEncodedHost
+        else { return nil }
         scheme = components.scheme ?? ""
         self.host = host
         port = components.port

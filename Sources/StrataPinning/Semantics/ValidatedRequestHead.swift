@@ -46,7 +46,8 @@ extension ValidatedRequestHead {
         guard scheme == "http" || scheme == "https" else { throw .unsupportedScheme(parts.scheme) }
         let method = request.method
         guard !method.rawValue.isEmpty, method.rawValue.utf8.allSatisfy(HTTPGrammar.isTokenCharacter),
-              method.rawValue != "CONNECT" else { throw .unsupportedMethod(method.rawValue) }
+            method.rawValue != "CONNECT"
+        else { throw .unsupportedMethod(method.rawValue) }
 
         let defaultPort = scheme == "https" ? 443 : 80
         let authority = parts.port.map { $0 == defaultPort ? host : "\(host):\($0)" } ?? host
@@ -62,8 +63,10 @@ extension ValidatedRequestHead {
             } catch {
                 throw .invalidHeader(error)
             }
-            closesConnection = try Self.checkOwnedHeader(name: name, value: value, authority: authority,
-                                                         bodyLength: bodyLength) || closesConnection
+            closesConnection =
+                try Self.checkOwnedHeader(
+                    name: name, value: value, authority: authority,
+                    bodyLength: bodyLength) || closesConnection
         }
         var target: [UInt8] = []
         Self.appendTarget(path: parts.path, query: parts.query, to: &target)
@@ -94,30 +97,36 @@ extension ValidatedRequestHead {
     /// Checks a caller's value for a header the client writes itself.
     ///
     /// - Returns: Whether the header asks to close the connection.
-    private static func checkOwnedHeader(name: String, value: String, authority: String,
-                                         bodyLength: Int64?) throws(HTTPRequestError) -> Bool {
+    private static func checkOwnedHeader(
+        name: String, value: String, authority: String,
+        bodyLength: Int64?
+    ) throws(HTTPRequestError) -> Bool {
         guard let owned = ownedHeader(name) else { return false }
         let trimmed = value.trimmingCharacters(in: .whitespaces)
         switch owned {
         case "host":
             guard trimmed.lowercased() == authority.lowercased() else {
-                throw .conflictingHeader(name: name, value: value,
-                                         reason: "it differs from the URL's authority \(authority)")
+                throw .conflictingHeader(
+                    name: name, value: value,
+                    reason: "it differs from the URL's authority \(authority)")
             }
         case "content-length":
             guard let bodyLength else {
-                throw .conflictingHeader(name: name, value: value,
-                                         reason: "the body's length is not known, so it is sent chunked (HTTP/1.1) or ended "
-                                             + "by END_STREAM (HTTP/2); remove Content-Length or give the body its length")
+                throw .conflictingHeader(
+                    name: name, value: value,
+                    reason: "the body's length is not known, so it is sent chunked (HTTP/1.1) or ended "
+                        + "by END_STREAM (HTTP/2); remove Content-Length or give the body its length")
             }
             guard trimmed == String(bodyLength) else {
-                throw .conflictingHeader(name: name, value: value,
-                                         reason: "the body is \(bodyLength) bytes; leave Content-Length to the client")
+                throw .conflictingHeader(
+                    name: name, value: value,
+                    reason: "the body is \(bodyLength) bytes; leave Content-Length to the client")
             }
         case "transfer-encoding":
-            throw .conflictingHeader(name: name, value: value,
-                                     reason: "the client frames the body itself (Content-Length, or chunked when the length is unknown); "
-                                         + "remove Transfer-Encoding")
+            throw .conflictingHeader(
+                name: name, value: value,
+                reason: "the client frames the body itself (Content-Length, or chunked when the length is unknown); "
+                    + "remove Transfer-Encoding")
         case "connection":
             var closes = false
             for option in trimmed.lowercased().split(separator: ",") {
@@ -125,8 +134,9 @@ extension ValidatedRequestHead {
                 case "close": closes = true
                 case "keep-alive", "": break
                 default:
-                    throw .conflictingHeader(name: name, value: value,
-                                             reason: "only \"close\" and \"keep-alive\" are supported")
+                    throw .conflictingHeader(
+                        name: name, value: value,
+                        reason: "only \"close\" and \"keep-alive\" are supported")
                 }
             }
             return closes
@@ -165,7 +175,7 @@ extension ValidatedRequestHead {
     private static func isTargetCharacter(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-             UInt8(ascii: "0")...UInt8(ascii: "9"):
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
             true
         default:
             "-._~!$&'()*+,;=:@/?%".utf8.contains(byte)

@@ -175,8 +175,10 @@ final class TLSSession {
     private func checkALPN(offered: [String]) throws(TransportError) {
         guard let name = connection.selectedProtocol else { return }
         guard offered.contains(name) else {
-            throw TransportError(.tls, message: "\(socket.peer) selected ALPN protocol '\(name)', which was not offered "
-                + "(offered: \(offered.joined(separator: ", ")))")
+            throw TransportError(
+                .tls,
+                message: "\(socket.peer) selected ALPN protocol '\(name)', which was not offered "
+                    + "(offered: \(offered.joined(separator: ", ")))")
         }
         selectedProtocol = name
     }
@@ -219,7 +221,8 @@ final class TLSSession {
             // A memory BIO takes everything, so a write completes unless the session failed.
             let piece = min(bytes.count - offset, Self.scratchSize / 2)
             guard case .progressed(let written) = connection.write(UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + piece])),
-                  written > 0 else {
+                written > 0
+            else {
                 throw connection.failure(doing: "writing to", peer: socket.peer)
             }
             offset += written

@@ -31,8 +31,10 @@ final class TLSStream: ByteStream, @unchecked Sendable {
     /// The ALPN protocol the server selected (`h2`, `http/1.1`), or nil when it selected none.
     let selectedProtocol: String?
 
-    private init(session: TLSSession, socket: POSIXSocketStream, host: String, protocolVersion: String,
-                 selectedProtocol: String?) {
+    private init(
+        session: TLSSession, socket: POSIXSocketStream, host: String, protocolVersion: String,
+        selectedProtocol: String?
+    ) {
         self.session = session
         self.socket = socket
         self.host = host
@@ -57,24 +59,29 @@ final class TLSStream: ByteStream, @unchecked Sendable {
     /// - Throws: ``ServerTrustError`` for a certificate OpenSSL refused, `TransportError` otherwise
     ///   (a ``ProxyError`` or ``ClientAuthenticationError`` as its `underlying` when the proxy
     ///   or the server's client-certificate check refused).
-    static func open(host: String, port: Int, context: TLSClientContext, timeouts: Timeouts,
-                     deadline: ContinuousClock.Instant, connector: OriginConnector = OriginConnector(),
-                     identity: ClientIdentity? = nil, opened: (POSIXSocketStream) -> Void = { _ in }) throws -> TLSStream {
-        let socket = try connector.connect(host: host, port: port, connectTimeout: timeouts.connect,
-                                           idleTimeout: timeouts.idle, deadline: deadline, opened: opened)
+    static func open(
+        host: String, port: Int, context: TLSClientContext, timeouts: Timeouts,
+        deadline: ContinuousClock.Instant, connector: OriginConnector = OriginConnector(),
+        identity: ClientIdentity? = nil, opened: (POSIXSocketStream) -> Void = { _ in }
+    ) throws -> TLSStream {
+        let socket = try connector.connect(
+            host: host, port: port, connectTimeout: timeouts.connect,
+            idleTimeout: timeouts.idle, deadline: deadline, opened: opened)
         let session: TLSSession
         do {
             let connection = try SSLConnection(context: context, host: host, identity: identity?.credential)
             session = TLSSession(connection: connection, socket: socket)
-            try session.handshake(offering: context.protocols,
-                                  deadline: min(deadline, ContinuousClock.now + timeouts.handshake))
+            try session.handshake(
+                offering: context.protocols,
+                deadline: min(deadline, ContinuousClock.now + timeouts.handshake))
         } catch {
             socket.close()
             throw error
         }
         let version = session.protocolVersion
-        return TLSStream(session: session, socket: socket, host: host, protocolVersion: version,
-                         selectedProtocol: session.selectedProtocol)
+        return TLSStream(
+            session: session, socket: socket, host: host, protocolVersion: version,
+            selectedProtocol: session.selectedProtocol)
     }
 
     /// The chain the evaluator must see: OpenSSL's verified chain, leaf first (or just the leaf

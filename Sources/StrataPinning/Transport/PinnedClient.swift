@@ -34,15 +34,20 @@ final class PinnedClient: Sendable {
     private let jobIDs = Atomic<UInt64>(0)
 
     init(settings: ConnectionSettings, configuration: PinningTransport.Configuration) {
-        let timing = HTTP2Multiplexer.Timing(idleTimeout: configuration.idleReadTimeout,
-                                             pingInterval: configuration.http2PingInterval)
-        let http2 = configuration.httpVersion == .http1Only ? nil
-            : HTTP2Pool(maxConnectionsPerHost: configuration.maxConnectionsPerHost, settings: settings, timing: timing,
-                        idleTimeout: configuration.idleConnectionTimeout)
-        pool = ConnectionPool(settings: settings, maxConnectionsPerHost: configuration.maxConnectionsPerHost,
-                              idleTimeout: configuration.idleConnectionTimeout,
-                              evictIdleHTTP2: { [weak http2] in http2?.evictIdle() ?? false },
-                              hostForgotten: { [weak http2] in http2?.forgetHTTP1(for: $0) })
+        let timing = HTTP2Multiplexer.Timing(
+            idleTimeout: configuration.idleReadTimeout,
+            pingInterval: configuration.http2PingInterval)
+        let http2 =
+            configuration.httpVersion == .http1Only
+            ? nil
+            : HTTP2Pool(
+                maxConnectionsPerHost: configuration.maxConnectionsPerHost, settings: settings, timing: timing,
+                idleTimeout: configuration.idleConnectionTimeout)
+        pool = ConnectionPool(
+            settings: settings, maxConnectionsPerHost: configuration.maxConnectionsPerHost,
+            idleTimeout: configuration.idleConnectionTimeout,
+            evictIdleHTTP2: { [weak http2] in http2?.evictIdle() ?? false },
+            hostForgotten: { [weak http2] in http2?.forgetHTTP1(for: $0) })
         self.http2 = http2
         requestTimeout = configuration.requestTimeout
     }
@@ -94,8 +99,10 @@ final class PinnedClient: Sendable {
     ///   ``/Strata/TransportError/Kind/invalidRequest`` for a request HTTP cannot carry,
     ///   ``/Strata/TransportError/Kind/timedOut`` when the deadline passes, even while waiting for a
     ///   connection), or `CancellationError`.
-    func send(_ request: HTTPRequest, host: CanonicalHost, port: Int,
-              evaluator: any ServerTrustEvaluator) async throws -> HTTPResponse {
+    func send(
+        _ request: HTTPRequest, host: CanonicalHost, port: Int,
+        evaluator: any ServerTrustEvaluator
+    ) async throws -> HTTPResponse {
         let exchange = try prepare(request, host: host, port: port, evaluator: evaluator)
         defer { exchange.body?.close() }
         guard case let .whole(response) = try await run(exchange, streaming: false) else {
@@ -118,8 +125,10 @@ final class PinnedClient: Sendable {
     /// streamed body is not capped by `HTTPLimits.maxResponseBodyBytes`.
     ///
     /// - Throws: What ``send(_:host:port:evaluator:)`` throws, and what `consume` throws.
-    func stream<Result: Sendable>(_ request: HTTPRequest, host: CanonicalHost, port: Int, evaluator: any ServerTrustEvaluator,
-                                  _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result) async throws -> Result {
+    func stream<Result: Sendable>(
+        _ request: HTTPRequest, host: CanonicalHost, port: Int, evaluator: any ServerTrustEvaluator,
+        _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result
+    ) async throws -> Result {
         let exchange = try prepare(request, host: host, port: port, evaluator: evaluator)
         defer { exchange.body?.close() }
         switch try await run(exchange, streaming: true) {
@@ -127,8 +136,9 @@ final class PinnedClient: Sendable {
             // Not reached today (both protocols return a head when streaming); correct anyway.
             return try await consume(response.head, HTTPBody(response.body))
         case let .streaming(head, streamed, connection, jobID):
-            return try await deliver(head.httpResponse(url: request.url).head, streamed, length: head.bodyLength,
-                                     connection: connection, jobID: jobID, consume)
+            return try await deliver(
+                head.httpResponse(url: request.url).head, streamed, length: head.bodyLength,
+                connection: connection, jobID: jobID, consume)
         case let .http2Streaming(streamed):
             return try await deliver(streamed, method: exchange.head.method, url: request.url, consume)
         }
@@ -153,8 +163,10 @@ final class PinnedClient: Sendable {
         case http2Streaming(HTTP2ResponseStream)
     }
 
-    private func prepare(_ request: HTTPRequest, host: CanonicalHost, port: Int,
-                         evaluator: any ServerTrustEvaluator) throws -> Exchange {
+    private func prepare(
+        _ request: HTTPRequest, host: CanonicalHost, port: Int,
+        evaluator: any ServerTrustEvaluator
+    ) throws -> Exchange {
         try Task.checkCancellation()
         // The whole-request timeout starts now, so waiting for a free connection counts too; the
         // caller's RequestDeadline (an endpoint's timeout), when earlier, wins.
@@ -171,12 +183,14 @@ final class PinnedClient: Sendable {
         do {
             head = try ValidatedRequestHead(request, bodyLength: ValidatedRequestHead.bodyLength(of: request))
         } catch {
-            throw TransportError(.invalidRequest, method: request.method, url: request.url,
-                                 message: error.description, underlying: error)
+            throw TransportError(
+                .invalidRequest, method: request.method, url: request.url,
+                message: error.description, underlying: error)
         }
         let body = request.body.flatMap { $0.bytesInMemory == nil ? RequestBodyPipe($0) : nil }
-        return Exchange(request: request, head: head, body: body, key: ConnectionPool.Key(host: host.name, port: port),
-                        evaluator: evaluator, deadline: deadline)
+        return Exchange(
+            request: request, head: head, body: body, key: ConnectionPool.Key(host: host.name, port: port),
+            evaluator: evaluator, deadline: deadline)
     }
 
     /// Carries `exchange` over HTTP/2 or HTTP/1.1, whichever the host speaks.
@@ -216,17 +230,21 @@ final class PinnedClient: Sendable {
                     prepared = resent
                 }
                 retries += 1
-                TransportEvents.emit(PinningEvent.retryingOnFreshConnection(host: key.host, port: key.port,
-                                                                            reason: failure.error.message))
+                TransportEvents.emit(
+                    PinningEvent.retryingOnFreshConnection(
+                        host: key.host, port: key.port,
+                        reason: failure.error.message))
             }
         }
     }
 
     /// Hands a streamed HTTP/1.1 response to `consume`, then releases its body and waits until
     /// its connection was drained back into the pool or closed; reports the job's events.
-    private func deliver<Result: Sendable>(_ head: HTTPResponseHead, _ streamed: StreamedResponse, length: Int64?,
-                                           connection: PooledConnection, jobID: UInt64,
-                                           _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result) async throws -> Result {
+    private func deliver<Result: Sendable>(
+        _ head: HTTPResponseHead, _ streamed: StreamedResponse, length: Int64?,
+        connection: PooledConnection, jobID: UInt64,
+        _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result
+    ) async throws -> Result {
         let outcome: Swift.Result<Result, any Error>
         do {
             outcome = .success(try await consume(head, streamed.channel.body(length: length)))
@@ -261,8 +279,10 @@ final class PinnedClient: Sendable {
     /// Hands a streamed HTTP/2 response to `consume`, then releases its body (an unfinished stream
     /// is reset with CANCEL) and waits until the stream is over on its connection; reports the
     /// exchange's events since its head (those before were reported with the head).
-    private func deliver<Result: Sendable>(_ streamed: HTTP2ResponseStream, method: HTTPMethod, url: URL,
-                                           _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result) async throws -> Result {
+    private func deliver<Result: Sendable>(
+        _ streamed: HTTP2ResponseStream, method: HTTPMethod, url: URL,
+        _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result
+    ) async throws -> Result {
         let head = HTTPResponseHead(statusCode: streamed.head.statusCode, headers: streamed.head.headers, url: url)
         let outcome: Swift.Result<Result, any Error>
         do {
@@ -299,8 +319,10 @@ final class PinnedClient: Sendable {
     ///
     /// - Parameter prepared: The HTTP/2 request, built on the first stream and reused by a resend.
     /// - Throws: ``HTTP2StreamFailure`` when the stream failed (the caller decides on a retry).
-    private func response(_ outcome: SlotOutcome, to exchange: Exchange, streaming: Bool,
-                          prepared: inout HTTP2Request?) async throws -> Exchanged {
+    private func response(
+        _ outcome: SlotOutcome, to exchange: Exchange, streaming: Bool,
+        prepared: inout HTTP2Request?
+    ) async throws -> Exchanged {
         let url = exchange.request.url
         switch outcome {
         case let .http1(response):
@@ -313,8 +335,9 @@ final class PinnedClient: Sendable {
             guard streaming else {
                 return .whole(try await self.exchange(request, on: connection, deadline: exchange.deadline).httpResponse(url: url))
             }
-            let (opened, events) = try await connection.stream(request, deadline: exchange.deadline,
-                                                               collectsEvents: TransportEvents.isObserved)
+            let (opened, events) = try await connection.stream(
+                request, deadline: exchange.deadline,
+                collectsEvents: TransportEvents.isObserved)
             // What happened up to the head (or the failure) is told before `consume` runs.
             for event in events { TransportEvents.emit(PinningEvent(event, host: connection.host)) }
             return .http2Streaming(try opened.get())
@@ -322,8 +345,10 @@ final class PinnedClient: Sendable {
     }
 
     /// Runs `request` as a stream on `connection`, whose stream the caller has claimed.
-    private func exchange(_ request: HTTP2Request, on connection: HTTP2Connection,
-                          deadline: ContinuousClock.Instant) async throws -> HTTP2Response {
+    private func exchange(
+        _ request: HTTP2Request, on connection: HTTP2Connection,
+        deadline: ContinuousClock.Instant
+    ) async throws -> HTTP2Response {
         let completion = ExchangeCompletion<(Result<HTTP2Response, HTTP2StreamFailure>, [HTTP2Event])>()
         let id = connection.send(request, deadline: deadline, collectsEvents: TransportEvents.isObserved) { result, events in
             completion.finish(.success((result, events)))
@@ -346,8 +371,10 @@ final class PinnedClient: Sendable {
     ///     (the job's events then come with ``StreamedResponse/ended``).
     ///   - attempt: What this turn teaches the ``HTTP2Pool`` (reported from the slot's thread,
     ///     even if the caller is cancelled); nil when HTTP/2 is not offered.
-    private func sendOnSlot(_ exchange: Exchange, encoded: inout HTTP1Request?, streaming: Bool,
-                            attempt: ConnectionAttempt?) async throws -> SlotOutcome {
+    private func sendOnSlot(
+        _ exchange: Exchange, encoded: inout HTTP1Request?, streaming: Bool,
+        attempt: ConnectionAttempt?
+    ) async throws -> SlotOutcome {
         let key = exchange.key
         let lease: ConnectionPool.Lease
         do {
@@ -361,8 +388,9 @@ final class PinnedClient: Sendable {
         connection.begin(jobID: jobID)
         let request = encoded ?? HTTP1RequestEncoder.encodeStreaming(exchange.head, body: exchange.request.body)
         encoded = request
-        var job = ExchangeJob(request: request, evaluator: exchange.evaluator, deadline: exchange.deadline,
-                              idleExpired: lease.idleExpired, collectsEvents: TransportEvents.isObserved)
+        var job = ExchangeJob(
+            request: request, evaluator: exchange.evaluator, deadline: exchange.deadline,
+            idleExpired: lease.idleExpired, collectsEvents: TransportEvents.isObserved)
         job.requestBody = exchange.body
         // A server that chose HTTP/1.1 is reported at the handshake, so waiting requests go on
         // before this response; an `h2` one when the connection was adopted, below.
@@ -379,7 +407,7 @@ final class PinnedClient: Sendable {
             // The head is the outcome the caller waits for; the events follow at the job's end.
             job.onHead = { head in
                 if !completion.finish(.success((.success(.http1Streaming(head, streamed, connection, jobID: jobID)), []))) {
-                    _ = streamed.abandon()  // the caller is gone: nobody will read the body
+                    _ = streamed.abandon() // the caller is gone: nobody will read the body
                 }
             }
         }

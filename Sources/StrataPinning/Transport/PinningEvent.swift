@@ -96,8 +96,10 @@ public enum PinningEvent: TransportEvent, Hashable {
         case .trustEvaluated(_, _, let failure): failure == nil ? .debug : .error
         case .pinMismatchReported: .warning
         case .requestWritten, .responseRead, .sentToInner, .streamOpened, .streamResponseRead: .trace
-        case .connectionOpened, .addressConnected, .tunnelOpened, .connectionReused, .connectionDiscarded, .retryingOnFreshConnection, .redirected,
-             .interimResponseSkipped, .exchangeFailed, .streamFailed, .http2SettingsReceived, .goAwayReceived, .pingSent: .debug
+        case .connectionOpened, .addressConnected, .tunnelOpened, .connectionReused, .connectionDiscarded, .retryingOnFreshConnection,
+            .redirected,
+            .interimResponseSkipped, .exchangeFailed, .streamFailed, .http2SettingsReceived, .goAwayReceived, .pingSent:
+            .debug
         }
     }
 
@@ -166,14 +168,14 @@ public enum PinningEvent: TransportEvent, Hashable {
         case .tunnelOpened(let proxy, let host, let port):
             return ["proxy": redaction.scrub(proxy), "host": host, "port": String(port)]
         case .connectionOpened(let host, let port, _, _), .connectionReused(let host, let port),
-             .connectionDiscarded(let host, let port, _), .retryingOnFreshConnection(let host, let port, _):
+            .connectionDiscarded(let host, let port, _), .retryingOnFreshConnection(let host, let port, _):
             return ["host": host, "port": String(port)]
         case .requestWritten(let host, _, _), .interimResponseSkipped(let host, _), .responseRead(let host, _, _, _),
-             .exchangeFailed(let host, _, _), .http2SettingsReceived(let host, _), .goAwayReceived(let host, _, _),
-             .pingSent(let host):
+            .exchangeFailed(let host, _, _), .http2SettingsReceived(let host, _), .goAwayReceived(let host, _, _),
+            .pingSent(let host):
             return ["host": host]
         case .streamOpened(let host, let streamID, _, _), .streamResponseRead(let host, let streamID, _, _),
-             .streamFailed(let host, let streamID, _, _):
+            .streamFailed(let host, let streamID, _, _):
             return ["host": host, "stream": String(streamID)]
         case .sentToInner, .redirected:
             return [:]

@@ -97,22 +97,29 @@ public struct PinningTransport: Transport {
     ///   - trustRoots: The trust anchors OpenSSL verifies chains against. Default: the system bundle.
     ///   - configuration: Timeouts, pool size and response limits.
     /// Never throws: a configuration error is reported by every ``send(_:)`` instead (fail closed).
-    public init(inner: any Transport = PinningTransport.defaultInner(), pinnedDomains: [String: any ServerTrustEvaluator],
-                trustRoots: TrustRoots = .system, configuration: Configuration = Configuration()) {
-        self.init(inner: inner, pinnedDomains: pinnedDomains, trustRoots: trustRoots, configuration: configuration,
-                  clock: ContinuousClock())
+    public init(
+        inner: any Transport = PinningTransport.defaultInner(), pinnedDomains: [String: any ServerTrustEvaluator],
+        trustRoots: TrustRoots = .system, configuration: Configuration = Configuration()
+    ) {
+        self.init(
+            inner: inner, pinnedDomains: pinnedDomains, trustRoots: trustRoots, configuration: configuration,
+            clock: ContinuousClock())
     }
 
     /// Creates a transport like ``init(inner:pinnedDomains:trustRoots:configuration:)``,
     /// but reports a malformed host pattern or unusable trust roots now.
     ///
     /// - Throws: ``PinningConfigurationError``.
-    public static func validated(inner: any Transport = PinningTransport.defaultInner(),
-                                 pinnedDomains: [String: any ServerTrustEvaluator],
-                                 trustRoots: TrustRoots = .system, configuration: Configuration = Configuration())
-        throws(PinningConfigurationError) -> PinningTransport {
-        let transport = PinningTransport(inner: inner, pinnedDomains: pinnedDomains, trustRoots: trustRoots,
-                                         configuration: configuration)
+    public static func validated(
+        inner: any Transport = PinningTransport.defaultInner(),
+        pinnedDomains: [String: any ServerTrustEvaluator],
+        trustRoots: TrustRoots = .system, configuration: Configuration = Configuration()
+    )
+        throws(PinningConfigurationError) -> PinningTransport
+    {
+        let transport = PinningTransport(
+            inner: inner, pinnedDomains: pinnedDomains, trustRoots: trustRoots,
+            configuration: configuration)
         if let error = transport.configurationError { throw error }
         return transport
     }
@@ -120,9 +127,11 @@ public struct PinningTransport: Transport {
     /// The designated initializer, with the clock the pool's idle expiry is measured on (tests
     /// pass a `TestClock`), the connection limit the pool counts against and the name resolver
     /// (tests inject their own). Deadlines and socket timeouts always run in real time.
-    init(inner: any Transport, pinnedDomains: [String: any ServerTrustEvaluator], trustRoots: TrustRoots,
-         configuration: Configuration, clock: some Clock<Duration>, threads: ConnectionThreadLimit = .processWide,
-         resolver: any HostNameResolver = SystemHostNameResolver()) {
+    init(
+        inner: any Transport, pinnedDomains: [String: any ServerTrustEvaluator], trustRoots: TrustRoots,
+        configuration: Configuration, clock: some Clock<Duration>, threads: ConnectionThreadLimit = .processWide,
+        resolver: any HostNameResolver = SystemHostNameResolver()
+    ) {
         self.inner = inner
         self.maxRedirects = configuration.maxRedirects
         self.redirectSafety = configuration.redirectSafety
@@ -135,17 +144,20 @@ public struct PinningTransport: Transport {
             let context = try TLSClientContext(roots: trustRoots, protocols: configuration.httpVersion.alpnProtocols)
             var settings = ConnectionSettings(
                 context: context,
-                timeouts: TLSStream.Timeouts(connect: configuration.connectTimeout,
-                                             handshake: configuration.handshakeTimeout,
-                                             idle: configuration.idleReadTimeout),
+                timeouts: TLSStream.Timeouts(
+                    connect: configuration.connectTimeout,
+                    handshake: configuration.handshakeTimeout,
+                    idle: configuration.idleReadTimeout),
                 limits: configuration.limits,
                 acceptsBodyEndWithoutCloseNotify: configuration.acceptsBodyEndWithoutCloseNotify, threads: threads,
                 clock: ErasedClock(clock))
-            settings.connector = OriginConnector(resolver: resolver, attemptDelay: configuration.connectionAttemptDelay,
-                                                 proxy: configuration.proxy, limits: configuration.limits)
+            settings.connector = OriginConnector(
+                resolver: resolver, attemptDelay: configuration.connectionAttemptDelay,
+                proxy: configuration.proxy, limits: configuration.limits)
             settings.identities = identities
-            return Engine(domains: domains, client: PinnedClient(settings: settings, configuration: configuration),
-                          identities: identities)
+            return Engine(
+                domains: domains, client: PinnedClient(settings: settings, configuration: configuration),
+                identities: identities)
         }
     }
 
@@ -199,13 +211,16 @@ public struct PinningTransport: Transport {
             let url = current.url
             guard let location = RedirectPolicy.target(of: response, for: current) else { return response }
             try RedirectPolicy.check(location, from: current, safety: redirectSafety)
-            guard let next = RedirectPolicy.followUp(to: current, status: response.statusCode, location: location,
-                                                     secrets: redirectSafety.secrets)
+            guard
+                let next = RedirectPolicy.followUp(
+                    to: current, status: response.statusCode, location: location,
+                    secrets: redirectSafety.secrets)
             else { return response }
             redirects += 1
             guard redirects <= maxRedirects else {
-                throw TransportError(.tooManyRedirects, method: current.method, url: request.url,
-                                     message: "more than \(maxRedirects) redirects (PinningTransport.Configuration.maxRedirects)")
+                throw TransportError(
+                    .tooManyRedirects, method: current.method, url: request.url,
+                    message: "more than \(maxRedirects) redirects (PinningTransport.Configuration.maxRedirects)")
             }
             TransportEvents.emit(PinningEvent.redirected(from: url, to: location, statusCode: response.statusCode))
             current = next
@@ -232,8 +247,10 @@ public struct PinningTransport: Transport {
     /// the calling task ends the exchange.
     ///
     /// - Throws: What ``send(_:)`` throws, and what `consume` throws.
-    public func stream<Result: Sendable>(_ request: HTTPRequest,
-                                         _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result) async throws -> Result {
+    public func stream<Result: Sendable>(
+        _ request: HTTPRequest,
+        _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result
+    ) async throws -> Result {
         let engine = try engine.get()
         var current = request
         var redirects = 0
@@ -245,8 +262,10 @@ public struct PinningTransport: Transport {
                     return .final(try await consume(head, body))
                 }
                 try RedirectPolicy.check(location, from: sent, safety: redirectSafety)
-                guard let next = RedirectPolicy.followUp(to: sent, status: head.statusCode, location: location,
-                                                         secrets: redirectSafety.secrets)
+                guard
+                    let next = RedirectPolicy.followUp(
+                        to: sent, status: head.statusCode, location: location,
+                        secrets: redirectSafety.secrets)
                 else { return .final(try await consume(head, body)) }
                 // The redirect's own body is never read: returning releases it.
                 return .redirect(next, location: location, statusCode: head.statusCode)
@@ -257,8 +276,9 @@ public struct PinningTransport: Transport {
             }
             redirects += 1
             guard redirects <= maxRedirects else {
-                throw TransportError(.tooManyRedirects, method: current.method, url: request.url,
-                                     message: "more than \(maxRedirects) redirects (PinningTransport.Configuration.maxRedirects)")
+                throw TransportError(
+                    .tooManyRedirects, method: current.method, url: request.url,
+                    message: "more than \(maxRedirects) redirects (PinningTransport.Configuration.maxRedirects)")
             }
             TransportEvents.emit(PinningEvent.redirected(from: sent.url, to: location, statusCode: statusCode))
             current = next
@@ -290,27 +310,35 @@ public struct PinningTransport: Transport {
             return try await sendToInner(request)
         }
         let negotiation = ContentNegotiation(Self.withDefaultUserAgent(request), decoding: contentDecoding)
-        let limit = ResponseBodyLimit.effective(configured: maxResponseBodyBytes,
-                                                setting: "PinningTransport.Configuration.limits.maxResponseBodyBytes")
+        let limit = ResponseBodyLimit.effective(
+            configured: maxResponseBodyBytes,
+            setting: "PinningTransport.Configuration.limits.maxResponseBodyBytes")
         guard ResponseBodyLimit.current == nil else {
             // The connections enforce the configured limit as they buffer; another limit for this
             // one call is enforced here, on the streamed (and decoded) body.
-            return try await engine.client.stream(negotiation.request, host: pinned.host, port: pinned.port,
-                                                  evaluator: pinned.evaluator) { head, body in
-                let (head, body) = negotiation.decoded(head, body, decoding: contentDecoding,
-                                                       maxDecodedBytes: (Int64(limit.limit), limit.setting))
-                return HTTPResponse(statusCode: head.statusCode, headers: head.headers,
-                                    body: try await negotiation.collect(body, maxBytes: limit), url: head.url)
+            return try await engine.client.stream(
+                negotiation.request, host: pinned.host, port: pinned.port,
+                evaluator: pinned.evaluator
+            ) { head, body in
+                let (head, body) = negotiation.decoded(
+                    head, body, decoding: contentDecoding,
+                    maxDecodedBytes: (Int64(limit.limit), limit.setting))
+                return HTTPResponse(
+                    statusCode: head.statusCode, headers: head.headers,
+                    body: try await negotiation.collect(body, maxBytes: limit), url: head.url)
             }
         }
-        let response = try await engine.client.send(negotiation.request, host: pinned.host, port: pinned.port,
-                                                     evaluator: pinned.evaluator)
+        let response = try await engine.client.send(
+            negotiation.request, host: pinned.host, port: pinned.port,
+            evaluator: pinned.evaluator)
         return try await negotiation.decoded(response, decoding: contentDecoding, maxBytes: limit)
     }
 
     /// Streams one request without following redirects, as ``sendOneHop(_:engine:)`` sends it.
-    private func streamOneHop<Result: Sendable>(_ request: HTTPRequest, engine: Engine,
-                                                _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result) async throws -> Result {
+    private func streamOneHop<Result: Sendable>(
+        _ request: HTTPRequest, engine: Engine,
+        _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result
+    ) async throws -> Result {
         guard let pinned = try Self.pinnedRoute(for: request, engine: engine) else {
             TransportEvents.emit(PinningEvent.sentToInner(url: request.url))
             return try await RedirectPolicy.$isFollowedAbove.withValue(true) { try await inner.stream(request, consume) }
@@ -319,8 +347,10 @@ public struct PinningTransport: Transport {
         let maxStreamed = contentDecoding.maxStreamedBytes.map {
             ($0, "PinningTransport.Configuration.contentDecoding.maxStreamedBytes")
         }
-        return try await engine.client.stream(negotiation.request, host: pinned.host, port: pinned.port,
-                                              evaluator: pinned.evaluator) { head, body in
+        return try await engine.client.stream(
+            negotiation.request, host: pinned.host, port: pinned.port,
+            evaluator: pinned.evaluator
+        ) { head, body in
             let (head, body) = negotiation.decoded(head, body, decoding: contentDecoding, maxDecodedBytes: maxStreamed)
             return try await consume(head, body)
         }
@@ -341,15 +371,17 @@ public struct PinningTransport: Transport {
     /// - Throws: `TransportError` ``/Strata/TransportError/Kind/invalidRequest`` for a host with no
     ///   canonical form, or a pinned host reached without https.
     private static func pinnedRoute(for request: HTTPRequest, engine: Engine) throws(TransportError)
-        -> (host: CanonicalHost, port: Int, evaluator: any ServerTrustEvaluator)? {
+        -> (host: CanonicalHost, port: Int, evaluator: any ServerTrustEvaluator)?
+    {
         let url = request.url
         guard let rawHost = url.host else { return nil }
         let host: CanonicalHost
         do {
             host = try CanonicalHost(rawHost)
         } catch {
-            throw TransportError(.invalidRequest, method: request.method, url: url,
-                                 message: "refusing the request: \(error.description)", underlying: error)
+            throw TransportError(
+                .invalidRequest, method: request.method, url: url,
+                message: "refusing the request: \(error.description)", underlying: error)
         }
         guard let evaluator = engine.domains.evaluator(for: host) else { return nil }
         return (host, try httpsPort(of: url, request: request), evaluator)
@@ -365,9 +397,10 @@ public struct PinningTransport: Transport {
     /// The port of an `https` URL for a pinned host; anything else is refused before any I/O.
     private static func httpsPort(of url: URL, request: HTTPRequest) throws(TransportError) -> Int {
         guard url.scheme?.lowercased() == "https" else {
-            throw TransportError(.invalidRequest, method: request.method, url: url,
-                                 message: "\(url.host ?? "the host") is pinned, so it is only reached over https; "
-                                     + "refusing to send its request as \(url.scheme ?? "a URL without a scheme")")
+            throw TransportError(
+                .invalidRequest, method: request.method, url: url,
+                message: "\(url.host ?? "the host") is pinned, so it is only reached over https; "
+                    + "refusing to send its request as \(url.scheme ?? "a URL without a scheme")")
         }
         return url.port ?? 443
     }

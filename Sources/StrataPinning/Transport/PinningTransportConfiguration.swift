@@ -78,14 +78,16 @@ extension PinningTransport {
 
         /// Creates a configuration; every parameter defaults to the documented default. Any
         /// duration may be as large as `.seconds(Int64.max)` (in effect, no limit).
-        public init(connectTimeout: Duration = .seconds(10), handshakeTimeout: Duration = .seconds(10),
-                    idleReadTimeout: Duration = .seconds(30), requestTimeout: Duration = .seconds(60),
-                    maxConnectionsPerHost: Int = 8, idleConnectionTimeout: Duration = .seconds(30),
-                    limits: HTTPLimits = .default, maxRedirects: Int = 10,
-                    redirectSafety: RedirectSafety = RedirectSafety(), acceptsBodyEndWithoutCloseNotify: Bool = false,
-                    httpVersion: HTTPVersionPolicy = .preferHTTP2, http2PingInterval: Duration = .seconds(10),
-                    connectionAttemptDelay: Duration = .milliseconds(250), proxy: ProxyConfiguration? = nil,
-                    clientIdentities: [String: ClientIdentity] = [:], contentDecoding: ContentDecoding = ContentDecoding()) {
+        public init(
+            connectTimeout: Duration = .seconds(10), handshakeTimeout: Duration = .seconds(10),
+            idleReadTimeout: Duration = .seconds(30), requestTimeout: Duration = .seconds(60),
+            maxConnectionsPerHost: Int = 8, idleConnectionTimeout: Duration = .seconds(30),
+            limits: HTTPLimits = .default, maxRedirects: Int = 10,
+            redirectSafety: RedirectSafety = RedirectSafety(), acceptsBodyEndWithoutCloseNotify: Bool = false,
+            httpVersion: HTTPVersionPolicy = .preferHTTP2, http2PingInterval: Duration = .seconds(10),
+            connectionAttemptDelay: Duration = .milliseconds(250), proxy: ProxyConfiguration? = nil,
+            clientIdentities: [String: ClientIdentity] = [:], contentDecoding: ContentDecoding = ContentDecoding()
+        ) {
             self.connectTimeout = connectTimeout
             self.handshakeTimeout = handshakeTimeout
             self.idleReadTimeout = idleReadTimeout

@@ -29,9 +29,9 @@ public enum ServerTrustError: Error, Sendable, Equatable, CustomStringConvertibl
     public var host: String {
         switch self {
         case let .pinMismatch(host, _, _), let .certificateExpired(host, _, _),
-             let .certificateNotYetValid(host, _, _), let .hostnameMismatch(host, _, _),
-             let .selfSignedCertificate(host, _, _), let .untrustedIssuer(host, _, _),
-             let .chainRejected(host, _, _), let .noVerifiedChain(host):
+            let .certificateNotYetValid(host, _, _), let .hostnameMismatch(host, _, _),
+            let .selfSignedCertificate(host, _, _), let .untrustedIssuer(host, _, _),
+            let .chainRejected(host, _, _), let .noVerifiedChain(host):
             host
         }
     }

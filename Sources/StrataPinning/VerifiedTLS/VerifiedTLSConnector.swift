@@ -24,7 +24,8 @@ package struct VerifiedTLSConnector: Sendable {
     /// - Throws: ``PinningConfigurationError`` when the evaluator breaks those rules, or the trust
     ///   store or the context cannot be built.
     package init(host: String, roots: TrustRoots, identity: ClientIdentity?, evaluator: (any ServerTrustEvaluator)?)
-        throws(PinningConfigurationError) {
+        throws(PinningConfigurationError)
+    {
         try PinnedDomains.validate(evaluator, hostPattern: host, roots: roots)
         context = try TLSClientContext(roots: roots, protocols: [])
         self.identity = identity
@@ -42,13 +43,17 @@ package struct VerifiedTLSConnector: Sendable {
     ///   `TransportError` otherwise (``/Strata/TransportError/Kind/timedOut``,
     ///   ``/Strata/TransportError/Kind/cannotConnect``, ``/Strata/TransportError/Kind/tls`` with a
     ///   ``ClientAuthenticationError`` as `underlying` when the server refused the client certificate).
-    package func connect(host: String, port: Int, timeouts: (connect: Duration, handshake: Duration, idle: Duration),
-                         deadline: ContinuousClock.Instant) throws -> VerifiedTLSStream {
+    package func connect(
+        host: String, port: Int, timeouts: (connect: Duration, handshake: Duration, idle: Duration),
+        deadline: ContinuousClock.Instant
+    ) throws -> VerifiedTLSStream {
         let name = (try? CanonicalHost(host))?.name ?? host
-        let stream = try TLSStream.open(host: name, port: port, context: context,
-                                        timeouts: .init(connect: timeouts.connect, handshake: timeouts.handshake,
-                                                        idle: timeouts.idle),
-                                        deadline: deadline, identity: identity)
+        let stream = try TLSStream.open(
+            host: name, port: port, context: context,
+            timeouts: .init(
+                connect: timeouts.connect, handshake: timeouts.handshake,
+                idle: timeouts.idle),
+            deadline: deadline, identity: identity)
         do {
             let chain = try stream.chainToEvaluate(roots: context.roots)
             try evaluator?.evaluate(chain, forHost: name)

@@ -52,12 +52,12 @@ enum RedisClientError: Error, Hashable, CustomStringConvertible {
     var marksServerUnavailable: Bool {
         switch self {
         case .cannotResolve, .cannotConnect, .connectTimedOut, .untrustedServer, .tlsFailed, .commandTimedOut,
-             .connectionLost, .authenticationFailed, .cannotSelectDatabase, .clusterUnreachable:
+            .connectionLost, .authenticationFailed, .cannotSelectDatabase, .clusterUnreachable:
             true
         // Failures of one node or one slot leave the rest of a cluster usable: the cluster
         // client keeps each node's own backoff instead.
         case .protocolViolation, .noConnectionAvailable, .backingOff, .invalidTopology, .clusterNodeFailed,
-             .slotNotServed, .tooManyRedirects, .unroutableCommand:
+            .slotNotServed, .tooManyRedirects, .unroutableCommand:
             false
         }
     }

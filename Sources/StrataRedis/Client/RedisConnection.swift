@@ -49,8 +49,9 @@ final class RedisConnection: Sendable {
         if let password = endpoint.password {
             // Redis 6 ACL users authenticate with two arguments; the one-argument form is the
             // `default` user (and all Redis 5 knows).
-            handshake.append(endpoint.user.map { RedisCommand("AUTH", RedisArgument($0), RedisArgument(password.value)) }
-                ?? RedisCommand("AUTH", RedisArgument(password.value)))
+            handshake.append(
+                endpoint.user.map { RedisCommand("AUTH", RedisArgument($0), RedisArgument(password.value)) }
+                    ?? RedisCommand("AUTH", RedisArgument(password.value)))
         }
         if endpoint.database != 0 { handshake.append(RedisCommand("SELECT", RedisArgument(endpoint.database))) }
         guard !handshake.isEmpty else { return connection }
@@ -66,20 +67,24 @@ final class RedisConnection: Sendable {
 
     /// Resolves the host (on a thread of its own, an IP literal without a lookup) and connects
     /// to the first address that answers, racing them as RFC 8305 says, all by `deadline`.
-    private static func connect(_ endpoint: RedisEndpoint, peer: String, settings: Settings,
-                                deadline: ContinuousClock.Instant) throws(RedisClientError) -> any RedisByteStream {
+    private static func connect(
+        _ endpoint: RedisEndpoint, peer: String, settings: Settings,
+        deadline: ContinuousClock.Instant
+    ) throws(RedisClientError) -> any RedisByteStream {
         if let tls = settings.tls { return try connectTLS(endpoint, peer: peer, tls: tls, settings: settings, deadline: deadline) }
         let addresses: [SocketAddress]
         do {
-            addresses = try BoundedResolution.addresses(of: endpoint.host, port: endpoint.port,
-                                                        with: SystemHostNameResolver(), deadline: deadline)
+            addresses = try BoundedResolution.addresses(
+                of: endpoint.host, port: endpoint.port,
+                with: SystemHostNameResolver(), deadline: deadline)
         } catch {
             throw error.kind == .timedOut ? .connectTimedOut(peer: peer) : .cannotResolve(peer: peer, reason: error.message)
         }
         do {
             // The command deadline, not an idle timeout, bounds every later read and write.
-            return try POSIXSocketStream.connect(to: addresses, peer: "\(endpoint.host):\(endpoint.port)",
-                                                 idleTimeout: settings.commandTimeout, deadline: deadline)
+            return try POSIXSocketStream.connect(
+                to: addresses, peer: "\(endpoint.host):\(endpoint.port)",
+                idleTimeout: settings.commandTimeout, deadline: deadline)
         } catch {
             throw error.kind == .timedOut ? .connectTimedOut(peer: peer) : .cannotConnect(peer: peer, reason: error.message)
         }
@@ -87,12 +92,15 @@ final class RedisConnection: Sendable {
 
     /// Connects and completes a TLS handshake whose chain, host name and pins passed, the
     /// handshake within the connect deadline too.
-    private static func connectTLS(_ endpoint: RedisEndpoint, peer: String, tls: VerifiedTLSConnector, settings: Settings,
-                                   deadline: ContinuousClock.Instant) throws(RedisClientError) -> any RedisByteStream {
+    private static func connectTLS(
+        _ endpoint: RedisEndpoint, peer: String, tls: VerifiedTLSConnector, settings: Settings,
+        deadline: ContinuousClock.Instant
+    ) throws(RedisClientError) -> any RedisByteStream {
         do {
-            return try tls.connect(host: endpoint.host, port: endpoint.port,
-                                   timeouts: (settings.connectTimeout, settings.connectTimeout, settings.commandTimeout),
-                                   deadline: deadline)
+            return try tls.connect(
+                host: endpoint.host, port: endpoint.port,
+                timeouts: (settings.connectTimeout, settings.connectTimeout, settings.commandTimeout),
+                deadline: deadline)
         } catch let refused as ServerTrustError {
             throw .untrustedServer(peer: peer, reason: refused.description)
         } catch let error as TransportError {
@@ -170,8 +178,10 @@ final class RedisConnection: Sendable {
         case .certificateRequired?:
             .tlsFailed(peer: peer, reason: "the server requires a client certificate (tls-auth-clients); set RedisTLS.clientIdentity")
         case .certificateRefused(_, let subject, let alert)?:
-            .tlsFailed(peer: peer, reason: "the server refused the client certificate \(subject) (TLS alert \(alert)); "
-                + "it must be issued by the server's tls-ca-cert-file CA and allow client authentication")
+            .tlsFailed(
+                peer: peer,
+                reason: "the server refused the client certificate \(subject) (TLS alert \(alert)); "
+                    + "it must be issued by the server's tls-ca-cert-file CA and allow client authentication")
         case nil:
             .tlsFailed(peer: peer, reason: error.message)
         }

@@ -31,8 +31,10 @@ final class RedisConnectionPool: Sendable {
     ///   - maxConnections: The most lanes; at least 1 is used.
     ///   - makeSlot: Creates the lane with the given index, and the call it makes when idle
     ///     (``retire(_:)``).
-    init(maxConnections: Int,
-         makeSlot: @escaping @Sendable (_ index: Int, _ retire: @escaping @Sendable (RedisConnectionSlot) -> Bool) -> RedisConnectionSlot) {
+    init(
+        maxConnections: Int,
+        makeSlot: @escaping @Sendable (_ index: Int, _ retire: @escaping @Sendable (RedisConnectionSlot) -> Bool) -> RedisConnectionSlot
+    ) {
         self.maxConnections = max(1, maxConnections)
         self.makeSlot = makeSlot
     }

@@ -58,8 +58,9 @@ struct RedisEndpoint: Sendable, CustomStringConvertible {
         self.password = password
         // A path holding an '@' is the tail of a password whose '/' was not percent-encoded.
         guard !components.percentEncodedPath.contains("@") else {
-            throw invalid("the text after the host holds an '@', as when a password contains '/', '?' or '#' that are not "
-                + "percent-encoded; write them as %2F, %3F and %23 (and '@' as %40)")
+            throw invalid(
+                "the text after the host holds an '@', as when a password contains '/', '?' or '#' that are not "
+                    + "percent-encoded; write them as %2F, %3F and %23 (and '@' as %40)")
         }
         database = try Self.database(fromPath: components.path, invalid: invalid)
     }
@@ -85,8 +86,10 @@ struct RedisEndpoint: Sendable, CustomStringConvertible {
         return "\(shownHost):\(port)/\(database)"
     }
 
-    private static func database(fromPath path: String,
-                                 invalid: (String) -> RedisETagStoreError) throws(RedisETagStoreError) -> Int {
+    private static func database(
+        fromPath path: String,
+        invalid: (String) -> RedisETagStoreError
+    ) throws(RedisETagStoreError) -> Int {
         let digits = path.hasPrefix("/") ? path.dropFirst() : Substring(path)
         guard !digits.isEmpty else { return 0 }
         guard digits.utf8.count <= 9, digits.utf8.allSatisfy({ (48...57).contains($0) }), let database = Int(digits) else {

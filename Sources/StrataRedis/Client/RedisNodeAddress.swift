@@ -13,7 +13,8 @@ struct RedisNodeAddress: Hashable, Sendable, CustomStringConvertible {
     /// port outside 1...65535.
     init?(host: String, port: Int) {
         guard !host.isEmpty, host.utf8.count <= Self.maxHostBytes, !host.utf8.contains(0),
-              (1...65_535).contains(port) else { return nil }
+            (1...65_535).contains(port)
+        else { return nil }
         self.host = host
         self.port = port
     }

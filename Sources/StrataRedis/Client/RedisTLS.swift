@@ -28,8 +28,10 @@ public struct RedisTLS: Sendable {
     public var evaluator: (any ServerTrustEvaluator)?
 
     /// Creates TLS settings; with no argument, the system's CAs and no client certificate.
-    public init(trustRoots: TrustRoots = .system, clientIdentity: ClientIdentity? = nil,
-                evaluator: (any ServerTrustEvaluator)? = nil) {
+    public init(
+        trustRoots: TrustRoots = .system, clientIdentity: ClientIdentity? = nil,
+        evaluator: (any ServerTrustEvaluator)? = nil
+    ) {
         self.trustRoots = trustRoots
         self.clientIdentity = clientIdentity
         self.evaluator = evaluator
@@ -54,12 +56,15 @@ extension RedisTLS {
         // A report-only evaluator accepts any key and reports the mismatch as an event of the
         // pinned HTTP transport; a Redis connection has no such channel, so it would only accept.
         if let evaluator = tls.evaluator, ReportOnlyEvaluator.isContained(in: evaluator) {
-            throw .invalidParameter("tls", reason: "a ReportOnlyEvaluator cannot guard a Redis connection (its reports have "
-                + "nowhere to go, so it would accept any server); use a PublicKeyPinningEvaluator")
+            throw .invalidParameter(
+                "tls",
+                reason: "a ReportOnlyEvaluator cannot guard a Redis connection (its reports have "
+                    + "nowhere to go, so it would accept any server); use a PublicKeyPinningEvaluator")
         }
         do {
-            return try VerifiedTLSConnector(host: endpoint.host, roots: tls.trustRoots, identity: tls.clientIdentity,
-                                            evaluator: tls.evaluator)
+            return try VerifiedTLSConnector(
+                host: endpoint.host, roots: tls.trustRoots, identity: tls.clientIdentity,
+                evaluator: tls.evaluator)
         } catch {
             throw .invalidParameter("tls", reason: String(describing: error))
         }

@@ -36,9 +36,11 @@ final class RedisClusterClient: RedisDeployment {
     ///   - tls: The TLS settings of `rediss://` seeds (every node is reached the same way).
     ///   - nodeRecovered: Called when a node that had failed answers again.
     /// - Throws: ``RedisETagStoreError/invalidURL(_:reason:)`` for a seed that cannot work.
-    init(seeds: [URL], tls: RedisTLS?, settings: (limits: RESPLimits, connectTimeout: Duration, commandTimeout: Duration),
-         maxConnections: Int, retryDelays: (initial: Duration, max: Duration), clock: ErasedClock,
-         nodeRecovered: @escaping @Sendable (_ missedOperations: Int) -> Void) throws(RedisETagStoreError) {
+    init(
+        seeds: [URL], tls: RedisTLS?, settings: (limits: RESPLimits, connectTimeout: Duration, commandTimeout: Duration),
+        maxConnections: Int, retryDelays: (initial: Duration, max: Duration), clock: ErasedClock,
+        nodeRecovered: @escaping @Sendable (_ missedOperations: Int) -> Void
+    ) throws(RedisETagStoreError) {
         guard let firstSeed = seeds.first else {
             throw .invalidURL("[]", reason: "a cluster needs at least one seed URL, such as redis://node-1:6379")
         }
@@ -49,33 +51,40 @@ final class RedisClusterClient: RedisDeployment {
         for seed in seeds {
             let endpoint = try RedisEndpoint(url: seed)
             guard endpoint.database == 0 else {
-                throw .invalidURL(RedisEndpoint.redacted(seed), reason: "a Redis Cluster has database 0 only; remove the /\(endpoint.database)")
+                throw .invalidURL(
+                    RedisEndpoint.redacted(seed), reason: "a Redis Cluster has database 0 only; remove the /\(endpoint.database)")
             }
             if let first = endpoints.first, first.user != endpoint.user || first.password?.value != endpoint.password?.value {
-                throw .invalidURL(RedisEndpoint.redacted(seed),
-                                  reason: "every seed must name the same user and password as \(RedisEndpoint.redacted(firstSeed)): all nodes are asked with one")
+                throw .invalidURL(
+                    RedisEndpoint.redacted(seed),
+                    reason:
+                        "every seed must name the same user and password as \(RedisEndpoint.redacted(firstSeed)): all nodes are asked with one"
+                )
             }
             // Not yet: with `tls-cluster yes` a node announces its TLS port apart (`tls-port` in
             // CLUSTER SHARDS), which the topology does not read, so every node would be
             // reached on its plain-text port and fail.
             guard !endpoint.usesTLS else {
-                throw .invalidURL(RedisEndpoint.redacted(seed),
-                                  reason: "Redis Cluster over TLS (rediss:// seeds) is not supported yet; use redis:// seeds on a private "
-                                      + "network, or RedisETagStore(url:) with one rediss:// endpoint")
+                throw .invalidURL(
+                    RedisEndpoint.redacted(seed),
+                    reason: "Redis Cluster over TLS (rediss:// seeds) is not supported yet; use redis:// seeds on a private "
+                        + "network, or RedisETagStore(url:) with one rediss:// endpoint")
             }
             endpoints.append(endpoint)
         }
         var seen = Set<RedisNodeAddress>()
         let seedNodes = endpoints.map(RedisNodeAddress.init(endpoint:)).filter { seen.insert($0).inserted }
         let nodes = RedisClusterNodes(
-            settings: .init(endpoint: endpoints[0], tls: try RedisTLS.connector(tls, for: endpoints[0]),
-                            limits: settings.limits, connectTimeout: settings.connectTimeout,
-                            commandTimeout: settings.commandTimeout, maxConnections: maxConnections, retryDelays: retryDelays),
+            settings: .init(
+                endpoint: endpoints[0], tls: try RedisTLS.connector(tls, for: endpoints[0]),
+                limits: settings.limits, connectTimeout: settings.connectTimeout,
+                commandTimeout: settings.commandTimeout, maxConnections: maxConnections, retryDelays: retryDelays),
             clock: clock, nodeRecovered: nodeRecovered)
         self.nodes = nodes
         topology = RedisTopologyRefresh { known in
-            await Self.discover(asking: (known?.primaries ?? []) + seedNodes.filter { known?.primaries.contains($0) != true },
-                                through: nodes)
+            await Self.discover(
+                asking: (known?.primaries ?? []) + seedNodes.filter { known?.primaries.contains($0) != true },
+                through: nodes)
         }
     }
 
@@ -116,8 +125,10 @@ final class RedisClusterClient: RedisDeployment {
                         topology.assign(redirect.slot, to: redirect.node)
                         moved = true
                     }
-                    redirected.append(Part(origin: part.origin, slot: part.slot, command: part.command,
-                                           target: Target(node: redirect.node, asking: redirect.kind == .ask)))
+                    redirected.append(
+                        Part(
+                            origin: part.origin, slot: part.slot, command: part.command,
+                            target: Target(node: redirect.node, asking: redirect.kind == .ask)))
                 }
             }
             if moved { topology.refreshInBackground() }
@@ -177,15 +188,18 @@ final class RedisClusterClient: RedisDeployment {
     private static func combined(_ replies: [RESPValue]) -> RESPValue {
         guard replies.count > 1 else { return replies.first ?? .array(nil) }
         if let error = replies.first(where: { $0.errorCode != nil }) { return error }
-        return .integer(replies.reduce(0) { total, reply in
-            if case .integer(let count) = reply { total + count } else { total }
-        })
+        return .integer(
+            replies.reduce(0) { total, reply in
+                if case .integer(let count) = reply { total + count } else { total }
+            })
     }
 
     /// Asks `candidates` in turn for the cluster's topology and returns the first map that
     /// serves every slot, or else the one that serves the most.
-    private static func discover(asking candidates: [RedisNodeAddress],
-                                 through nodes: RedisClusterNodes) async -> Result<RedisSlotMap, RedisClientError> {
+    private static func discover(
+        asking candidates: [RedisNodeAddress],
+        through nodes: RedisClusterNodes
+    ) async -> Result<RedisSlotMap, RedisClientError> {
         var best: RedisSlotMap?
         var lastFailure = "no node to ask"
         for candidate in candidates {
@@ -207,12 +221,15 @@ final class RedisClusterClient: RedisDeployment {
 
     /// One node's view of the cluster: `CLUSTER SHARDS`, or `CLUSTER SLOTS` when the node is
     /// older than Redis 7 and does not know `SHARDS`.
-    private static func topology(of node: RedisNodeAddress,
-                                 through nodes: RedisClusterNodes) async throws(RedisClientError) -> RedisSlotMap {
+    private static func topology(
+        of node: RedisNodeAddress,
+        through nodes: RedisClusterNodes
+    ) async throws(RedisClientError) -> RedisSlotMap {
         let shards = try await nodes.send([RedisCommand("CLUSTER", "SHARDS")], to: node)[0]
         guard case .error(let message) = shards else { return try RedisSlotMap(shards: shards, from: node) }
         if message.localizedCaseInsensitiveContains("cluster support disabled") {
-            throw .invalidTopology(peer: node.description, reason: "the server is not in cluster mode (cluster-enabled no); use RedisETagStore(url:)")
+            throw .invalidTopology(
+                peer: node.description, reason: "the server is not in cluster mode (cluster-enabled no); use RedisETagStore(url:)")
         }
         guard message.localizedCaseInsensitiveContains("unknown subcommand") else {
             throw .invalidTopology(peer: node.description, reason: "CLUSTER SHARDS was refused: \(message.prefix(160))")

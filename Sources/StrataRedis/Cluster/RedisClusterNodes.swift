@@ -49,8 +49,12 @@ final class RedisClusterNodes: Sendable {
     func send(_ commands: [RedisCommand], to node: RedisNodeAddress) async throws(RedisClientError) -> [RESPValue] {
         let now = clock.elapsed()
         let (client, admission) = nodes.withLock { nodes in
-            let entry = nodes[node] ?? Node(client: makeClient(node), availability: RedisAvailability(
-                initialDelay: settings.retryDelays.initial, maxDelay: settings.retryDelays.max))
+            let entry =
+                nodes[node]
+                ?? Node(
+                    client: makeClient(node),
+                    availability: RedisAvailability(
+                        initialDelay: settings.retryDelays.initial, maxDelay: settings.retryDelays.max))
             var availability = entry.availability
             let admission = availability.admit(at: now)
             nodes[node] = Node(client: entry.client, availability: availability)
@@ -94,9 +98,11 @@ final class RedisClusterNodes: Sendable {
     }
 
     private func makeClient(_ node: RedisNodeAddress) -> RedisClient {
-        RedisClient(settings: RedisConnection.Settings(endpoint: settings.endpoint.at(node), limits: settings.limits,
-                                                       connectTimeout: settings.connectTimeout,
-                                                       commandTimeout: settings.commandTimeout, tls: settings.tls),
-                    maxConnections: settings.maxConnections)
+        RedisClient(
+            settings: RedisConnection.Settings(
+                endpoint: settings.endpoint.at(node), limits: settings.limits,
+                connectTimeout: settings.connectTimeout,
+                commandTimeout: settings.commandTimeout, tls: settings.tls),
+            maxConnections: settings.maxConnections)
     }
 }

@@ -24,7 +24,8 @@ struct RedisRedirect: Hashable, Sendable {
         guard case .error(let text) = reply else { return nil }
         let words = text.split(separator: " ", omittingEmptySubsequences: true)
         guard words.count == 3, let slot = Int(words[1]), (0..<RedisHashSlot.count).contains(slot),
-              let node = RedisNodeAddress(words[2], sameHostAs: replying) else { return nil }
+            let node = RedisNodeAddress(words[2], sameHostAs: replying)
+        else { return nil }
         switch words[0] {
         case "MOVED": kind = .moved
         case "ASK": kind = .ask

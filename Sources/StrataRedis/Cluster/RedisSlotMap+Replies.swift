@@ -23,7 +23,8 @@ extension RedisSlotMap {
         var nodeCount = 0
         for shard in shards {
             guard let fields = Self.fields(shard), case .array(let slots?)? = fields["slots"],
-                  case .array(let nodes?)? = fields["nodes"] else {
+                case .array(let nodes?)? = fields["nodes"]
+            else {
                 throw invalid("a shard is not a map with slots and nodes")
             }
             nodeCount += nodes.count
@@ -56,16 +57,18 @@ extension RedisSlotMap {
         var ranges: [(slots: ClosedRange<Int>, node: RedisNodeAddress)] = []
         for entry in entries {
             guard case .array(let entry?) = entry, entry.count >= 3, case .array(let primary?) = entry[2],
-                  primary.count >= 2, case .integer(let port) = primary[1] else {
+                primary.count >= 2, case .integer(let port) = primary[1]
+            else {
                 throw invalid("a slot range is not [start, end, [endpoint, port, …], …]")
             }
             guard entry.count - 2 <= Self.maxNodes else { throw invalid("more than \(Self.maxNodes) nodes") }
             let slots = try Self.slotRange(entry[0], entry[1], invalid: invalid)
-            let endpoint: String? = switch primary[0] {
-            case .bulkString(nil): replying.host
-            case .bulkString(let bytes?): bytes.isEmpty ? replying.host : String(decoding: bytes, as: UTF8.self)
-            default: nil
-            }
+            let endpoint: String? =
+                switch primary[0] {
+                case .bulkString(nil): replying.host
+                case .bulkString(let bytes?): bytes.isEmpty ? replying.host : String(decoding: bytes, as: UTF8.self)
+                default: nil
+                }
             guard let endpoint, endpoint != "?", let node = RedisNodeAddress(host: endpoint, port: Int(clamping: port)) else {
                 continue
             }
@@ -111,10 +114,13 @@ extension RedisSlotMap {
         return RedisNodeAddress(host: host.isEmpty ? replying.host : host, port: port)
     }
 
-    private static func slotRange(_ start: RESPValue, _ end: RESPValue,
-                                  invalid: (String) -> RedisClientError) throws(RedisClientError) -> ClosedRange<Int> {
+    private static func slotRange(
+        _ start: RESPValue, _ end: RESPValue,
+        invalid: (String) -> RedisClientError
+    ) throws(RedisClientError) -> ClosedRange<Int> {
         guard let start = integer(start), let end = integer(end),
-              0 <= start, start <= end, end < RedisHashSlot.count else {
+            0 <= start, start <= end, end < RedisHashSlot.count
+        else {
             throw invalid("a slot range is not two slot numbers from 0 to \(RedisHashSlot.count - 1), in order")
         }
         return start...end

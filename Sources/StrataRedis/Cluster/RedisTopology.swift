@@ -17,21 +17,27 @@ enum RedisTopology: Sendable {
     ///     is the store's own).
     ///   - nodeRecovered: Called when a cluster node that had failed answers again.
     /// - Throws: ``RedisETagStoreError/invalidURL(_:reason:)``.
-    func deployment(tls: RedisTLS?, limits: RESPLimits, connectTimeout: Duration, commandTimeout: Duration, maxConnections: Int,
-                    retryDelays: (initial: Duration, max: Duration), clock: ErasedClock,
-                    nodeRecovered: @escaping @Sendable (_ missedOperations: Int) -> Void)
-        throws(RedisETagStoreError) -> any RedisDeployment {
+    func deployment(
+        tls: RedisTLS?, limits: RESPLimits, connectTimeout: Duration, commandTimeout: Duration, maxConnections: Int,
+        retryDelays: (initial: Duration, max: Duration), clock: ErasedClock,
+        nodeRecovered: @escaping @Sendable (_ missedOperations: Int) -> Void
+    )
+        throws(RedisETagStoreError) -> any RedisDeployment
+    {
         switch self {
         case .server(let url):
             let endpoint = try RedisEndpoint(url: url)
-            return RedisClient(settings: RedisConnection.Settings(endpoint: endpoint, limits: limits, connectTimeout: connectTimeout,
-                                                                  commandTimeout: commandTimeout,
-                                                                  tls: try RedisTLS.connector(tls, for: endpoint)),
-                               maxConnections: maxConnections)
+            return RedisClient(
+                settings: RedisConnection.Settings(
+                    endpoint: endpoint, limits: limits, connectTimeout: connectTimeout,
+                    commandTimeout: commandTimeout,
+                    tls: try RedisTLS.connector(tls, for: endpoint)),
+                maxConnections: maxConnections)
         case .cluster(let seeds):
-            return try RedisClusterClient(seeds: seeds, tls: tls, settings: (limits, connectTimeout, commandTimeout),
-                                   maxConnections: maxConnections, retryDelays: retryDelays, clock: clock,
-                                   nodeRecovered: nodeRecovered)
+            return try RedisClusterClient(
+                seeds: seeds, tls: tls, settings: (limits, connectTimeout, commandTimeout),
+                maxConnections: maxConnections, retryDelays: retryDelays, clock: clock,
+                nodeRecovered: nodeRecovered)
         }
     }
 }

@@ -85,13 +85,16 @@ public final class RedisETagStore: ETagStoreProtocol {
     /// Each failure absorbed, refusal and recovery is reported as a ``RedisETagStoreEvent`` to
     /// the observers of the request that caused it.
     /// - Throws: ``RedisETagStoreError`` for a URL, namespace or parameter that cannot work.
-    public convenience init(url: URL, namespace: String = RedisETagStore.defaultNamespace,
-                            timeToLive: Duration? = nil, maxEntryBytes: Int = 8 << 20, maxConnections: Int = 4,
-                            connectTimeout: Duration = .seconds(1), commandTimeout: Duration = .milliseconds(500),
-                            tls: RedisTLS? = nil) throws(RedisETagStoreError) {
-        try self.init(url: url, namespace: namespace, timeToLive: timeToLive, maxEntryBytes: maxEntryBytes,
-                      maxConnections: maxConnections, connectTimeout: connectTimeout, commandTimeout: commandTimeout,
-                      retryDelays: (.milliseconds(100), .seconds(5)), clock: ContinuousClock(), tls: tls)
+    public convenience init(
+        url: URL, namespace: String = RedisETagStore.defaultNamespace,
+        timeToLive: Duration? = nil, maxEntryBytes: Int = 8 << 20, maxConnections: Int = 4,
+        connectTimeout: Duration = .seconds(1), commandTimeout: Duration = .milliseconds(500),
+        tls: RedisTLS? = nil
+    ) throws(RedisETagStoreError) {
+        try self.init(
+            url: url, namespace: namespace, timeToLive: timeToLive, maxEntryBytes: maxEntryBytes,
+            maxConnections: maxConnections, connectTimeout: connectTimeout, commandTimeout: commandTimeout,
+            retryDelays: (.milliseconds(100), .seconds(5)), clock: ContinuousClock(), tls: tls)
     }
 
     /// Creates a store on a Redis Cluster; nothing connects until the first operation.
@@ -117,32 +120,41 @@ public final class RedisETagStore: ETagStoreProtocol {
     ///   - connectTimeout: How long connecting to one node may take.
     ///   - commandTimeout: How long one node may take to answer a command.
     /// - Throws: ``RedisETagStoreError`` for a seed URL, namespace or parameter that cannot work.
-    public convenience init(cluster: [URL], namespace: String = RedisETagStore.defaultNamespace,
-                            timeToLive: Duration? = nil, maxEntryBytes: Int = 8 << 20, maxConnections: Int = 4,
-                            connectTimeout: Duration = .seconds(1), commandTimeout: Duration = .milliseconds(500))
-        throws(RedisETagStoreError) {
-        try self.init(topology: .cluster(seeds: cluster), namespace: namespace, timeToLive: timeToLive,
-                      maxEntryBytes: maxEntryBytes, maxConnections: maxConnections, connectTimeout: connectTimeout,
-                      commandTimeout: commandTimeout, retryDelays: (.milliseconds(100), .seconds(5)), clock: ContinuousClock(),
-                      tls: nil)
+    public convenience init(
+        cluster: [URL], namespace: String = RedisETagStore.defaultNamespace,
+        timeToLive: Duration? = nil, maxEntryBytes: Int = 8 << 20, maxConnections: Int = 4,
+        connectTimeout: Duration = .seconds(1), commandTimeout: Duration = .milliseconds(500)
+    )
+        throws(RedisETagStoreError)
+    {
+        try self.init(
+            topology: .cluster(seeds: cluster), namespace: namespace, timeToLive: timeToLive,
+            maxEntryBytes: maxEntryBytes, maxConnections: maxConnections, connectTimeout: connectTimeout,
+            commandTimeout: commandTimeout, retryDelays: (.milliseconds(100), .seconds(5)), clock: ContinuousClock(),
+            tls: nil)
     }
 
     /// Creates a store with the circuit breaker's delays and clock given, for tests.
-    convenience init(url: URL, namespace: String, timeToLive: Duration?, maxEntryBytes: Int, maxConnections: Int,
-                     connectTimeout: Duration, commandTimeout: Duration,
-                     retryDelays: (initial: Duration, max: Duration), clock: some Clock<Duration>,
-                     tls: RedisTLS? = nil) throws(RedisETagStoreError) {
-        try self.init(topology: .server(url), namespace: namespace, timeToLive: timeToLive, maxEntryBytes: maxEntryBytes,
-                      maxConnections: maxConnections, connectTimeout: connectTimeout, commandTimeout: commandTimeout,
-                      retryDelays: retryDelays, clock: clock, tls: tls)
+    convenience init(
+        url: URL, namespace: String, timeToLive: Duration?, maxEntryBytes: Int, maxConnections: Int,
+        connectTimeout: Duration, commandTimeout: Duration,
+        retryDelays: (initial: Duration, max: Duration), clock: some Clock<Duration>,
+        tls: RedisTLS? = nil
+    ) throws(RedisETagStoreError) {
+        try self.init(
+            topology: .server(url), namespace: namespace, timeToLive: timeToLive, maxEntryBytes: maxEntryBytes,
+            maxConnections: maxConnections, connectTimeout: connectTimeout, commandTimeout: commandTimeout,
+            retryDelays: retryDelays, clock: clock, tls: tls)
     }
 
     /// Creates a store on one server or a cluster, with the circuit breakers' delays and clock
     /// given (the store's own for one server, each node's for a cluster).
-    init(topology: RedisTopology, namespace: String, timeToLive: Duration?, maxEntryBytes: Int, maxConnections: Int,
-         connectTimeout: Duration, commandTimeout: Duration,
-         retryDelays: (initial: Duration, max: Duration), clock: some Clock<Duration>,
-         tls: RedisTLS? = nil) throws(RedisETagStoreError) {
+    init(
+        topology: RedisTopology, namespace: String, timeToLive: Duration?, maxEntryBytes: Int, maxConnections: Int,
+        connectTimeout: Duration, commandTimeout: Duration,
+        retryDelays: (initial: Duration, max: Duration), clock: some Clock<Duration>,
+        tls: RedisTLS? = nil
+    ) throws(RedisETagStoreError) {
         keyspace = try RedisKeyspace(namespace: namespace)
         if let timeToLive, timeToLive < .milliseconds(1) {
             throw .invalidParameter("timeToLive", reason: "it must be at least 1 ms, or nil for no expiry")
@@ -155,9 +167,10 @@ public final class RedisETagStore: ETagStoreProtocol {
         var limits = RESPLimits()
         limits.maxBulkBytes = maxEntryBytes
         limits.maxReplyBytes = maxEntryBytes + Self.replyOverhead
-        client = try topology.deployment(tls: tls, limits: limits, connectTimeout: connectTimeout, commandTimeout: commandTimeout,
-                                         maxConnections: maxConnections, retryDelays: retryDelays, clock: ErasedClock(clock),
-                                         nodeRecovered: { missed in TransportEvents.emit(RedisETagStoreEvent.recovered(missedOperations: missed)) })
+        client = try topology.deployment(
+            tls: tls, limits: limits, connectTimeout: connectTimeout, commandTimeout: commandTimeout,
+            maxConnections: maxConnections, retryDelays: retryDelays, clock: ErasedClock(clock),
+            nodeRecovered: { missed in TransportEvents.emit(RedisETagStoreEvent.recovered(missedOperations: missed)) })
         self.timeToLive = timeToLive
         self.maxEntryBytes = maxEntryBytes
         availability = LockedValue(RedisAvailability(initialDelay: retryDelays.initial, maxDelay: retryDelays.max))
@@ -199,8 +212,11 @@ public final class RedisETagStore: ETagStoreProtocol {
     /// Whether Redis holds a value under `key` (`EXISTS`), without reading it; `false` when
     /// Redis is unavailable.
     public func containsEntry(for key: String) async -> Bool {
-        guard let replies = await send([RedisCommand("EXISTS", RedisArgument(keyspace.redisKey(for: key)))],
-                                       for: .contains) else { return false }
+        guard
+            let replies = await send(
+                [RedisCommand("EXISTS", RedisArgument(keyspace.redisKey(for: key)))],
+                for: .contains)
+        else { return false }
         return replies[0] == .integer(1)
     }
 
@@ -252,12 +268,15 @@ public final class RedisETagStore: ETagStoreProtocol {
             calls += 1
             var commands: [RedisCommand] = []
             if !found.isEmpty { commands.append(RedisCommand("UNLINK", arguments: found)) }
-            commands.append(RedisCommand("SCAN", RedisArgument(bytes: cursor), RedisArgument("MATCH"),
-                                         RedisArgument(keyspace.scanPattern), RedisArgument("COUNT"),
-                                         RedisArgument(Self.scanCount)))
+            commands.append(
+                RedisCommand(
+                    "SCAN", RedisArgument(bytes: cursor), RedisArgument("MATCH"),
+                    RedisArgument(keyspace.scanPattern), RedisArgument("COUNT"),
+                    RedisArgument(Self.scanCount)))
             guard let replies = await send(commands, keylessOn: node, for: .removeAll) else { return }
             guard case .array(let scan?) = replies.last, scan.count == 2,
-                  case .bulkString(let next?) = scan[0], case .array(let keys?) = scan[1] else {
+                case .bulkString(let next?) = scan[0], case .array(let keys?) = scan[1]
+            else {
                 return report(.failed(.removeAll, reason: Self.unexpected(replies.last ?? .array(nil), to: "SCAN")))
             }
             cursor = next
@@ -268,8 +287,10 @@ public final class RedisETagStore: ETagStoreProtocol {
 
     /// Sends `commands` unless the circuit is open, and returns their replies when Redis
     /// answered every one without an error; otherwise reports why and returns `nil`.
-    private func send(_ commands: [RedisCommand], keylessOn node: RedisNodeAddress? = nil,
-                      for operation: RedisETagStoreEvent.Operation) async -> [RESPValue]? {
+    private func send(
+        _ commands: [RedisCommand], keylessOn node: RedisNodeAddress? = nil,
+        for operation: RedisETagStoreEvent.Operation
+    ) async -> [RESPValue]? {
         if case .skip(let retryAfter, _) = availability.withLock({ $0.admit(at: clock.elapsed()) }) {
             report(.skipped(operation, retryAfter: retryAfter))
             return nil
@@ -286,8 +307,11 @@ public final class RedisETagStore: ETagStoreProtocol {
                 }
             }
             // A cluster node that failed recently is left alone by the cluster client.
-            if case .backingOff(_, let retryAfter, _) = error { report(.skipped(operation, retryAfter: retryAfter)) }
-            else { report(.failed(operation, reason: error.description)) }
+            if case .backingOff(_, let retryAfter, _) = error {
+                report(.skipped(operation, retryAfter: retryAfter))
+            } else {
+                report(.failed(operation, reason: error.description))
+            }
             return nil
         }
         if let missed = availability.withLock({ $0.recordSuccess() }) { report(.recovered(missedOperations: missed)) }

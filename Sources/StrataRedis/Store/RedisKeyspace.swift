@@ -18,9 +18,11 @@ struct RedisKeyspace: Hashable, Sendable {
     /// - Throws: ``RedisETagStoreError/invalidNamespace(_:reason:)``.
     init(namespace: String) throws(RedisETagStoreError) {
         guard (1...Self.maxNamespaceBytes).contains(namespace.utf8.count),
-              namespace.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
-            throw .invalidNamespace(String(namespace.prefix(Self.maxNamespaceBytes)),
-                                    reason: "use 1 to \(Self.maxNamespaceBytes) printable ASCII characters without spaces, such as \"myservice:etag\"")
+            namespace.utf8.allSatisfy({ (0x21...0x7E).contains($0) })
+        else {
+            throw .invalidNamespace(
+                String(namespace.prefix(Self.maxNamespaceBytes)),
+                reason: "use 1 to \(Self.maxNamespaceBytes) printable ASCII characters without spaces, such as \"myservice:etag\"")
         }
         self.namespace = namespace
     }

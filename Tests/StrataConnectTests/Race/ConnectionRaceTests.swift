@@ -13,7 +13,8 @@ struct ConnectionRaceTests {
     @Test("the families alternate, starting with the resolver's first, each keeping its own order")
     func ordering() {
         let resolved = ["2001:db8::1", "2001:db8::2", "2001:db8::3", "192.0.2.1", "192.0.2.2"].map(Self.address)
-        #expect(ConnectionRace.ordered(resolved).map(\.presentation)
+        #expect(
+            ConnectionRace.ordered(resolved).map(\.presentation)
                 == ["2001:db8::1", "192.0.2.1", "2001:db8::2", "192.0.2.2", "2001:db8::3"])
         let ipv4First = ["192.0.2.1", "2001:db8::1", "192.0.2.2"].map(Self.address)
         #expect(ConnectionRace.ordered(ipv4First).map(\.presentation) == ["192.0.2.1", "2001:db8::1", "192.0.2.2"])

@@ -25,9 +25,10 @@ struct NameResolutionTimeoutTests {
         let resolver = StalledResolver()
         defer { resolver.gate.signal() }
         let error = #expect(throws: TransportError.self) {
-            try POSIXSocketStream.connect(host: "stalled.example", port: 443,
-                                          connectTimeout: TestTimeScale.scaled(.milliseconds(200)),
-                                          idleTimeout: .seconds(5), resolver: resolver)
+            try POSIXSocketStream.connect(
+                host: "stalled.example", port: 443,
+                connectTimeout: TestTimeScale.scaled(.milliseconds(200)),
+                idleTimeout: .seconds(5), resolver: resolver)
         }
         #expect(error?.kind == .timedOut)
         #expect(error?.message.contains("resolving stalled.example") == true)
@@ -40,8 +41,9 @@ struct NameResolutionTimeoutTests {
         defer { resolver.gate.signal() }
         // Port 9 on loopback refuses at once; what matters is that no resolution was attempted.
         #expect(throws: TransportError.self) {
-            try POSIXSocketStream.connect(host: "127.0.0.1", port: 9, connectTimeout: .seconds(5),
-                                          idleTimeout: .seconds(5), resolver: resolver)
+            try POSIXSocketStream.connect(
+                host: "127.0.0.1", port: 9, connectTimeout: .seconds(5),
+                idleTimeout: .seconds(5), resolver: resolver)
         }
         #expect(resolver.callCount == 0)
     }

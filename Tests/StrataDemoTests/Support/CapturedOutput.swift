@@ -8,9 +8,10 @@ final class CapturedOutput: Sendable {
 
     /// An output that writes into this capture, as to a pipe (no colour, no progress line).
     var output: DemoOutput {
-        DemoOutput(terminal: .none,
-                   write: { data in self.bytes.withLock { $0.standard.append(data) } },
-                   writeError: { data in self.bytes.withLock { $0.error.append(data) } })
+        DemoOutput(
+            terminal: .none,
+            write: { data in self.bytes.withLock { $0.standard.append(data) } },
+            writeError: { data in self.bytes.withLock { $0.error.append(data) } })
     }
 
     /// Standard output, without its final newline.

@@ -34,8 +34,10 @@ final class DemoProcess: Sendable {
     ///   - environment: Variables set over this process's environment.
     ///   - directory: The working directory; the default is a fresh empty one.
     ///   - standardInput: Bytes the process reads on standard input, then end of file; nil for none.
-    init(_ arguments: [String], environment: [String: String] = [:], directory: URL? = nil,
-         standardInput: Data? = nil, executable: URL = DemoProcess.builtExecutable) throws {
+    init(
+        _ arguments: [String], environment: [String: String] = [:], directory: URL? = nil,
+        standardInput: Data? = nil, executable: URL = DemoProcess.builtExecutable
+    ) throws {
         let process = Process()
         let outputPipe = Pipe()
         let errorPipe = Pipe()
@@ -70,10 +72,14 @@ final class DemoProcess: Sendable {
     }
 
     /// Runs `strata-demo` to completion.
-    static func run(_ arguments: [String], environment: [String: String] = [:], directory: URL? = nil,
-                    standardInput: Data? = nil, executable: URL = DemoProcess.builtExecutable) async throws -> Result {
-        try await DemoProcess(arguments, environment: environment, directory: directory, standardInput: standardInput,
-                              executable: executable).finished()
+    static func run(
+        _ arguments: [String], environment: [String: String] = [:], directory: URL? = nil,
+        standardInput: Data? = nil, executable: URL = DemoProcess.builtExecutable
+    ) async throws -> Result {
+        try await DemoProcess(
+            arguments, environment: environment, directory: directory, standardInput: standardInput,
+            executable: executable
+        ).finished()
     }
 
     /// Standard output so far.
@@ -101,8 +107,9 @@ final class DemoProcess: Sendable {
         await output.waitForEnd()
         await error.waitForEnd()
         let (reason, status) = process.withLock { ($0.terminationReason, $0.terminationStatus) }
-        return Result(status: reason == .uncaughtSignal ? 128 + status : status,
-                      standardOutput: output.text, standardError: error.text)
+        return Result(
+            status: reason == .uncaughtSignal ? 128 + status : status,
+            standardOutput: output.text, standardError: error.text)
     }
 
     /// A new empty directory, inside one directory per test process that is removed when the

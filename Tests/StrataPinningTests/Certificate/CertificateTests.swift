@@ -43,10 +43,10 @@ struct CertificateTests {
     @Test("validity dates are read from the certificate")
     func validityDates() throws {
         let expired = try Fixtures.certificate("expired")
-        #expect(expired.notBefore == Date(timeIntervalSince1970: 946_684_800))   // 2000-01-01T00:00:00Z
-        #expect(expired.notAfter == Date(timeIntervalSince1970: 978_307_200))    // 2001-01-01T00:00:00Z
+        #expect(expired.notBefore == Date(timeIntervalSince1970: 946_684_800)) // 2000-01-01T00:00:00Z
+        #expect(expired.notAfter == Date(timeIntervalSince1970: 978_307_200)) // 2001-01-01T00:00:00Z
         let future = try Fixtures.certificate("not-yet-valid")
-        #expect(future.notBefore == Date(timeIntervalSince1970: 4_102_444_800))  // 2100-01-01T00:00:00Z
+        #expect(future.notBefore == Date(timeIntervalSince1970: 4_102_444_800)) // 2100-01-01T00:00:00Z
         let leaf = try Fixtures.certificate("leaf-ec")
         #expect(leaf.notAfter.timeIntervalSince(leaf.notBefore) == 36_500 * 86_400)
     }
@@ -59,7 +59,8 @@ struct CertificateTests {
 
     @Test("text around PEM blocks and keys inside a bundle are ignored")
     func explanatoryText() throws {
-        let pem = try "Subject: the leaf\n" + Fixtures.text("leaf-ec.pem") + "\ntrailing words\n"
+        let pem =
+            try "Subject: the leaf\n" + Fixtures.text("leaf-ec.pem") + "\ntrailing words\n"
             + Fixtures.text("leaf-ec.key")
         #expect(try Certificate(pem: pem).spkiPin == Fixtures.Pin.leafEC)
     }
@@ -151,9 +152,10 @@ struct CertificateTests {
     func randomDER() {
         var generator = SeededGenerator(seed: 7)
         for _ in 0..<200 {
-            let bytes = Data((0..<Int.random(in: 1...600, using: &generator)).map { _ in
-                UInt8.random(in: 0...255, using: &generator)
-            })
+            let bytes = Data(
+                (0..<Int.random(in: 1...600, using: &generator)).map { _ in
+                    UInt8.random(in: 0...255, using: &generator)
+                })
             #expect(throws: CertificateError.self) { try Certificate(der: bytes) }
         }
     }
@@ -191,4 +193,3 @@ struct CertificateTests {
         }
     }
 }
-

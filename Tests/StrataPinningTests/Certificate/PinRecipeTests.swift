@@ -5,7 +5,7 @@ import Testing
 /// The "Pinning a host" article's openssl recipe for a pin, run as written against the fixtures.
 @Suite("The pinning article's openssl pin recipe")
 struct PinRecipeTests {
-    static let article = URL(fileURLWithPath: #filePath)   // Tests/StrataPinningTests/Certificate/ThisFile.swift
+    static let article = URL(fileURLWithPath: #filePath) // Tests/StrataPinningTests/Certificate/ThisFile.swift
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Sources/StrataPinning/StrataPinning.docc/PinningAHost.md")
 
@@ -13,9 +13,10 @@ struct PinRecipeTests {
     static let openssl = ["/usr/bin/openssl", "/bin/openssl", "/usr/local/bin/openssl"]
         .first { FileManager.default.isExecutableFile(atPath: $0) }
 
-    @Test("prints sha256/<base64>, exactly Certificate.spkiPin, for the leaf and the CA",
-          .enabled(if: openssl != nil, "the openssl command-line tool is not installed (apt-get install openssl)"),
-          arguments: ["leaf-ec", "ca"])
+    @Test(
+        "prints sha256/<base64>, exactly Certificate.spkiPin, for the leaf and the CA",
+        .enabled(if: openssl != nil, "the openssl command-line tool is not installed (apt-get install openssl)"),
+        arguments: ["leaf-ec", "ca"])
     func recipePrintsThePin(fixture: String) async throws {
         let lines = try String(contentsOf: Self.article, encoding: .utf8).split(separator: "\n")
         let recipe = try #require(lines.first { $0.hasPrefix("printf 'sha256/%s") }, "the pinning article has no openssl pin recipe")

@@ -39,15 +39,19 @@ struct ClientIdentityCacheTests {
         return server
     }
 
-    static func stack(_ identity: String, store: any ETagStoreProtocol,
-                      partition: CachePartition = .perCredential) throws -> ETagTransport {
-        let pinning = try MutualTLSTests.transport(identities: ["localhost": MutualTLSTests.identity(identity)],
-                                                   httpVersion: .http1Only)
+    static func stack(
+        _ identity: String, store: any ETagStoreProtocol,
+        partition: CachePartition = .perCredential
+    ) throws -> ETagTransport {
+        let pinning = try MutualTLSTests.transport(
+            identities: ["localhost": MutualTLSTests.identity(identity)],
+            httpVersion: .http1Only)
         return ETagTransport(inner: pinning, store: store, policy: ConditionalRequestPolicy(partition: partition))
     }
 
-    @Test("B's first GET reaches the server unconditional and gets B's body; each then revalidates its own entry",
-          arguments: [CachePartition.perCredential, .named("reports")])
+    @Test(
+        "B's first GET reaches the server unconditional and gets B's body; each then revalidates its own entry",
+        arguments: [CachePartition.perCredential, .named("reports")])
     func sharedStore(partition: CachePartition) async throws {
         let seen = Seen()
         let server = try Self.server(recording: seen)
@@ -67,8 +71,11 @@ struct ClientIdentityCacheTests {
         let alicesSecond = try await alice.send(Pinning.get(url))
         #expect(alicesSecond.source == .revalidated && alicesSecond.text == "strata-test-client's report")
 
-        #expect(seen.all.map(\.caller) == ["strata-test-client", "strata-test-client-2", "strata-test-client-2",
-                                           "strata-test-client"])
+        #expect(
+            seen.all.map(\.caller) == [
+                "strata-test-client", "strata-test-client-2", "strata-test-client-2",
+                "strata-test-client",
+            ])
         #expect(seen.all.map(\.conditional) == [false, false, true, true], "no validator of A's reached the server for B")
     }
 
@@ -80,14 +87,16 @@ struct ClientIdentityCacheTests {
         let identity = try MutualTLSTests.identity()
         #expect(try Pinning.transport().cacheIdentity(for: url) == nil)
 
-        let following = try Pinning.transport(extra: ["api.strata.test": pins],
-                                              configuration: .init(clientIdentities: ["localhost": identity]))
+        let following = try Pinning.transport(
+            extra: ["api.strata.test": pins],
+            configuration: .init(clientIdentities: ["localhost": identity]))
         let table = "localhost \(identity.certificate.spkiPin)"
         #expect(following.cacheIdentity(for: url) == table)
         #expect(following.cacheIdentity(for: other) == table, "a redirect from api.strata.test may end on localhost")
 
-        let direct = try Pinning.transport(extra: ["api.strata.test": pins],
-                                           configuration: .init(maxRedirects: 0, clientIdentities: ["localhost": identity]))
+        let direct = try Pinning.transport(
+            extra: ["api.strata.test": pins],
+            configuration: .init(maxRedirects: 0, clientIdentities: ["localhost": identity]))
         #expect(direct.cacheIdentity(for: url) == identity.certificate.spkiPin)
         #expect(direct.cacheIdentity(for: other) == nil)
 

@@ -6,8 +6,10 @@ import Testing
 struct ClientIdentityTests {
     static let passphrase = try! Fixtures.text("client-passphrase.txt").trimmingCharacters(in: .newlines)
 
-    static func identity(key: String = "client.key", chain: String = "client.pem",
-                         passphrase: String? = nil) throws -> ClientIdentity {
+    static func identity(
+        key: String = "client.key", chain: String = "client.pem",
+        passphrase: String? = nil
+    ) throws -> ClientIdentity {
         try ClientIdentity(certificateChainPEM: Fixtures.text(chain), privateKeyPEM: Fixtures.text(key), passphrase: passphrase)
     }
 
@@ -48,7 +50,8 @@ struct ClientIdentityTests {
 
     @Test("another certificate's key, a key-less text and a certificate-less chain are refused")
     func refused() throws {
-        #expect(Self.failure { try Self.identity(key: "leaf-ec.key") }
+        #expect(
+            Self.failure { try Self.identity(key: "leaf-ec.key") }
                 == .keyDoesNotMatchCertificate(subject: "CN=strata-test-client,O=Strata Tests"))
         guard case .unreadablePrivateKey? = Self.failure({ try Self.identity(key: "client.pem") }) else {
             Issue.record("a certificate is not a private key")
@@ -69,19 +72,22 @@ struct ClientIdentityTests {
 
     @Test("the intermediates of a chain file are kept after the leaf")
     func chain() throws {
-        let identity = try ClientIdentity(certificateChainPEM: Fixtures.text("leaf-via-intermediate-chain.pem"),
-                                          privateKeyPEM: Fixtures.text("leaf-via-intermediate.key"))
+        let identity = try ClientIdentity(
+            certificateChainPEM: Fixtures.text("leaf-via-intermediate-chain.pem"),
+            privateKeyPEM: Fixtures.text("leaf-via-intermediate.key"))
         #expect(identity.intermediates.map(\.spkiPin) == [Fixtures.Pin.intermediate])
     }
 
     @Test("the most specific pattern wins: exact, then the longer base domain, then *. over **.")
     func mostSpecificPattern() throws {
         let general = try Self.identity()
-        let specific = try ClientIdentity(certificateChainPEM: Fixtures.text("leaf-via-intermediate-chain.pem"),
-                                          privateKeyPEM: Fixtures.text("leaf-via-intermediate.key"))
+        let specific = try ClientIdentity(
+            certificateChainPEM: Fixtures.text("leaf-via-intermediate-chain.pem"),
+            privateKeyPEM: Fixtures.text("leaf-via-intermediate.key"))
         let evaluator = try Pinning.pins(Fixtures.Pin.leafEC)
         func chosen(_ identities: [String: ClientIdentity], _ host: String) throws -> ClientIdentity? {
-            let pinned = try PinnedDomains(Dictionary(uniqueKeysWithValues: identities.keys.map { ($0, evaluator as any ServerTrustEvaluator) }))
+            let pinned = try PinnedDomains(
+                Dictionary(uniqueKeysWithValues: identities.keys.map { ($0, evaluator as any ServerTrustEvaluator) }))
             return try ClientIdentities(identities, pinned: pinned).identity(for: host)
         }
         // `**.payments.example.com` covers its apex and names fewer hosts than `*.example.com`.

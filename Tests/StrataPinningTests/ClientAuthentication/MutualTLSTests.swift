@@ -18,12 +18,17 @@ struct MutualTLSTests {
         try ClientIdentity(certificateChainPEM: Fixtures.text("\(name).pem"), privateKeyPEM: Fixtures.text("\(name).key"))
     }
 
-    static func transport(identities: [String: ClientIdentity], extra: [String: any ServerTrustEvaluator] = [:],
-                          httpVersion: HTTPVersionPolicy = .preferHTTP2,
-                          resolver: any HostNameResolver = SystemHostNameResolver()) throws -> PinningTransport {
-        try Pinning.transport(extra: extra, configuration: .init(requestTimeout: .seconds(30), httpVersion: httpVersion,
-                                                                 clientIdentities: identities),
-                              resolver: resolver)
+    static func transport(
+        identities: [String: ClientIdentity], extra: [String: any ServerTrustEvaluator] = [:],
+        httpVersion: HTTPVersionPolicy = .preferHTTP2,
+        resolver: any HostNameResolver = SystemHostNameResolver()
+    ) throws -> PinningTransport {
+        try Pinning.transport(
+            extra: extra,
+            configuration: .init(
+                requestTimeout: .seconds(30), httpVersion: httpVersion,
+                clientIdentities: identities),
+            resolver: resolver)
     }
 
     static func clientAuthenticationError(_ transport: PinningTransport, _ url: URL) async throws -> ClientAuthenticationError? {
@@ -41,19 +46,22 @@ struct MutualTLSTests {
     func presented() async throws {
         let server = try TLSLoopbackServer(identity: .leafOnly, clientCertificateAuthority: Self.clientCA)
         server.http.route("/me", response: .init(text: "hello, client"))
-        let identity = try ClientIdentity(certificateChainPEM: Fixtures.text("client.pem"),
-                                          privateKeyPEM: Fixtures.text("client-encrypted.key"),
-                                          passphrase: ClientIdentityTests.passphrase)
+        let identity = try ClientIdentity(
+            certificateChainPEM: Fixtures.text("client.pem"),
+            privateKeyPEM: Fixtures.text("client-encrypted.key"),
+            passphrase: ClientIdentityTests.passphrase)
         let transport = try Self.transport(identities: ["localhost": identity])
         #expect(try await transport.send(Pinning.get(server.url("/me"))).text == "hello, client")
         #expect(server.handshakes.map(\.clientCertificateName) == ["strata-test-client"])
     }
 
-    @Test("a server requiring a certificate and getting none fails with certificateRequired, over TLS 1.3 and 1.2",
-          arguments: [nil, Int32(TLS1_2_VERSION)])
+    @Test(
+        "a server requiring a certificate and getting none fails with certificateRequired, over TLS 1.3 and 1.2",
+        arguments: [nil, Int32(TLS1_2_VERSION)])
     func required(maxProtocolVersion: Int32?) async throws {
-        let server = try TLSLoopbackServer(identity: .leafOnly, maxProtocolVersion: maxProtocolVersion,
-                                           clientCertificateAuthority: Self.clientCA)
+        let server = try TLSLoopbackServer(
+            identity: .leafOnly, maxProtocolVersion: maxProtocolVersion,
+            clientCertificateAuthority: Self.clientCA)
         server.http.route("/me", response: .init(text: "never"))
         let transport = try Self.transport(identities: [:])
         #expect(try await Self.clientAuthenticationError(transport, server.url("/me")) == .certificateRequired(host: "localhost"))
@@ -110,20 +118,23 @@ struct MutualTLSTests {
     func otherHostsUnaffected() async throws {
         let server = try TLSLoopbackServer(identity: .leafOnly)
         server.http.route("/", response: .init(text: "anonymous"))
-        let transport = try Self.transport(identities: ["api.strata.test": Self.identity()],
-                                           extra: ["api.strata.test": Pinning.pins(Fixtures.Pin.leafEC)])
+        let transport = try Self.transport(
+            identities: ["api.strata.test": Self.identity()],
+            extra: ["api.strata.test": Pinning.pins(Fixtures.Pin.leafEC)])
         #expect(try await transport.send(Pinning.get(server.url("/"))).text == "anonymous")
         #expect(server.handshakes.map(\.clientCertificateName) == [nil])
     }
 
-    @Test("nginx requiring client certificates serves the identity's request over HTTP/2",
-          .enabled(if: NginxServer.isInstalled, Comment(rawValue: NginxServer.missing)))
+    @Test(
+        "nginx requiring client certificates serves the identity's request over HTTP/2",
+        .enabled(if: NginxServer.isInstalled, Comment(rawValue: NginxServer.missing)))
     func nginxOverHTTP2() async throws {
-        let server = try await NginxServer.start(directives: """
-            ssl_verify_client on;
-            ssl_client_certificate \(TLSLoopbackServer.fixtures.appendingPathComponent(Self.clientCA).path);
-            location / { return 200 "$ssl_client_s_dn"; }
-            """)
+        let server = try await NginxServer.start(
+            directives: """
+                ssl_verify_client on;
+                ssl_client_certificate \(TLSLoopbackServer.fixtures.appendingPathComponent(Self.clientCA).path);
+                location / { return 200 "$ssl_client_s_dn"; }
+                """)
         let events = PinningEventLog()
         let transport = events.observing(try Self.transport(identities: ["localhost": Self.identity()]))
         #expect(try await transport.send(Pinning.get(server.url("/"))).text == "CN=strata-test-client,O=Strata Tests")

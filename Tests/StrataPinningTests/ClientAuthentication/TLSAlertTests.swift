@@ -5,9 +5,11 @@ import Testing
 struct TLSAlertTests {
     @Test("without a certificate: certificate_required, or handshake_failure after a TLS 1.2 request, mean one is required")
     func required() {
-        #expect(TLSAlert(code: 116).clientAuthenticationError(host: "h", presented: nil, certificateRequested: false)
+        #expect(
+            TLSAlert(code: 116).clientAuthenticationError(host: "h", presented: nil, certificateRequested: false)
                 == .certificateRequired(host: "h"))
-        #expect(TLSAlert(code: 40).clientAuthenticationError(host: "h", presented: nil, certificateRequested: true)
+        #expect(
+            TLSAlert(code: 40).clientAuthenticationError(host: "h", presented: nil, certificateRequested: true)
                 == .certificateRequired(host: "h"))
         // A handshake failure with no certificate request is about something else (ciphers, versions).
         #expect(TLSAlert(code: 40).clientAuthenticationError(host: "h", presented: nil, certificateRequested: false) == nil)
@@ -17,7 +19,8 @@ struct TLSAlertTests {
     @Test("with a certificate: the certificate alerts are a refusal of it, named by the RFC")
     func refused() {
         for (code, name) in [(42, "bad_certificate"), (45, "certificate_expired"), (48, "unknown_ca"), (49, "access_denied")] {
-            #expect(TLSAlert(code: code).clientAuthenticationError(host: "h", presented: "CN=c", certificateRequested: true)
+            #expect(
+                TLSAlert(code: code).clientAuthenticationError(host: "h", presented: "CN=c", certificateRequested: true)
                     == .certificateRefused(host: "h", subject: "CN=c", alert: name))
         }
         #expect(TLSAlert(code: 70).clientAuthenticationError(host: "h", presented: "CN=c", certificateRequested: true) == nil)
@@ -26,9 +29,11 @@ struct TLSAlertTests {
 
     @Test("the descriptions say what to configure")
     func descriptions() {
-        #expect(ClientAuthenticationError.certificateRequired(host: "api").description
+        #expect(
+            ClientAuthenticationError.certificateRequired(host: "api").description
                 .contains("PinningTransport.Configuration.clientIdentities"))
-        #expect(ClientAuthenticationError.certificateRefused(host: "api", subject: "CN=c", alert: "unknown_ca").description
+        #expect(
+            ClientAuthenticationError.certificateRefused(host: "api", subject: "CN=c", alert: "unknown_ca").description
                 .contains("refused the client certificate CN=c (TLS alert unknown_ca)"))
     }
 }

@@ -11,7 +11,8 @@ struct ContentDecoderTests {
     /// Feeds `input` in chunks of the given sizes (cycled), draining after each; the output and
     /// the largest piece seen. Calls `finish()` at the end.
     static func decode(_ input: [UInt8], coding: ContentCoding, chunkSizes: [Int]? = nil) throws
-        -> (output: [UInt8], largestPiece: Int) {
+        -> (output: [UInt8], largestPiece: Int)
+    {
         let chunkSizes = chunkSizes ?? [max(1, input.count)]
         let decoder = try coding.makeDecoder()
         var output: [UInt8] = []
@@ -46,10 +47,12 @@ struct ContentDecoderTests {
             let whole = try Self.decode(form.bytes, coding: form.coding)
             #expect(whole.output == CodingFixtures.json, "\(form.name) whole")
             let sizes = (0..<64).map { _ in Int.random(in: 1...3000, using: &random) }
-            #expect(try Self.decode(form.bytes, coding: form.coding, chunkSizes: sizes).output == CodingFixtures.json,
-                    "\(form.name) in random chunks")
-            #expect(try Self.decode(form.bytes, coding: form.coding, chunkSizes: [1]).output == CodingFixtures.json,
-                    "\(form.name) byte by byte")
+            #expect(
+                try Self.decode(form.bytes, coding: form.coding, chunkSizes: sizes).output == CodingFixtures.json,
+                "\(form.name) in random chunks")
+            #expect(
+                try Self.decode(form.bytes, coding: form.coding, chunkSizes: [1]).output == CodingFixtures.json,
+                "\(form.name) byte by byte")
         }
     }
 
@@ -150,8 +153,8 @@ struct ContentDecoderTests {
         #expect(ZlibDecoder.isZlibHeader(0x78, 0x9C))
         #expect(ZlibDecoder.isZlibHeader(0x78, 0x01))
         #expect(ZlibDecoder.isZlibHeader(0x78, 0xDA))
-        #expect(!ZlibDecoder.isZlibHeader(0x78, 0x9D))  // checksum off by one
-        #expect(!ZlibDecoder.isZlibHeader(0x79, 0x9C))  // method 9
-        #expect(!ZlibDecoder.isZlibHeader(0x88, 0x1C))  // a 64 KiB window
+        #expect(!ZlibDecoder.isZlibHeader(0x78, 0x9D)) // checksum off by one
+        #expect(!ZlibDecoder.isZlibHeader(0x79, 0x9C)) // method 9
+        #expect(!ZlibDecoder.isZlibHeader(0x88, 0x1C)) // a 64 KiB window
     }
 }

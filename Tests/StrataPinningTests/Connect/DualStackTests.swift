@@ -15,12 +15,16 @@ struct DualStackTests {
     /// `api.strata.test` is on the fixture leaves, so any address may serve it.
     static let host = "api.strata.test"
 
-    static func transport(_ resolver: ScriptedResolver, attemptDelay: Duration = .milliseconds(250),
-                          connectTimeout: Duration = .seconds(10)) throws -> PinningTransport {
-        try Pinning.transport(extra: [host: Pinning.pins(Fixtures.Pin.leafEC)],
-                              configuration: .init(connectTimeout: connectTimeout, requestTimeout: .seconds(30),
-                                                   connectionAttemptDelay: attemptDelay),
-                              resolver: resolver)
+    static func transport(
+        _ resolver: ScriptedResolver, attemptDelay: Duration = .milliseconds(250),
+        connectTimeout: Duration = .seconds(10)
+    ) throws -> PinningTransport {
+        try Pinning.transport(
+            extra: [host: Pinning.pins(Fixtures.Pin.leafEC)],
+            configuration: .init(
+                connectTimeout: connectTimeout, requestTimeout: .seconds(30),
+                connectionAttemptDelay: attemptDelay),
+            resolver: resolver)
     }
 
     static func url(_ port: Int) -> URL { URL(string: "https://\(host):\(port)/hello")! }
@@ -64,8 +68,9 @@ struct DualStackTests {
         // Tried one after the other, the silent address would hold the request until the connect
         // timeout (20 s) and fail it; raced, IPv4 starts 20 ms later and connects.
         let resolver = ScriptedResolver { _, port in [("::1", silent.port), ("127.0.0.1", port)] }
-        let pinning = try Self.transport(resolver, attemptDelay: .milliseconds(20),
-                                         connectTimeout: TestTimeScale.scaled(.seconds(20)))
+        let pinning = try Self.transport(
+            resolver, attemptDelay: .milliseconds(20),
+            connectTimeout: TestTimeScale.scaled(.seconds(20)))
         let transport = events.observing(pinning)
         let response = try await transport.send(Pinning.get(Self.url(server.port)))
         #expect(response.text == "raced")
@@ -104,8 +109,9 @@ struct DualStackTests {
 
     // Needs /etc/hosts to map localhost to ::1 as well; where it maps only 127.0.0.1 there is
     // no IPv6 address to reach, and the scripted-resolver tests above cover the racing.
-    @Test("the system's localhost reaches a server listening on ::1 only, when /etc/hosts maps localhost to both",
-          .enabled(if: localhostIsDualStack, "localhost does not resolve to both ::1 and 127.0.0.1 here"))
+    @Test(
+        "the system's localhost reaches a server listening on ::1 only, when /etc/hosts maps localhost to both",
+        .enabled(if: localhostIsDualStack, "localhost does not resolve to both ::1 and 127.0.0.1 here"))
     func localhostIPv6() async throws {
         let server = try TLSLoopbackServer(identity: .leafOnly, ipv6: true)
         server.http.route("/hello", response: .init(text: "v6"))

@@ -9,8 +9,10 @@ import Testing
 struct ContentNegotiationTests {
     static let url = URL(string: "https://api.example.com/v1/todos")!
 
-    static func negotiation(_ headers: HTTPHeaders = [:], method: HTTPMethod = .get,
-                            decoding: ContentDecoding = ContentDecoding()) -> ContentNegotiation {
+    static func negotiation(
+        _ headers: HTTPHeaders = [:], method: HTTPMethod = .get,
+        decoding: ContentDecoding = ContentDecoding()
+    ) -> ContentNegotiation {
         ContentNegotiation(HTTPRequest(method: method, url: url, headers: headers), decoding: decoding)
     }
 
@@ -72,26 +74,31 @@ struct ContentNegotiationTests {
     @Test("a decoded head loses Content-Encoding and Content-Length, and so does a 304's")
     func decodedHead() async throws {
         let negotiation = Self.negotiation()
-        let (head, _) = negotiation.decoded(Self.head("gzip", status: 304), HTTPBody(Data()), decoding: ContentDecoding(),
-                                            maxDecodedBytes: nil)
+        let (head, _) = negotiation.decoded(
+            Self.head("gzip", status: 304), HTTPBody(Data()), decoding: ContentDecoding(),
+            maxDecodedBytes: nil)
         #expect(head.headers["Content-Encoding"] == nil)
         #expect(head.headers["Content-Length"] == nil)
         #expect(head.headers["Content-Type"] == "application/json")
-        let untouched = negotiation.decoded(Self.head("compress"), HTTPBody(Data()), decoding: ContentDecoding(),
-                                            maxDecodedBytes: nil).0
+        let untouched = negotiation.decoded(
+            Self.head("compress"), HTTPBody(Data()), decoding: ContentDecoding(),
+            maxDecodedBytes: nil
+        ).0
         #expect(untouched == Self.head("compress"))
     }
 
     @Test("the ratio is checked only above its threshold, and the absolute limit always")
     func expansionGuard() throws {
-        var ratio = ExpansionGuard(coding: .gzip, maxDecodedBytes: nil,
-                                   decoding: ContentDecoding(maxExpansionRatio: 10, ratioCheckedAboveBytes: 1000))
-        try ratio.count(1000, codedBytes: 1)  // 1000:1, but not above the threshold yet
+        var ratio = ExpansionGuard(
+            coding: .gzip, maxDecodedBytes: nil,
+            decoding: ContentDecoding(maxExpansionRatio: 10, ratioCheckedAboveBytes: 1000))
+        try ratio.count(1000, codedBytes: 1) // 1000:1, but not above the threshold yet
         #expect(throws: ExpansionGuard.Exceeded.ratio(.gzip, ratio: 10, decoded: 1001, coded: 100)) {
             try ratio.count(1, codedBytes: 100)
         }
-        var fine = ExpansionGuard(coding: .gzip, maxDecodedBytes: nil,
-                                  decoding: ContentDecoding(maxExpansionRatio: 10, ratioCheckedAboveBytes: 1000))
+        var fine = ExpansionGuard(
+            coding: .gzip, maxDecodedBytes: nil,
+            decoding: ContentDecoding(maxExpansionRatio: 10, ratioCheckedAboveBytes: 1000))
         try fine.count(5000, codedBytes: 500)
         var absolute = ExpansionGuard(coding: .brotli, maxDecodedBytes: (100, "the knob"), decoding: ContentDecoding())
         try absolute.count(100, codedBytes: 100)

@@ -22,7 +22,8 @@ struct DecompressionBombTests {
     }
 
     /// What reading the body of `/bomb` through `stream` came to: the bytes read before the error it threw.
-    static func streamed(_ transport: PinningTransport, from server: TLSLoopbackServer) async throws -> (read: Int, error: TransportError?) {
+    static func streamed(_ transport: PinningTransport, from server: TLSLoopbackServer) async throws -> (read: Int, error: TransportError?)
+    {
         try await transport.stream(Pinning.get(server.url("/bomb"))) { _, body in
             var read = 0
             do {
@@ -36,7 +37,7 @@ struct DecompressionBombTests {
 
     @Test("the bomb is a megabyte on the wire for a gigabyte decoded")
     func bombShape() throws {
-        #expect(Self.bomb.count < 1_500_000)  // full flushes cost a little: about 790 to 1
+        #expect(Self.bomb.count < 1_500_000) // full flushes cost a little: about 790 to 1
         let decoder = try ContentCoding.gzip.makeDecoder()
         decoder.feed(Array(Self.bomb.prefix(4096))[...])
         var decoded = 0
@@ -66,13 +67,16 @@ struct DecompressionBombTests {
         var limits = HTTPLimits()
         limits.maxResponseBodyBytes = 8 << 20
         let unguarded = ContentDecoding(maxExpansionRatio: .max, maxStreamedBytes: 4 << 20)
-        let transport = try Pinning.transport(configuration: .init(requestTimeout: .seconds(20), limits: limits,
-                                                                   contentDecoding: unguarded))
+        let transport = try Pinning.transport(
+            configuration: .init(
+                requestTimeout: .seconds(20), limits: limits,
+                contentDecoding: unguarded))
         let error = await Pinning.error { try await transport.send(Pinning.get(server.url("/bomb"))) }
         let failure = try #require(error as? TransportError)
         #expect(failure.kind == .invalidResponse)
-        #expect(failure.message.contains("8388608-byte limit (PinningTransport.Configuration.limits.maxResponseBodyBytes)"),
-                "\(failure.message)")
+        #expect(
+            failure.message.contains("8388608-byte limit (PinningTransport.Configuration.limits.maxResponseBodyBytes)"),
+            "\(failure.message)")
 
         let (read, streamError) = try await Self.streamed(transport, from: server)
         #expect(streamError?.message.contains("contentDecoding.maxStreamedBytes") == true, "\(String(describing: streamError))")
@@ -82,9 +86,10 @@ struct DecompressionBombTests {
 
 /// Runs ``DecompressionBombMemoryTests`` in a process of its own, where the resident set is
 /// the bomb's alone.
-@Suite("Decompression-bomb memory is measured in a process of its own",
-       .disabled(if: MeasuringProcess.isMeasuring, "this is the measuring process"),
-       .disabled(if: !ResidentMemory.isMeaningful, "memory bounds mean nothing under a sanitizer"))
+@Suite(
+    "Decompression-bomb memory is measured in a process of its own",
+    .disabled(if: MeasuringProcess.isMeasuring, "this is the measuring process"),
+    .disabled(if: !ResidentMemory.isMeaningful, "memory bounds mean nothing under a sanitizer"))
 struct DecompressionBombIsolationTests {
     @Test("the bomb memory tests pass in a process where nothing else runs")
     func isolated() async throws {
@@ -97,8 +102,9 @@ struct DecompressionBombIsolationTests {
 }
 
 /// The memory a bomb costs. Runs only in the process ``DecompressionBombIsolationTests`` starts.
-@Suite("Decoding a decompression bomb takes bounded memory", .serialized,
-       .enabled(if: MeasuringProcess.isMeasuring, "runs in the process DecompressionBombIsolationTests starts"))
+@Suite(
+    "Decoding a decompression bomb takes bounded memory", .serialized,
+    .enabled(if: MeasuringProcess.isMeasuring, "runs in the process DecompressionBombIsolationTests starts"))
 struct DecompressionBombMemoryTests {
     static let maxResidentGrowth = 32 << 20
 
@@ -121,8 +127,10 @@ struct DecompressionBombMemoryTests {
         let size = 256 << 20
         let server = try TLSLoopbackServer(identity: .leafOnly)
         server.http.route("/bomb", response: .init(headers: [("Content-Encoding", "gzip")], body: ZlibEncoder.zerosBomb(bytes: size)))
-        let transport = try Pinning.transport(configuration: .init(requestTimeout: .seconds(120), httpVersion: .http1Only,
-                                                                   contentDecoding: ContentDecoding(maxExpansionRatio: .max)))
+        let transport = try Pinning.transport(
+            configuration: .init(
+                requestTimeout: .seconds(120), httpVersion: .http1Only,
+                contentDecoding: ContentDecoding(maxExpansionRatio: .max)))
         let baseline = ResidentMemory.bytes
         ResidentMemory.resetPeak()
         let (read, error) = try await DecompressionBombTests.streamed(transport, from: server)

@@ -8,8 +8,9 @@ import TLSTestServer
 /// Content coding against a real nginx (Debian `nginx-light`): `gzip on`, `gzip_static on`, and
 /// pre-encoded deflate, br and zstd files, over pinned HTTP/1.1, pinned HTTP/2 and URLSession,
 /// each decoded to the same bytes. Skipped, with the reason, where nginx is not installed.
-@Suite("Content coding against nginx: the same JSON over pinned HTTP/1.1, pinned HTTP/2 and URLSession",
-       .enabled(if: NginxServer.isInstalled, Comment(rawValue: NginxServer.missing)))
+@Suite(
+    "Content coding against nginx: the same JSON over pinned HTTP/1.1, pinned HTTP/2 and URLSession",
+    .enabled(if: NginxServer.isInstalled, Comment(rawValue: NginxServer.missing)))
 struct NginxContentCodingTests {
     /// `gzip on` for JSON of any size, `gzip_static` under /static/ (only the .gz is there, so a
     /// 200 proves it was served), and each committed or made coded form with its Content-Encoding.

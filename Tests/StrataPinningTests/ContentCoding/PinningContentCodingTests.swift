@@ -15,9 +15,14 @@ struct PinningContentCodingTests {
     static func server(serving forms: [(path: String, coding: String, bytes: [UInt8])]) throws -> TLSLoopbackServer {
         let server = try TLSLoopbackServer(identity: .leafOnly)
         for form in forms {
-            server.http.route(form.path, response: .init(headers: [("Content-Type", "application/json"),
-                                                                   ("Content-Encoding", form.coding)],
-                                                         body: Data(form.bytes)))
+            server.http.route(
+                form.path,
+                response: .init(
+                    headers: [
+                        ("Content-Type", "application/json"),
+                        ("Content-Encoding", form.coding),
+                    ],
+                    body: Data(form.bytes)))
         }
         return server
     }
@@ -26,8 +31,12 @@ struct PinningContentCodingTests {
 
     @Test("every supported coding decodes to the same JSON through send and stream, without Content-Encoding or Content-Length")
     func decodesEveryCoding() async throws {
-        let forms = CodingFixtures.allForms.map { (path: "/\($0.name.replacingOccurrences(of: " ", with: "-"))",
-                                                   coding: $0.coding.rawValue, bytes: $0.bytes) }
+        let forms = CodingFixtures.allForms.map {
+            (
+                path: "/\($0.name.replacingOccurrences(of: " ", with: "-"))",
+                coding: $0.coding.rawValue, bytes: $0.bytes
+            )
+        }
         let server = try Self.server(serving: forms)
         let transport = try Pinning.transport()
         for form in forms {
@@ -90,8 +99,12 @@ struct PinningContentCodingTests {
 
     @Test("a body cut before the coding's end fails as invalidResponse, from send and while streaming, in every coding")
     func truncated() async throws {
-        let forms = CodingFixtures.allForms.map { (path: "/\($0.coding.rawValue)-\($0.name.count)", coding: $0.coding.rawValue,
-                                                   bytes: Array($0.bytes.prefix($0.bytes.count / 2))) }
+        let forms = CodingFixtures.allForms.map {
+            (
+                path: "/\($0.coding.rawValue)-\($0.name.count)", coding: $0.coding.rawValue,
+                bytes: Array($0.bytes.prefix($0.bytes.count / 2))
+            )
+        }
         let server = try Self.server(serving: forms)
         let transport = try Pinning.transport()
         for form in forms {
@@ -112,7 +125,7 @@ struct PinningContentCodingTests {
     @Test("corrupt bytes fail as invalidResponse with the decoder's reason")
     func corrupt() async throws {
         var damaged = CodingFixtures.coded(.gzip)
-        damaged[damaged.count - 6] ^= 0xFF  // inside the CRC-32 trailer
+        damaged[damaged.count - 6] ^= 0xFF // inside the CRC-32 trailer
         let server = try Self.server(serving: [("/not-gzip", "gzip", Array("plain text".utf8)), ("/crc", "gzip", damaged)])
         let transport = try Pinning.transport()
         for path in ["/not-gzip", "/crc"] {
@@ -130,9 +143,11 @@ struct PinningContentCodingTests {
         let server = try Self.server(serving: [("/gz", "gzip", gzip)])
         server.http.route("/plain", response: .init(body: Data(json)))
         var limits = HTTPLimits()
-        limits.maxResponseBodyBytes = json.count / 2  // above the coded size, below the decoded one
-        let transport = try Pinning.transport(configuration: .init(requestTimeout: .seconds(10), limits: limits,
-                                                                   httpVersion: .http1Only))
+        limits.maxResponseBodyBytes = json.count / 2 // above the coded size, below the decoded one
+        let transport = try Pinning.transport(
+            configuration: .init(
+                requestTimeout: .seconds(10), limits: limits,
+                httpVersion: .http1Only))
         let error = await Pinning.error { try await transport.send(Pinning.get(server.url("/gz"))) }
         let failure = try #require(error as? TransportError)
         #expect(failure.kind == .invalidResponse)
@@ -162,8 +177,10 @@ struct PinningContentCodingTests {
         let gzip = CodingFixtures.coded(.gzip)
         let server = try TLSLoopbackServer(identity: .leafOnly)
         server.http.route("/todos") { request in
-            var headers: [(name: String, value: String)] = [("ETag", "W/\"v1\""), ("Vary", "Accept-Encoding"),
-                                                            ("Content-Encoding", "gzip"), ("Content-Type", "application/json")]
+            var headers: [(name: String, value: String)] = [
+                ("ETag", "W/\"v1\""), ("Vary", "Accept-Encoding"),
+                ("Content-Encoding", "gzip"), ("Content-Type", "application/json"),
+            ]
             guard request.header("If-None-Match") == "W/\"v1\"" else { return .init(headers: headers, body: Data(gzip)) }
             headers.append(("Cache-Control", "max-age=0"))
             return .init(status: 304, headers: headers)
@@ -176,7 +193,7 @@ struct PinningContentCodingTests {
         #expect(second.source == .revalidated)
         #expect(Array(second.body) == CodingFixtures.json)
         #expect(second.headers["Content-Encoding"] == nil)
-        #expect(second.headers["Cache-Control"] == "max-age=0")  // the 304's fields did freshen the entry
+        #expect(second.headers["Cache-Control"] == "max-age=0") // the 304's fields did freshen the entry
         // A caller asking for gzip itself is another variant (Vary: Accept-Encoding): raw bytes, stored apart.
         let raw = try await stack.send(Pinning.get(server.url("/todos"), headers: ["Accept-Encoding": "gzip"]))
         #expect(raw.source == .network)

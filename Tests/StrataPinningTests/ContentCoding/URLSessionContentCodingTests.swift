@@ -17,8 +17,11 @@ struct URLSessionContentCodingTests {
     func decodes() async throws {
         let server = try LoopbackHTTPServer()
         for form in CodingFixtures.allForms {
-            server.route(Self.path(form.name), response: .init(headers: [("Content-Encoding", form.coding.rawValue)],
-                                                               body: Data(form.bytes)))
+            server.route(
+                Self.path(form.name),
+                response: .init(
+                    headers: [("Content-Encoding", form.coding.rawValue)],
+                    body: Data(form.bytes)))
         }
         let transport = URLSessionTransport()
         for form in CodingFixtures.allForms {

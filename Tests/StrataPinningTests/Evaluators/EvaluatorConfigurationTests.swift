@@ -48,7 +48,8 @@ struct EvaluatorConfigurationTests {
         #expect(transport(CompositeTrustEvaluator([pins, AcceptsEverything()]), roots: .pinnedKeysOnly).configurationError == nil)
         let leaf = try Fixtures.certificate("leaf-ec")
         #expect(transport(CertificatePinningEvaluator(certificates: [leaf]), roots: .pinnedKeysOnly).configurationError == nil)
-        #expect(transport(AcceptsEverything(), roots: try Pinning.privateCA()).configurationError == nil,
-                "with chain validation, a custom rule on top is fine")
+        #expect(
+            transport(AcceptsEverything(), roots: try Pinning.privateCA()).configurationError == nil,
+            "with chain validation, a custom rule on top is fine")
     }
 }

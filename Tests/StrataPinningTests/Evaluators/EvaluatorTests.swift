@@ -32,15 +32,16 @@ struct EvaluatorTests {
     @Test("the mismatch message lists every chain certificate as pin: subject, then the pins (OkHttp layout)")
     func mismatchMessage() {
         let error = ServerTrustError.pinMismatch(host: "api.strata.test", chain: chain, pins: [wrongPin, Fixtures.Pin.ca])
-        #expect(error.description == """
-            Certificate pinning failure for api.strata.test!
-              Peer certificate chain:
-                \(Fixtures.Pin.leafEC): CN=localhost,O=Strata Tests
-                \(Fixtures.Pin.ca): CN=Strata Test Root CA,O=Strata Tests
-              Pinned certificates for api.strata.test:
-                \(wrongPin)
-                \(Fixtures.Pin.ca)
-            """)
+        #expect(
+            error.description == """
+                Certificate pinning failure for api.strata.test!
+                  Peer certificate chain:
+                    \(Fixtures.Pin.leafEC): CN=localhost,O=Strata Tests
+                    \(Fixtures.Pin.ca): CN=Strata Test Root CA,O=Strata Tests
+                  Pinned certificates for api.strata.test:
+                    \(wrongPin)
+                    \(Fixtures.Pin.ca)
+                """)
     }
 
     @Test("a single pin is accepted by default")
@@ -54,8 +55,9 @@ struct EvaluatorTests {
             try PublicKeyPinningEvaluator(pins: [Fixtures.Pin.leafEC], requiresBackupPin: true)
         }
         #expect(throws: PinningConfigurationError.missingBackupPin(Fixtures.Pin.leafEC)) {
-            try PublicKeyPinningEvaluator(pins: [Fixtures.Pin.leafEC, "pin-sha256=\"\(Fixtures.Pin.leafEC.dropFirst(7))\""],
-                                          requiresBackupPin: true)
+            try PublicKeyPinningEvaluator(
+                pins: [Fixtures.Pin.leafEC, "pin-sha256=\"\(Fixtures.Pin.leafEC.dropFirst(7))\""],
+                requiresBackupPin: true)
         }
         let strict = try PublicKeyPinningEvaluator(pins: [Fixtures.Pin.leafEC, wrongPin], requiresBackupPin: true)
         try strict.evaluate(chain, forHost: "localhost")
@@ -75,7 +77,7 @@ struct EvaluatorTests {
 
     @Test("certificate pinning fails for a different certificate, even one with a pinned subject")
     func certificatePinFails() throws {
-        let other = try Fixtures.certificate("attacker-leaf")   // also CN=localhost, other key
+        let other = try Fixtures.certificate("attacker-leaf") // also CN=localhost, other key
         let evaluator = CertificatePinningEvaluator(certificates: [other])
         #expect {
             try evaluator.evaluate(chain, forHost: "h")

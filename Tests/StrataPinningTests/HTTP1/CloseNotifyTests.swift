@@ -35,8 +35,10 @@ struct CloseNotifyTests {
     func optIn() async throws {
         let server = try TLSLoopbackServer(identity: .leafOnly, sendsCloseNotify: false)
         server.http.route("/body", response: .raw(Self.closeDelimited))
-        let transport = try Pinning.transport(configuration: .init(requestTimeout: .seconds(10),
-                                                                   acceptsBodyEndWithoutCloseNotify: true))
+        let transport = try Pinning.transport(
+            configuration: .init(
+                requestTimeout: .seconds(10),
+                acceptsBodyEndWithoutCloseNotify: true))
         #expect(try await transport.send(Pinning.get(server.url("/body"))).text == "all of it")
     }
 

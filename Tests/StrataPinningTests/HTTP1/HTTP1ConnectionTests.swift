@@ -12,8 +12,9 @@ struct HTTP1ConnectionTests {
     private let farDeadline = ContinuousClock.now + .seconds(3600)
 
     private func request(_ path: String = "/", method: String = "GET", headers: [String: String] = [:]) throws -> HTTP1Request {
-        let request = HTTPRequest(method: HTTPMethod(rawValue: method), url: URL(string: "http://example.test\(path)")!,
-                                  headers: HTTPHeaders(headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }))
+        let request = HTTPRequest(
+            method: HTTPMethod(rawValue: method), url: URL(string: "http://example.test\(path)")!,
+            headers: HTTPHeaders(headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }))
         return try HTTP1RequestEncoder.encode(request)
     }
 
@@ -34,8 +35,11 @@ struct HTTP1ConnectionTests {
         let response = try connection.send(request("/a"), deadline: farDeadline)
         #expect(response.text == "ok")
         #expect(stream.written == "GET /a HTTP/1.1\r\nHost: example.test\r\n\r\n")
-        #expect(recorder.events == [.requestSent(method: .get, bytes: 39), .interimResponseSkipped(statusCode: 100),
-                                    .responseReceived(statusCode: 200, bodyBytes: 2, keepAlive: true)])
+        #expect(
+            recorder.events == [
+                .requestSent(method: .get, bytes: 39), .interimResponseSkipped(statusCode: 100),
+                .responseReceived(statusCode: 200, bodyBytes: 2, keepAlive: true),
+            ])
         #expect(connection.isReusable)
         #expect(connection.completedExchanges == 1)
         #expect(!stream.isClosed)

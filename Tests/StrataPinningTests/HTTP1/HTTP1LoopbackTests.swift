@@ -25,22 +25,31 @@ struct HTTP1LoopbackTests {
         }
     }
 
-    private static func connect(_ server: LoopbackHTTPServer, idleTimeout: Duration = .seconds(5),
-                                limits: HTTPLimits = .default) throws -> HTTP1Connection<POSIXSocketStream> {
-        let stream = try POSIXSocketStream.connect(host: "127.0.0.1", port: server.port, connectTimeout: .seconds(5),
-                                                   idleTimeout: idleTimeout)
+    private static func connect(
+        _ server: LoopbackHTTPServer, idleTimeout: Duration = .seconds(5),
+        limits: HTTPLimits = .default
+    ) throws -> HTTP1Connection<POSIXSocketStream> {
+        let stream = try POSIXSocketStream.connect(
+            host: "127.0.0.1", port: server.port, connectTimeout: .seconds(5),
+            idleTimeout: idleTimeout)
         return HTTP1Connection(stream: stream, limits: limits)
     }
 
-    private static func request(_ url: URL, method: String = "GET", body: Data? = nil,
-                                headers: [String: String] = [:]) throws -> HTTP1Request {
-        let request = HTTPRequest(method: HTTPMethod(rawValue: method), url: url, headers: HTTPHeaders(headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }))
+    private static func request(
+        _ url: URL, method: String = "GET", body: Data? = nil,
+        headers: [String: String] = [:]
+    ) throws -> HTTP1Request {
+        let request = HTTPRequest(
+            method: HTTPMethod(rawValue: method), url: url,
+            headers: HTTPHeaders(headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }))
         return try HTTP1RequestEncoder.encode(request, body: body.map { [UInt8]($0) } ?? [])
     }
 
     /// Sends one request on a fresh connection and returns the exchange's error.
-    private static func exchangeError(_ server: LoopbackHTTPServer, _ path: String,
-                                      limits: HTTPLimits = .default) async throws -> HTTP1ExchangeError? {
+    private static func exchangeError(
+        _ server: LoopbackHTTPServer, _ path: String,
+        limits: HTTPLimits = .default
+    ) async throws -> HTTP1ExchangeError? {
         try await Self.onOwnThread {
             var connection = try connect(server, limits: limits)
             let request = try request(server.url(path))
@@ -74,14 +83,18 @@ struct HTTP1LoopbackTests {
     @Test("a POST body reaches the server and a chunked response with trailers comes back on the same connection")
     func postAndChunked() async throws {
         server.route("/echo", method: "POST") { request in .init(body: request.body) }
-        server.route("/chunked", response: .init(headers: [("Transfer-Encoding", "chunked")],
-                                                 body: Data("5\r\nhello\r\n1;x=y\r\n!\r\n0\r\nX-Sum: 6\r\n\r\n".utf8)))
+        server.route(
+            "/chunked",
+            response: .init(
+                headers: [("Transfer-Encoding", "chunked")],
+                body: Data("5\r\nhello\r\n1;x=y\r\n!\r\n0\r\nX-Sum: 6\r\n\r\n".utf8)))
         let server = server
         let (echoed, chunked) = try await Self.onOwnThread {
             var connection = try Self.connect(server)
             let payload = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0) })
-            let echoed = try connection.send(Self.request(server.url("/echo"), method: "POST", body: payload),
-                                             deadline: .now + .seconds(5))
+            let echoed = try connection.send(
+                Self.request(server.url("/echo"), method: "POST", body: payload),
+                deadline: .now + .seconds(5))
             let chunked = try connection.send(Self.request(server.url("/chunked")), deadline: .now + .seconds(5))
             return (echoed.body == payload, chunked)
         }
@@ -102,8 +115,9 @@ struct HTTP1LoopbackTests {
                 group.addTask {
                     try await Self.onOwnThread {
                         var connection = try Self.connect(server)
-                        let response = try connection.send(Self.request(server.url("/echo"), method: "POST", body: payload),
-                                                           deadline: .now + .seconds(30))
+                        let response = try connection.send(
+                            Self.request(server.url("/echo"), method: "POST", body: payload),
+                            deadline: .now + .seconds(30))
                         return response.body == payload
                     }
                 }
@@ -136,8 +150,10 @@ struct HTTP1LoopbackTests {
         let server = server
         let response = try await Self.onOwnThread {
             var connection = try Self.connect(server)
-            return try connection.send(Self.request(server.url("/upload"), method: "PUT", body: Data(count: 10),
-                                                    headers: ["Expect": "100-continue"]), deadline: .now + .seconds(5))
+            return try connection.send(
+                Self.request(
+                    server.url("/upload"), method: "PUT", body: Data(count: 10),
+                    headers: ["Expect": "100-continue"]), deadline: .now + .seconds(5))
         }
         #expect(response.statusCode == 201)
         #expect(response.interimStatusCodes == [100])
@@ -172,14 +188,18 @@ struct HTTP1LoopbackTests {
         #expect(error?.error.message.contains("Connection reset by peer") == true)
     }
 
-    @Test("raw malformed responses each give their own typed error", arguments: [
-        ("HTTP/1.1 OK\r\n\r\n", HTTP1ResponseError.invalidStatusCode(.notThreeDigits(shown: "\"OK\""))),
-        ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nnope\r\n", .invalidChunkSize(excerpt: "\"nope\"")),
-        ("HTTP/1.1 200 OK\r\nX-Big: " + String(repeating: "b", count: 70_000) + "\r\n\r\n",
-         .headerBlockTooLarge(limit: 64 * 1024)),
-        ("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc", .truncatedBody(expectedBytes: 10, receivedBytes: 3)),
-        ("HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab", .conflictingContentLength(first: 1, second: 2)),
-    ])
+    @Test(
+        "raw malformed responses each give their own typed error",
+        arguments: [
+            ("HTTP/1.1 OK\r\n\r\n", HTTP1ResponseError.invalidStatusCode(.notThreeDigits(shown: "\"OK\""))),
+            ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nnope\r\n", .invalidChunkSize(excerpt: "\"nope\"")),
+            (
+                "HTTP/1.1 200 OK\r\nX-Big: " + String(repeating: "b", count: 70_000) + "\r\n\r\n",
+                .headerBlockTooLarge(limit: 64 * 1024)
+            ),
+            ("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc", .truncatedBody(expectedBytes: 10, receivedBytes: 3)),
+            ("HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab", .conflictingContentLength(first: 1, second: 2)),
+        ])
     func malformedResponses(raw: String, expected: HTTP1ResponseError) async throws {
         server.route("/bad", response: .raw(raw))
         let error = try await Self.exchangeError(server, "/bad")
@@ -304,8 +324,9 @@ struct HTTP1LoopbackTests {
             var kinds: [TransportError.Kind] = []
             for host in ["127.0.0.1", "no-such-host.invalid"] {
                 do throws(TransportError) {
-                    _ = try POSIXSocketStream.connect(host: host, port: port, connectTimeout: .seconds(5),
-                                                      idleTimeout: .seconds(5))
+                    _ = try POSIXSocketStream.connect(
+                        host: host, port: port, connectTimeout: .seconds(5),
+                        idleTimeout: .seconds(5))
                 } catch {
                     kinds.append(error.kind)
                 }

@@ -8,21 +8,28 @@ import Testing
 
 @Suite("HTTP1RequestEncoder")
 struct HTTP1RequestEncoderTests {
-    private func encode(_ url: String, method: String = "GET", headers: [String: String] = [:],
-                        body: Data? = nil) throws -> String {
+    private func encode(
+        _ url: String, method: String = "GET", headers: [String: String] = [:],
+        body: Data? = nil
+    ) throws -> String {
         String(decoding: try encodeRequest(url, method: method, headers: headers, body: body).bytes, as: UTF8.self)
     }
 
-    private func encodeRequest(_ url: String, method: String = "GET", headers: [String: String] = [:],
-                               body: Data? = nil) throws(HTTPRequestError) -> HTTP1Request {
-        let request = HTTPRequest(method: HTTPMethod(rawValue: method), url: URL(string: url)!, headers: HTTPHeaders(headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }))
+    private func encodeRequest(
+        _ url: String, method: String = "GET", headers: [String: String] = [:],
+        body: Data? = nil
+    ) throws(HTTPRequestError) -> HTTP1Request {
+        let request = HTTPRequest(
+            method: HTTPMethod(rawValue: method), url: URL(string: url)!,
+            headers: HTTPHeaders(headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }))
         return try HTTP1RequestEncoder.encode(request, body: body.map { [UInt8]($0) } ?? [])
     }
 
     @Test("a GET is a request line with the origin-form target, Host and nothing else")
     func plainGet() throws {
-        #expect(try encode("https://api.example.com/users?page=2#section")
-            == "GET /users?page=2 HTTP/1.1\r\nHost: api.example.com\r\n\r\n")
+        #expect(
+            try encode("https://api.example.com/users?page=2#section")
+                == "GET /users?page=2 HTTP/1.1\r\nHost: api.example.com\r\n\r\n")
     }
 
     @Test("an empty path is sent as /")
@@ -56,8 +63,9 @@ struct HTTP1RequestEncoderTests {
     func unknownLengthRefusesContentLength() throws {
         for value in ["0", "5"] {
             let chunks = AsyncStream<ArraySlice<UInt8>> { $0.finish() }
-            let request = HTTPRequest(method: .put, url: URL(string: "https://h/p")!, headers: ["Content-Length": value],
-                                      body: HTTPBody(chunks, length: nil))
+            let request = HTTPRequest(
+                method: .put, url: URL(string: "https://h/p")!, headers: ["Content-Length": value],
+                body: HTTPBody(chunks, length: nil))
             #expect(ValidatedRequestHead.bodyLength(of: request) == nil)
             #expect(throws: HTTPRequestError.self, "Content-Length: \(value)") { try HTTP1RequestEncoder.encodeStreaming(request) }
             #expect(throws: HTTPRequestError.self, "Content-Length: \(value)") { try HTTP2Request(request) }
@@ -66,8 +74,9 @@ struct HTTP1RequestEncoderTests {
 
     @Test("a body is sent after Content-Length with its exact size")
     func bodyWithLength() throws {
-        #expect(try encode("http://h/p", method: "POST", body: Data("hello".utf8))
-            == "POST /p HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\n\r\nhello")
+        #expect(
+            try encode("http://h/p", method: "POST", body: Data("hello".utf8))
+                == "POST /p HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\n\r\nhello")
     }
 
     @Test("POST, PUT and PATCH without a body send Content-Length: 0; GET and DELETE send none")

@@ -5,13 +5,17 @@ import Testing
 
 @Suite("HTTP1ResponseParser refuses malformed responses with typed errors")
 struct HTTP1ResponseParserErrorTests {
-    private func error(_ text: String, method: HTTPMethod = .get, limits: HTTPLimits = .default,
-                       pieceSize: Int? = nil) -> HTTP1ResponseError? {
+    private func error(
+        _ text: String, method: HTTPMethod = .get, limits: HTTPLimits = .default,
+        pieceSize: Int? = nil
+    ) -> HTTP1ResponseError? {
         error(Array(text.utf8), method: method, limits: limits, pieceSize: pieceSize)
     }
 
-    private func error(_ bytes: [UInt8], method: HTTPMethod = .get, limits: HTTPLimits = .default,
-                       pieceSize: Int? = nil) -> HTTP1ResponseError? {
+    private func error(
+        _ bytes: [UInt8], method: HTTPMethod = .get, limits: HTTPLimits = .default,
+        pieceSize: Int? = nil
+    ) -> HTTP1ResponseError? {
         do {
             _ = try parseResponse(bytes, method: method, limits: limits, pieceSize: pieceSize)
             return nil
@@ -20,8 +24,9 @@ struct HTTP1ResponseParserErrorTests {
         }
     }
 
-    @Test("a bad status line is invalidStatusLine, quoting the line with control bytes escaped",
-          arguments: ["HTP/1.1 200 OK", "garbage", "HTTP/1.1 200 O\u{1}K", "", "http/1.1 200 OK"])
+    @Test(
+        "a bad status line is invalidStatusLine, quoting the line with control bytes escaped",
+        arguments: ["HTP/1.1 200 OK", "garbage", "HTTP/1.1 200 O\u{1}K", "", "http/1.1 200 OK"])
     func badStatusLine(line: String) {
         let failure = error("\(line)\r\nContent-Length: 0\r\n\r\n")
         guard case .invalidStatusLine(let excerpt) = failure else {
@@ -31,12 +36,15 @@ struct HTTP1ResponseParserErrorTests {
         #expect(!excerpt.contains("\u{1}"))
     }
 
-    @Test("a status code that is not three digits in 100–599 is invalidStatusCode, by the rule HTTP/2 follows too",
-          arguments: [("HTTP/1.1 2OO OK", HTTPStatusCodeRule.Violation.notThreeDigits(shown: "\"2OO\"")),
-                      ("HTTP/1.1 200OK", .notThreeDigits(shown: "\"200OK\"")),
-                      ("HTTP/1.1  200 OK", .notThreeDigits(shown: "\"\"")),
-                      ("HTTP/1.1 600 Nope", .outOfRange(shown: "\"600\"")),
-                      ("HTTP/1.1 099 Low", .outOfRange(shown: "\"099\""))])
+    @Test(
+        "a status code that is not three digits in 100–599 is invalidStatusCode, by the rule HTTP/2 follows too",
+        arguments: [
+            ("HTTP/1.1 2OO OK", HTTPStatusCodeRule.Violation.notThreeDigits(shown: "\"2OO\"")),
+            ("HTTP/1.1 200OK", .notThreeDigits(shown: "\"200OK\"")),
+            ("HTTP/1.1  200 OK", .notThreeDigits(shown: "\"\"")),
+            ("HTTP/1.1 600 Nope", .outOfRange(shown: "\"600\"")),
+            ("HTTP/1.1 099 Low", .outOfRange(shown: "\"099\"")),
+        ])
     func badStatusCode(line: String, violation: HTTPStatusCodeRule.Violation) {
         #expect(error("\(line)\r\nContent-Length: 0\r\n\r\n") == .invalidStatusCode(violation))
     }
@@ -51,8 +59,9 @@ struct HTTP1ResponseParserErrorTests {
         #expect(error("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\n") == .unexpectedSwitchingProtocols)
     }
 
-    @Test("a bad chunk size is invalidChunkSize",
-          arguments: ["zz", "-1", "", " 5", "5x", "0x5", "FFFFFFFFFFFFFFFFF", "5;\u{1}"])
+    @Test(
+        "a bad chunk size is invalidChunkSize",
+        arguments: ["zz", "-1", "", " 5", "5x", "0x5", "FFFFFFFFFFFFFFFFF", "5;\u{1}"])
     func badChunkSize(line: String) {
         let failure = error("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n\(line)\r\nhello\r\n0\r\n\r\n")
         guard case .invalidChunkSize = failure else {
@@ -81,23 +90,27 @@ struct HTTP1ResponseParserErrorTests {
         // A server that never sends a line end is stopped at the limit, not read forever.
         #expect(error("HTTP/1.1 200 OK\r\nX-Big: \(big)", pieceSize: 4096) == .headerBlockTooLarge(limit: 64 * 1024))
         let many = (1...60).map { "X-Field-\($0): \(String(repeating: "v", count: 30))\r\n" }.joined()
-        #expect(error("HTTP/1.1 200 OK\r\n\(many)\r\n", limits: HTTPLimits(maxHeaderBlockBytes: 1024))
-            == .headerBlockTooLarge(limit: 1024))
+        #expect(
+            error("HTTP/1.1 200 OK\r\n\(many)\r\n", limits: HTTPLimits(maxHeaderBlockBytes: 1024))
+                == .headerBlockTooLarge(limit: 1024))
     }
 
     @Test("trailers over the byte limit are headerBlockTooLarge")
     func oversizedTrailers() {
         let big = String(repeating: "t", count: 2000)
-        #expect(error("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX-T: \(big)\r\n\r\n",
-                      limits: HTTPLimits(maxHeaderBlockBytes: 1024)) == .headerBlockTooLarge(limit: 1024))
+        #expect(
+            error(
+                "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX-T: \(big)\r\n\r\n",
+                limits: HTTPLimits(maxHeaderBlockBytes: 1024)) == .headerBlockTooLarge(limit: 1024))
     }
 
     @Test("more header fields than the limit is tooManyHeaders")
     func tooManyHeaders() {
         let fields = (1...101).map { "X-\($0): v\r\n" }.joined()
         #expect(error("HTTP/1.1 200 OK\r\n\(fields)Content-Length: 0\r\n\r\n") == .tooManyHeaders(limit: 100))
-        #expect(error("HTTP/1.1 200 OK\r\nA: 1\r\nB: 2\r\nC: 3\r\n\r\n", limits: HTTPLimits(maxHeaderCount: 2))
-            == .tooManyHeaders(limit: 2))
+        #expect(
+            error("HTTP/1.1 200 OK\r\nA: 1\r\nB: 2\r\nC: 3\r\n\r\n", limits: HTTPLimits(maxHeaderCount: 2))
+                == .tooManyHeaders(limit: 2))
     }
 
     @Test("more interim responses than the limit is tooManyInterimResponses")
@@ -111,8 +124,9 @@ struct HTTP1ResponseParserErrorTests {
         let limits = HTTPLimits(maxResponseBodyBytes: 4)
         // Announced too large: refused at the head, before any body byte is read.
         #expect(error("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n", limits: limits) == .bodyTooLarge(limit: 4))
-        #expect(error("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n", limits: limits)
-            == .bodyTooLarge(limit: 4))
+        #expect(
+            error("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n", limits: limits)
+                == .bodyTooLarge(limit: 4))
         #expect(error("HTTP/1.1 200 OK\r\n\r\nabcde", limits: limits) == .bodyTooLarge(limit: 4))
         #expect(error("HTTP/1.1 200 OK\r\nContent-Length: 99999999999999\r\n\r\n") == .bodyTooLarge(limit: 64 * 1024 * 1024))
     }
@@ -144,13 +158,15 @@ struct HTTP1ResponseParserErrorTests {
 
     @Test("different Content-Length values are conflictingContentLength")
     func conflictingContentLength() {
-        #expect(error("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello!")
-            == .conflictingContentLength(first: 5, second: 6))
+        #expect(
+            error("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello!")
+                == .conflictingContentLength(first: 5, second: 6))
         #expect(error("HTTP/1.1 200 OK\r\nContent-Length: 5, 6\r\n\r\nhello!") == .conflictingContentLength(first: 5, second: 6))
     }
 
-    @Test("a Content-Length that is not a decimal number is invalidContentLength",
-          arguments: ["abc", "-1", "", "1 2", "+5", "0x10", "5,", "1234567890123456789"])
+    @Test(
+        "a Content-Length that is not a decimal number is invalidContentLength",
+        arguments: ["abc", "-1", "", "1 2", "+5", "0x10", "5,", "1234567890123456789"])
     func invalidContentLength(value: String) {
         let failure = error("HTTP/1.1 200 OK\r\nContent-Length: \(value)\r\n\r\n")
         guard case .invalidContentLength = failure else {
@@ -166,9 +182,12 @@ struct HTTP1ResponseParserErrorTests {
         #expect(error("HTTP/1.1 200 OK\r\n\tX: 1\r\n\r\n") == .obsoleteLineFolding(excerpt: "\"\\x09X: 1\""))
     }
 
-    @Test("a malformed header line is invalidHeaderField",
-          arguments: ["No colon here", "Bad Name: x", "X-Space : 1", ": empty name", "X-Nul: a\u{0}b", "X-Cr: a\rb",
-                      "X-Del: a\u{7F}", "Ünïcode: x"])
+    @Test(
+        "a malformed header line is invalidHeaderField",
+        arguments: [
+            "No colon here", "Bad Name: x", "X-Space : 1", ": empty name", "X-Nul: a\u{0}b", "X-Cr: a\rb",
+            "X-Del: a\u{7F}", "Ünïcode: x",
+        ])
     func invalidHeaderField(line: String) {
         let failure = error("HTTP/1.1 200 OK\r\n\(line)\r\nContent-Length: 0\r\n\r\n")
         guard case .invalidHeaderField = failure else {
@@ -177,8 +196,9 @@ struct HTTP1ResponseParserErrorTests {
         }
     }
 
-    @Test("a transfer coding other than exactly chunked is unsupportedTransferEncoding",
-          arguments: ["gzip", "gzip, chunked", "chunked, chunked", "chunked;foo=bar"])
+    @Test(
+        "a transfer coding other than exactly chunked is unsupportedTransferEncoding",
+        arguments: ["gzip", "gzip, chunked", "chunked, chunked", "chunked;foo=bar"])
     func unsupportedTransferEncoding(value: String) {
         let failure = error("HTTP/1.1 200 OK\r\nTransfer-Encoding: \(value)\r\n\r\n0\r\n\r\n")
         guard case .unsupportedTransferEncoding = failure else {

@@ -4,7 +4,6 @@ import Strata
 import Testing
 import TestServer
 
-
 @Suite("HTTP1ResponseParser under fuzzing")
 struct HTTP1ResponseParserFuzzTests {
     /// Bytes that matter to the grammar, so mutations hit interesting paths more often than
@@ -21,11 +20,12 @@ struct HTTP1ResponseParserFuzzTests {
         for _ in 0..<20_000 {
             let base = corpus.randomElement(using: &random) ?? []
             let input = Self.mutator.mutate(base, using: &random)
-            let limits = HTTPLimits(maxHeaderBlockBytes: Int.random(in: 16...256, using: &random),
-                                     maxHeaderCount: Int.random(in: 1...8, using: &random),
-                                     maxResponseBodyBytes: Int.random(in: 0...64, using: &random),
-                                     maxChunkSizeLineBytes: Int.random(in: 2...32, using: &random),
-                                     maxInterimResponses: Int.random(in: 0...2, using: &random))
+            let limits = HTTPLimits(
+                maxHeaderBlockBytes: Int.random(in: 16...256, using: &random),
+                maxHeaderCount: Int.random(in: 1...8, using: &random),
+                maxResponseBodyBytes: Int.random(in: 0...64, using: &random),
+                maxChunkSizeLineBytes: Int.random(in: 2...32, using: &random),
+                maxInterimResponses: Int.random(in: 0...2, using: &random))
             var parser = HTTP1ResponseParser(limits: limits)
             parser.expectResponse(to: methods.randomElement(using: &random) ?? .get)
             var offset = 0

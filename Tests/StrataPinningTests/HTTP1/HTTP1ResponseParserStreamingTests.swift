@@ -50,8 +50,9 @@ struct HTTP1ResponseParserStreamingTests {
         "HTTP/1.1 204 No Content\r\n\r\n",
     ]
 
-    @Test("streamed in any pieces, a body gives the buffered mode's head, bytes and trailers",
-          arguments: responses, [1, 3, 1 << 16])
+    @Test(
+        "streamed in any pieces, a body gives the buffered mode's head, bytes and trailers",
+        arguments: responses, [1, 3, 1 << 16])
     func sameAsBuffered(text: String, pieceSize: Int) throws {
         let buffered = try parseResponse(text)
         let streamed = try Self.stream(text, pieceSize: pieceSize)
@@ -68,11 +69,15 @@ struct HTTP1ResponseParserStreamingTests {
     @Test("a streamed body is not capped by maxResponseBodyBytes; chunk-size lines still are")
     func limits() throws {
         let limits = HTTPLimits(maxResponseBodyBytes: 4, maxChunkSizeLineBytes: 8)
-        #expect(try Self.stream("HTTP/1.1 200 OK\r\nContent-Length: 11\r\n\r\nhello world", pieceSize: 4,
-                                limits: limits).body == Data("hello world".utf8))
+        #expect(
+            try Self.stream(
+                "HTTP/1.1 200 OK\r\nContent-Length: 11\r\n\r\nhello world", pieceSize: 4,
+                limits: limits
+            ).body == Data("hello world".utf8))
         #expect(throws: HTTP1ResponseError.chunkSizeLineTooLong(limit: 8)) {
-            try Self.stream("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;long-extension\r\nhello\r\n0\r\n\r\n",
-                            pieceSize: 4, limits: limits)
+            try Self.stream(
+                "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;long-extension\r\nhello\r\n0\r\n\r\n",
+                pieceSize: 4, limits: limits)
         }
     }
 }

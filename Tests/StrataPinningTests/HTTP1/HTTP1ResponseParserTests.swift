@@ -33,8 +33,9 @@ struct HTTP1ResponseParserTests {
 
     @Test("header fields keep order and repeats, compare names case-insensitively and lose surrounding whitespace")
     func headerFields() throws {
-        let response = try parseResponse("HTTP/1.1 200 OK\r\nSet-Cookie: a=1\r\nX-Pad: \t padded \t\r\n"
-            + "set-cookie: b=2\r\nX-Empty:\r\nContent-Length: 0\r\n\r\n")
+        let response = try parseResponse(
+            "HTTP/1.1 200 OK\r\nSet-Cookie: a=1\r\nX-Pad: \t padded \t\r\n"
+                + "set-cookie: b=2\r\nX-Empty:\r\nContent-Length: 0\r\n\r\n")
         #expect(response.headers.values(for: "Set-Cookie") == ["a=1", "b=2"])
         #expect(response.headers["x-pad"] == "padded")
         #expect(response.headers["X-Empty"] == "")
@@ -63,9 +64,10 @@ struct HTTP1ResponseParserTests {
 
     @Test("a chunked body is joined, chunk extensions are ignored and trailers are kept apart")
     func chunked() throws {
-        let response = try parseResponse("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
-            + "5;name=value\r\nhello\r\n6 ; quoted=\"a b\"\r\n world\r\nA\r\n0123456789\r\n"
-            + "0\r\nX-Checksum: abc\r\nX-Other: 1\r\n\r\n")
+        let response = try parseResponse(
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+                + "5;name=value\r\nhello\r\n6 ; quoted=\"a b\"\r\n world\r\nA\r\n0123456789\r\n"
+                + "0\r\nX-Checksum: abc\r\nX-Other: 1\r\n\r\n")
         #expect(response.text == "hello world0123456789")
         #expect(response.framing == .chunked)
         #expect(response.trailers["x-checksum"] == "abc")
@@ -76,8 +78,9 @@ struct HTTP1ResponseParserTests {
 
     @Test("Transfer-Encoding chunked wins over Content-Length, and the connection is then not reused")
     func chunkedWinsOverContentLength() throws {
-        let response = try parseResponse("HTTP/1.1 200 OK\r\nContent-Length: 100\r\nTransfer-Encoding: Chunked\r\n\r\n"
-            + "3\r\nabc\r\n0\r\n\r\n")
+        let response = try parseResponse(
+            "HTTP/1.1 200 OK\r\nContent-Length: 100\r\nTransfer-Encoding: Chunked\r\n\r\n"
+                + "3\r\nabc\r\n0\r\n\r\n")
         #expect(response.text == "abc")
         #expect(response.framing == .chunked)
         #expect(!response.keepAlive)
@@ -85,8 +88,9 @@ struct HTTP1ResponseParserTests {
 
     @Test("HTTP/1.0 with Transfer-Encoding is read as chunked but the connection is not reused (RFC 9112 §6.1)")
     func http10Chunked() throws {
-        let response = try parseResponse("HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nTransfer-Encoding: chunked\r\n\r\n"
-            + "2\r\nok\r\n0\r\n\r\n")
+        let response = try parseResponse(
+            "HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nTransfer-Encoding: chunked\r\n\r\n"
+                + "2\r\nok\r\n0\r\n\r\n")
         #expect(response.text == "ok")
         #expect(!response.keepAlive)
     }
@@ -128,8 +132,9 @@ struct HTTP1ResponseParserTests {
 
     @Test("100 Continue and 103 Early Hints are skipped and the final response is returned")
     func interimResponses() throws {
-        let response = try parseResponse("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </style.css>\r\n\r\n"
-            + "HTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\nok")
+        let response = try parseResponse(
+            "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </style.css>\r\n\r\n"
+                + "HTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\nok")
         #expect(response.statusCode == 201)
         #expect(response.interimStatusCodes == [100, 103])
         #expect(response.headers["Link"] == nil)
@@ -146,7 +151,8 @@ struct HTTP1ResponseParserTests {
     func pipelined() throws {
         var parser = HTTP1ResponseParser()
         parser.expectResponse(to: .get)
-        let both = "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\none"
+        let both =
+            "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\none"
             + "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\ntwo\r\n0\r\n\r\n"
         let first = try parser.feed(Array(both.utf8))
         #expect(first?.text == "one")
@@ -161,8 +167,11 @@ struct HTTP1ResponseParserTests {
     func bodyAtLimit() throws {
         let limits = HTTPLimits(maxResponseBodyBytes: 4)
         #expect(try parseResponse("HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nabcd", limits: limits).text == "abcd")
-        #expect(try parseResponse("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nab\r\n2\r\ncd\r\n0\r\n\r\n",
-                                  limits: limits).text == "abcd")
+        #expect(
+            try parseResponse(
+                "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nab\r\n2\r\ncd\r\n0\r\n\r\n",
+                limits: limits
+            ).text == "abcd")
         #expect(try parseResponse("HTTP/1.1 200 OK\r\n\r\nabcd", limits: limits).text == "abcd")
     }
 

@@ -23,8 +23,9 @@ struct HTTP2FrameFloodTests {
         try harness.open(1, Harness.get("/a"))
         try harness.open(2, Harness.get("/b"))
         harness.clientFrames()
-        harness.serve(.settings([(HTTP2Frame.maxConcurrentStreams, UInt32(50))]),
-                      .headers(stream: 1, Harness.ok), .headers(stream: 3, Harness.ok))
+        harness.serve(
+            .settings([(HTTP2Frame.maxConcurrentStreams, UInt32(50))]),
+            .headers(stream: 1, Harness.ok), .headers(stream: 3, Harness.ok))
         harness.serve(bytes: batch, times: batches)
         harness.serve(.data(stream: 1, Array("a".utf8), endStream: true), .data(stream: 3, Array("b".utf8), endStream: true))
         return harness

@@ -21,8 +21,10 @@ struct HTTP2LoopIdleTests {
         // Short, so twenty of them pass quickly; scaled, so a sanitizer's slowdown leaves time to
         // claim a stream before the connection retires.
         let idle = TestTimeScale.scaled(.milliseconds(25))
-        let transport = try Pinning.transport(configuration: .init(requestTimeout: .seconds(10), idleConnectionTimeout: idle,
-                                                                   httpVersion: .http2Only))
+        let transport = try Pinning.transport(
+            configuration: .init(
+                requestTimeout: .seconds(10), idleConnectionTimeout: idle,
+                httpVersion: .http2Only))
         guard case let .success(engine) = transport.engine else {
             Issue.record("the transport has no engine")
             return

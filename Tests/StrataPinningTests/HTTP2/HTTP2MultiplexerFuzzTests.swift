@@ -13,8 +13,10 @@ import TLSTestServer
 struct HTTP2MultiplexerFuzzTests {
     /// Bytes that matter to HTTP/2 framing and HPACK: frame types, flags, length and stream
     /// identifier edges, HPACK representation prefixes.
-    private static let mutator = ByteMutator(interestingBytes: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0x0A, 0x20, 0x3F, 0x40,
-                                                                0x7F, 0x80, 0x88, 0xBE, 0xFF, UInt8(ascii: ":")])
+    private static let mutator = ByteMutator(interestingBytes: [
+        0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0x0A, 0x20, 0x3F, 0x40,
+        0x7F, 0x80, 0x88, 0xBE, 0xFF, UInt8(ascii: ":"),
+    ])
 
     private static let fieldNames = ["content-type", "etag", "cache-control", "x-request-id", "set-cookie", "vary"]
 
@@ -33,9 +35,12 @@ struct HTTP2MultiplexerFuzzTests {
             }
             let status = ["200", "201", "204", "404", "500"].randomElement(using: &random) ?? "200"
             // A 204 has no content (RFC 9110 §15.3.5).
-            let body = status == "204" ? [] : (0..<Int.random(in: 0...3, using: &random)).map { _ in
-                [UInt8]((0..<Int.random(in: 0...40, using: &random)).map { _ in UInt8.random(in: 0x20...0x7E, using: &random) })
-            }
+            let body =
+                status == "204"
+                ? []
+                : (0..<Int.random(in: 0...3, using: &random)).map { _ in
+                    [UInt8]((0..<Int.random(in: 0...40, using: &random)).map { _ in UInt8.random(in: 0x20...0x7E, using: &random) })
+                }
             var fields = [(":status", status)]
             for _ in 0..<Int.random(in: 0...4, using: &random) {
                 fields.append((fieldNames.randomElement(using: &random) ?? "etag", "v\(Int.random(in: 0...999, using: &random))"))
@@ -70,15 +75,19 @@ struct HTTP2MultiplexerFuzzTests {
     }
 
     /// A HEADERS frame, or HEADERS plus CONTINUATION frames carrying the same block in pieces.
-    private static func headerFrames(stream: UInt32, _ fields: [(String, String)], endStream: Bool,
-                                     using random: inout SeededGenerator) -> [HTTP2Frame] {
+    private static func headerFrames(
+        stream: UInt32, _ fields: [(String, String)], endStream: Bool,
+        using random: inout SeededGenerator
+    ) -> [HTTP2Frame] {
         let block = HTTP2Frame.headerBlock(fields)
         guard block.count > 8, Bool.random(using: &random) else {
             return [.headers(stream: stream, fields, endStream: endStream)]
         }
         let split = Int.random(in: 1..<block.count, using: &random)
-        return [HTTP2Frame(.headers, flags: endStream ? HTTP2Frame.endStream : 0, streamID: stream, payload: Array(block[..<split])),
-                HTTP2Frame(.continuation, flags: HTTP2Frame.endHeaders, streamID: stream, payload: Array(block[split...]))]
+        return [
+            HTTP2Frame(.headers, flags: endStream ? HTTP2Frame.endStream : 0, streamID: stream, payload: Array(block[..<split])),
+            HTTP2Frame(.continuation, flags: HTTP2Frame.endHeaders, streamID: stream, payload: Array(block[split...])),
+        ]
     }
 
     /// What a fuzz run saw; checked in the test's own task (an expectation recorded on another
@@ -107,15 +116,19 @@ struct HTTP2MultiplexerFuzzTests {
         var random = SeededGenerator(seed: 0x5EED_0002)
         var summary = Summary()
         for iteration in 0..<2_000 {
-            let limits = HTTPLimits(maxHeaderBlockBytes: Int.random(in: 96...1024, using: &random),
-                                     maxHeaderCount: Int.random(in: 2...8, using: &random),
-                                     maxResponseBodyBytes: Int.random(in: 0...160, using: &random),
-                                     maxInterimResponses: Int.random(in: 0...2, using: &random))
-            let harness = try MultiplexerHarness(limits: limits, idleTimeout: .seconds(Int64.random(in: 1...5, using: &random)),
-                                                 pingInterval: .seconds(Int64.random(in: 1...5, using: &random)))
+            let limits = HTTPLimits(
+                maxHeaderBlockBytes: Int.random(in: 96...1024, using: &random),
+                maxHeaderCount: Int.random(in: 2...8, using: &random),
+                maxResponseBodyBytes: Int.random(in: 0...160, using: &random),
+                maxInterimResponses: Int.random(in: 0...2, using: &random))
+            let harness = try MultiplexerHarness(
+                limits: limits, idleTimeout: .seconds(Int64.random(in: 1...5, using: &random)),
+                pingInterval: .seconds(Int64.random(in: 1...5, using: &random)))
             let streams = Int.random(in: 1...4, using: &random)
             for id in 0..<streams {
-                let request = Bool.random(using: &random) ? MultiplexerHarness.get("/\(id)")
+                let request =
+                    Bool.random(using: &random)
+                    ? MultiplexerHarness.get("/\(id)")
                     : MultiplexerHarness.post("/\(id)", body: Data(repeating: 0x61, count: Int.random(in: 0...200, using: &random)))
                 try harness.open(UInt64(id), request, timeout: .seconds(Int64.random(in: 2...20, using: &random)))
             }

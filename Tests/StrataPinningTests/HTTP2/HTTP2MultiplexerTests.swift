@@ -17,8 +17,9 @@ struct HTTP2MultiplexerTests {
         let headers = try #require(sent.first { $0.kind == .headers })
         #expect(headers.streamID == 1)
         #expect(headers.flags & HTTP2Frame.endStream != 0)
-        harness.serve(.settings(), .headers(stream: 1, Harness.ok + [("content-length", "5")]),
-                      .data(stream: 1, Array("hello".utf8), endStream: true))
+        harness.serve(
+            .settings(), .headers(stream: 1, Harness.ok + [("content-length", "5")]),
+            .data(stream: 1, Array("hello".utf8), endStream: true))
         let response = try #require(harness.response(1))
         #expect(response.statusCode == 200)
         #expect(response.headers["Content-Type"] == "text/plain")
@@ -32,9 +33,10 @@ struct HTTP2MultiplexerTests {
         let harness = try Harness()
         try harness.open(1, Harness.get("/"))
         harness.clientFrames()
-        harness.serve(.headers(stream: 1, [(":status", "103"), ("link", "</a.css>")]),
-                      .headers(stream: 1, Harness.ok), .data(stream: 1, Array("body".utf8)),
-                      .headers(stream: 1, [("grpc-status", "0")], endStream: true))
+        harness.serve(
+            .headers(stream: 1, [(":status", "103"), ("link", "</a.css>")]),
+            .headers(stream: 1, Harness.ok), .data(stream: 1, Array("body".utf8)),
+            .headers(stream: 1, [("grpc-status", "0")], endStream: true))
         let response = try #require(harness.response(1))
         #expect(response.interimStatusCodes == [103])
         #expect(response.trailers["grpc-status"] == "0")
@@ -60,9 +62,10 @@ struct HTTP2MultiplexerTests {
         try harness.open(1, Harness.get("/streamed"))
         try harness.open(2, Harness.get("/announced"))
         harness.clientFrames()
-        harness.serve(.headers(stream: 1, Harness.ok), .data(stream: 1, Array(repeating: 0x61, count: 6)),
-                      .data(stream: 1, Array(repeating: 0x61, count: 6)),
-                      .headers(stream: 3, Harness.ok + [("content-length", "9")]))
+        harness.serve(
+            .headers(stream: 1, Harness.ok), .data(stream: 1, Array(repeating: 0x61, count: 6)),
+            .data(stream: 1, Array(repeating: 0x61, count: 6)),
+            .headers(stream: 3, Harness.ok + [("content-length", "9")]))
         #expect(harness.failure(1)?.error.underlying as? HTTP2Error == .bodyTooLarge(limit: 8))
         #expect(harness.failure(2)?.error.underlying as? HTTP2Error == .bodyTooLarge(limit: 8))
         let resets = harness.clientFrames().filter { $0.kind == .rstStream }
@@ -77,10 +80,12 @@ struct HTTP2MultiplexerTests {
         try harness.open(2, Harness.get("/fine"))
         harness.clientFrames()
         // 62 is the first dynamic-table entry: each reference is one byte but a 4 KiB field.
-        let bomb = HTTP2Frame.headerBlock([(":status", "200")]) + HTTP2Frame.indexedLiteral("x-big", String(repeating: "b", count: 4000))
+        let bomb =
+            HTTP2Frame.headerBlock([(":status", "200")]) + HTTP2Frame.indexedLiteral("x-big", String(repeating: "b", count: 4000))
             + (0..<64).flatMap { _ in HTTP2Frame.indexed(62) }
-        harness.serve(HTTP2Frame(.headers, flags: HTTP2Frame.endHeaders, streamID: 1, payload: bomb),
-                      .headers(stream: 3, Harness.ok, endStream: true))
+        harness.serve(
+            HTTP2Frame(.headers, flags: HTTP2Frame.endHeaders, streamID: 1, payload: bomb),
+            .headers(stream: 3, Harness.ok, endStream: true))
         #expect(harness.failure(1)?.error.underlying as? HTTP2Error == .headerListTooLarge(limit: 16 * 1024))
         #expect(harness.response(2)?.statusCode == 200)
         #expect(harness.multiplexer.acceptsStreams)
@@ -101,8 +106,9 @@ struct HTTP2MultiplexerTests {
         try harness.open(1, Harness.get("/a"))
         try harness.open(2, Harness.get("/b"))
         harness.clientFrames()
-        harness.serve(.rstStream(stream: 1, code: HTTP2ErrorCode.internalError.rawValue),
-                      .headers(stream: 3, Harness.ok, endStream: true))
+        harness.serve(
+            .rstStream(stream: 1, code: HTTP2ErrorCode.internalError.rawValue),
+            .headers(stream: 3, Harness.ok, endStream: true))
         let failure = try #require(harness.failure(1))
         #expect(failure.error.kind == .connectionLost)
         #expect(failure.error.underlying as? HTTP2Error == .streamReset(.internalError))
@@ -124,8 +130,9 @@ struct HTTP2MultiplexerTests {
         let harness = try Harness()
         for id in 1...3 { try harness.open(UInt64(id), Harness.post("/orders/\(id)", body: Data("{}".utf8))) }
         harness.clientFrames()
-        harness.serve(.headers(stream: 1, Harness.ok),
-                      .rstStream(stream: 1, code: HTTP2ErrorCode.refusedStream.rawValue))
+        harness.serve(
+            .headers(stream: 1, Harness.ok),
+            .rstStream(stream: 1, code: HTTP2ErrorCode.refusedStream.rawValue))
         let refused = try #require(harness.failure(1))
         #expect(refused.error.underlying as? HTTP2Error == .streamReset(.refusedStream))
         #expect(!refused.unprocessed)
@@ -199,8 +206,9 @@ struct HTTP2MultiplexerTests {
         try harness.open(1, Harness.get("/a"))
         try harness.open(2, Harness.get("/b"))
         harness.clientFrames()
-        harness.serve(.headers(stream: 1, [("content-type", "text/plain")], endStream: true),
-                      .headers(stream: 3, Harness.ok, endStream: true))
+        harness.serve(
+            .headers(stream: 1, [("content-type", "text/plain")], endStream: true),
+            .headers(stream: 3, Harness.ok, endStream: true))
         let failure = try #require(harness.failure(1))
         #expect(failure.error.kind == .invalidResponse)
         guard case .malformedResponse? = failure.error.underlying as? HTTP2Error else {
@@ -234,15 +242,22 @@ struct HTTP2MultiplexerTests {
 
     @Test("server push is off: a pushed stream is refused, and once our SETTINGS are acknowledged a PUSH_PROMISE is a connection error")
     func pushPromiseRefused() throws {
-        let promise = HTTP2Frame(.pushPromise, flags: HTTP2Frame.endHeaders, streamID: 1,
-                                 payload: [0, 0, 0, 2] + HTTP2Frame.headerBlock([(":method", "GET"), (":path", "/pushed"),
-                                                                                (":scheme", "https"), (":authority", "a")]))
+        let promise = HTTP2Frame(
+            .pushPromise, flags: HTTP2Frame.endHeaders, streamID: 1,
+            payload: [0, 0, 0, 2]
+                + HTTP2Frame.headerBlock([
+                    (":method", "GET"), (":path", "/pushed"),
+                    (":scheme", "https"), (":authority", "a"),
+                ]))
         let early = try Harness()
         try early.open(1, Harness.get("/a"))
         let settings = try #require(early.clientFrames().first { $0.kind == .settings })
         // SETTINGS_ENABLE_PUSH (0x2) = 0 is announced in the client's first SETTINGS.
-        #expect(stride(from: 0, to: settings.payload.count, by: 6).contains { settings.payload[$0 + 1] == 0x2
-            && settings.payload[($0 + 2)..<($0 + 6)].allSatisfy { $0 == 0 } })
+        #expect(
+            stride(from: 0, to: settings.payload.count, by: 6).contains {
+                settings.payload[$0 + 1] == 0x2
+                    && settings.payload[($0 + 2)..<($0 + 6)].allSatisfy { $0 == 0 }
+            })
         early.serve(.settings(), promise)
         #expect(early.clientFrames().contains { $0.kind == .rstStream && $0.streamID == 2 })
         early.serve(.headers(stream: 1, Harness.ok, endStream: true))

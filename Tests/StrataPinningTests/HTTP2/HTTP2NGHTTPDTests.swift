@@ -7,8 +7,9 @@ import TLSTestServer
 /// HTTP/2 for pinned hosts against nghttpd (Debian `nghttp2-server`), for what nginx cannot be
 /// told to do: lower SETTINGS_MAX_CONCURRENT_STREAMS, echo uploads, send trailers. Skipped, with
 /// the reason, where nghttpd is not installed; `.ci/run` installs it.
-@Suite("PinningTransport over HTTP/2 against nghttpd",
-       .enabled(if: NGHTTPDServer.isInstalled, Comment(rawValue: NGHTTPDServer.missing)))
+@Suite(
+    "PinningTransport over HTTP/2 against nghttpd",
+    .enabled(if: NGHTTPDServer.isInstalled, Comment(rawValue: NGHTTPDServer.missing)))
 struct HTTP2NGHTTPDTests {
     @Test("a server that allows 2 concurrent streams gets 20 concurrent requests over one connection, none refused")
     func loweredMaxConcurrentStreams() async throws {

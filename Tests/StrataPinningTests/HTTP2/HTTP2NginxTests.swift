@@ -8,8 +8,9 @@ import TLSTestServer
 /// HTTP/2 for pinned hosts against a real nginx (Debian `nginx-light`) started on loopback with
 /// the fixture certificate. Skipped, with the reason, where nginx is not installed; `.ci/run`
 /// installs it so CI never skips.
-@Suite("PinningTransport over HTTP/2 against nginx",
-       .enabled(if: NginxServer.isInstalled, Comment(rawValue: NginxServer.missing)))
+@Suite(
+    "PinningTransport over HTTP/2 against nginx",
+    .enabled(if: NginxServer.isInstalled, Comment(rawValue: NginxServer.missing)))
 struct HTTP2NginxTests {
     @Test("ALPN: nginx selects h2 when both are offered, HTTP/1.1 when only it is offered, and when it has no HTTP/2")
     func alpnBothWays() async throws {
@@ -21,8 +22,9 @@ struct HTTP2NginxTests {
         #expect(http2Events.http2Responses == 1)
 
         let http1Events = PinningEventLog()
-        let http1Only = http1Events.observing(try Pinning.transport(
-            configuration: .init(requestTimeout: .seconds(10), httpVersion: .http1Only)))
+        let http1Only = http1Events.observing(
+            try Pinning.transport(
+                configuration: .init(requestTimeout: .seconds(10), httpVersion: .http1Only)))
         #expect(try await http1Only.send(Pinning.get(server.url("/"))).text == "hi")
         #expect(http1Events.http1Responses == 1)
         #expect(http1Events.http2Responses == 0)
@@ -68,13 +70,14 @@ struct HTTP2NginxTests {
         upstream.route("/upload", method: "POST") { request in
             .init(text: request.body == payload ? "intact \(request.body.count)" : "damaged \(request.body.count)")
         }
-        let server = try await NginxServer.start(directives: """
-            location /upload {
-                client_max_body_size 20m;
-                proxy_http_version 1.1;
-                proxy_pass http://127.0.0.1:\(upstream.port);
-            }
-            """)
+        let server = try await NginxServer.start(
+            directives: """
+                location /upload {
+                    client_max_body_size 20m;
+                    proxy_http_version 1.1;
+                    proxy_pass http://127.0.0.1:\(upstream.port);
+                }
+                """)
         let transport = try Pinning.transport()
         let response = try await transport.send(Pinning.post(server.url("/upload"), body: payload))
         #expect(response.statusCode == 200)
@@ -83,10 +86,11 @@ struct HTTP2NginxTests {
 
     @Test("GOAWAY mid-run (keepalive_requests reached): unprocessed requests move to a new connection and all succeed")
     func goAwayMidRun() async throws {
-        let server = try await NginxServer.start(directives: """
-            keepalive_requests 40;
-            location /g { return 200 "g"; }
-            """)
+        let server = try await NginxServer.start(
+            directives: """
+                keepalive_requests 40;
+                location /g { return 200 "g"; }
+                """)
         let events = PinningEventLog()
         let transport = events.observing(try Pinning.transport())
         let url = server.url("/g")
@@ -101,10 +105,11 @@ struct HTTP2NginxTests {
 
     @Test("a stream nginx resets (return 444) fails alone with connectionLost; the others on the connection succeed")
     func serverResetsStream() async throws {
-        let server = try await NginxServer.start(directives: """
-            location /reset { return 444; }
-            location /ok { return 200 "ok"; }
-            """)
+        let server = try await NginxServer.start(
+            directives: """
+                location /reset { return 444; }
+                location /ok { return 200 "ok"; }
+                """)
         let events = PinningEventLog()
         let transport = events.observing(try Pinning.transport())
         async let ok1 = transport.send(Pinning.get(server.url("/ok")))

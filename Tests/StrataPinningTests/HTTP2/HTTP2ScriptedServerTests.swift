@@ -11,13 +11,16 @@ import TLSTestServer
 @Suite("PinningTransport over HTTP/2 against a scripted, sometimes hostile, server")
 struct HTTP2ScriptedServerTests {
     private static func transport(configuration: PinningTransport.Configuration = .init(requestTimeout: .seconds(10)))
-        throws -> PinningTransport {
+        throws -> PinningTransport
+    {
         try Pinning.transport(configuration: configuration)
     }
 
     /// Sends `count` GETs at once; returns each one's outcome, in order.
-    private static func concurrentGets(_ count: Int, transport: any Transport,
-                                       url: URL) async -> [Result<HTTPResponse, any Error>] {
+    private static func concurrentGets(
+        _ count: Int, transport: any Transport,
+        url: URL
+    ) async -> [Result<HTTPResponse, any Error>] {
         await withTaskGroup(of: (Int, Result<HTTPResponse, any Error>).self) { group in
             for index in 0..<count {
                 group.addTask {
@@ -132,7 +135,9 @@ struct HTTP2ScriptedServerTests {
         #expect(events.retries.count == 2)
     }
 
-    @Test("a single-pass body whose stream the server refused (GOAWAY before it) after reading it began is not sent again: it cannot be read twice")
+    @Test(
+        "a single-pass body whose stream the server refused (GOAWAY before it) after reading it began is not sent again: it cannot be read twice"
+    )
     func refusedSinglePassBodyNotResent() async throws {
         let server = try ScriptedHTTP2Server { connection in
             connection.handshake()
@@ -189,8 +194,9 @@ struct HTTP2ScriptedServerTests {
                     count += 1
                     return count
                 }) == 1 {
-                    connection.write(.headers(stream: stream, [(":status", "200")]),
-                                     .rstStream(stream: stream, code: HTTP2ErrorCode.refusedStream.rawValue))
+                    connection.write(
+                        .headers(stream: stream, [(":status", "200")]),
+                        .rstStream(stream: stream, code: HTTP2ErrorCode.refusedStream.rawValue))
                 } else {
                     connection.respond(stream: stream, body: "sent twice")
                 }
@@ -223,10 +229,12 @@ struct HTTP2ScriptedServerTests {
         let server = try ScriptedHTTP2Server { connection in
             connection.handshake()
             connection.awaitRequests(1)
-            connection.drain()  // never answers, not even PINGs
+            connection.drain() // never answers, not even PINGs
         }
-        let transport = try Self.transport(configuration: .init(requestTimeout: TestTimeScale.scaled(.seconds(60)),
-                                                                http2PingInterval: .milliseconds(100)))
+        let transport = try Self.transport(
+            configuration: .init(
+                requestTimeout: TestTimeScale.scaled(.seconds(60)),
+                http2PingInterval: .milliseconds(100)))
         let start = ContinuousClock.now
         let error = await Pinning.error { try await transport.send(Pinning.post(server.url("/"), body: Data("x".utf8))) }
         let transportError = try #require(error as? TransportError)

@@ -21,7 +21,9 @@ struct HTTP2StalledServerTests {
         return condition()
     }
 
-    @Test("an upload the server stopped reading, abandoned at the request deadline: the connection still ends (its unstuck GOAWAY has a deadline), its unit comes back, and the host takes new requests")
+    @Test(
+        "an upload the server stopped reading, abandoned at the request deadline: the connection still ends (its unstuck GOAWAY has a deadline), its unit comes back, and the host takes new requests"
+    )
     func stalledUploadConnectionEnds() async throws {
         let release = DispatchSemaphore(value: 0)
         defer { release.signal() }
@@ -52,9 +54,10 @@ struct HTTP2StalledServerTests {
         let configuration = PinningTransport.Configuration(
             idleReadTimeout: .seconds(3600), requestTimeout: TestTimeScale.scaled(.milliseconds(2000)),
             maxConnectionsPerHost: 1, idleConnectionTimeout: .milliseconds(50), http2PingInterval: .seconds(3600))
-        let transport = PinningTransport(inner: CannedRoutesTransport(routes: []), pinnedDomains: ["localhost": pins],
-                                         trustRoots: try Pinning.privateCA(), configuration: configuration,
-                                         clock: ContinuousClock(), threads: threads)
+        let transport = PinningTransport(
+            inner: CannedRoutesTransport(routes: []), pinnedDomains: ["localhost": pins],
+            trustRoots: try Pinning.privateCA(), configuration: configuration,
+            clock: ContinuousClock(), threads: threads)
         let upload = await Pinning.error {
             try await transport.send(Pinning.post(server.url("/upload"), body: Data(count: 32 << 20)))
         }

@@ -98,8 +98,9 @@ struct HTTP2StreamingTests {
         try harness.openStreamed(1, Harness.get("/abandoned"), channel: released)
         try harness.openStreamed(2, Harness.get("/kept"), channel: other)
         harness.clientFrames()
-        harness.serve(.headers(stream: 1, Harness.ok), .data(stream: 1, Array("partial".utf8)),
-                      .headers(stream: 3, Harness.ok), .data(stream: 3, Array("kept ".utf8)))
+        harness.serve(
+            .headers(stream: 1, Harness.ok), .data(stream: 1, Array("partial".utf8)),
+            .headers(stream: 3, Harness.ok), .data(stream: 3, Array("kept ".utf8)))
         released.release()
         harness.multiplexer.readerDemand(1)
         let reset = try #require(harness.clientFrames().first { $0.kind == .rstStream })
@@ -113,7 +114,9 @@ struct HTTP2StreamingTests {
         #expect(harness.multiplexer.openStreamCount == 0)
     }
 
-    @Test("paused readers hold back only their own stream's window: the connection's is credited as bytes arrive, so unread bodies cannot starve other streams")
+    @Test(
+        "paused readers hold back only their own stream's window: the connection's is credited as bytes arrive, so unread bodies cannot starve other streams"
+    )
     func pausedStreamsDoNotStarveTheConnection() throws {
         let harness = try Harness()
         // More unread streams than half the connection window holds: nghttp2 reopens a window
@@ -132,8 +135,9 @@ struct HTTP2StreamingTests {
             harness.serve(bytes: Harness.data(stream: stream, frames: Self.windowFrames))
         }
         let sent = harness.clientFrames()
-        #expect(Self.windowUpdates(sent, stream: 0).reduce(0, +) >= UInt32(HTTP2Multiplexer.connectionWindowBytes / 2),
-                "the connection window reopened while every reader was paused")
+        #expect(
+            Self.windowUpdates(sent, stream: 0).reduce(0, +) >= UInt32(HTTP2Multiplexer.connectionWindowBytes / 2),
+            "the connection window reopened while every reader was paused")
         for index in 0..<count {
             #expect(Self.windowUpdates(sent, stream: UInt32(2 * index + 1)).isEmpty, "no stream window reopened for unread bytes")
         }
@@ -168,8 +172,9 @@ struct HTTP2StreamingTests {
     func streamedRequestBody() async throws {
         let harness = try Harness()
         let (chunks, producer) = AsyncStream<ArraySlice<UInt8>>.makeStream()
-        let request = HTTPRequest(method: .put, url: URL(string: "https://api.example.com/upload")!,
-                                  body: HTTPBody(chunks, length: nil))
+        let request = HTTPRequest(
+            method: .put, url: URL(string: "https://api.example.com/upload")!,
+            body: HTTPBody(chunks, length: nil))
         let framed = try harness.openStreamed(1, request, channel: BodyChannel())
         guard case let .streamed(pipe, length) = framed.body else {
             Issue.record("expected a streamed body, got \(framed.body)")
@@ -206,13 +211,15 @@ struct HTTP2StreamingTests {
         #expect(harness.heads[1]?.statusCode == 200)
     }
 
-    @Test("a request body shorter than its declared length resets the stream and fails with invalidRequest and lengthMismatch; no END_STREAM goes out",
-          .timeLimit(.minutes(1)))
+    @Test(
+        "a request body shorter than its declared length resets the stream and fails with invalidRequest and lengthMismatch; no END_STREAM goes out",
+        .timeLimit(.minutes(1)))
     func requestBodyLengthMismatch() async throws {
         let harness = try Harness()
         let (chunks, producer) = AsyncStream<ArraySlice<UInt8>>.makeStream()
-        let request = HTTPRequest(method: .post, url: URL(string: "https://api.example.com/upload")!,
-                                  body: HTTPBody(chunks, length: 10))
+        let request = HTTPRequest(
+            method: .post, url: URL(string: "https://api.example.com/upload")!,
+            body: HTTPBody(chunks, length: 10))
         let framed = try harness.openStreamed(1, request, channel: BodyChannel())
         guard case let .streamed(pipe, _) = framed.body else {
             Issue.record("expected a streamed body")
@@ -247,8 +254,9 @@ struct HTTP2StreamingTests {
         let harness = try Harness()
         struct Broken: Error {}
         let (chunks, producer) = AsyncThrowingStream<ArraySlice<UInt8>, any Error>.makeStream()
-        let request = HTTPRequest(method: .put, url: URL(string: "https://api.example.com/upload")!,
-                                  body: HTTPBody(chunks, length: nil))
+        let request = HTTPRequest(
+            method: .put, url: URL(string: "https://api.example.com/upload")!,
+            body: HTTPBody(chunks, length: nil))
         let framed = try harness.openStreamed(1, request, channel: BodyChannel())
         guard case let .streamed(pipe, _) = framed.body else {
             Issue.record("expected a streamed body")
@@ -272,8 +280,9 @@ struct HTTP2StreamingTests {
         #expect(harness.failure(1)?.error.kind == .invalidRequest)
     }
 
-    @Test("a server that answers in full before the request body was all sent gets the stream reset with CANCEL, so the rest is never sent (RFC 9113 §8.1)",
-          arguments: [false, true])
+    @Test(
+        "a server that answers in full before the request body was all sent gets the stream reset with CANCEL, so the rest is never sent (RFC 9113 §8.1)",
+        arguments: [false, true])
     func earlyResponseStopsTheBody(streamed: Bool) throws {
         let harness = try Harness()
         // More than the server's initial 65,535-byte window: the rest waits for a WINDOW_UPDATE.

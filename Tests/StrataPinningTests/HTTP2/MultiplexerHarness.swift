@@ -23,25 +23,30 @@ final class MultiplexerHarness {
     private(set) var heads: [UInt64: HTTPResponseHead] = [:]
 
     init(limits: HTTPLimits = .default, idleTimeout: Duration = .seconds(30), pingInterval: Duration = .seconds(10)) throws {
-        multiplexer = try HTTP2Multiplexer(limits: limits, timing: .init(idleTimeout: idleTimeout, pingInterval: pingInterval),
-                                           now: now)
+        multiplexer = try HTTP2Multiplexer(
+            limits: limits, timing: .init(idleTimeout: idleTimeout, pingInterval: pingInterval),
+            now: now)
     }
 
     /// Starts `request` as exchange `id`, with a deadline `timeout` from now.
     func open(_ id: UInt64, _ request: HTTPRequest, timeout: Duration = .seconds(60)) throws {
-        multiplexer.open(.init(id: id, request: try HTTP2Request(request), deadline: now + timeout, collectsEvents: true),
-                         now: now)
+        multiplexer.open(
+            .init(id: id, request: try HTTP2Request(request), deadline: now + timeout, collectsEvents: true),
+            now: now)
         collect()
     }
 
     /// Starts `request` as streamed exchange `id`: its head is reported in ``heads``, its body
     /// goes to `channel`. Returns the request as framed (its body pipe, for a streamed body).
     @discardableResult
-    func openStreamed(_ id: UInt64, _ request: HTTPRequest, channel: BodyChannel,
-                      timeout: Duration = .seconds(60)) throws -> HTTP2Request {
+    func openStreamed(
+        _ id: UInt64, _ request: HTTPRequest, channel: BodyChannel,
+        timeout: Duration = .seconds(60)
+    ) throws -> HTTP2Request {
         let framed = try HTTP2Request(request)
-        multiplexer.open(.init(id: id, request: framed, deadline: now + timeout, collectsEvents: true, responseBody: channel),
-                         now: now)
+        multiplexer.open(
+            .init(id: id, request: framed, deadline: now + timeout, collectsEvents: true, responseBody: channel),
+            now: now)
         collect()
         return framed
     }
@@ -127,8 +132,10 @@ final class MultiplexerHarness {
     /// `count` DATA frames of `size` bytes each on `stream`, the last with END_STREAM when `end`.
     static func data(stream: UInt32, frames count: Int, size: Int = 16_384, end: Bool = false) -> [UInt8] {
         (0..<count).flatMap { index in
-            HTTP2Frame.data(stream: stream, Array(repeating: UInt8(truncatingIfNeeded: index), count: size),
-                            endStream: end && index == count - 1).bytes
+            HTTP2Frame.data(
+                stream: stream, Array(repeating: UInt8(truncatingIfNeeded: index), count: size),
+                endStream: end && index == count - 1
+            ).bytes
         }
     }
 

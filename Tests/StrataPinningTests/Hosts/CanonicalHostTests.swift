@@ -3,29 +3,33 @@ import Testing
 
 @Suite("CanonicalHost: one form of the host for matching, pooling, SNI, verification and resolution")
 struct CanonicalHostTests {
-    @Test("names are lowercased and lose one trailing dot; IP literals take their inet_ntop form",
-          arguments: [
-              ("API.Example.COM.", "api.example.com", false),
-              ("localhost", "localhost", false),
-              ("_svc.example.com", "_svc.example.com", false),
-              ("127.0.0.1", "127.0.0.1", true),
-              ("127.1", "127.0.0.1", true),
-              ("0x7f.0.0.1", "127.0.0.1", true),
-              ("0177.0.0.1", "127.0.0.1", true),
-              ("0:0:0:0:0:0:0:1", "::1", true),
-              ("[::1]", "::1", true),
-              ("[0:0::1]", "::1", true),
-              ("::FFFF:7F00:1", "127.0.0.1", true),
-          ])
+    @Test(
+        "names are lowercased and lose one trailing dot; IP literals take their inet_ntop form",
+        arguments: [
+            ("API.Example.COM.", "api.example.com", false),
+            ("localhost", "localhost", false),
+            ("_svc.example.com", "_svc.example.com", false),
+            ("127.0.0.1", "127.0.0.1", true),
+            ("127.1", "127.0.0.1", true),
+            ("0x7f.0.0.1", "127.0.0.1", true),
+            ("0177.0.0.1", "127.0.0.1", true),
+            ("0:0:0:0:0:0:0:1", "::1", true),
+            ("[::1]", "::1", true),
+            ("[0:0::1]", "::1", true),
+            ("::FFFF:7F00:1", "127.0.0.1", true),
+        ])
     func canonicalForms(host: String, expected: String, isIP: Bool) throws {
         let canonical = try CanonicalHost(host)
         #expect(canonical.name == expected)
         #expect(canonical.isIPAddress == isIP)
     }
 
-    @Test("a host with a byte that cannot be in a host name is refused, naming the byte",
-          arguments: ["localhost\0.evil.test", "localhost\0", "a b.example", "a%00b.example", "bücher.example",
-                      "a/b.example", "a\r\nb.example", "a\\b.example"])
+    @Test(
+        "a host with a byte that cannot be in a host name is refused, naming the byte",
+        arguments: [
+            "localhost\0.evil.test", "localhost\0", "a b.example", "a%00b.example", "bücher.example",
+            "a/b.example", "a\r\nb.example", "a\\b.example",
+        ])
     func disallowedBytes(host: String) {
         #expect(throws: CanonicalHostError.self) { try CanonicalHost(host) }
     }
@@ -38,8 +42,9 @@ struct CanonicalHostTests {
         #expect(error?.description.contains("\0") == false)
     }
 
-    @Test("empty hosts, empty labels, two trailing dots and bad IPv6 literals are refused",
-          arguments: ["", ".", "a..b", ".a", "a.b..", "fe80::1%eth0", "1:2:3", "[::1", "x:y"])
+    @Test(
+        "empty hosts, empty labels, two trailing dots and bad IPv6 literals are refused",
+        arguments: ["", ".", "a..b", ".a", "a.b..", "fe80::1%eth0", "1:2:3", "[::1", "x:y"])
     func malformed(host: String) {
         #expect(throws: CanonicalHostError.self) { try CanonicalHost(host) }
     }

@@ -3,25 +3,31 @@ import Testing
 
 @Suite("Host patterns")
 struct HostPatternTests {
-    @Test("an exact pattern matches only that host", arguments: [
-        ("api.example.com", true), ("example.com", false), ("www.api.example.com", false), ("api.example.org", false),
-    ])
+    @Test(
+        "an exact pattern matches only that host",
+        arguments: [
+            ("api.example.com", true), ("example.com", false), ("www.api.example.com", false), ("api.example.org", false),
+        ])
     func exact(host: String, matches: Bool) throws {
         #expect(try HostPattern("api.example.com").matches(host) == matches)
     }
 
-    @Test("*. matches exactly one extra label", arguments: [
-        ("api.example.com", true), ("www.example.com", true),
-        ("example.com", false), ("a.b.example.com", false), ("api.example.org", false), ("notexample.com", false),
-    ])
+    @Test(
+        "*. matches exactly one extra label",
+        arguments: [
+            ("api.example.com", true), ("www.example.com", true),
+            ("example.com", false), ("a.b.example.com", false), ("api.example.org", false), ("notexample.com", false),
+        ])
     func oneLabel(host: String, matches: Bool) throws {
         #expect(try HostPattern("*.example.com").matches(host) == matches)
     }
 
-    @Test("**. matches any depth, the apex included", arguments: [
-        ("example.com", true), ("api.example.com", true), ("a.b.c.example.com", true),
-        ("notexample.com", false), ("example.com.evil.net", false), ("com", false),
-    ])
+    @Test(
+        "**. matches any depth, the apex included",
+        arguments: [
+            ("example.com", true), ("api.example.com", true), ("a.b.c.example.com", true),
+            ("notexample.com", false), ("example.com.evil.net", false), ("com", false),
+        ])
     func anyDepth(host: String, matches: Bool) throws {
         #expect(try HostPattern("**.example.com").matches(host) == matches)
     }
@@ -42,26 +48,28 @@ struct HostPatternTests {
         #expect(try HostPattern("::1").matches("[::1]"))
     }
 
-    @Test("malformed patterns are rejected at construction with a reason", arguments: [
-        ("", "empty"),
-        (".", "empty"),
-        ("*", "wildcard needs a domain"),
-        ("**", "wildcard needs a domain"),
-        ("*.", "wildcard needs a domain"),
-        ("api.*.example.com", "leftmost"),
-        ("*api.example.com", "leftmost"),
-        ("a*.example.com", "leftmost"),
-        ("***.example.com", "leftmost"),
-        ("*.*.example.com", "leftmost"),
-        ("api..example.com", "empty label"),
-        (".example.com", "empty label"),
-        ("*..example.com", "empty label"),
-        ("api example.com", "not allowed"),
-        ("api.example.com/path", "write 'api.example.com'"),
-        ("bücher.example", "xn--"),
-        (String(repeating: "a", count: 64) + ".com", "longer than 63"),
-        (String(repeating: "a.", count: 127) + "com", "longer than 253"),
-    ])
+    @Test(
+        "malformed patterns are rejected at construction with a reason",
+        arguments: [
+            ("", "empty"),
+            (".", "empty"),
+            ("*", "wildcard needs a domain"),
+            ("**", "wildcard needs a domain"),
+            ("*.", "wildcard needs a domain"),
+            ("api.*.example.com", "leftmost"),
+            ("*api.example.com", "leftmost"),
+            ("a*.example.com", "leftmost"),
+            ("***.example.com", "leftmost"),
+            ("*.*.example.com", "leftmost"),
+            ("api..example.com", "empty label"),
+            (".example.com", "empty label"),
+            ("*..example.com", "empty label"),
+            ("api example.com", "not allowed"),
+            ("api.example.com/path", "write 'api.example.com'"),
+            ("bücher.example", "xn--"),
+            (String(repeating: "a", count: 64) + ".com", "longer than 63"),
+            (String(repeating: "a.", count: 127) + "com", "longer than 253"),
+        ])
     func malformed(pattern: String, reason expected: String) {
         #expect {
             try HostPattern(pattern)

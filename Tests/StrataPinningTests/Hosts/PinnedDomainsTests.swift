@@ -41,16 +41,23 @@ struct PinnedDomainsTests {
             "api.strata.test": PublicKeyPinningEvaluator(pins: [otherWrongPin, wrongPin]),
         ])
         let evaluator = try #require(domains.evaluator(forHost: "api.strata.test"))
-        #expect(throws: ServerTrustError.pinMismatch(host: "api.strata.test", chain: chain,
-                                                     pins: [wrongPin, otherWrongPin])) {
+        #expect(
+            throws: ServerTrustError.pinMismatch(
+                host: "api.strata.test", chain: chain,
+                pins: [wrongPin, otherWrongPin])
+        ) {
             try evaluator.evaluate(chain, forHost: "api.strata.test")
         }
     }
 
     @Test("a malformed key is rejected when the table is built")
     func malformedKey() {
-        #expect(throws: PinningConfigurationError.malformedHostPattern("api.*.com", reason:
-            "'*' is allowed only as the whole leftmost label ('*.' or '**.')")) {
+        #expect(
+            throws: PinningConfigurationError.malformedHostPattern(
+                "api.*.com",
+                reason:
+                    "'*' is allowed only as the whole leftmost label ('*.' or '**.')")
+        ) {
             try PinnedDomains(["api.*.com": CompositeTrustEvaluator([])])
         }
     }

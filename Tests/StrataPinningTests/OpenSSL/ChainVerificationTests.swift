@@ -52,8 +52,11 @@ struct ChainVerificationTests {
 
     @Test("a leaf valid only from 2100 fails as certificateNotYetValid")
     func notYetValid() throws {
-        #expect(throws: ServerTrustError.certificateNotYetValid(host: "localhost", code: 9,
-                                                                reason: "certificate is not yet valid")) {
+        #expect(
+            throws: ServerTrustError.certificateNotYetValid(
+                host: "localhost", code: 9,
+                reason: "certificate is not yet valid")
+        ) {
             try privateCA.verify([try Fixtures.certificate("not-yet-valid")], host: "localhost")
         }
     }
@@ -82,8 +85,11 @@ struct ChainVerificationTests {
 
     @Test("a self-signed leaf fails as selfSignedCertificate")
     func selfSigned() throws {
-        #expect(throws: ServerTrustError.selfSignedCertificate(host: "localhost", code: 18,
-                                                               reason: "self-signed certificate")) {
+        #expect(
+            throws: ServerTrustError.selfSignedCertificate(
+                host: "localhost", code: 18,
+                reason: "self-signed certificate")
+        ) {
             try privateCA.verify([try Fixtures.certificate("self-signed")], host: "localhost")
         }
     }

@@ -15,8 +15,9 @@ struct HostnameFlagsTests {
         #expect(flags & UInt32(X509_CHECK_FLAG_NEVER_CHECK_SUBJECT) != 0)
     }
 
-    @Test("a host that is not canonical is refused before it reaches SNI or the name check",
-          arguments: ["localhost\0.evil.test", "LOCALHOST", "localhost.", "127.1"])
+    @Test(
+        "a host that is not canonical is refused before it reaches SNI or the name check",
+        arguments: ["localhost\0.evil.test", "LOCALHOST", "localhost.", "127.1"])
     func nonCanonicalRefused(host: String) throws {
         let context = try TLSClientContext(roots: Pinning.privateCA())
         let ssl = try #require(context.makeSSL())

@@ -8,8 +8,9 @@ import Testing
 struct SSLConnectionTests {
     @Test("the first handshake step asks for the server's bytes and queues a ClientHello record to send")
     func firstStepQueuesClientHello() throws {
-        let connection = try SSLConnection(context: TLSClientContext(roots: Pinning.privateCA()), host: "localhost",
-                                           identity: nil)
+        let connection = try SSLConnection(
+            context: TLSClientContext(roots: Pinning.privateCA()), host: "localhost",
+            identity: nil)
         #expect(connection.handshake() == .wantRead)
         #expect(connection.pendingCiphertext > 0)
         var record = [UInt8](repeating: 0, count: 16 * 1024)
@@ -22,8 +23,9 @@ struct SSLConnectionTests {
 
     @Test("bytes that are not TLS fail the handshake step, and the failure is a TLS TransportError naming the peer")
     func garbageFailsAsTypedError() throws {
-        let connection = try SSLConnection(context: TLSClientContext(roots: Pinning.privateCA()), host: "localhost",
-                                           identity: nil)
+        let connection = try SSLConnection(
+            context: TLSClientContext(roots: Pinning.privateCA()), host: "localhost",
+            identity: nil)
         #expect(connection.handshake() == .wantRead)
         let garbage = Array("HTTP/1.1 400 Bad Request\r\n\r\n".utf8)
         try garbage.withUnsafeBytes { try connection.giveCiphertext($0) }

@@ -8,11 +8,13 @@ struct VerifyResultTests {
         #expect(X509VerifyResult.error(code: 0, host: "h") == nil)
     }
 
-    @Test("each verify code maps to its own case with OpenSSL's reason", arguments: [
-        (10, "expired"), (9, "notYetValid"), (62, "hostname"), (64, "hostname"), (18, "selfSigned"),
-        (20, "untrusted"), (2, "untrusted"), (21, "untrusted"), (19, "untrusted"), (27, "untrusted"), (7, "rejected"),
-        (23, "rejected"),
-    ])
+    @Test(
+        "each verify code maps to its own case with OpenSSL's reason",
+        arguments: [
+            (10, "expired"), (9, "notYetValid"), (62, "hostname"), (64, "hostname"), (18, "selfSigned"),
+            (20, "untrusted"), (2, "untrusted"), (21, "untrusted"), (19, "untrusted"), (27, "untrusted"), (7, "rejected"),
+            (23, "rejected"),
+        ])
     func mapping(code: Int, expected: String) throws {
         let error = try #require(X509VerifyResult.error(code: code, host: "api.strata.test"))
         let actual: String

@@ -31,7 +31,7 @@ struct SPKIPinTests {
         // 43 characters and '=': the last 'B' (000001) sets one of the two bits no digest has.
         let given = "sha256/" + String(repeating: "B", count: 43) + "="
         let canonical = "sha256/" + String(repeating: "B", count: 42) + "A="
-        #expect(Data(base64Encoded: String(given.dropFirst(7)))?.count == 32)  // a lenient decoder takes it
+        #expect(Data(base64Encoded: String(given.dropFirst(7)))?.count == 32) // a lenient decoder takes it
         let error = #expect(throws: PinningConfigurationError.self) { try SPKIPin(given) }
         guard case .malformedPin(let shown, let reason)? = error else {
             Issue.record("expected malformedPin, got \(String(describing: error))")
@@ -54,15 +54,17 @@ struct SPKIPinTests {
         }
     }
 
-    @Test("malformed pins are rejected with a reason naming the problem", arguments: [
-        ("sha256/not base64!", "base64"),
-        ("sha256/oGkhelMEL-fU5WbnHJNHkLFAMJQj_p-q83PdZfa9moI=", "base64"),   // base64url alphabet
-        ("sha256/oGkhelMEL+fU5WbnHJNHkLFAMJQj/p+q83PdZfa9moI", "base64"),    // padding missing
-        ("sha1/AAAAAAAAAAAAAAAAAAAAAAAAAAA=", "unsupported algorithm 'sha1'"),
-        ("oGkhelMEL+fU5WbnHJNHkLFAMJQj/p+q83PdZfa9moI=", "expected 'sha256/<base64>'"),
-        ("pin-sha256=oGkhelMEL+fU5WbnHJNHkLFAMJQj/p+q83PdZfa9moI=", "double quotes"),
-        ("", "expected 'sha256/<base64>'"),
-    ])
+    @Test(
+        "malformed pins are rejected with a reason naming the problem",
+        arguments: [
+            ("sha256/not base64!", "base64"),
+            ("sha256/oGkhelMEL-fU5WbnHJNHkLFAMJQj_p-q83PdZfa9moI=", "base64"), // base64url alphabet
+            ("sha256/oGkhelMEL+fU5WbnHJNHkLFAMJQj/p+q83PdZfa9moI", "base64"), // padding missing
+            ("sha1/AAAAAAAAAAAAAAAAAAAAAAAAAAA=", "unsupported algorithm 'sha1'"),
+            ("oGkhelMEL+fU5WbnHJNHkLFAMJQj/p+q83PdZfa9moI=", "expected 'sha256/<base64>'"),
+            ("pin-sha256=oGkhelMEL+fU5WbnHJNHkLFAMJQj/p+q83PdZfa9moI=", "double quotes"),
+            ("", "expected 'sha256/<base64>'"),
+        ])
     func malformed(text: String, reason expected: String) {
         #expect {
             try SPKIPin(text)

@@ -6,9 +6,10 @@ import Testing
 struct ConnectionAttemptTests {
     /// An HTTP/2 pool that is only asked for routes; nothing here ever connects.
     private static func pool() throws -> HTTP2Pool {
-        HTTP2Pool(maxConnectionsPerHost: 2, settings: try .neverConnecting(),
-                         timing: HTTP2Multiplexer.Timing(idleTimeout: .seconds(30), pingInterval: .seconds(30)),
-                         idleTimeout: .seconds(30))
+        HTTP2Pool(
+            maxConnectionsPerHost: 2, settings: try .neverConnecting(),
+            timing: HTTP2Multiplexer.Timing(idleTimeout: .seconds(30), pingInterval: .seconds(30)),
+            idleTimeout: .seconds(30))
     }
 
     /// A new attempt to `localhost:1`, which the pool counts as the host's.

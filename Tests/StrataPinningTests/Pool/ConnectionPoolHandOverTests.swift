@@ -23,7 +23,8 @@ struct ConnectionPoolHandOverTests {
     /// Takes the host's only slot, queues a second request for the host, and hands the slot over:
     /// the handed-over slot and the queued request.
     private static func handOverWithWaiter(_ pool: ConnectionPool) async throws
-        -> (handedOver: PooledConnection, waiter: Task<ConnectionPool.Lease, any Error>) {
+        -> (handedOver: PooledConnection, waiter: Task<ConnectionPool.Lease, any Error>)
+    {
         let held = try await pool.acquire(host: "localhost", port: 1, deadline: .now + .seconds(10))
         let waiter = Task { try await pool.acquire(host: "localhost", port: 1, deadline: .now + .seconds(10)) }
         while pool.counts(host: "localhost", port: 1).waiting == 0 { await Task.yield() }

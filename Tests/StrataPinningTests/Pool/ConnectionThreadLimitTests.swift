@@ -12,9 +12,10 @@ import TLSTestServer
 struct ConnectionThreadLimitTests {
     private func transport(threads: ConnectionThreadLimit) throws -> PinningTransport {
         let pins = try Pinning.pins(Fixtures.Pin.leafEC)
-        return PinningTransport(inner: CannedRoutesTransport(routes: []), pinnedDomains: ["localhost": pins, "127.0.0.1": pins],
-                                trustRoots: try Pinning.privateCA(), configuration: .init(requestTimeout: .seconds(10)),
-                                clock: ContinuousClock(), threads: threads)
+        return PinningTransport(
+            inner: CannedRoutesTransport(routes: []), pinnedDomains: ["localhost": pins, "127.0.0.1": pins],
+            trustRoots: try Pinning.privateCA(), configuration: .init(requestTimeout: .seconds(10)),
+            clock: ContinuousClock(), threads: threads)
     }
 
     @Test("at the limit, an idle connection to another host is closed to make room")
@@ -92,9 +93,10 @@ struct HTTP2ConnectionThreadLimitTests {
 
     private func transport(threads: ConnectionThreadLimit) throws -> PinningTransport {
         let pins = try Pinning.pins(Fixtures.Pin.leafEC)
-        return PinningTransport(inner: CannedRoutesTransport(routes: []), pinnedDomains: ["localhost": pins, "127.0.0.1": pins],
-                                trustRoots: try Pinning.privateCA(), configuration: .init(requestTimeout: .seconds(10)),
-                                clock: ContinuousClock(), threads: threads)
+        return PinningTransport(
+            inner: CannedRoutesTransport(routes: []), pinnedDomains: ["localhost": pins, "127.0.0.1": pins],
+            trustRoots: try Pinning.privateCA(), configuration: .init(requestTimeout: .seconds(10)),
+            clock: ContinuousClock(), threads: threads)
     }
 
     /// Yields until `condition` holds (bounded; the connection's thread ends on its own).
@@ -116,7 +118,8 @@ struct HTTP2ConnectionThreadLimitTests {
         #expect(await eventually { transport.http2Counts(host: "localhost", port: server.port).connections == 0 })
     }
 
-    @Test("the HTTP/2 pool keeps no entry for hosts it has nothing for: closed HTTP/2 connections, an HTTP/1.1 host whose connection closed")
+    @Test(
+        "the HTTP/2 pool keeps no entry for hosts it has nothing for: closed HTTP/2 connections, an HTTP/1.1 host whose connection closed")
     func forgetsHostsItNoLongerUses() async throws {
         let http2 = try Self.server(closingAfterFirstResponse: true)
         let http1 = try TLSLoopbackServer(identity: .leafOnly)

@@ -48,8 +48,10 @@ struct HTTP2PoolDrainingLimitTests {
     }
 
     /// Sends `count` GETs at once, each bound by `timeout`; returns each one's outcome.
-    private static func concurrentGets(_ count: Int, timeout: Duration, transport: PinningTransport,
-                                       url: URL) async -> [Result<HTTPResponse, any Error>] {
+    private static func concurrentGets(
+        _ count: Int, timeout: Duration, transport: PinningTransport,
+        url: URL
+    ) async -> [Result<HTTPResponse, any Error>] {
         await withTaskGroup(of: Result<HTTPResponse, any Error>.self) { group in
             for _ in 0..<count {
                 group.addTask {
@@ -73,7 +75,9 @@ struct HTTP2PoolDrainingLimitTests {
         return condition()
     }
 
-    @Test("a server that sends GOAWAY after every first stream gets no more connections than the per-host limit: 20 more requests wait for a draining one to end and time out, and another pinned host still connects meanwhile")
+    @Test(
+        "a server that sends GOAWAY after every first stream gets no more connections than the per-host limit: 20 more requests wait for a draining one to end and time out, and another pinned host still connects meanwhile"
+    )
     func drainingConnectionsKeepTheirPlaces() async throws {
         let (goneAway, goingAway) = AsyncStream<Void>.makeStream()
         let hostile = try Self.drainingServer(goneAway: goingAway)
@@ -86,10 +90,11 @@ struct HTTP2PoolDrainingLimitTests {
             idleReadTimeout: .seconds(3600), requestTimeout: .seconds(3600),
             maxConnectionsPerHost: Self.maxConnectionsPerHost, idleConnectionTimeout: .milliseconds(50),
             http2PingInterval: .seconds(3600))
-        let transport = PinningTransport(inner: CannedRoutesTransport(routes: []),
-                                         pinnedDomains: ["localhost": pins, "127.0.0.1": pins],
-                                         trustRoots: try Pinning.privateCA(), configuration: configuration,
-                                         clock: ContinuousClock(), threads: threads)
+        let transport = PinningTransport(
+            inner: CannedRoutesTransport(routes: []),
+            pinnedDomains: ["localhost": pins, "127.0.0.1": pins],
+            trustRoots: try Pinning.privateCA(), configuration: configuration,
+            clock: ContinuousClock(), threads: threads)
         let url = hostile.url("/")
 
         // Two requests take both places: each ends up as the first stream of a connection that

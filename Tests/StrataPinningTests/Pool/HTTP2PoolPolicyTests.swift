@@ -6,8 +6,10 @@ import Testing
 struct HTTP2PoolPolicyTests {
     typealias Load = HTTP2Pool.Load
 
-    private static func decide(_ loads: [Load], connecting: Int = 0, http1: Bool = false, http2: Bool = true,
-                               max: Int = 8) -> HTTP2Pool.Decision {
+    private static func decide(
+        _ loads: [Load], connecting: Int = 0, http1: Bool = false, http2: Bool = true,
+        max: Int = 8
+    ) -> HTTP2Pool.Decision {
         HTTP2Pool.decide(loads: loads, connecting: connecting, speaksHTTP1: http1, speaksHTTP2: http2, maxConnections: max)
     }
 
@@ -19,9 +21,11 @@ struct HTTP2PoolPolicyTests {
 
     @Test("streams pack onto the oldest connection with room below the server's limit")
     func packsStreams() {
-        let loads = [Load(reserved: 100, maxConcurrentStreams: 100, accepting: true),
-                     Load(reserved: 3, maxConcurrentStreams: 100, accepting: true),
-                     Load(reserved: 0, maxConcurrentStreams: 100, accepting: true)]
+        let loads = [
+            Load(reserved: 100, maxConcurrentStreams: 100, accepting: true),
+            Load(reserved: 3, maxConcurrentStreams: 100, accepting: true),
+            Load(reserved: 0, maxConcurrentStreams: 100, accepting: true),
+        ]
         #expect(Self.decide(loads) == .use(1))
     }
 
@@ -34,7 +38,9 @@ struct HTTP2PoolPolicyTests {
         #expect(Self.decide([Load(reserved: 5, maxConcurrentStreams: 2, accepting: true), lighter], max: 2) == .useBeyondLimit(1))
     }
 
-    @Test("connections that stopped accepting (GOAWAY) are never chosen; with none left a new one opens or the request waits for the one opening")
+    @Test(
+        "connections that stopped accepting (GOAWAY) are never chosen; with none left a new one opens or the request waits for the one opening"
+    )
     func skipsGoingAway() {
         let goingAway = Load(reserved: 0, maxConcurrentStreams: 100, accepting: false)
         #expect(Self.decide([goingAway]) == .connect)
@@ -65,18 +71,23 @@ struct HTTP2PoolPolicyTests {
         #expect(Self.decide([Load(reserved: 0, maxConcurrentStreams: 100, accepting: true)], http1: true) == .use(0))
     }
 
-    private static func failure(unprocessed: Bool = false, connectionFailed: Bool = false,
-                                received: Bool = false) -> HTTP2StreamFailure {
-        HTTP2StreamFailure(error: TransportError(.connectionLost), unprocessed: unprocessed,
-                           receivedResponseBytes: received, connectionFailed: connectionFailed)
+    private static func failure(
+        unprocessed: Bool = false, connectionFailed: Bool = false,
+        received: Bool = false
+    ) -> HTTP2StreamFailure {
+        HTTP2StreamFailure(
+            error: TransportError(.connectionLost), unprocessed: unprocessed,
+            receivedResponseBytes: received, connectionFailed: connectionFailed)
     }
 
     @Test("unprocessed requests are retried whatever their method, a bounded number of times")
     func retriesUnprocessed() {
         #expect(PinnedClient.shouldRetry(Self.failure(unprocessed: true), method: .post, reused: false, retries: 0))
         #expect(PinnedClient.shouldRetry(Self.failure(unprocessed: true), method: .post, reused: true, retries: 2))
-        #expect(!PinnedClient.shouldRetry(Self.failure(unprocessed: true), method: .get, reused: true,
-                                          retries: PinnedClient.maxUnprocessedRetries))
+        #expect(
+            !PinnedClient.shouldRetry(
+                Self.failure(unprocessed: true), method: .get, reused: true,
+                retries: PinnedClient.maxUnprocessedRetries))
     }
 
     @Test("a dead reused connection retries an idempotent request once, when no response byte arrived")
@@ -86,8 +97,10 @@ struct HTTP2PoolPolicyTests {
         #expect(!PinnedClient.shouldRetry(dead, method: .get, reused: true, retries: 1))
         #expect(!PinnedClient.shouldRetry(dead, method: .post, reused: true, retries: 0))
         #expect(!PinnedClient.shouldRetry(dead, method: .get, reused: false, retries: 0))
-        #expect(!PinnedClient.shouldRetry(Self.failure(connectionFailed: true, received: true), method: .get, reused: true,
-                                          retries: 0))
+        #expect(
+            !PinnedClient.shouldRetry(
+                Self.failure(connectionFailed: true, received: true), method: .get, reused: true,
+                retries: 0))
         #expect(!PinnedClient.shouldRetry(Self.failure(), method: .get, reused: true, retries: 0))
     }
 }

@@ -4,16 +4,17 @@ import Testing
 
 @Suite("A proxy setting reads the proxy URL and the environment as curl does, and never shows credentials")
 struct ProxyConfigurationTests {
-    @Test("scheme, credentials and port are optional; the port defaults to 1080 as in curl",
-          arguments: [
-              ("http://proxy.corp.example:3128", "proxy.corp.example", 3128, false),
-              ("proxy.corp.example:8080", "proxy.corp.example", 8080, false),
-              ("HTTP://Proxy.Corp.Example/", "proxy.corp.example", 1080, false),
-              ("http://alice:s3cret@10.0.0.1:3128", "10.0.0.1", 3128, true),
-              ("http://[::1]:3128", "::1", 3128, false),
-              ("[::1]", "::1", 1080, false),
-              ("http://alice@proxy:3128", "proxy", 3128, true),
-          ])
+    @Test(
+        "scheme, credentials and port are optional; the port defaults to 1080 as in curl",
+        arguments: [
+            ("http://proxy.corp.example:3128", "proxy.corp.example", 3128, false),
+            ("proxy.corp.example:8080", "proxy.corp.example", 8080, false),
+            ("HTTP://Proxy.Corp.Example/", "proxy.corp.example", 1080, false),
+            ("http://alice:s3cret@10.0.0.1:3128", "10.0.0.1", 3128, true),
+            ("http://[::1]:3128", "::1", 3128, false),
+            ("[::1]", "::1", 1080, false),
+            ("http://alice@proxy:3128", "proxy", 3128, true),
+        ])
     func parsing(url: String, host: String, port: Int, hasCredentials: Bool) throws {
         let proxy = try ProxyConfiguration(url: url)
         #expect(proxy.host == host)
@@ -27,7 +28,8 @@ struct ProxyConfigurationTests {
         #expect(proxy.credentials == ProxyCredentials(user: "al@ice", password: "p:ss w"))
         #expect(proxy.credentials?.basicAuthorization == "Basic " + Data("al@ice:p:ss w".utf8).base64EncodedString())
         // RFC 7617's example.
-        #expect(ProxyCredentials(user: "Aladdin", password: "open sesame").basicAuthorization
+        #expect(
+            ProxyCredentials(user: "Aladdin", password: "open sesame").basicAuthorization
                 == "Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==")
     }
 
@@ -45,19 +47,20 @@ struct ProxyConfigurationTests {
         #expect(try ProxyConfiguration(url: "http://[::1]:3128").redactedURL == "http://[::1]:3128")
     }
 
-    @Test("unusable URLs are configuration errors that name the problem without the credentials",
-          arguments: [
-              ("", "empty"),
-              ("https://proxy:3128", "https://"),
-              ("socks5://proxy:1080", "socks5"),
-              ("http://alice:s3cret@proxy:3128/path", "no path"),
-              ("http://alice:s3cret@proxy:99999", "1 to 65535"),
-              ("http://alice:s3cret@proxy:", "1 to 65535"),
-              ("http://::1:3128", "brackets"),
-              ("http://[::1:3128", "']'"),
-              ("http://:s3cret@proxy:3128", "without a user name"),
-              ("http://alice:s3cret@pro%00xy:3128", "byte"),
-          ])
+    @Test(
+        "unusable URLs are configuration errors that name the problem without the credentials",
+        arguments: [
+            ("", "empty"),
+            ("https://proxy:3128", "https://"),
+            ("socks5://proxy:1080", "socks5"),
+            ("http://alice:s3cret@proxy:3128/path", "no path"),
+            ("http://alice:s3cret@proxy:99999", "1 to 65535"),
+            ("http://alice:s3cret@proxy:", "1 to 65535"),
+            ("http://::1:3128", "brackets"),
+            ("http://[::1:3128", "']'"),
+            ("http://:s3cret@proxy:3128", "without a user name"),
+            ("http://alice:s3cret@pro%00xy:3128", "byte"),
+        ])
     func malformed(url: String, problem: String) {
         let error = #expect(throws: PinningConfigurationError.self) { try ProxyConfiguration(url: url) }
         guard case let .malformedProxy(shown, reason)? = error else {
@@ -69,13 +72,14 @@ struct ProxyConfigurationTests {
         #expect(!(error?.description.contains("s3cret") ?? true))
     }
 
-    @Test("a password that looks like a scheme or a port never shows in the error",
-          arguments: [
-              ("alice:pa://ss@proxy:3128", ["alice", "pa:", "ss@"]),
-              ("alice:hunt://er2@proxy:3128", ["alice", "hunt", "er2"]),
-              ("http://alice:hunter2", ["hunter2", "hunt"]),
-              ("alice:hunter2/", ["hunter2", "hunt"]),
-          ])
+    @Test(
+        "a password that looks like a scheme or a port never shows in the error",
+        arguments: [
+            ("alice:pa://ss@proxy:3128", ["alice", "pa:", "ss@"]),
+            ("alice:hunt://er2@proxy:3128", ["alice", "hunt", "er2"]),
+            ("http://alice:hunter2", ["hunter2", "hunt"]),
+            ("alice:hunter2/", ["hunter2", "hunt"]),
+        ])
     func passwordNeverEchoed(url: String, secrets: [String]) {
         let error = #expect(throws: PinningConfigurationError.self) { try ProxyConfiguration(url: url) }
         for text in [error?.description ?? "", error?.localizedDescription ?? "", String(describing: error)] {
@@ -92,9 +96,10 @@ struct ProxyConfigurationTests {
         let upper = try #require(try ProxyConfiguration.fromEnvironment(["HTTPS_PROXY": "proxy:3128", "NO_PROXY": "localhost"]))
         #expect(upper.host == "proxy")
         #expect(upper.noProxy == "localhost")
-        let lower = try #require(try ProxyConfiguration.fromEnvironment([
-            "https_proxy": "lower:1", "HTTPS_PROXY": "upper:2", "no_proxy": "a.example", "NO_PROXY": "b.example",
-        ]))
+        let lower = try #require(
+            try ProxyConfiguration.fromEnvironment([
+                "https_proxy": "lower:1", "HTTPS_PROXY": "upper:2", "no_proxy": "a.example", "NO_PROXY": "b.example",
+            ]))
         #expect(lower.host == "lower")
         #expect(lower.noProxy == "a.example")
         #expect(throws: PinningConfigurationError.self) {

@@ -14,11 +14,14 @@ struct ProxyConnectResponseTests {
     @Test("the request names the origin as host:port, brackets an IPv6 host, and carries Basic credentials only when given")
     func request() throws {
         let plain = ProxyTunnel.request(to: try CanonicalHost("api.example.com"), port: 443, credentials: nil)
-        #expect(String(decoding: plain, as: UTF8.self)
+        #expect(
+            String(decoding: plain, as: UTF8.self)
                 == "CONNECT api.example.com:443 HTTP/1.1\r\nHost: api.example.com:443\r\n\r\n")
-        let withCredentials = ProxyTunnel.request(to: try CanonicalHost("[::1]"), port: 8443,
-                                                  credentials: ProxyCredentials(user: "Aladdin", password: "open sesame"))
-        #expect(String(decoding: withCredentials, as: UTF8.self)
+        let withCredentials = ProxyTunnel.request(
+            to: try CanonicalHost("[::1]"), port: 8443,
+            credentials: ProxyCredentials(user: "Aladdin", password: "open sesame"))
+        #expect(
+            String(decoding: withCredentials, as: UTF8.self)
                 == "CONNECT [::1]:8443 HTTP/1.1\r\nHost: [::1]:8443\r\n"
                 + "Proxy-Authorization: Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==\r\n\r\n")
     }
@@ -31,9 +34,12 @@ struct ProxyConnectResponseTests {
         #expect(ProxyConnectResponse.headLength(in: []) == nil)
     }
 
-    @Test("a head arriving in pieces, split at any byte or one byte at a time, ends where it does whole",
-          arguments: ["HTTP/1.1 200 OK\r\nVia: 1.1 proxy\r\n\r\nTLS", "HTTP/1.1 200 OK\n\n", "HTTP/1.1 407 No\nProxy-Authenticate: Basic\n\r\n",
-                      "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\n\r\n"])
+    @Test(
+        "a head arriving in pieces, split at any byte or one byte at a time, ends where it does whole",
+        arguments: [
+            "HTTP/1.1 200 OK\r\nVia: 1.1 proxy\r\n\r\nTLS", "HTTP/1.1 200 OK\n\n", "HTTP/1.1 407 No\nProxy-Authenticate: Basic\n\r\n",
+            "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\n\r\n",
+        ])
     func headInPieces(text: String) throws {
         let bytes = Array(text.utf8)
         let whole = try #require(ProxyConnectResponse.headLength(in: bytes))
@@ -66,16 +72,20 @@ struct ProxyConnectResponseTests {
 
     @Test("a 407 names the schemes the proxy offers")
     func challenges() throws {
-        let response = try Self.parse("HTTP/1.1 407 Proxy Authentication Required\r\n"
-            + "Proxy-Authenticate: Negotiate\r\nproxy-authenticate: Basic realm=\"corp, inc\", Digest realm=\"x\", nonce=\"y\"\r\n\r\n")
+        let response = try Self.parse(
+            "HTTP/1.1 407 Proxy Authentication Required\r\n"
+                + "Proxy-Authenticate: Negotiate\r\nproxy-authenticate: Basic realm=\"corp, inc\", Digest realm=\"x\", nonce=\"y\"\r\n\r\n")
         #expect(response.statusCode == 407)
         #expect(response.reason == "Proxy Authentication Required")
         #expect(response.challenges == ["Negotiate", "Basic", "Digest"])
     }
 
-    @Test("a status line that is not HTTP/1.x, a line without a colon, or too many fields are refused",
-          arguments: ["SSH-2.0-OpenSSH_9.2\r\n\r\n", "HTTP/2 200\r\n\r\n", "HTTP/1.1 2000 OK\r\n\r\n",
-                      "HTTP/1.1 OK\r\n\r\n", "HTTP/1.1 200 OK\r\nno colon here\r\n\r\n", "\r\n\r\n"])
+    @Test(
+        "a status line that is not HTTP/1.x, a line without a colon, or too many fields are refused",
+        arguments: [
+            "SSH-2.0-OpenSSH_9.2\r\n\r\n", "HTTP/2 200\r\n\r\n", "HTTP/1.1 2000 OK\r\n\r\n",
+            "HTTP/1.1 OK\r\n\r\n", "HTTP/1.1 200 OK\r\nno colon here\r\n\r\n", "\r\n\r\n",
+        ])
     func malformed(text: String) {
         #expect(throws: ProxyError.self) { try Self.parse(text) }
     }
@@ -98,14 +108,19 @@ struct ProxyConnectResponseTests {
     func refusals() throws {
         let anonymous = try ProxyConfiguration(url: "proxy:3128")
         let withCredentials = try ProxyConfiguration(url: "http://alice:s3cret@proxy:3128")
-        let required = ProxyTunnel.refusal(try Self.parse("HTTP/1.1 407 Auth\r\nProxy-Authenticate: Negotiate\r\n\r\n"),
-                                           proxy: anonymous, target: "api.example.com:443")
-        #expect(required == .authenticationRequired(proxy: "http://proxy:3128", target: "api.example.com:443",
-                                                    statusCode: 407, sentCredentials: false, challenges: ["Negotiate"]))
+        let required = ProxyTunnel.refusal(
+            try Self.parse("HTTP/1.1 407 Auth\r\nProxy-Authenticate: Negotiate\r\n\r\n"),
+            proxy: anonymous, target: "api.example.com:443")
+        #expect(
+            required
+                == .authenticationRequired(
+                    proxy: "http://proxy:3128", target: "api.example.com:443",
+                    statusCode: 407, sentCredentials: false, challenges: ["Negotiate"]))
         #expect(required.description.contains("http://user:password@host:port"))
         #expect(required.description.contains("only Basic is supported"))
-        let rejected = ProxyTunnel.refusal(try Self.parse("HTTP/1.1 407 Auth\r\nProxy-Authenticate: Basic\r\n\r\n"),
-                                           proxy: withCredentials, target: "api.example.com:443")
+        let rejected = ProxyTunnel.refusal(
+            try Self.parse("HTTP/1.1 407 Auth\r\nProxy-Authenticate: Basic\r\n\r\n"),
+            proxy: withCredentials, target: "api.example.com:443")
         #expect(rejected.description.contains("did not accept"))
         #expect(!rejected.description.contains("s3cret"))
         #expect(rejected.description.contains("http://<redacted>@proxy:3128"))

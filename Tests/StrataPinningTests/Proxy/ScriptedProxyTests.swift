@@ -11,10 +11,14 @@ import TLSTestServer
 
 @Suite("A misbehaving or TLS-inspecting proxy fails the pinned request with an error that says why")
 struct ScriptedProxyTests {
-    static func transport(proxy url: String, limits: HTTPLimits = .default,
-                          connectTimeout: Duration = .seconds(10)) throws -> PinningTransport {
-        try Pinning.transport(configuration: .init(connectTimeout: connectTimeout, requestTimeout: .seconds(30),
-                                                   limits: limits, proxy: ProxyConfiguration(url: url)))
+    static func transport(
+        proxy url: String, limits: HTTPLimits = .default,
+        connectTimeout: Duration = .seconds(10)
+    ) throws -> PinningTransport {
+        try Pinning.transport(
+            configuration: .init(
+                connectTimeout: connectTimeout, requestTimeout: .seconds(30),
+                limits: limits, proxy: ProxyConfiguration(url: url)))
     }
 
     /// A plain loopback server answering `CONNECT localhost:443` with `answer`.
@@ -35,9 +39,12 @@ struct ScriptedProxyTests {
     func badGateway() async throws {
         let proxy = try Self.proxy(answering: .raw("HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n"))
         let failure = try await Self.failure(try Self.transport(proxy: "http://bob:hunter2@127.0.0.1:\(proxy.port)"))
-        #expect(failure.underlying as? ProxyError == .tunnelRefused(proxy: "http://<redacted>@127.0.0.1:\(proxy.port)",
-                                                                    target: "localhost:443", statusCode: 502,
-                                                                    reason: "Bad Gateway"))
+        #expect(
+            failure.underlying as? ProxyError
+                == .tunnelRefused(
+                    proxy: "http://<redacted>@127.0.0.1:\(proxy.port)",
+                    target: "localhost:443", statusCode: 502,
+                    reason: "Bad Gateway"))
         #expect(failure.kind == .cannotConnect)
         #expect(!failure.description.contains("hunter2"))
         let connect = try #require(proxy.requests.first)
@@ -46,17 +53,20 @@ struct ScriptedProxyTests {
         #expect(connect.header("Proxy-Authorization") == "Basic " + Data("bob:hunter2".utf8).base64EncodedString())
     }
 
-    @Test("a response head over the limit, bytes after a 200, and an early close are refused before any TLS",
-          arguments: [
-              ("HTTP/1.1 200 OK\r\nVia: " + String(repeating: "x", count: 2_000), "over the limit of 1024"),
-              ("HTTP/1.1 200 Connection established\r\n\r\nHTTP/1.1 200 OK\r\n\r\nforged", "bytes followed its 200 answer"),
-              ("HTTP/1.1 200 Connection est", "closed the connection before answering"),
-              ("SSH-2.0-OpenSSH_9.2\r\n\r\n", "is not HTTP/1.x"),
-          ])
+    @Test(
+        "a response head over the limit, bytes after a 200, and an early close are refused before any TLS",
+        arguments: [
+            ("HTTP/1.1 200 OK\r\nVia: " + String(repeating: "x", count: 2_000), "over the limit of 1024"),
+            ("HTTP/1.1 200 Connection established\r\n\r\nHTTP/1.1 200 OK\r\n\r\nforged", "bytes followed its 200 answer"),
+            ("HTTP/1.1 200 Connection est", "closed the connection before answering"),
+            ("SSH-2.0-OpenSSH_9.2\r\n\r\n", "is not HTTP/1.x"),
+        ])
     func brokenAnswers(answer: String, problem: String) async throws {
         let proxy = try Self.proxy(answering: .raw(answer))
-        let failure = try await Self.failure(try Self.transport(proxy: "127.0.0.1:\(proxy.port)",
-                                                                limits: HTTPLimits(maxHeaderBlockBytes: 1024)))
+        let failure = try await Self.failure(
+            try Self.transport(
+                proxy: "127.0.0.1:\(proxy.port)",
+                limits: HTTPLimits(maxHeaderBlockBytes: 1024)))
         #expect(failure.underlying is ProxyError)
         #expect(failure.message.contains(problem), "\(failure.message)")
         #expect(failure.message.contains("http://127.0.0.1:\(proxy.port)"))
@@ -68,15 +78,23 @@ struct ScriptedProxyTests {
         let proxy = try Self.proxy(answering: .raw(interim + "HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n"))
         let failure = try await Self.failure(try Self.transport(proxy: "127.0.0.1:\(proxy.port)"))
         // The final answer decides, not the first interim one.
-        #expect(failure.underlying as? ProxyError == .tunnelRefused(proxy: "http://127.0.0.1:\(proxy.port)", target: "localhost:443",
-                                                                    statusCode: 502, reason: "Bad Gateway"))
+        #expect(
+            failure.underlying as? ProxyError
+                == .tunnelRefused(
+                    proxy: "http://127.0.0.1:\(proxy.port)", target: "localhost:443",
+                    statusCode: 502, reason: "Bad Gateway"))
         let endless = try Self.proxy(answering: .raw(String(repeating: "HTTP/1.1 100 Continue\r\n\r\n", count: 9)))
         let tooMany = try await Self.failure(try Self.transport(proxy: "127.0.0.1:\(endless.port)"))
         #expect(tooMany.message.contains("more than 8 interim (1xx) answers"), "\(tooMany.message)")
-        let large = try Self.proxy(answering: .raw(String(repeating: "HTTP/1.1 100 Continue\r\nVia: \(String(repeating: "x", count: 300))\r\n\r\n",
-                                                          count: 4)))
-        let overLimit = try await Self.failure(try Self.transport(proxy: "127.0.0.1:\(large.port)",
-                                                                  limits: HTTPLimits(maxHeaderBlockBytes: 1024)))
+        let large = try Self.proxy(
+            answering: .raw(
+                String(
+                    repeating: "HTTP/1.1 100 Continue\r\nVia: \(String(repeating: "x", count: 300))\r\n\r\n",
+                    count: 4)))
+        let overLimit = try await Self.failure(
+            try Self.transport(
+                proxy: "127.0.0.1:\(large.port)",
+                limits: HTTPLimits(maxHeaderBlockBytes: 1024)))
         #expect(overLimit.message.contains("over the limit of 1024"), "\(overLimit.message)")
     }
 
@@ -84,8 +102,9 @@ struct ScriptedProxyTests {
     func silentProxy() async throws {
         let proxy = try Self.proxy(answering: .init(status: 200, delay: .seconds(60)))
         defer { proxy.stop() }
-        let transport = try Self.transport(proxy: "127.0.0.1:\(proxy.port)",
-                                           connectTimeout: TestTimeScale.scaled(.milliseconds(300)))
+        let transport = try Self.transport(
+            proxy: "127.0.0.1:\(proxy.port)",
+            connectTimeout: TestTimeScale.scaled(.milliseconds(300)))
         let failure = try await Self.failure(transport)
         #expect(failure.kind == .timedOut)
         #expect(failure.message.contains("did not answer the CONNECT to localhost:443 within the connect timeout"))
@@ -99,8 +118,9 @@ struct ScriptedProxyTests {
         #expect(failure.message.contains("cannot reach the proxy http://<redacted>@127.0.0.1:\(closed.port)"))
     }
 
-    @Test("a TLS-inspecting proxy fails the pin check by design, and the error says so",
-          arguments: [TLSLoopbackServer.Identity.forgedChain, .rsaLeaf])
+    @Test(
+        "a TLS-inspecting proxy fails the pin check by design, and the error says so",
+        arguments: [TLSLoopbackServer.Identity.forgedChain, .rsaLeaf])
     func inspectingProxy(presents identity: TLSLoopbackServer.Identity) async throws {
         // The proxy terminates TLS itself: with a certificate of its own CA (untrusted), or with
         // one the trust roots accept (a corporate CA installed as a root) but whose key is not pinned.

@@ -11,13 +11,18 @@ import TLSTestServer
 /// Pinned requests through a real proxy: Debian's tinyproxy, started per test on a free loopback
 /// port with a generated configuration. Skipped, with the reason, where tinyproxy is not
 /// installed; `.ci/run` installs it so CI never skips.
-@Suite("PinningTransport through a real HTTP proxy (tinyproxy)",
-       .enabled(if: TinyproxyServer.isInstalled, Comment(rawValue: TinyproxyServer.missing)))
+@Suite(
+    "PinningTransport through a real HTTP proxy (tinyproxy)",
+    .enabled(if: TinyproxyServer.isInstalled, Comment(rawValue: TinyproxyServer.missing)))
 struct TinyproxyTests {
-    static func transport(proxy url: String, noProxy: String = "",
-                          httpVersion: HTTPVersionPolicy = .preferHTTP2) throws -> PinningTransport {
-        try Pinning.transport(configuration: .init(requestTimeout: .seconds(30), httpVersion: httpVersion,
-                                                   proxy: ProxyConfiguration(url: url, noProxy: noProxy)))
+    static func transport(
+        proxy url: String, noProxy: String = "",
+        httpVersion: HTTPVersionPolicy = .preferHTTP2
+    ) throws -> PinningTransport {
+        try Pinning.transport(
+            configuration: .init(
+                requestTimeout: .seconds(30), httpVersion: httpVersion,
+                proxy: ProxyConfiguration(url: url, noProxy: noProxy)))
     }
 
     @Test("without credentials: one CONNECT per connection, TLS and pins end to end with the origin's name")
@@ -55,8 +60,10 @@ struct TinyproxyTests {
         }
 
         // tinyproxy answers 407 with a Basic challenge without credentials, and 401 for wrong ones.
-        for (url, sentCredentials, status, offered) in [(proxy.url(), false, 407, ["Basic"]),
-                                                        (proxy.url(user: "alice", password: "wrong-pass"), true, 401, [])] {
+        for (url, sentCredentials, status, offered) in [
+            (proxy.url(), false, 407, ["Basic"]),
+            (proxy.url(user: "alice", password: "wrong-pass"), true, 401, []),
+        ] {
             let transport = try Self.transport(proxy: url)
             let error = await Pinning.error { try await transport.send(Pinning.get(server.url("/hello"))) }
             let failure = try #require(error as? TransportError)
@@ -119,8 +126,9 @@ struct TinyproxyTests {
         #expect(unreachableFailure.message.contains("could not reach localhost:\(closedPort.port)"))
     }
 
-    @Test("HTTP/2 runs through the tunnel too: nginx selects h2 and the request is a stream",
-          .enabled(if: NginxServer.isInstalled, Comment(rawValue: NginxServer.missing)))
+    @Test(
+        "HTTP/2 runs through the tunnel too: nginx selects h2 and the request is a stream",
+        .enabled(if: NginxServer.isInstalled, Comment(rawValue: NginxServer.missing)))
     func http2ThroughTunnel() async throws {
         let proxy = try await TinyproxyServer.start()
         let server = try await NginxServer.start(directives: #"location / { return 200 "h2 via proxy"; }"#)

@@ -8,14 +8,16 @@ struct HTTPStatusCodeRuleTests {
         #expect(try HTTPStatusCodeRule.statusCode(Array(value.utf8)) == Int(value))
     }
 
-    @Test("anything else is refused, naming the value quoted", arguments: [
-        ("099", HTTPStatusCodeRule.Violation.outOfRange(shown: "\"099\"")),
-        ("600", .outOfRange(shown: "\"600\"")),
-        ("20", .notThreeDigits(shown: "\"20\"")),
-        ("2OO", .notThreeDigits(shown: "\"2OO\"")),
-        ("+20", .notThreeDigits(shown: "\"+20\"")),
-        ("", .notThreeDigits(shown: "\"\"")),
-    ])
+    @Test(
+        "anything else is refused, naming the value quoted",
+        arguments: [
+            ("099", HTTPStatusCodeRule.Violation.outOfRange(shown: "\"099\"")),
+            ("600", .outOfRange(shown: "\"600\"")),
+            ("20", .notThreeDigits(shown: "\"20\"")),
+            ("2OO", .notThreeDigits(shown: "\"2OO\"")),
+            ("+20", .notThreeDigits(shown: "\"+20\"")),
+            ("", .notThreeDigits(shown: "\"\"")),
+        ])
     func refused(value: String, violation: HTTPStatusCodeRule.Violation) {
         #expect(throws: violation) { try HTTPStatusCodeRule.statusCode(Array(value.utf8)) }
     }

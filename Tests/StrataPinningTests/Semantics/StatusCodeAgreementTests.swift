@@ -33,8 +33,9 @@ struct StatusCodeAgreementTests {
 
     static let cases: [Case] = [
         Case(name: "200 is a response on both", http2Blocks: [["200"]], http1Head: "HTTP/1.1 200 OK", status: 200),
-        Case(name: "an interim 103 is skipped on both", http2Blocks: [["103"], ["200"]],
-             http1Head: "HTTP/1.1 103 Early Hints\r\n\r\nHTTP/1.1 200 OK", status: 200),
+        Case(
+            name: "an interim 103 is skipped on both", http2Blocks: [["103"], ["200"]],
+            http1Head: "HTTP/1.1 103 Early Hints\r\n\r\nHTTP/1.1 200 OK", status: 200),
         Case(name: "099 is below 100", http2Blocks: [["099"]], http1Head: "HTTP/1.1 099 Low", named: "\"099\""),
         Case(name: "999 is above 599", http2Blocks: [["999"]], http1Head: "HTTP/1.1 999 High", named: "\"999\""),
         Case(name: "600 is above 599", http2Blocks: [["600"]], http1Head: "HTTP/1.1 600 Nope", named: "\"600\""),
@@ -43,11 +44,13 @@ struct StatusCodeAgreementTests {
         Case(name: "2OO (letters O) is not digits", http2Blocks: [["2OO"]], http1Head: "HTTP/1.1 2OO OK", named: "\"2OO\""),
         // HTTP/1.1 has one status line; its nearest "second :status" is a second status line
         // inside the head, which is a malformed header field (RFC 9112 §5.1).
-        Case(name: "a second :status in one head", http2Blocks: [["200", "204"]],
-             http1Head: "HTTP/1.1 200 OK\r\nHTTP/1.1 204 No Content", named: "204"),
+        Case(
+            name: "a second :status in one head", http2Blocks: [["200", "204"]],
+            http1Head: "HTTP/1.1 200 OK\r\nHTTP/1.1 204 No Content", named: "204"),
         // Never asked for over HTTP/1.1 (no Upgrade sent); malformed over HTTP/2 (RFC 9113 §8.6).
-        Case(name: "101 Switching Protocols", http2Blocks: [["101"]], http1Head: "HTTP/1.1 101 Switching Protocols",
-             named: "101"),
+        Case(
+            name: "101 Switching Protocols", http2Blocks: [["101"]], http1Head: "HTTP/1.1 101 Switching Protocols",
+            named: "101"),
     ]
 
     private static func check(_ result: Result<HTTPResponse, any Error>, _ testCase: Case) {
@@ -89,8 +92,11 @@ struct StatusCodeAgreementTests {
             for stream in connection.awaitRequests(1) {
                 for (index, block) in testCase.http2Blocks.enumerated() {
                     let isFinal = index == testCase.http2Blocks.count - 1
-                    connection.write(.headers(stream: stream, block.map { (":status", $0) }
-                        + (isFinal ? [("content-length", "2")] : [])))
+                    connection.write(
+                        .headers(
+                            stream: stream,
+                            block.map { (":status", $0) }
+                                + (isFinal ? [("content-length", "2")] : [])))
                 }
                 connection.write(.data(stream: stream, Array("ok".utf8), endStream: true))
             }

@@ -12,7 +12,9 @@ struct ByteMutator {
         var bytes = input
         for _ in 0..<Int.random(in: 1...4, using: &random) {
             let position = bytes.isEmpty ? 0 : Int.random(in: 0..<bytes.count, using: &random)
-            let byte = Bool.random(using: &random) ? interestingBytes.randomElement(using: &random) ?? 0
+            let byte =
+                Bool.random(using: &random)
+                ? interestingBytes.randomElement(using: &random) ?? 0
                 : UInt8.random(in: 0...255, using: &random)
             switch Int.random(in: 0..<6, using: &random) {
             case 0 where !bytes.isEmpty: bytes[position] = byte

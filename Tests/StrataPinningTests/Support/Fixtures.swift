@@ -3,7 +3,7 @@ import Foundation
 
 /// The committed certificates of Tests/Fixtures/Pinning (made by make-fixtures.sh).
 enum Fixtures {
-    static let directory = URL(fileURLWithPath: #filePath)   // Tests/StrataPinningTests/Support/Fixtures.swift
+    static let directory = URL(fileURLWithPath: #filePath) // Tests/StrataPinningTests/Support/Fixtures.swift
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures/Pinning")
 

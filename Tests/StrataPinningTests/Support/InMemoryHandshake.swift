@@ -19,14 +19,16 @@ final class InMemoryHandshake {
     ///   - roots: What the client trusts.
     init(serverChain chainFile: String, key keyFile: String, host: String, roots: TrustRoots) throws {
         guard let clientContext = SSL_CTX_new(TLS_client_method()),
-              let serverContext = SSL_CTX_new(TLS_server_method()) else { throw HandshakeSetupError("SSL_CTX_new") }
+            let serverContext = SSL_CTX_new(TLS_server_method())
+        else { throw HandshakeSetupError("SSL_CTX_new") }
         self.clientContext = clientContext
         self.serverContext = serverContext
         _ = strata_SSL_CTX_set_min_proto_version(clientContext, TLS1_2_VERSION)
         let chainPath = Fixtures.directory.appendingPathComponent(chainFile).path
         let keyPath = Fixtures.directory.appendingPathComponent(keyFile).path
         guard SSL_CTX_use_certificate_chain_file(serverContext, chainPath) == 1,
-              SSL_CTX_use_PrivateKey_file(serverContext, keyPath, SSL_FILETYPE_PEM) == 1 else {
+            SSL_CTX_use_PrivateKey_file(serverContext, keyPath, SSL_FILETYPE_PEM) == 1
+        else {
             throw HandshakeSetupError("server certificate \(chainFile)")
         }
         try X509TrustStore(roots: roots).configureVerification(of: clientContext)

@@ -74,7 +74,7 @@ enum ZlibEncoder {
         body.reserveCapacity(10 + blockSize * repeats + 10)
         let blockData = Data(block.prefix(blockSize))
         for _ in 0..<repeats { body.append(blockData) }
-        body.append(contentsOf: [0x03, 0x00])  // a final fixed-Huffman block with no symbol but its end
+        body.append(contentsOf: [0x03, 0x00]) // a final fixed-Huffman block with no symbol but its end
         for value: UInt32 in [UInt32(truncatingIfNeeded: crc), UInt32(truncatingIfNeeded: bytes)] {
             withUnsafeBytes(of: value.littleEndian) { body.append(contentsOf: $0) }
         }

@@ -16,14 +16,18 @@ struct PinningEventAttemptTests {
         let answered = LockedValue(0)
         server.http.route("/items") { request in
             guard request.header("Authorization") != "Bearer new" else { return .init(text: "ok") }
-            let count = answered.withLock { count in count += 1; return count }
+            let count = answered.withLock { count in
+                count += 1; return count
+            }
             return .init(status: count <= 2 ? 503 : 401, text: "")
         }
         let auth = InMemoryAuthService(accessToken: "old")
         let recorder = RecordingObserver()
-        let stack = recorder.observing(ReauthTransport(
-            inner: RetryTransport(inner: try Pinning.transport(), clock: TestClock()),
-            authService: auth) { await auth.setAccessToken("new") })
+        let stack = recorder.observing(
+            ReauthTransport(
+                inner: RetryTransport(inner: try Pinning.transport(), clock: TestClock()),
+                authService: auth
+            ) { await auth.setAccessToken("new") })
 
         let response = try await stack.send(Pinning.get(server.url("/items"), headers: ["Authorization": "Bearer old"]))
         #expect(response.statusCode == 200)
@@ -35,13 +39,14 @@ struct PinningEventAttemptTests {
             default: nil
             }
         }
-        #expect(layered == [
-            "pinning.response 503@1", "retry.scheduled@1",
-            "pinning.response 503@2", "retry.scheduled@2",
-            "pinning.response 401@3",
-            "reauth.refresh.started@3", "reauth.refresh.succeeded@3", "reauth.resend.new-token@3",
-            "pinning.response 200@4",
-        ])
+        #expect(
+            layered == [
+                "pinning.response 503@1", "retry.scheduled@1",
+                "pinning.response 503@2", "retry.scheduled@2",
+                "pinning.response 401@3",
+                "reauth.refresh.started@3", "reauth.refresh.succeeded@3", "reauth.resend.new-token@3",
+                "pinning.response 200@4",
+            ])
         // Every pinning event (connection opened or reused, request written, ...) belongs to the
         // send in progress: the count of sends begun so far.
         var send = 1

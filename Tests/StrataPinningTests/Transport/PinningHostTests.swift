@@ -55,8 +55,9 @@ struct PinningHostTests {
         #expect(transport.poolCounts(host: "localhost", port: server.port).open == 1)
     }
 
-    @Test("other spellings of 127.0.0.1 are pinned under its pattern, sent without SNI, never to inner",
-          arguments: ["127.1", "0x7f.0.0.1", "127.0.0.1"])
+    @Test(
+        "other spellings of 127.0.0.1 are pinned under its pattern, sent without SNI, never to inner",
+        arguments: ["127.1", "0x7f.0.0.1", "127.0.0.1"])
     func numericIPForms(host: String) async throws {
         let server = try TLSLoopbackServer(identity: .leafOnly)
         server.http.route("/", response: .init(status: 200, text: "ok"))
@@ -84,14 +85,19 @@ struct PinningHostTests {
         let server = try TLSLoopbackServer(identity: .leafOnly, ticketAfterEachWrite: true)
         server.http.route("/", response: .init(status: 200, text: "ok"))
         let clock = TestClock()
-        let transport = try Pinning.transport(configuration: .init(requestTimeout: .seconds(10),
-                                                                   idleConnectionTimeout: .seconds(30)),
-                                              clock: clock)
+        let transport = try Pinning.transport(
+            configuration: .init(
+                requestTimeout: .seconds(10),
+                idleConnectionTimeout: .seconds(30)),
+            clock: clock)
         #expect(try await transport.send(Pinning.get(server.url("/"))).text == "ok")
         clock.advance(by: .seconds(31))
         #expect(try await transport.send(Pinning.get(server.url("/"))).text == "ok")
-        #expect(server.handshakes == [.init(serverName: "localhost", resumed: false),
-                                      .init(serverName: "localhost", resumed: false)])
+        #expect(
+            server.handshakes == [
+                .init(serverName: "localhost", resumed: false),
+                .init(serverName: "localhost", resumed: false),
+            ])
     }
 
     @Test("durations of .seconds(Int64.max) mean 'never' and do not crash")
@@ -99,9 +105,10 @@ struct PinningHostTests {
         let server = try TLSLoopbackServer(identity: .leafOnly)
         server.http.route("/", response: .init(status: 200, text: "ok"))
         let never = Duration.seconds(Int64.max)
-        let transport = try Pinning.transport(configuration: .init(
-            connectTimeout: never, handshakeTimeout: never, idleReadTimeout: never, requestTimeout: never,
-            idleConnectionTimeout: never))
+        let transport = try Pinning.transport(
+            configuration: .init(
+                connectTimeout: never, handshakeTimeout: never, idleReadTimeout: never, requestTimeout: never,
+                idleConnectionTimeout: never))
         #expect(try await transport.send(Pinning.get(server.url("/"))).text == "ok")
         #expect(try await transport.send(Pinning.get(server.url("/"))).text == "ok")
     }

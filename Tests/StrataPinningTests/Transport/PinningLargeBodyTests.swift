@@ -9,10 +9,11 @@ import TLSTestServer
 /// Runs ``PinningLargeBodyTests`` in a process of its own: the resident set is the whole
 /// process's, and the other suites running beside it in this one (64 concurrent 1 MB bodies, say)
 /// would be counted as the transfer's.
-@Suite("Large-body memory is measured in a process of its own",
-       .enabled(if: NginxServer.isInstalled, Comment(rawValue: NginxServer.missing)),
-       .disabled(if: MeasuringProcess.isMeasuring, "this is the measuring process"),
-       .disabled(if: !ResidentMemory.isMeaningful, "memory bounds mean nothing under a sanitizer"))
+@Suite(
+    "Large-body memory is measured in a process of its own",
+    .enabled(if: NginxServer.isInstalled, Comment(rawValue: NginxServer.missing)),
+    .disabled(if: MeasuringProcess.isMeasuring, "this is the measuring process"),
+    .disabled(if: !ResidentMemory.isMeaningful, "memory bounds mean nothing under a sanitizer"))
 struct PinningLargeBodyIsolationTests {
     @Test("the large-body tests pass in a process where nothing else runs")
     func isolated() async throws {
@@ -27,9 +28,10 @@ struct PinningLargeBodyIsolationTests {
 /// Bodies far larger than memory should hold travel through a pinned HTTP/1.1 connection, and a
 /// pinned HTTP/2 stream, to a real nginx with bounded resident memory. Runs only in the process
 /// ``PinningLargeBodyIsolationTests`` starts for it; skipped where nginx is missing.
-@Suite("PinningTransport moves large bodies with bounded memory (nginx)", .serialized,
-       .enabled(if: NginxServer.isInstalled, Comment(rawValue: NginxServer.missing)),
-       .enabled(if: MeasuringProcess.isMeasuring, "runs in the process PinningLargeBodyIsolationTests starts"))
+@Suite(
+    "PinningTransport moves large bodies with bounded memory (nginx)", .serialized,
+    .enabled(if: NginxServer.isInstalled, Comment(rawValue: NginxServer.missing)),
+    .enabled(if: MeasuringProcess.isMeasuring, "runs in the process PinningLargeBodyIsolationTests starts"))
 struct PinningLargeBodyTests {
 
     /// The most the resident set may grow while a large body moves: the body channel's high
@@ -51,8 +53,9 @@ struct PinningLargeBodyTests {
 
     static func name(http2: Bool) -> String { http2 ? "HTTP/2" : "HTTP/1.1" }
 
-    @Test("a 256 MiB download streams through consume with the resident set growing less than 32 MiB (HTTP/1.1, HTTP/2)",
-          arguments: [false, true])
+    @Test(
+        "a 256 MiB download streams through consume with the resident set growing less than 32 MiB (HTTP/1.1, HTTP/2)",
+        arguments: [false, true])
     func download(http2: Bool) async throws {
         let size = ResidentMemory.streamedBytes(256 << 20)
         let directory = try Self.directory()
@@ -80,7 +83,8 @@ struct PinningLargeBodyTests {
             for try await chunk in body {
                 received += chunk.count
                 // memcmp against zeros: a per-byte loop is what a debug build would spend its time on.
-                let zero = chunk.count <= zeros.count
+                let zero =
+                    chunk.count <= zeros.count
                     && chunk.withUnsafeBytes { raw in zeros.withUnsafeBytes { memcmp(raw.baseAddress!, $0.baseAddress!, raw.count) } } == 0
                 if !zero { nonZero += 1 }
                 chunks += 1
@@ -93,12 +97,14 @@ struct PinningLargeBodyTests {
         #expect(nonZero == 0)
         #expect((http2 ? events.http2Responses : events.http1Responses) == 1)
         if ResidentMemory.isMeaningful { #expect(growth < Self.maxResidentGrowth, "resident set grew by \(growth >> 20) MiB") }
-        print("256 MiB download over \(Self.name(http2: http2)): resident growth \(growth >> 10) KiB "
-              + "(sampled \(max(0, sampledPeak - baseline) >> 10) KiB)")
+        print(
+            "256 MiB download over \(Self.name(http2: http2)): resident growth \(growth >> 10) KiB "
+                + "(sampled \(max(0, sampledPeak - baseline) >> 10) KiB)")
     }
 
-    @Test("a 64 MiB file upload is read as it is sent, with the resident set growing less than 32 MiB (HTTP/1.1, HTTP/2)",
-          arguments: [false, true])
+    @Test(
+        "a 64 MiB file upload is read as it is sent, with the resident set growing less than 32 MiB (HTTP/1.1, HTTP/2)",
+        arguments: [false, true])
     func upload(http2: Bool) async throws {
         let size = ResidentMemory.streamedBytes(64 << 20)
         let directory = try Self.directory()
@@ -118,17 +124,21 @@ struct PinningLargeBodyTests {
             try writer.write(contentsOf: piece)
         }
         try writer.close()
-        let server = try await NginxServer.start(http2: http2, directives: """
-            location /uploads/ { alias \(uploads.path)/; dav_methods PUT; client_max_body_size 0; }
-            """)
+        let server = try await NginxServer.start(
+            http2: http2,
+            directives: """
+                location /uploads/ { alias \(uploads.path)/; dav_methods PUT; client_max_body_size 0; }
+                """)
         defer { server.stop() }
         let events = PinningEventLog()
         let transport = events.observing(try Pinning.transport(configuration: Self.configuration(http2: http2)))
 
         let baseline = ResidentMemory.bytes
         ResidentMemory.resetPeak()
-        let response = try await transport.send(HTTPRequest(method: .put, url: server.url("/uploads/copy.bin"),
-                                                            body: try HTTPBody(contentsOf: file)))
+        let response = try await transport.send(
+            HTTPRequest(
+                method: .put, url: server.url("/uploads/copy.bin"),
+                body: try HTTPBody(contentsOf: file)))
         let growth = ResidentMemory.peak - baseline
         #expect(response.statusCode == 201)
         #expect(try Self.sameContents(file, uploads.appendingPathComponent("copy.bin")))

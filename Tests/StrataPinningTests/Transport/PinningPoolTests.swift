@@ -69,7 +69,7 @@ struct PinningPoolTests {
         let (arrived, arrival) = AsyncStream<Void>.makeStream()
         server.http.route("/hold") { _ in
             arrival.yield()
-            gate.wait()  // on the server's connection thread, released by the test
+            gate.wait() // on the server's connection thread, released by the test
             return .init(text: "held")
         }
         for index in 1...3 { server.http.route("/w\(index)", response: .init(text: "\(index)")) }
@@ -133,7 +133,9 @@ struct PinningPoolTests {
         server.http.route("/a", response: .init(text: "a"))
         server.http.route("/flaky") { _ in
             // The first time, read the request and close without answering (a keep-alive race).
-            calls.withLock { $0 += 1; return $0 } == 1 ? .raw(Data()) : .init(text: "second try")
+            calls.withLock {
+                $0 += 1; return $0
+            } == 1 ? .raw(Data()) : .init(text: "second try")
         }
         let events = PinningEventLog()
         let transport = events.observing(try Pinning.transport())
@@ -162,8 +164,9 @@ struct PinningPoolTests {
         server.http.route("/a", response: .init(text: "a"))
         let clock = TestClock()
         let events = PinningEventLog()
-        let transport = events.observing(try Pinning.transport(
-            configuration: .init(requestTimeout: .seconds(10), idleConnectionTimeout: .seconds(30)), clock: clock))
+        let transport = events.observing(
+            try Pinning.transport(
+                configuration: .init(requestTimeout: .seconds(10), idleConnectionTimeout: .seconds(30)), clock: clock))
         _ = try await transport.send(Pinning.get(server.url("/a")))
         clock.advance(by: .seconds(29))
         _ = try await transport.send(Pinning.get(server.url("/a")))
@@ -187,14 +190,20 @@ struct PinningPoolTests {
         #expect(try await transport.send(Pinning.get(server.url("/a"))).text == "a")
     }
 
-    @Test("malformed responses each give their own clear error, with no crash and no hang", arguments: [
-        ("bad status line", "HTTP/1.1 OK\r\n\r\n", TransportError.Kind.invalidResponse, "status line"),
-        ("bad chunk size", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n",
-         .invalidResponse, "chunk-size"),
-        ("oversized headers", "HTTP/1.1 200 OK\r\nX-Big: " + String(repeating: "a", count: 70_000) + "\r\n\r\n",
-         .invalidResponse, "header"),
-        ("truncated body", "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly this", .connectionLost, "body"),
-    ])
+    @Test(
+        "malformed responses each give their own clear error, with no crash and no hang",
+        arguments: [
+            ("bad status line", "HTTP/1.1 OK\r\n\r\n", TransportError.Kind.invalidResponse, "status line"),
+            (
+                "bad chunk size", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n",
+                .invalidResponse, "chunk-size"
+            ),
+            (
+                "oversized headers", "HTTP/1.1 200 OK\r\nX-Big: " + String(repeating: "a", count: 70_000) + "\r\n\r\n",
+                .invalidResponse, "header"
+            ),
+            ("truncated body", "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly this", .connectionLost, "body"),
+        ])
     func malformed(_ name: String, _ raw: String, _ kind: TransportError.Kind, _ mentions: String) async throws {
         let server = try TLSLoopbackServer(identity: .leafOnly)
         server.http.route("/bad", response: .raw(raw))
@@ -269,8 +278,11 @@ struct PinningPoolTests {
             default: nil
             }
         }
-        #expect(described == ["opened localhost", "pin localhost \(Fixtures.Pin.leafEC) ok", "read localhost 200 keepAlive=true",
-                              "reused localhost", "read localhost 200 keepAlive=true"])
+        #expect(
+            described == [
+                "opened localhost", "pin localhost \(Fixtures.Pin.leafEC) ok", "read localhost 200 keepAlive=true",
+                "reused localhost", "read localhost 200 keepAlive=true",
+            ])
         // The logger saw the same events, each once.
         #expect(logger.eventNames.filter { $0.hasPrefix("pinning.") } == recorder.names.filter { $0.hasPrefix("pinning.") })
     }
@@ -284,7 +296,10 @@ struct PinningPoolTests {
         let events = JobEvents()
         events.begin(collecting: false)
         let built = LockedValue(false)
-        events.record({ built.withLock { $0 = true }; return .connectionReused(host: "h", port: 1) }())
+        events.record(
+            {
+                built.withLock { $0 = true }; return .connectionReused(host: "h", port: 1)
+            }())
         #expect(events.finish().isEmpty)
         #expect(!built.withLock { $0 })
     }

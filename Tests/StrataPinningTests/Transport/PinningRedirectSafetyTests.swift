@@ -14,13 +14,15 @@ struct PinningRedirectSafetyTests {
     @Test("a cross-origin 307 drops every header Redaction calls secret, the user's extra names included")
     func secretHeadersDropped() async throws {
         let server = try TLSLoopbackServer(identity: .leafOnly)
-        server.http.route("/go", response: .init(status: 307, headers: [("Location", server.url("/landing", host: "127.0.0.1").absoluteString)]))
+        server.http.route(
+            "/go", response: .init(status: 307, headers: [("Location", server.url("/landing", host: "127.0.0.1").absoluteString)]))
         server.http.route("/landing", response: .init(text: "landed"))
         let pins = try Pinning.pins(Fixtures.Pin.leafEC)
         let safety = RedirectSafety(secrets: Redaction(extraHeaders: ["X-Tenant-Key"]))
-        let transport = PinningTransport(inner: CannedRoutesTransport(routes: []), pinnedDomains: ["localhost": pins, "127.0.0.1": pins],
-                                         trustRoots: try Pinning.privateCA(),
-                                         configuration: .init(requestTimeout: .seconds(10), redirectSafety: safety))
+        let transport = PinningTransport(
+            inner: CannedRoutesTransport(routes: []), pinnedDomains: ["localhost": pins, "127.0.0.1": pins],
+            trustRoots: try Pinning.privateCA(),
+            configuration: .init(requestTimeout: .seconds(10), redirectSafety: safety))
         let secrets = ["Authorization": "Bearer a", "Cookie": "c=1", "X-API-Key": "k", "X-Auth-Token": "t", "X-Tenant-Key": "tk"]
         let response = try await transport.send(Pinning.get(server.url("/go"), headers: secrets.merging(["X-Trace": "1"]) { a, _ in a }))
         #expect(response.text == "landed")
@@ -37,7 +39,9 @@ struct PinningRedirectSafetyTests {
         let server = try TLSLoopbackServer(identity: .leafOnly)
         let plain = try LoopbackHTTPServer()
         server.http.route("/down", response: .init(status: 302, headers: [("Location", plain.url("/x").absoluteString)]))
-        let inner = CannedRoutesTransport(routes: [CannedRoute(pattern: RequestPattern(pathRegex: ".*"), response: CannedResponse(string: "plain"))])
+        let inner = CannedRoutesTransport(routes: [
+            CannedRoute(pattern: RequestPattern(pathRegex: ".*"), response: CannedResponse(string: "plain"))
+        ])
         let transport = try Pinning.transport(inner: inner)
         let error = await Pinning.error { try await transport.send(Pinning.get(server.url("/down"))) }
         let failure = try #require(error as? TransportError)
@@ -46,8 +50,10 @@ struct PinningRedirectSafetyTests {
         #expect(failure.message.contains("unencrypted"))
         #expect(await inner.recordedRequests.isEmpty)
 
-        let allowing = try Pinning.transport(inner: inner, configuration: .init(
-            requestTimeout: .seconds(10), redirectSafety: RedirectSafety(allowsHTTPSToHTTP: true)))
+        let allowing = try Pinning.transport(
+            inner: inner,
+            configuration: .init(
+                requestTimeout: .seconds(10), redirectSafety: RedirectSafety(allowsHTTPSToHTTP: true)))
         #expect(try await allowing.send(Pinning.get(server.url("/down"))).text == "plain")
     }
 }

@@ -11,15 +11,18 @@ import TLSTestServer
 
 @Suite("Report-only pins: a mismatch is reported with the served chain's pins and the request proceeds")
 struct PinningReportOnlyTests {
-    static func transport(_ pins: String..., httpVersion: HTTPVersionPolicy = .preferHTTP2,
-                          enforced: [String: any ServerTrustEvaluator] = [:],
-                          resolver: any HostNameResolver = SystemHostNameResolver()) throws -> PinningTransport {
+    static func transport(
+        _ pins: String..., httpVersion: HTTPVersionPolicy = .preferHTTP2,
+        enforced: [String: any ServerTrustEvaluator] = [:],
+        resolver: any HostNameResolver = SystemHostNameResolver()
+    ) throws -> PinningTransport {
         var domains = enforced
         domains["localhost"] = ReportOnlyEvaluator(try PublicKeyPinningEvaluator(pins: pins))
-        return PinningTransport(inner: CannedRoutesTransport(routes: []), pinnedDomains: domains,
-                                trustRoots: try Pinning.privateCA(),
-                                configuration: .init(requestTimeout: .seconds(30), httpVersion: httpVersion),
-                                clock: ContinuousClock(), resolver: resolver)
+        return PinningTransport(
+            inner: CannedRoutesTransport(routes: []), pinnedDomains: domains,
+            trustRoots: try Pinning.privateCA(),
+            configuration: .init(requestTimeout: .seconds(30), httpVersion: httpVersion),
+            clock: ContinuousClock(), resolver: resolver)
     }
 
     @Test("a mismatch is reported once per connection, as a warning with the chain's pins, and every request is served")
@@ -74,9 +77,10 @@ struct PinningReportOnlyTests {
         // Both names reach the same server, whose leaf names both: only the evaluator differs.
         let resolver = ScriptedResolver { _, port in [("127.0.0.1", port)] }
         let events = PinningEventLog()
-        let transport = events.observing(try Self.transport(
-            Fixtures.Pin.attackerLeaf, enforced: ["api.strata.test": try Pinning.pins(Fixtures.Pin.attackerLeaf)],
-            resolver: resolver))
+        let transport = events.observing(
+            try Self.transport(
+                Fixtures.Pin.attackerLeaf, enforced: ["api.strata.test": try Pinning.pins(Fixtures.Pin.attackerLeaf)],
+                resolver: resolver))
         #expect(try await transport.send(Pinning.get(server.url("/hello"))).text == "served")
         let enforcedURL = URL(string: "https://api.strata.test:\(server.port)/hello")!
         let error = await Pinning.error { try await transport.send(Pinning.get(enforcedURL)) }
@@ -87,8 +91,9 @@ struct PinningReportOnlyTests {
         #expect(server.http.requestCount == 1)
     }
 
-    @Test("an untrusted, expired or misnamed chain is still refused, before any request byte",
-          arguments: [TLSLoopbackServer.Identity.forgedChain, .expired, .wrongHost, .selfSigned])
+    @Test(
+        "an untrusted, expired or misnamed chain is still refused, before any request byte",
+        arguments: [TLSLoopbackServer.Identity.forgedChain, .expired, .wrongHost, .selfSigned])
     func untrustedStillRefused(identity: TLSLoopbackServer.Identity) async throws {
         let server = try TLSLoopbackServer(identity: identity)
         server.http.route("/hello", response: .init(text: "must not be served"))
@@ -102,8 +107,9 @@ struct PinningReportOnlyTests {
         #expect(server.http.requestCount == 0)
     }
 
-    @Test("over HTTP/2 the mismatch is reported the same way and the stream is served",
-          .enabled(if: NginxServer.isInstalled, Comment(rawValue: NginxServer.missing)))
+    @Test(
+        "over HTTP/2 the mismatch is reported the same way and the stream is served",
+        .enabled(if: NginxServer.isInstalled, Comment(rawValue: NginxServer.missing)))
     func overHTTP2() async throws {
         let server = try await NginxServer.start(directives: #"location / { return 200 "h2 served"; }"#)
         let events = PinningEventLog()

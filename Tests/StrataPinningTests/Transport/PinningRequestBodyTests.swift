@@ -42,8 +42,10 @@ struct PinningRequestBodyTests {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("strata-body-\(UUID().uuidString)")
         try payload.write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let response = try await transport.send(HTTPRequest(method: .put, url: server.url("/echo"),
-                                                            body: try HTTPBody(contentsOf: file)))
+        let response = try await transport.send(
+            HTTPRequest(
+                method: .put, url: server.url("/echo"),
+                body: try HTTPBody(contentsOf: file)))
         #expect(response.body == payload)
         #expect(server.http.requests.first?.header("Content-Length") == String(payload.count))
     }
@@ -81,8 +83,10 @@ struct PinningRequestBodyTests {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("strata-body-\(UUID().uuidString)")
         try payload.write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let response = try await transport.send(HTTPRequest(method: .put, url: server.url("/put"),
-                                                            body: try HTTPBody(contentsOf: file)))
+        let response = try await transport.send(
+            HTTPRequest(
+                method: .put, url: server.url("/put"),
+                body: try HTTPBody(contentsOf: file)))
         #expect(response.body == payload)
         #expect(attempts.withLock { $0 } == 2)
     }

@@ -13,8 +13,11 @@ import TLSTestServer
 struct PinningRoutingTests {
     @Test("a request for an unpinned host goes to inner untouched")
     func unpinnedGoesToInner() async throws {
-        let inner = CannedRoutesTransport(routes: [CannedRoute(pattern: RequestPattern(path: "/users"),
-                                                               response: CannedResponse(string: "from inner"))])
+        let inner = CannedRoutesTransport(routes: [
+            CannedRoute(
+                pattern: RequestPattern(path: "/users"),
+                response: CannedResponse(string: "from inner"))
+        ])
         let events = PinningEventLog()
         let transport = events.observing(try Pinning.transport(inner: inner))
         let request = Pinning.get(URL(string: "https://unpinned.example.com/users?q=1")!, headers: ["Authorization": "Bearer t"])
@@ -113,7 +116,9 @@ struct PinningRoutingTests {
     func redirectToUnpinnedHost() async throws {
         let server = try TLSLoopbackServer(identity: .leafOnly)
         server.http.route("/away", response: .init(status: 301, headers: [("Location", "https://cdn.example.net/file")]))
-        let inner = CannedRoutesTransport(routes: [CannedRoute(pattern: RequestPattern(path: "/file"), response: CannedResponse(string: "file"))])
+        let inner = CannedRoutesTransport(routes: [
+            CannedRoute(pattern: RequestPattern(path: "/file"), response: CannedResponse(string: "file"))
+        ])
         let transport = try Pinning.transport(inner: inner)
         let response = try await transport.send(Pinning.get(server.url("/away"), headers: ["Authorization": "Bearer t", "X-Trace": "1"]))
         #expect(response.text == "file")
@@ -126,7 +131,8 @@ struct PinningRoutingTests {
     @Test("a redirect to another pinned host is checked against that host's pins")
     func redirectToOtherPinnedHost() async throws {
         let server = try TLSLoopbackServer(identity: .leafOnly)
-        server.http.route("/hop", response: .init(status: 302, headers: [("Location", server.url("/target", host: "127.0.0.1").absoluteString)]))
+        server.http.route(
+            "/hop", response: .init(status: 302, headers: [("Location", server.url("/target", host: "127.0.0.1").absoluteString)]))
         server.http.route("/target", response: .init(text: "target"))
         let transport = try Pinning.transport(extra: ["127.0.0.1": try Pinning.pins(Fixtures.Pin.attackerCA)])
         let error = await Pinning.error { try await transport.send(Pinning.get(server.url("/hop"))) }
@@ -162,8 +168,9 @@ struct PinningRoutingTests {
         { URLSessionTransport() },
     ]
 
-    @Test("an unpinned host that redirects to a pinned host cannot lead the request around the pins, even through an inner that follows redirects itself",
-          arguments: inners)
+    @Test(
+        "an unpinned host that redirects to a pinned host cannot lead the request around the pins, even through an inner that follows redirects itself",
+        arguments: inners)
     func redirectFromUnpinnedToPinned(makeInner: @Sendable () -> any Transport) async throws {
         let pinned = try TLSLoopbackServer(identity: .leafOnly)
         pinned.http.route("/target", response: .init(text: "pinned body"))

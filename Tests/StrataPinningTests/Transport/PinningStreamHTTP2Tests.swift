@@ -19,14 +19,22 @@ struct PinningStreamHTTP2Tests {
     final class Seen: Sendable {
         private let state = LockedValue((resets: [(stream: UInt32, code: UInt32)](), requests: 0))
         func reset(_ stream: UInt32, _ code: UInt32) { state.withLock { $0.resets.append((stream, code)) } }
-        func request() -> Int { state.withLock { state in state.requests += 1; return state.requests } }
+        func request() -> Int {
+            state.withLock { state in
+                state.requests += 1; return state.requests
+            }
+        }
         var resets: [(stream: UInt32, code: UInt32)] { state.withLock { $0.resets } }
     }
 
-    static func transport(requestTimeout: Duration = TestTimeScale.scaled(.seconds(20)),
-                          idleReadTimeout: Duration = .seconds(30)) throws -> PinningTransport {
-        try Pinning.transport(configuration: .init(idleReadTimeout: idleReadTimeout, requestTimeout: requestTimeout,
-                                                   httpVersion: .http2Only))
+    static func transport(
+        requestTimeout: Duration = TestTimeScale.scaled(.seconds(20)),
+        idleReadTimeout: Duration = .seconds(30)
+    ) throws -> PinningTransport {
+        try Pinning.transport(
+            configuration: .init(
+                idleReadTimeout: idleReadTimeout, requestTimeout: requestTimeout,
+                httpVersion: .http2Only))
     }
 
     /// Serves `connection` until the client closes it: request number `special` (counted from 1,
@@ -87,8 +95,9 @@ struct PinningStreamHTTP2Tests {
         #expect(transport.http2Counts(host: "localhost", port: server.port) == (connections: 1, streams: 0))
     }
 
-    @Test("a consumer that stops early (returns or throws) gets its stream reset with CANCEL; the connection carries the next request and no stream is left",
-          arguments: [false, true])
+    @Test(
+        "a consumer that stops early (returns or throws) gets its stream reset with CANCEL; the connection carries the next request and no stream is left",
+        arguments: [false, true])
     func stopEarly(throwing: Bool) async throws {
         let seen = Seen()
         let server = try ScriptedHTTP2Server { connection in
@@ -187,8 +196,9 @@ struct PinningStreamHTTP2Tests {
                 connection.write(.headers(stream: stream, [(":status", "200")]), .data(stream: stream, Array("first".utf8)))
             }
         }
-        let transport = try Self.transport(requestTimeout: TestTimeScale.scaled(.seconds(60)),
-                                           idleReadTimeout: TestTimeScale.scaled(.seconds(2)))
+        let transport = try Self.transport(
+            requestTimeout: TestTimeScale.scaled(.seconds(60)),
+            idleReadTimeout: TestTimeScale.scaled(.seconds(2)))
         let reading = LockedValue(false)
         let error = await Self.error {
             try await transport.stream(Pinning.get(server.url("/stall"))) { _, body in
@@ -257,8 +267,9 @@ struct PinningStreamHTTP2Tests {
 
 /// `stream` and uploads over pinned HTTP/2 against a real nginx: bodies both ways, read and
 /// written as they move, a consumer that stops early leaving the connection to the next request.
-@Suite("PinningTransport streams bodies over HTTP/2 (nginx)",
-       .enabled(if: NginxServer.isInstalled, Comment(rawValue: NginxServer.missing)))
+@Suite(
+    "PinningTransport streams bodies over HTTP/2 (nginx)",
+    .enabled(if: NginxServer.isInstalled, Comment(rawValue: NginxServer.missing)))
 struct PinningStreamHTTP2NginxTests {
     static func directory() throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("strata-h2-\(UUID().uuidString)")
@@ -277,10 +288,11 @@ struct PinningStreamHTTP2NginxTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("upload.bin")
         try payload.write(to: file)
-        let server = try await NginxServer.start(directives: """
-            location /big.bin { }
-            location /uploads/ { alias \(directory.path)/; dav_methods PUT; client_max_body_size 0; }
-            """, files: ["big.bin": payload])
+        let server = try await NginxServer.start(
+            directives: """
+                location /big.bin { }
+                location /uploads/ { alias \(directory.path)/; dav_methods PUT; client_max_body_size 0; }
+                """, files: ["big.bin": payload])
         let events = PinningEventLog()
         let pinned = try Self.transport()
         let transport = events.observing(pinned)
@@ -297,15 +309,20 @@ struct PinningStreamHTTP2NginxTests {
         #expect(body == payload)
         #expect(chunks > 1)
 
-        let fromFile = try await transport.send(HTTPRequest(method: .put, url: server.url("/uploads/file.bin"),
-                                                            body: try HTTPBody(contentsOf: file)))
+        let fromFile = try await transport.send(
+            HTTPRequest(
+                method: .put, url: server.url("/uploads/file.bin"),
+                body: try HTTPBody(contentsOf: file)))
         #expect(fromFile.statusCode == 201)
         #expect(try Data(contentsOf: directory.appendingPathComponent("file.bin")) == payload)
 
         let (pieces, producer) = AsyncStream<ArraySlice<UInt8>>.makeStream()
         let streamed = Task {
-            try await transport.stream(HTTPRequest(method: .put, url: server.url("/uploads/stream.bin"),
-                                                   body: HTTPBody(pieces, length: nil))) { head, _ in head.statusCode }
+            try await transport.stream(
+                HTTPRequest(
+                    method: .put, url: server.url("/uploads/stream.bin"),
+                    body: HTTPBody(pieces, length: nil))
+            ) { head, _ in head.statusCode }
         }
         for offset in stride(from: 0, to: payload.count, by: 100_000) {
             producer.yield(Array(payload[offset..<min(offset + 100_000, payload.count)])[...])
@@ -327,10 +344,11 @@ struct PinningStreamHTTP2NginxTests {
         let handle = try FileHandle(forWritingTo: file)
         try handle.truncate(atOffset: 64 << 20)
         try handle.close()
-        let server = try await NginxServer.start(directives: """
-            location /big.bin { alias \(file.path); }
-            location /small { return 200 "small"; }
-            """)
+        let server = try await NginxServer.start(
+            directives: """
+                location /big.bin { alias \(file.path); }
+                location /small { return 200 "small"; }
+                """)
         let transport = try Self.transport()
         for round in 0..<4 {
             let read = try? await transport.stream(Pinning.get(server.url("/big.bin"))) { _, body in

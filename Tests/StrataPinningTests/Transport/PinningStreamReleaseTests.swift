@@ -38,8 +38,11 @@ struct PinningStreamReleaseTests {
         let server = try TLSLoopbackServer(identity: .leafOnly)
         let gate = DispatchSemaphore(value: 0)
         defer { gate.signal() }
-        server.http.route("/drip", response: Streaming.gated("first", then: String(repeating: "r", count: 10_000),
-                                                             framing: .chunked, gate: gate))
+        server.http.route(
+            "/drip",
+            response: Streaming.gated(
+                "first", then: String(repeating: "r", count: 10_000),
+                framing: .chunked, gate: gate))
         server.http.route("/small", response: .init(text: "small"))
         let threads = ConnectionThreadLimit(maximum: 8)
         let transport = try Streaming.transport(threads: threads)

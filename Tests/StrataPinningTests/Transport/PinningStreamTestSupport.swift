@@ -10,13 +10,17 @@ import TLSTestServer
 /// own (so a leak shows), and the server side of a body scripted step by step.
 enum Streaming {
     /// A transport pinning `localhost` whose connection threads count against `threads`.
-    static func transport(threads: ConnectionThreadLimit,
-                          configuration: PinningTransport.Configuration = .init(requestTimeout: .seconds(20)))
-        throws -> PinningTransport {
-        PinningTransport(inner: CannedRoutesTransport(routes: []),
-                         pinnedDomains: ["localhost": try Pinning.pins(Fixtures.Pin.leafEC)],
-                         trustRoots: try Pinning.privateCA(), configuration: configuration, clock: ContinuousClock(),
-                         threads: threads)
+    static func transport(
+        threads: ConnectionThreadLimit,
+        configuration: PinningTransport.Configuration = .init(requestTimeout: .seconds(20))
+    )
+        throws -> PinningTransport
+    {
+        PinningTransport(
+            inner: CannedRoutesTransport(routes: []),
+            pinnedDomains: ["localhost": try Pinning.pins(Fixtures.Pin.leafEC)],
+            trustRoots: try Pinning.privateCA(), configuration: configuration, clock: ContinuousClock(),
+            threads: threads)
     }
 
     /// How a scripted body is framed.
@@ -27,11 +31,12 @@ enum Streaming {
 
     /// A response whose body is `first`, then (once `gate` is signalled) `rest`, framed as `framing`.
     static func gated(_ first: String, then rest: String, framing: Framing, gate: DispatchSemaphore) -> LoopbackHTTPServer.Response {
-        let headers: [(name: String, value: String)] = switch framing {
-        case .contentLength: [("Content-Length", String(first.utf8.count + rest.utf8.count))]
-        case .chunked: [("Transfer-Encoding", "chunked")]
-        case .untilClose: []
-        }
+        let headers: [(name: String, value: String)] =
+            switch framing {
+            case .contentLength: [("Content-Length", String(first.utf8.count + rest.utf8.count))]
+            case .chunked: [("Transfer-Encoding", "chunked")]
+            case .untilClose: []
+            }
         return .streamed(headers: headers, closeConnection: framing == .untilClose) { write in
             let frame = { (text: String) in
                 framing == .chunked ? Data((String(text.utf8.count, radix: 16) + "\r\n" + text + "\r\n").utf8) : Data(text.utf8)

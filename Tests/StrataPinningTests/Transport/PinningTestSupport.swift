@@ -63,16 +63,20 @@ enum Pinning {
     }
 
     /// A transport pinning `localhost` (and any extra domains) against the private CA.
-    static func transport(pins: [String] = [Fixtures.Pin.leafEC], extra: [String: any ServerTrustEvaluator] = [:],
-                          roots: TrustRoots? = nil, inner: any Transport = CannedRoutesTransport(routes: []),
-                          configuration: PinningTransport.Configuration = .init(requestTimeout: .seconds(10)),
-                          clock: some Clock<Duration> = ContinuousClock(),
-                          resolver: any HostNameResolver = SystemHostNameResolver())
-        throws -> PinningTransport {
+    static func transport(
+        pins: [String] = [Fixtures.Pin.leafEC], extra: [String: any ServerTrustEvaluator] = [:],
+        roots: TrustRoots? = nil, inner: any Transport = CannedRoutesTransport(routes: []),
+        configuration: PinningTransport.Configuration = .init(requestTimeout: .seconds(10)),
+        clock: some Clock<Duration> = ContinuousClock(),
+        resolver: any HostNameResolver = SystemHostNameResolver()
+    )
+        throws -> PinningTransport
+    {
         var domains = extra
         domains["localhost"] = try PublicKeyPinningEvaluator(pins: pins)
-        return PinningTransport(inner: inner, pinnedDomains: domains, trustRoots: try roots ?? privateCA(),
-                                configuration: configuration, clock: clock, resolver: resolver)
+        return PinningTransport(
+            inner: inner, pinnedDomains: domains, trustRoots: try roots ?? privateCA(),
+            configuration: configuration, clock: clock, resolver: resolver)
     }
 
     static func get(_ url: URL, headers: [String: String] = [:]) -> HTTPRequest {

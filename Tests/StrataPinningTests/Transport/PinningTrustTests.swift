@@ -49,7 +49,9 @@ struct PinningTrustTests {
         server.http.route("/secret", response: .init(text: "secret"))
         let events = PinningEventLog()
         let transport = events.observing(try Pinning.transport(pins: [Fixtures.Pin.attackerLeaf]))
-        let error = await Pinning.error { try await transport.send(Pinning.get(server.url("/secret"), headers: ["Authorization": "Bearer t"])) }
+        let error = await Pinning.error {
+            try await transport.send(Pinning.get(server.url("/secret"), headers: ["Authorization": "Bearer t"]))
+        }
         let failure = try #require(error as? TransportError)
         #expect(failure.kind == .tls)
         #expect(!failure.isTransient)
@@ -97,30 +99,32 @@ struct PinningTrustTests {
         var testDescription: String { name }
     }
 
-    @Test("expired, wrong-host, SAN-less, self-signed and untrusted chains fail with distinct trust errors and send nothing",
-          arguments: [
-              RefusedCase(name: "expired", identity: .expired, systemRoots: false) {
-                  if case .certificateExpired = $0 { true } else { false }
-              },
-              RefusedCase(name: "wrong host", identity: .wrongHost, systemRoots: false) {
-                  if case .hostnameMismatch = $0 { true } else { false }
-              },
-              // RFC 6125 §6.4.4: with no subjectAltName, the subject CN names no host.
-              RefusedCase(name: "no subjectAltName, CN=localhost", identity: .sanLess, systemRoots: false) {
-                  if case .hostnameMismatch = $0 { true } else { false }
-              },
-              RefusedCase(name: "self-signed", identity: .selfSigned, systemRoots: false) {
-                  if case .selfSignedCertificate = $0 { true } else { false }
-              },
-              RefusedCase(name: "untrusted chain (private CA leaf, system roots)", identity: .leafOnly, systemRoots: true) {
-                  if case .untrustedIssuer = $0 { true } else { false }
-              },
-          ])
+    @Test(
+        "expired, wrong-host, SAN-less, self-signed and untrusted chains fail with distinct trust errors and send nothing",
+        arguments: [
+            RefusedCase(name: "expired", identity: .expired, systemRoots: false) {
+                if case .certificateExpired = $0 { true } else { false }
+            },
+            RefusedCase(name: "wrong host", identity: .wrongHost, systemRoots: false) {
+                if case .hostnameMismatch = $0 { true } else { false }
+            },
+            // RFC 6125 §6.4.4: with no subjectAltName, the subject CN names no host.
+            RefusedCase(name: "no subjectAltName, CN=localhost", identity: .sanLess, systemRoots: false) {
+                if case .hostnameMismatch = $0 { true } else { false }
+            },
+            RefusedCase(name: "self-signed", identity: .selfSigned, systemRoots: false) {
+                if case .selfSignedCertificate = $0 { true } else { false }
+            },
+            RefusedCase(name: "untrusted chain (private CA leaf, system roots)", identity: .leafOnly, systemRoots: true) {
+                if case .untrustedIssuer = $0 { true } else { false }
+            },
+        ])
     func refusedChains(_ refused: RefusedCase) async throws {
         let server = try TLSLoopbackServer(identity: refused.identity)
         server.http.route("/secret", response: .init(text: "secret"))
-        let transport = try Pinning.transport(pins: [Fixtures.Pin.ca, Fixtures.Pin.leafEC],
-                                              roots: refused.systemRoots ? .system : nil)
+        let transport = try Pinning.transport(
+            pins: [Fixtures.Pin.ca, Fixtures.Pin.leafEC],
+            roots: refused.systemRoots ? .system : nil)
         let error = await Pinning.error { try await transport.send(Pinning.get(server.url("/secret"))) }
         let failure = try #require(error as? TransportError)
         #expect(failure.kind == .tls)
@@ -152,9 +156,10 @@ struct PinningTrustTests {
     func ipLiteral() async throws {
         let server = try TLSLoopbackServer(identity: .leafOnly)
         server.http.route("/hello", response: .init(text: "hi"))
-        let transport = PinningTransport(inner: CannedRoutesTransport(routes: []),
-                                         pinnedDomains: ["127.0.0.1": try Pinning.pins(Fixtures.Pin.leafEC)],
-                                         trustRoots: try Pinning.privateCA())
+        let transport = PinningTransport(
+            inner: CannedRoutesTransport(routes: []),
+            pinnedDomains: ["127.0.0.1": try Pinning.pins(Fixtures.Pin.leafEC)],
+            trustRoots: try Pinning.privateCA())
         #expect(try await transport.send(Pinning.get(server.url("/hello", host: "127.0.0.1"))).text == "hi")
     }
 }

@@ -10,11 +10,14 @@ import TestSupport
 
 @Suite("RedisClient: timeouts, the connection bound, and no blocked cooperative threads")
 struct RedisClientTests {
-    private func client(_ url: URL, maxConnections: Int = 4, connectTimeout: Duration = .seconds(2),
-                        commandTimeout: Duration = .seconds(5)) throws -> RedisClient {
-        let settings = RedisConnection.Settings(endpoint: try RedisEndpoint(url: url), limits: RESPLimits(),
-                                                connectTimeout: TestTimeScale.scaled(connectTimeout),
-                                                commandTimeout: TestTimeScale.scaled(commandTimeout))
+    private func client(
+        _ url: URL, maxConnections: Int = 4, connectTimeout: Duration = .seconds(2),
+        commandTimeout: Duration = .seconds(5)
+    ) throws -> RedisClient {
+        let settings = RedisConnection.Settings(
+            endpoint: try RedisEndpoint(url: url), limits: RESPLimits(),
+            connectTimeout: TestTimeScale.scaled(connectTimeout),
+            commandTimeout: TestTimeScale.scaled(commandTimeout))
         return RedisClient(settings: settings, maxConnections: maxConnections)
     }
 
@@ -27,8 +30,9 @@ struct RedisClientTests {
         }
     }
 
-    @Test("a host name is resolved (on a thread of its own); one that does not resolve is an error naming the peer",
-          .needsRedisServer)
+    @Test(
+        "a host name is resolved (on a thread of its own); one that does not resolve is an error naming the peer",
+        .needsRedisServer)
     func hostNames() async throws {
         let server = try await RedisServerProcess.start()
         let byName = try client(URL(string: "redis://localhost:\(server.port)")!)
@@ -63,15 +67,16 @@ struct RedisClientTests {
             Issue.record("no connected_clients in INFO")
             return
         }
-        #expect(connected == 3)  // the two pooled connections and the admin's
+        #expect(connected == 3) // the two pooled connections and the admin's
     }
 
     @Test("commands waiting on a silent server hold no cooperative thread: other tasks run meanwhile")
     func offCooperativePool() async throws {
         let silent = try SilentListener()
         let lanes = ProcessInfo.processInfo.activeProcessorCount + 2
-        let redis = try client(URL(string: "redis://127.0.0.1:\(silent.port)")!, maxConnections: lanes,
-                               commandTimeout: .seconds(60))
+        let redis = try client(
+            URL(string: "redis://127.0.0.1:\(silent.port)")!, maxConnections: lanes,
+            commandTimeout: .seconds(60))
         let finished = LockedValue(0)
         let blocked = Task {
             await withTaskGroup(of: Void.self) { group in

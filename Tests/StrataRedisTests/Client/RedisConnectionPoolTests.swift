@@ -5,9 +5,10 @@ import Testing
 @Suite("RedisConnectionPool: bounded lanes, waiters first come first served")
 struct RedisConnectionPoolTests {
     private func makePool(_ maxConnections: Int) -> RedisConnectionPool {
-        let settings = RedisConnection.Settings(endpoint: try! RedisEndpoint(url: URL(string: "redis://127.0.0.1:1")!),
-                                                limits: RESPLimits(), connectTimeout: .seconds(1),
-                                                commandTimeout: .seconds(1))
+        let settings = RedisConnection.Settings(
+            endpoint: try! RedisEndpoint(url: URL(string: "redis://127.0.0.1:1")!),
+            limits: RESPLimits(), connectTimeout: .seconds(1),
+            commandTimeout: .seconds(1))
         return RedisConnectionPool(maxConnections: maxConnections) { RedisConnectionSlot(index: $0, settings: settings, retire: $1) }
     }
 

@@ -46,19 +46,22 @@ struct RedisEndpointTests {
         #expect(reason("redis://fleet@localhost")?.contains("a user name needs a password") == true)
         #expect(reason("redis://localhost?password=pw")?.contains("query or fragment") == true)
         #expect(reason("redis:///0")?.contains("names no host") == true)
-        for text in ["rediss://fleet:TopSecret@localhost/x", "redis://:TopSecret@localhost/x",
-                     "redis://TopSecret@localhost", "redis://localhost?password=TopSecret"] {
+        for text in [
+            "rediss://fleet:TopSecret@localhost/x", "redis://:TopSecret@localhost/x",
+            "redis://TopSecret@localhost", "redis://localhost?password=TopSecret",
+        ] {
             let message = reason(text) ?? ""
             #expect(!message.isEmpty && !message.contains("TopSecret"), "\(message)")
         }
     }
 
-    @Test("a password pasted without percent-encoding is invalidURL, and no part of it shows in the error",
-          arguments: [
-              // Not "9/" alone: the real port and database, ":6379/2", are shown and hold it.
-              ("redis://:Xy@9/kQ2v@cache.internal:6379/2", ["kQ2v", "@9/", "9/kQ2v", "Xy"]),
-              ("redis://default:1234/secret@cache:6379", ["1234", "secret", "default"]),
-          ])
+    @Test(
+        "a password pasted without percent-encoding is invalidURL, and no part of it shows in the error",
+        arguments: [
+            // Not "9/" alone: the real port and database, ":6379/2", are shown and hold it.
+            ("redis://:Xy@9/kQ2v@cache.internal:6379/2", ["kQ2v", "@9/", "9/kQ2v", "Xy"]),
+            ("redis://default:1234/secret@cache:6379", ["1234", "secret", "default"]),
+        ])
     func unencodedPassword(url: String, secrets: [String]) {
         let error = #expect(throws: RedisETagStoreError.self) { try endpoint(url) }
         guard case .invalidURL(let shown, _)? = error else {

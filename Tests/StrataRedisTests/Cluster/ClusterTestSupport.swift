@@ -10,18 +10,22 @@ extension Trait where Self == ConditionTrait {
     /// Runs the test only when `redis-server` and `redis-cli` are installed: these tests start a
     /// real three-primary cluster. `.ci/run` installs both, so CI never skips them.
     static var needsRedisCluster: Self {
-        .enabled(if: RedisClusterProcess.isInstalled,
-                 "redis-server or redis-cli is not installed: apt-get install redis-server (CI installs it)")
+        .enabled(
+            if: RedisClusterProcess.isInstalled,
+            "redis-server or redis-cli is not installed: apt-get install redis-server (CI installs it)")
     }
 }
 
 /// A store on `seeds` with the test timeouts and a hand-moved clock for each node's backoff.
-func makeClusterStore(_ seeds: [URL], namespace: String = "test:etag", time: TestClock = TestClock(),
-                      events: StoreEvents? = nil) throws -> ObservedStore {
-    ObservedStore(inner: try RedisETagStore(
-        topology: .cluster(seeds: seeds), namespace: namespace, timeToLive: nil, maxEntryBytes: 8 << 20, maxConnections: 4,
-        connectTimeout: TestTimeScale.scaled(.seconds(2)), commandTimeout: TestTimeScale.scaled(.seconds(5)),
-        retryDelays: (.milliseconds(100), .seconds(5)), clock: time), events: events)
+func makeClusterStore(
+    _ seeds: [URL], namespace: String = "test:etag", time: TestClock = TestClock(),
+    events: StoreEvents? = nil
+) throws -> ObservedStore {
+    ObservedStore(
+        inner: try RedisETagStore(
+            topology: .cluster(seeds: seeds), namespace: namespace, timeToLive: nil, maxEntryBytes: 8 << 20, maxConnections: 4,
+            connectTimeout: TestTimeScale.scaled(.seconds(2)), commandTimeout: TestTimeScale.scaled(.seconds(5)),
+            retryDelays: (.milliseconds(100), .seconds(5)), clock: time), events: events)
 }
 
 /// What tests do to a cluster behind the stores' backs: read who owns a slot, migrate slots.
@@ -76,10 +80,13 @@ struct ClusterAdmin {
     func moveKeys(_ slot: Int, from source: Int, to target: Int) async throws {
         while true {
             guard case .array(let keys?) = try await nodes[source].run("CLUSTER", "GETKEYSINSLOT", RedisArgument(slot), "100"),
-                  !keys.isEmpty else { return }
+                !keys.isEmpty
+            else { return }
             let names = keys.compactMap { if case .bulkString(let key?) = $0 { RedisArgument(bytes: key) } else { nil } }
-            let reply = try await nodes[source].client.send([RedisCommand(
-                "MIGRATE", arguments: ["127.0.0.1", RedisArgument(cluster.nodes[target].port), "", "0", "5000", "KEYS"] + names)])[0]
+            let reply = try await nodes[source].client.send([
+                RedisCommand(
+                    "MIGRATE", arguments: ["127.0.0.1", RedisArgument(cluster.nodes[target].port), "", "0", "5000", "KEYS"] + names)
+            ])[0]
             // NOKEY: the keys went away meanwhile; the next GETKEYSINSLOT says what is left.
             if reply != .simpleString("NOKEY") { try expectOK(reply) }
         }

@@ -17,10 +17,12 @@ struct RedisClusterSeedsTests {
         #expect { try RedisETagStore(cluster: [URL(string: "redis://127.0.0.1:7000/2")!]) } throws: { error in
             "\(error)".contains("database 0 only")
         }
-        #expect { try RedisETagStore(cluster: [URL(string: "redis://:s3cret@a:7000")!, URL(string: "redis://:other@b:7000")!]) }
-            throws: { error in "\(error)".contains("same user and password") && !"\(error)".contains("s3cret") && !"\(error)".contains("other@") }
-        #expect { try RedisETagStore(cluster: [URL(string: "redis://a:7000")!, URL(string: "rediss://b:7000")!]) }
-            throws: { error in "\(error)".contains("Redis Cluster over TLS (rediss:// seeds) is not supported yet") }
+        #expect { try RedisETagStore(cluster: [URL(string: "redis://:s3cret@a:7000")!, URL(string: "redis://:other@b:7000")!]) } throws: {
+            error in "\(error)".contains("same user and password") && !"\(error)".contains("s3cret") && !"\(error)".contains("other@")
+        }
+        #expect { try RedisETagStore(cluster: [URL(string: "redis://a:7000")!, URL(string: "rediss://b:7000")!]) } throws: { error in
+            "\(error)".contains("Redis Cluster over TLS (rediss:// seeds) is not supported yet")
+        }
         #expect(throws: RedisETagStoreError.self) {
             try RedisETagStore(cluster: (0...RedisClusterClient.maxSeeds).map { URL(string: "redis://h\($0):7000")! })
         }
@@ -57,7 +59,9 @@ struct RedisClusterSeedsTests {
         #expect(events.all.isEmpty, "\(events.all)")
     }
 
-    @Test("the fleet article's scenario on a cluster: three instances, one changed resource, one full download and two 304s", .needsRedisCluster)
+    @Test(
+        "the fleet article's scenario on a cluster: three instances, one changed resource, one full download and two 304s",
+        .needsRedisCluster)
     func fleetScenario() async throws {
         let cluster = try await RedisClusterProcess.start()
         let upstream = try UpstreamResource(bodyBytes: 10_000)

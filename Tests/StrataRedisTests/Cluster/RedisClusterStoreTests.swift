@@ -16,7 +16,8 @@ struct RedisClusterStoreTests {
         let cluster = try await RedisClusterProcess.start()
         let admin = try RedisAdmin(cluster.nodes[0].url())
         for key in ["somekey", "{user1000}.following", "{user1000}.followers", "foo{}{bar}", "foo{{bar}}zap", "a{b}c{d}"]
-            + (0..<100).map({ "test:etag:\(ETagStoreEvent.keyDigest(of: "https://api.example/\($0)"))" }) {
+            + (0..<100).map({ "test:etag:\(ETagStoreEvent.keyDigest(of: "https://api.example/\($0)"))" })
+        {
             let reply = try await admin.run("CLUSTER", "KEYSLOT", RedisArgument(key))
             #expect(reply == .integer(Int64(RedisHashSlot.of(Array(key.utf8)))), "\(key)")
         }
@@ -71,7 +72,9 @@ struct RedisClusterStoreTests {
         #expect(events.all.isEmpty, "\(events.all)")
     }
 
-    @Test("ASK: while a slot migrates, a new key is written on the importing node after ASKING, and lookups ask the old owner first (ASK changes no map)")
+    @Test(
+        "ASK: while a slot migrates, a new key is written on the importing node after ASKING, and lookups ask the old owner first (ASK changes no map)"
+    )
     func ask() async throws {
         let cluster = try await RedisClusterProcess.start()
         let admin = try await ClusterAdmin(cluster)
@@ -79,7 +82,7 @@ struct RedisClusterStoreTests {
         let store = try makeClusterStore(cluster.seedURLs, events: events)
         let keys = try await storeKeys(onNode: 0, count: 1, admin: admin)
         let slot = try ClusterAdmin.slot(of: keys[0])
-        #expect(await store.cachedResponse(for: keys[0]) == nil)  // learns the map while node 0 owns the slot
+        #expect(await store.cachedResponse(for: keys[0]) == nil) // learns the map while node 0 owns the slot
 
         try await admin.beginMigration(slot, from: 0, to: 1)
         try await admin.nodes[0].run("CONFIG", "RESETSTAT")
@@ -88,14 +91,15 @@ struct RedisClusterStoreTests {
         #expect(try await admin.keyCount(slot, on: 0) == 0)
         #expect(await store.cachedResponse(for: keys[0]) == makeEntry("asked"))
         #expect(await store.cachedResponse(for: keys[0]) == makeEntry("asked"))
-        #expect(try await redirects("ASK", sentBy: admin.nodes[0]) == 3)  // the SET and both GETs
+        #expect(try await redirects("ASK", sentBy: admin.nodes[0]) == 3) // the SET and both GETs
         #expect(try await redirects("MOVED", sentBy: admin.nodes[0]) == 0)
         try await admin.finishMigration(slot, to: 1)
         #expect(await store.cachedResponse(for: keys[0]) == makeEntry("asked"))
         #expect(events.all.isEmpty, "\(events.all)")
     }
 
-    @Test("a half-configured migration that sends a command back and forth stops after 5 redirects: a miss with a typed reason, never a hang")
+    @Test(
+        "a half-configured migration that sends a command back and forth stops after 5 redirects: a miss with a typed reason, never a hang")
     func redirectLoop() async throws {
         let cluster = try await RedisClusterProcess.start()
         let admin = try await ClusterAdmin(cluster)
@@ -196,8 +200,9 @@ struct RedisClusterStoreTests {
         }
         let events = StoreEvents()
         let instances = try (0..<3).map { _ in
-            ETagTransport(inner: URLSessionTransport(requestTimeout: .seconds(10)),
-                          store: try makeClusterStore(cluster.seedURLs, events: events))
+            ETagTransport(
+                inner: URLSessionTransport(requestTimeout: .seconds(10)),
+                store: try makeClusterStore(cluster.seedURLs, events: events))
         }
         for path in paths { _ = try await instances[0].send(URLRequest(url: server.url(path))) }
         counts.withLock { $0 = (0, 0) }
@@ -215,9 +220,12 @@ struct RedisClusterStoreTests {
                         let url = server.url(paths[(index * 7 + request) % paths.count])
                         do {
                             let response = try await instance.send(URLRequest(url: url))
-                            let ok = response.statusCode == 200 && response.source == .revalidated
+                            let ok =
+                                response.statusCode == 200 && response.source == .revalidated
                                 && response.body == Data("body of \(url.path)".utf8)
-                            outcomes.withLock { ok ? ($0.ok += 1) : $0.failed.append("\(url.path): \(response.statusCode) \(response.source)") }
+                            outcomes.withLock {
+                                ok ? ($0.ok += 1) : $0.failed.append("\(url.path): \(response.statusCode) \(response.source)")
+                            }
                         } catch {
                             outcomes.withLock { $0.failed.append("\(url.path): \(error)") }
                         }

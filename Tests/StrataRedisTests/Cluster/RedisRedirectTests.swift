@@ -16,8 +16,10 @@ struct RedisRedirectTests {
 
     @Test("other errors and malformed redirects are not redirects")
     func notRedirects() {
-        for text in ["ERR unknown command", "MOVED", "MOVED 16384 127.0.0.1:1", "MOVED -1 h:1", "ASK 1 host",
-                     "ASK 1 host:0", "ASK 1 host:99999", "MOVED 1 h:1 extra", "TRYAGAIN 1 h:1"] {
+        for text in [
+            "ERR unknown command", "MOVED", "MOVED 16384 127.0.0.1:1", "MOVED -1 h:1", "ASK 1 host",
+            "ASK 1 host:0", "ASK 1 host:99999", "MOVED 1 h:1 extra", "TRYAGAIN 1 h:1",
+        ] {
             #expect(RedisRedirect(.error(text), from: replying) == nil, "\(text)")
         }
         #expect(RedisRedirect(.simpleString("MOVED 1 h:1"), from: replying) == nil)

@@ -7,9 +7,11 @@ struct RedisSlotMapTests {
 
     private func text(_ value: String) -> RESPValue { .bulkString(Array(value.utf8)) }
     private func node(_ endpoint: String, _ port: Int, role: String = "master", health: String = "online") -> RESPValue {
-        .array([text("id"), text(String(repeating: "a", count: 40)), text("port"), .integer(Int64(port)),
-                text("ip"), text("10.0.0.\(port % 10)"), text("endpoint"), text(endpoint), text("role"), text(role),
-                text("replication-offset"), .integer(42), text("health"), text(health)])
+        .array([
+            text("id"), text(String(repeating: "a", count: 40)), text("port"), .integer(Int64(port)),
+            text("ip"), text("10.0.0.\(port % 10)"), text("endpoint"), text(endpoint), text("role"), text(role),
+            text("replication-offset"), .integer(42), text("health"), text(health),
+        ])
     }
     private func shard(_ ranges: [Int], _ nodes: [RESPValue]) -> RESPValue {
         .array([text("slots"), .array(ranges.map { .integer(Int64($0)) }), text("nodes"), .array(nodes)])
@@ -46,8 +48,10 @@ struct RedisSlotMapTests {
     @Test("CLUSTER SLOTS: [start, end, [endpoint, port, id], replicas…]; a null endpoint is the replying host")
     func slots() throws {
         let reply = RESPValue.array([
-            .array([.integer(0), .integer(8191), .array([text("127.0.0.1"), .integer(7000), text("id1")]),
-                    .array([text("127.0.0.1"), .integer(7100), text("id2")])]),
+            .array([
+                .integer(0), .integer(8191), .array([text("127.0.0.1"), .integer(7000), text("id1")]),
+                .array([text("127.0.0.1"), .integer(7100), text("id2")]),
+            ]),
             .array([.integer(8192), .integer(16383), .array([.bulkString(nil), .integer(7001), text("id3")])]),
         ])
         let map = try RedisSlotMap(slots: reply, from: replying)

@@ -33,16 +33,22 @@ struct RESPParserTests {
         #expect(try replies("+OK\r\n") == [.simpleString("OK")])
         #expect(try replies("-WRONGPASS invalid password\r\n") == [.error("WRONGPASS invalid password")])
         #expect(try replies(":-42\r\n:9223372036854775807\r\n") == [.integer(-42), .integer(.max)])
-        #expect(try replies("$5\r\nhe\r\nl\r\n$0\r\n\r\n$-1\r\n")
-            == [.bulkString(Array("he\r\nl".utf8)), .bulkString([]), .bulkString(nil)])
+        #expect(
+            try replies("$5\r\nhe\r\nl\r\n$0\r\n\r\n$-1\r\n")
+                == [.bulkString(Array("he\r\nl".utf8)), .bulkString([]), .bulkString(nil)])
         #expect(try replies("*0\r\n*-1\r\n") == [.array([]), .array(nil)])
     }
 
     @Test("nested arrays, as SCAN answers, come back whole")
     func nestedArrays() throws {
         let scan = "*2\r\n$1\r\n0\r\n*2\r\n$3\r\nk:1\r\n$3\r\nk:2\r\n"
-        #expect(try replies(scan) == [.array([.bulkString(Array("0".utf8)),
-                                              .array([.bulkString(Array("k:1".utf8)), .bulkString(Array("k:2".utf8))])])])
+        #expect(
+            try replies(scan) == [
+                .array([
+                    .bulkString(Array("0".utf8)),
+                    .array([.bulkString(Array("k:1".utf8)), .bulkString(Array("k:2".utf8))]),
+                ])
+            ])
         #expect(try replies("*2\r\n*1\r\n:1\r\n*0\r\n:7\r\n") == [.array([.array([.integer(1)]), .array([])]), .integer(7)])
     }
 

@@ -8,7 +8,8 @@ struct RedisCommandTests {
     func encoding() {
         var buffer: [UInt8] = []
         RedisCommand("SET", "k", RedisArgument(Data([0, 13, 10, 255])), "PX", RedisArgument(1500)).encode(into: &buffer)
-        let expected = Array("*5\r\n$3\r\nSET\r\n$1\r\nk\r\n$4\r\n".utf8) + [0, 13, 10, 255]
+        let expected =
+            Array("*5\r\n$3\r\nSET\r\n$1\r\nk\r\n$4\r\n".utf8) + [0, 13, 10, 255]
             + Array("\r\n$2\r\nPX\r\n$4\r\n1500\r\n".utf8)
         #expect(buffer == expected)
     }
@@ -21,8 +22,12 @@ struct RedisCommandTests {
         var parser = RESPParser()
         parser.append(buffer)
         #expect(try parser.next() == .array([.bulkString(Array("GET".utf8)), .bulkString(Array("a".utf8))]))
-        #expect(try parser.next() == .array([.bulkString(Array("PEXPIRE".utf8)), .bulkString(Array("a".utf8)),
-                                             .bulkString(Array("10".utf8))]))
+        #expect(
+            try parser.next()
+                == .array([
+                    .bulkString(Array("PEXPIRE".utf8)), .bulkString(Array("a".utf8)),
+                    .bulkString(Array("10".utf8)),
+                ]))
     }
 
     @Test("a command's name is all that is shown of it: AUTH's password stays out")

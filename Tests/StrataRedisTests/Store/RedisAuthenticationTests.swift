@@ -29,12 +29,14 @@ struct RedisAuthenticationTests {
     func aclUser() async throws {
         let server = try await RedisServerProcess.start(password: Self.password)
         let admin = try RedisAdmin(server.url(password: Self.password))
-        try await admin.run("ACL", "SETUSER", "fleet", "on", RedisArgument(">" + Self.password), "~fleet:etag:*",
-                            "+@read", "+@write", "+@keyspace", "+select")
+        try await admin.run(
+            "ACL", "SETUSER", "fleet", "on", RedisArgument(">" + Self.password), "~fleet:etag:*",
+            "+@read", "+@write", "+@keyspace", "+select")
 
         let events = StoreEvents()
-        let store = try makeStore(server.url(user: "fleet", password: Self.password, database: 1),
-                                  namespace: "fleet:etag", timeToLive: .seconds(60), events: events)
+        let store = try makeStore(
+            server.url(user: "fleet", password: Self.password, database: 1),
+            namespace: "fleet:etag", timeToLive: .seconds(60), events: events)
         await store.store(makeEntry("by fleet"), for: "key")
         #expect(await store.cachedResponse(for: "key") == makeEntry("by fleet"))
         #expect(await store.containsEntry(for: "key"))

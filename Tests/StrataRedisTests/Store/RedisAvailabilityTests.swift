@@ -10,8 +10,9 @@ struct RedisAvailabilityTests {
         var availability = RedisAvailability(initialDelay: .milliseconds(100), maxDelay: .seconds(5))
         #expect(availability.admit(at: start) == .attempt)
         availability.recordFailure(at: start, reason: "refused")
-        #expect(availability.admit(at: start + .milliseconds(30))
-            == .skip(retryAfter: .milliseconds(70), lastFailure: "refused"))
+        #expect(
+            availability.admit(at: start + .milliseconds(30))
+                == .skip(retryAfter: .milliseconds(70), lastFailure: "refused"))
     }
 
     @Test("after the delay exactly one operation probes; the others keep skipping until it reports")
@@ -29,7 +30,7 @@ struct RedisAvailabilityTests {
     func backoff() {
         var availability = RedisAvailability(initialDelay: .milliseconds(100), maxDelay: .milliseconds(300))
         availability.recordFailure(at: start, reason: "a")
-        availability.recordFailure(at: start, reason: "b")  // in flight when the circuit opened
+        availability.recordFailure(at: start, reason: "b") // in flight when the circuit opened
         var now = start + .milliseconds(100)
         #expect(availability.admit(at: now) == .attempt)
         for expected in [200, 300, 300] {

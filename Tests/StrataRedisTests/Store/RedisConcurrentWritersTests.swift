@@ -33,8 +33,9 @@ struct RedisConcurrentWritersTests {
             }
         }
         for summary in summaries {
-            #expect(summary.contains("writes=64 ") && summary.contains(" unreadable=0 failed=0") && summary.hasSuffix("status=0"),
-                    "\(summary)")
+            #expect(
+                summary.contains("writes=64 ") && summary.contains(" unreadable=0 failed=0") && summary.hasSuffix("status=0"),
+                "\(summary)")
         }
 
         let events = StoreEvents()

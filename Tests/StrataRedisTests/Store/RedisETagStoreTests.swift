@@ -37,8 +37,9 @@ struct RedisETagStoreTests {
         #expect(await store.cachedResponse(for: "key-8") != nil)
         await store.removeAll()
         #expect(await store.cachedResponse(for: "key-8") == nil)
-        #expect(try await admin.keys().sorted()
-            == ["test:etag:not-an-entry", "test:etag:v2:" + ETagStoreEvent.keyDigest(of: "key-0")])
+        #expect(
+            try await admin.keys().sorted()
+                == ["test:etag:not-an-entry", "test:etag:v2:" + ETagStoreEvent.keyDigest(of: "key-0")])
     }
 
     @Test("a corrupt, truncated, foreign or misplaced value planted by hand is a miss, reported as unreadable")
@@ -55,7 +56,7 @@ struct RedisETagStoreTests {
             ("garbage", Array(String(repeating: "not an entry ", count: 6).utf8)),
             ("truncated", Array(genuine.dropLast(3))),
             ("flipped", flipped),
-            ("misplaced", genuine),  // a valid entry, but for the key "genuine"
+            ("misplaced", genuine), // a valid entry, but for the key "genuine"
         ]
         for (name, bytes) in plants {
             try await admin.run("SET", RedisArgument("test:etag:" + ETagStoreEvent.keyDigest(of: name)), RedisArgument(bytes: bytes))
@@ -63,8 +64,9 @@ struct RedisETagStoreTests {
         }
         let reasons = events.all.compactMap { if case .unreadableEntry(_, let reason) = $0 { reason } else { nil } }
         #expect(reasons.count == 4)
-        #expect(reasons[0].contains("wrong magic") && reasons[1].contains("truncated") && reasons[2].contains("checksum")
-            && reasons[3].contains("another key"), "\(reasons)")
+        #expect(
+            reasons[0].contains("wrong magic") && reasons[1].contains("truncated") && reasons[2].contains("checksum")
+                && reasons[3].contains("another key"), "\(reasons)")
         #expect(await store.cachedResponse(for: "genuine") == makeEntry("genuine"))
     }
 
@@ -83,8 +85,9 @@ struct RedisETagStoreTests {
         #expect(bytes > 5_000 && limit == 4_096)
 
         let admin = try RedisAdmin(server.url())
-        try await admin.run("SET", RedisArgument("test:etag:" + ETagStoreEvent.keyDigest(of: "huge")),
-                            RedisArgument(bytes: Array(repeating: 0x41, count: 100_000)))
+        try await admin.run(
+            "SET", RedisArgument("test:etag:" + ETagStoreEvent.keyDigest(of: "huge")),
+            RedisArgument(bytes: Array(repeating: 0x41, count: 100_000)))
         events.removeAll()
         #expect(await store.cachedResponse(for: "huge") == nil)
         #expect(events.failures.count == 1 && events.failures[0].contains("bulk string declares 100000 bytes"))

@@ -31,7 +31,8 @@ struct RedisFleetTests {
     /// The fleet article's scenario: three instances, one upstream, one resource that changes.
     /// Returns the upstream's counts for the round after the change.
     private func fleetRound(stores: [any ETagStoreProtocol], upstream: UpstreamResource) async throws
-        -> (full: Int, notModified: Int, bodyBytes: Int) {
+        -> (full: Int, notModified: Int, bodyBytes: Int)
+    {
         let fleet = stores.map(instance)
         for member in fleet { _ = try await member.send(URLRequest(url: upstream.url)) }
         upstream.change()
@@ -46,12 +47,14 @@ struct RedisFleetTests {
     @Test("three instances, one changed resource: with Redis one full download and two 304s; with per-instance stores three downloads")
     func fleetScenario() async throws {
         let server = try await RedisServerProcess.start()
-        let shared = try await fleetRound(stores: (0..<3).map { _ in try makeStore(server.url()) },
-                                          upstream: try UpstreamResource(bodyBytes: 10_000))
+        let shared = try await fleetRound(
+            stores: (0..<3).map { _ in try makeStore(server.url()) },
+            upstream: try UpstreamResource(bodyBytes: 10_000))
         #expect(shared.full == 1 && shared.notModified == 2 && shared.bodyBytes == 10_000)
 
-        let separate = try await fleetRound(stores: (0..<3).map { _ in InMemoryETagStore() },
-                                            upstream: try UpstreamResource(bodyBytes: 10_000))
+        let separate = try await fleetRound(
+            stores: (0..<3).map { _ in InMemoryETagStore() },
+            upstream: try UpstreamResource(bodyBytes: 10_000))
         #expect(separate.full == 3 && separate.notModified == 0 && separate.bodyBytes == 30_000)
     }
 }

@@ -14,10 +14,13 @@ struct RedisFreshnessTests {
 
     /// One service instance: its own transport and store object on the shared Redis, on the
     /// fleet's (test) clock.
-    private func instance(_ store: any ETagStoreProtocol, clock: TestClock,
-                          policy: ConditionalRequestPolicy = ConditionalRequestPolicy()) -> ETagTransport {
-        ETagTransport(inner: URLSessionTransport(requestTimeout: .seconds(10)), store: store, policy: policy,
-                      clock: clock, wallClockOrigin: Self.epoch)
+    private func instance(
+        _ store: any ETagStoreProtocol, clock: TestClock,
+        policy: ConditionalRequestPolicy = ConditionalRequestPolicy()
+    ) -> ETagTransport {
+        ETagTransport(
+            inner: URLSessionTransport(requestTimeout: .seconds(10)), store: store, policy: policy,
+            clock: clock, wallClockOrigin: Self.epoch)
     }
 
     @Test("three instances sharing Redis make one upstream request per freshness period, not one per instance")

@@ -30,7 +30,7 @@ struct RedisOutageTests {
         }
         #expect(reason.contains("cannot connect to Redis at 127.0.0.1:\(refusing.port)/0"))
         #expect(events.all.dropFirst().allSatisfy { if case .skipped = $0 { true } else { false } })
-        #expect(events.all.count == 6)  // three lookups and three writes, none of them reaching Redis
+        #expect(events.all.count == 6) // three lookups and three writes, none of them reaching Redis
     }
 
     @Test("Redis killed mid-run and restarted: every request succeeds, and once Redis is back the fleet shares again")
@@ -53,9 +53,9 @@ struct RedisOutageTests {
         #expect(try await get() == .network)
         #expect(try await get() == .network)
         try await server.restart()
-        #expect(try await get() == .network)  // still inside the delay: Redis is not asked yet
+        #expect(try await get() == .network) // still inside the delay: Redis is not asked yet
         time.advance(by: .milliseconds(100))
-        #expect(try await get() == .network)  // the probe finds the restarted, empty Redis and stores
+        #expect(try await get() == .network) // the probe finds the restarted, empty Redis and stores
         #expect(try await get() == .revalidated)
 
         #expect(events.failures.count == 1 && events.failures[0].contains("cannot connect"), "\(events.all)")

@@ -72,8 +72,9 @@ struct RedisSecretsTests {
             for secret in ["ghp_US3RT0KEN", "pa55w0rd", "AT-61c2f7", "SG-d40a9e", "APIKEY-2b9e71"] {
                 #expect(Data(value).range(of: Data(secret.utf8)) == nil, "\(key) holds \(secret)")
             }
-            #expect(Data(value).range(of: Data("api.example".utf8)) != nil && Data(value).range(of: Data("page=2".utf8)) != nil,
-                    "the URL is stored, redacted")
+            #expect(
+                Data(value).range(of: Data("api.example".utf8)) != nil && Data(value).range(of: Data("page=2".utf8)) != nil,
+                "the URL is stored, redacted")
         }
     }
 }

@@ -14,8 +14,9 @@ extension Trait where Self == ConditionTrait {
     /// Runs the test only when `redis-server` is installed: these tests start a real one.
     /// `.ci/run` installs it, so CI never skips them.
     static var needsRedisServer: Self {
-        .enabled(if: RedisServerProcess.isInstalled,
-                 "redis-server is not installed: apt-get install redis-server (CI installs it)")
+        .enabled(
+            if: RedisServerProcess.isInstalled,
+            "redis-server is not installed: apt-get install redis-server (CI installs it)")
     }
 }
 
@@ -39,13 +40,16 @@ final class StoreEvents: Sendable {
 
 /// A store on `url` with test-friendly timeouts and a hand-moved clock for its circuit breaker,
 /// every call observed by `events` (as the observers of the request calling a store would be).
-func makeStore(_ url: URL, namespace: String = "test:etag", timeToLive: Duration? = nil,
-               maxEntryBytes: Int = 8 << 20, commandTimeout: Duration = .seconds(5),
-               time: TestClock = TestClock(), events: StoreEvents? = nil) throws -> ObservedStore {
-    ObservedStore(inner: try RedisETagStore(
-        url: url, namespace: namespace, timeToLive: timeToLive, maxEntryBytes: maxEntryBytes, maxConnections: 4,
-        connectTimeout: TestTimeScale.scaled(.seconds(2)), commandTimeout: TestTimeScale.scaled(commandTimeout),
-        retryDelays: (.milliseconds(100), .seconds(5)), clock: time), events: events)
+func makeStore(
+    _ url: URL, namespace: String = "test:etag", timeToLive: Duration? = nil,
+    maxEntryBytes: Int = 8 << 20, commandTimeout: Duration = .seconds(5),
+    time: TestClock = TestClock(), events: StoreEvents? = nil
+) throws -> ObservedStore {
+    ObservedStore(
+        inner: try RedisETagStore(
+            url: url, namespace: namespace, timeToLive: timeToLive, maxEntryBytes: maxEntryBytes, maxConnections: 4,
+            connectTimeout: TestTimeScale.scaled(.seconds(2)), commandTimeout: TestTimeScale.scaled(commandTimeout),
+            retryDelays: (.milliseconds(100), .seconds(5)), clock: time), events: events)
 }
 
 /// A ``RedisETagStore`` whose every call runs under an observer, as a store's calls do inside
@@ -69,8 +73,10 @@ struct ObservedStore: ETagStoreProtocol {
 
 /// An entry with a body and an ETag.
 func makeEntry(_ body: String, etag: String = "\"v1\"") -> ETagCacheEntry {
-    ETagCacheEntry(response: HTTPResponse(statusCode: 200, headers: ["ETag": etag], body: Data(body.utf8),
-                                          url: URL(string: "https://api.example/items")))
+    ETagCacheEntry(
+        response: HTTPResponse(
+            statusCode: 200, headers: ["ETag": etag], body: Data(body.utf8),
+            url: URL(string: "https://api.example/items")))
 }
 
 /// A client for what tests do to Redis behind the store's back: plant values, read TTLs, pause.
@@ -78,9 +84,10 @@ struct RedisAdmin {
     let client: RedisClient
 
     init(_ url: URL) throws {
-        let settings = RedisConnection.Settings(endpoint: try RedisEndpoint(url: url), limits: RESPLimits(),
-                                                connectTimeout: TestTimeScale.scaled(.seconds(2)),
-                                                commandTimeout: TestTimeScale.scaled(.seconds(5)))
+        let settings = RedisConnection.Settings(
+            endpoint: try RedisEndpoint(url: url), limits: RESPLimits(),
+            connectTimeout: TestTimeScale.scaled(.seconds(2)),
+            commandTimeout: TestTimeScale.scaled(.seconds(5)))
         client = RedisClient(settings: settings, maxConnections: 1)
     }
 
@@ -140,5 +147,9 @@ final class UpstreamResource: Sendable {
     var counts: (full: Int, notModified: Int, bodyBytes: Int) {
         state.withLock { ($0.fullResponses, $0.notModified, $0.bodyBytesSent) }
     }
-    func resetCounts() { state.withLock { $0.fullResponses = 0; $0.notModified = 0; $0.bodyBytesSent = 0 } }
+    func resetCounts() {
+        state.withLock {
+            $0.fullResponses = 0; $0.notModified = 0; $0.bodyBytesSent = 0
+        }
+    }
 }

@@ -24,10 +24,11 @@ private enum PKI {
 /// A client with the test's timeouts, for asserting the typed error a store absorbs.
 private func client(_ url: URL, tls: RedisTLS?) throws -> RedisClient {
     let endpoint = try RedisEndpoint(url: url)
-    let settings = RedisConnection.Settings(endpoint: endpoint, limits: RESPLimits(),
-                                            connectTimeout: TestTimeScale.scaled(.seconds(2)),
-                                            commandTimeout: TestTimeScale.scaled(.seconds(5)),
-                                            tls: try RedisTLS.connector(tls, for: endpoint))
+    let settings = RedisConnection.Settings(
+        endpoint: endpoint, limits: RESPLimits(),
+        connectTimeout: TestTimeScale.scaled(.seconds(2)),
+        commandTimeout: TestTimeScale.scaled(.seconds(5)),
+        tls: try RedisTLS.connector(tls, for: endpoint))
     return RedisClient(settings: settings, maxConnections: 1)
 }
 
@@ -44,10 +45,11 @@ private func pingFailure(_ url: URL, tls: RedisTLS?) async throws -> RedisClient
 
 /// A store on `url` over TLS; `events` sees what it absorbs.
 private func tlsStore(_ url: URL, tls: RedisTLS?, events: StoreEvents? = nil) throws -> ObservedStore {
-    ObservedStore(inner: try RedisETagStore(
-        url: url, namespace: "test:etag", timeToLive: nil, maxEntryBytes: 8 << 20, maxConnections: 2,
-        connectTimeout: TestTimeScale.scaled(.seconds(2)), commandTimeout: TestTimeScale.scaled(.seconds(5)),
-        retryDelays: (.milliseconds(100), .seconds(5)), clock: TestClock(), tls: tls), events: events)
+    ObservedStore(
+        inner: try RedisETagStore(
+            url: url, namespace: "test:etag", timeToLive: nil, maxEntryBytes: 8 << 20, maxConnections: 2,
+            connectTimeout: TestTimeScale.scaled(.seconds(2)), commandTimeout: TestTimeScale.scaled(.seconds(5)),
+            retryDelays: (.milliseconds(100), .seconds(5)), clock: TestClock(), tls: tls), events: events)
 }
 
 @Suite("rediss://: TLS to a real redis-server with the pinning PKI", .needsRedisServer)
@@ -122,12 +124,14 @@ struct RedisTLSTests {
     @Test("SPKI pins: the server's key pinned, it works; only another key pinned, untrustedServer listing the chain's pins")
     func pins() async throws {
         let server = try await RedisServerProcess.start(tls: .init())
-        let matching = RedisTLS(trustRoots: try PKI.ca(),
-                                evaluator: try PublicKeyPinningEvaluator(pins: [PKI.pin("leaf-ec.pem")]))
+        let matching = RedisTLS(
+            trustRoots: try PKI.ca(),
+            evaluator: try PublicKeyPinningEvaluator(pins: [PKI.pin("leaf-ec.pem")]))
         #expect(try await pingFailure(server.url(), tls: matching) == nil)
 
-        let other = RedisTLS(trustRoots: try PKI.ca(),
-                             evaluator: try PublicKeyPinningEvaluator(pins: [PKI.pin("attacker-leaf.pem")]))
+        let other = RedisTLS(
+            trustRoots: try PKI.ca(),
+            evaluator: try PublicKeyPinningEvaluator(pins: [PKI.pin("attacker-leaf.pem")]))
         let error = try await pingFailure(server.url(), tls: other)
         guard case .untrustedServer(_, let reason)? = error else {
             Issue.record("expected untrustedServer, got \(String(describing: error))")
@@ -156,20 +160,33 @@ struct RedisTLSTests {
         #expect(error.map { !$0.description.contains(Self.password) } == true)
     }
 
-    @Test("pinned keys only (no chain check) works with the server's key pinned, and is refused at creation without a pin or with report-only pins")
+    @Test(
+        "pinned keys only (no chain check) works with the server's key pinned, and is refused at creation without a pin or with report-only pins"
+    )
     func pinnedKeysOnly() async throws {
         let server = try await RedisServerProcess.start(tls: .init())
-        let pinned = RedisTLS(trustRoots: .pinnedKeysOnly,
-                              evaluator: try PublicKeyPinningEvaluator(pins: [PKI.pin("leaf-ec.pem")]))
+        let pinned = RedisTLS(
+            trustRoots: .pinnedKeysOnly,
+            evaluator: try PublicKeyPinningEvaluator(pins: [PKI.pin("leaf-ec.pem")]))
         #expect(try await pingFailure(server.url(), tls: pinned) == nil)
 
         let url = URL(string: "rediss://127.0.0.1:6379")!
         let refused: [(String, RedisTLS)] = [
             ("no evaluator", RedisTLS(trustRoots: .pinnedKeysOnly)),
-            ("report-only pins", RedisTLS(trustRoots: .pinnedKeysOnly, evaluator: ReportOnlyEvaluator(
-                try PublicKeyPinningEvaluator(pins: [PKI.pin("leaf-ec.pem")])))),
-            ("report-only pins with chain checks", RedisTLS(trustRoots: try PKI.ca(), evaluator: ReportOnlyEvaluator(
-                try PublicKeyPinningEvaluator(pins: [PKI.pin("leaf-ec.pem")])))),
+            (
+                "report-only pins",
+                RedisTLS(
+                    trustRoots: .pinnedKeysOnly,
+                    evaluator: ReportOnlyEvaluator(
+                        try PublicKeyPinningEvaluator(pins: [PKI.pin("leaf-ec.pem")])))
+            ),
+            (
+                "report-only pins with chain checks",
+                RedisTLS(
+                    trustRoots: try PKI.ca(),
+                    evaluator: ReportOnlyEvaluator(
+                        try PublicKeyPinningEvaluator(pins: [PKI.pin("leaf-ec.pem")])))
+            ),
             ("an empty group", RedisTLS(trustRoots: try PKI.ca(), evaluator: CompositeTrustEvaluator([]))),
         ]
         for (name, tls) in refused {

@@ -15,10 +15,11 @@ struct CertificateAuthorityTests {
     private final class Parsed {
         let pointer: OpaquePointer
         init(_ certificate: GeneratedCertificate) throws {
-            pointer = try #require(certificate.der.withUnsafeBytes { raw -> OpaquePointer? in
-                var cursor = raw.baseAddress?.assumingMemoryBound(to: UInt8.self)
-                return d2i_X509(nil, &cursor, raw.count)
-            })
+            pointer = try #require(
+                certificate.der.withUnsafeBytes { raw -> OpaquePointer? in
+                    var cursor = raw.baseAddress?.assumingMemoryBound(to: UInt8.self)
+                    return d2i_X509(nil, &cursor, raw.count)
+                })
         }
         deinit { X509_free(pointer) }
 

@@ -16,7 +16,9 @@ struct SandboxServerTests {
     @Test("answers the first matching route, keeps the connection alive, and closes after 'Connection: close'")
     func routesAndKeepAlive() async throws {
         let server = try Self.server()
-        let response = await RawClient.exchange(port: server.port, """
+        let response = await RawClient.exchange(
+            port: server.port,
+            """
             GET /hello HTTP/1.1\r\nHost: x\r\n\r\nGET /items/42?full=1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n
             """)
         #expect(response.components(separatedBy: "HTTP/1.1 200 OK\r\n").count == 3)
@@ -40,9 +42,12 @@ struct SandboxServerTests {
     @Test("reads a Content-Length body, a chunked body, and answers Expect: 100-continue")
     func requestBodies() async throws {
         let server = try Self.server()
-        let sized = await RawClient.exchange(port: server.port, "POST /echo HTTP/1.1\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello")
+        let sized = await RawClient.exchange(
+            port: server.port, "POST /echo HTTP/1.1\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello")
         #expect(sized.hasSuffix("\r\n\r\nhello"))
-        let chunked = await RawClient.exchange(port: server.port, """
+        let chunked = await RawClient.exchange(
+            port: server.port,
+            """
             POST /echo HTTP/1.1\r\nTransfer-Encoding: chunked\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n\
             5;ext=1\r\nhello\r\n6\r\n world\r\n0\r\nTrailer: x\r\n\r\n
             """)
@@ -50,23 +55,25 @@ struct SandboxServerTests {
         #expect(chunked.hasSuffix("\r\n\r\nhello world"))
     }
 
-    @Test("refuses what it cannot frame safely with a status, then closes", arguments: [
-        ("GARBAGE\r\n\r\n", "400"),
-        ("GET /hello HTTP/2.0\r\n\r\n", "400"),
-        ("GET hello HTTP/1.1\r\n\r\n", "400"),
-        ("GET /hello HTTP/1.1\r\nBad Name: x\r\n\r\n", "400"),
-        ("GET /hello HTTP/1.1\r\nA: b\r\n folded\r\n\r\n", "400"),
-        ("POST /echo HTTP/1.1\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n", "400"),
-        ("POST /echo HTTP/1.1\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello", "400"),
-        ("POST /echo HTTP/1.1\r\nContent-Length: -1\r\n\r\n", "400"),
-        ("POST /echo HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n", "501"),
-        ("POST /echo HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", "400"),
-        ("POST /echo HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhelloXX0\r\n\r\n", "400"),
-        ("POST /echo HTTP/1.1\r\nContent-Length: 2048\r\n\r\n", "413"),
-        ("POST /echo HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n800\r\n", "413"),
-        ("GET /hello HTTP/1.1\r\nX: \(String(repeating: "a", count: 5_000))\r\n\r\n", "431"),
-        ("GET /hello HTTP/1.1\r\n" + String(repeating: "A: b\r\n", count: 21) + "\r\n", "431"),
-    ])
+    @Test(
+        "refuses what it cannot frame safely with a status, then closes",
+        arguments: [
+            ("GARBAGE\r\n\r\n", "400"),
+            ("GET /hello HTTP/2.0\r\n\r\n", "400"),
+            ("GET hello HTTP/1.1\r\n\r\n", "400"),
+            ("GET /hello HTTP/1.1\r\nBad Name: x\r\n\r\n", "400"),
+            ("GET /hello HTTP/1.1\r\nA: b\r\n folded\r\n\r\n", "400"),
+            ("POST /echo HTTP/1.1\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n", "400"),
+            ("POST /echo HTTP/1.1\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello", "400"),
+            ("POST /echo HTTP/1.1\r\nContent-Length: -1\r\n\r\n", "400"),
+            ("POST /echo HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n", "501"),
+            ("POST /echo HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", "400"),
+            ("POST /echo HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhelloXX0\r\n\r\n", "400"),
+            ("POST /echo HTTP/1.1\r\nContent-Length: 2048\r\n\r\n", "413"),
+            ("POST /echo HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n800\r\n", "413"),
+            ("GET /hello HTTP/1.1\r\nX: \(String(repeating: "a", count: 5_000))\r\n\r\n", "431"),
+            ("GET /hello HTTP/1.1\r\n" + String(repeating: "A: b\r\n", count: 21) + "\r\n", "431"),
+        ])
     func refusals(request: String, status: String) async throws {
         let server = try Self.server(limits: ServerLimits(maxHeadBytes: 4_096, maxHeaderFields: 20, maxBodyBytes: 1_024))
         let response = await RawClient.exchange(port: server.port, request, finishSending: true)
@@ -77,7 +84,8 @@ struct SandboxServerTests {
     @Test("a request cut off mid-way ends the connection without an answer")
     func truncatedRequest() async throws {
         let server = try Self.server()
-        let response = await RawClient.exchange(port: server.port, "POST /echo HTTP/1.1\r\nContent-Length: 10\r\n\r\nhal", finishSending: true)
+        let response = await RawClient.exchange(
+            port: server.port, "POST /echo HTTP/1.1\r\nContent-Length: 10\r\n\r\nhal", finishSending: true)
         #expect(response.isEmpty)
     }
 

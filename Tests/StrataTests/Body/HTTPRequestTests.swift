@@ -50,8 +50,9 @@ struct HTTPRequestTests {
         await #expect(throws: HTTPBodyError.alreadyIterated) { try await request.body?.collect(upTo: 100) }
     }
 
-    @Test("a URL that is not absolute http or https is a typed invalidRequest",
-          arguments: ["ftp://example.com/a", "file:///etc/passwd", "/relative/path", "mailto:a@example.com"])
+    @Test(
+        "a URL that is not absolute http or https is a typed invalidRequest",
+        arguments: ["ftp://example.com/a", "file:///etc/passwd", "/relative/path", "mailto:a@example.com"])
     func refusedURL(text: String) throws {
         let urlRequest = URLRequest(url: URL(string: text)!)
         let error = try #require(throws: TransportError.self) { try HTTPRequest(urlRequest) }

@@ -22,9 +22,11 @@ struct StackCompositionTests {
         return CannedRoutesTransport(routes: [
             CannedRoute(pattern: RequestPattern(path: "/me")) { request in
                 guard request.headers["Authorization"] == "Bearer new" else { return .status(401) }
-                let use = uses.withLock { count -> Int in defer { count += 1 }; return count }
+                let use = uses.withLock { count -> Int in
+                    defer { count += 1 }; return count
+                }
                 return fresh[min(use, fresh.count - 1)]
-            },
+            }
         ])
     }
 
@@ -56,7 +58,8 @@ struct StackCompositionTests {
         }
         _ = try await HTTPNetworkService(transport: stack, authService: auth).response(to: me, via: environment)
         #expect(refreshes.withLock { $0 } == 1)
-        #expect(await origin.recordedRequests.map { $0.headers["Authorization"] }
+        #expect(
+            await origin.recordedRequests.map { $0.headers["Authorization"] }
                 == ["Bearer old", "Bearer new", "Bearer new"])
     }
 
@@ -65,8 +68,10 @@ struct StackCompositionTests {
         let logger = RecordingLogger()
         let auth = InMemoryAuthService(accessToken: "old")
         let stack = LoggingTransport(
-            inner: ReauthTransport(inner: LoggingTransport(inner: tokenServer(fresh: [CannedResponse(string: "{}")]), logger: logger),
-                                   authService: auth) { await auth.setAccessToken("new") },
+            inner: ReauthTransport(
+                inner: LoggingTransport(inner: tokenServer(fresh: [CannedResponse(string: "{}")]), logger: logger),
+                authService: auth
+            ) { await auth.setAccessToken("new") },
             logger: logger)
         _ = try await HTTPNetworkService(transport: stack, authService: auth).response(to: me, via: environment)
 
@@ -74,14 +79,15 @@ struct StackCompositionTests {
             [entry.metadata["event"], entry.metadata["attempt"], entry.metadata["status"], entry.metadata["waiters"]]
                 .compactMap { $0 }.joined(separator: " ")
         }
-        #expect(summary == [
-            "request.start 1",
-            "request.start 1", "request.response 1 401",
-            "reauth.refresh.started 1", "reauth.refresh.succeeded 1 1",
-            "reauth.resend.new-token 1",
-            "request.start 2", "request.response 2 200",
-            "request.response 1 200",
-        ])
+        #expect(
+            summary == [
+                "request.start 1",
+                "request.start 1", "request.response 1 401",
+                "reauth.refresh.started 1", "reauth.refresh.succeeded 1 1",
+                "reauth.resend.new-token 1",
+                "request.start 2", "request.response 2 200",
+                "request.response 1 200",
+            ])
         #expect(Set(logger.entries.compactMap { $0.metadata["request"] }).count == 1)
         #expect(!logger.text.contains("Bearer old") && !logger.text.contains("Bearer new"))
     }
@@ -92,7 +98,9 @@ struct StackCompositionTests {
         let attempts = LockedValue(0)
         server.route("/profile") { request in
             guard request.header("Authorization") == "Bearer new" else { return .init(status: 401, text: "expired") }
-            let attempt = attempts.withLock { count -> Int in defer { count += 1 }; return count }
+            let attempt = attempts.withLock { count -> Int in
+                defer { count += 1 }; return count
+            }
             if attempt == 0 { return .init(status: 503, text: "busy") }
             if request.header("If-None-Match") == "\"v1\"" { return .init(status: 304, headers: [("ETag", "\"v1\"")]) }
             return .init(headers: [("ETag", "\"v1\""), ("Content-Type", "application/json")], text: #"{"name":"Ada"}"#)
@@ -100,7 +108,8 @@ struct StackCompositionTests {
         let auth = InMemoryAuthService(accessToken: "old")
         let stack = ReauthTransport(
             inner: retrying(ETagTransport(inner: URLSessionTransport(requestTimeout: .seconds(30)))),
-            authService: auth) { await auth.setAccessToken("new") }
+            authService: auth
+        ) { await auth.setAccessToken("new") }
         let service = HTTPNetworkService(transport: stack, authService: auth)
         let environment = DefaultAPIEnvironment(baseURL: server.baseURL)
         let endpoint = TestEndpoint(path: "/profile", requiresAuth: true)

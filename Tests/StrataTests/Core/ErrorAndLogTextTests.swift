@@ -14,8 +14,9 @@ struct LocalizedErrorTests {
         FileETagStoreError.cannotUseDirectory(path: "/x", reason: "it is a file"),
     ]
 
-    @Test("localizedDescription is the description, not \"The operation could not be completed\"",
-          arguments: 0..<errors.count)
+    @Test(
+        "localizedDescription is the description, not \"The operation could not be completed\"",
+        arguments: 0..<errors.count)
     func localized(index: Int) {
         let error = Self.errors[index]
         #expect(error.localizedDescription == error.description)

@@ -19,8 +19,9 @@ struct ErrorRedactionTests {
 
     @Test("TransportError's description and localizedDescription redact the URL and the message")
     func transportError() {
-        let error = TransportError(.timedOut, method: .get, url: Self.url,
-                                   message: "curl failed for \(Self.url.absoluteString)")
+        let error = TransportError(
+            .timedOut, method: .get, url: Self.url,
+            message: "curl failed for \(Self.url.absoluteString)")
         expectRedacted(error.description)
         expectRedacted(error.localizedDescription)
         expectRedacted(String(describing: error))

@@ -6,8 +6,9 @@ import Testing
 /// How it was delivered (`source`, `retrySummary`) is not part of it.
 @Suite("HTTPResponse equality")
 struct HTTPResponseEqualityTests {
-    private static let sent = HTTPResponse(statusCode: 200, headers: ["Content-Type": "application/json"],
-                                           body: Data(#"{"id":1}"#.utf8), url: URL(string: "https://api.example.com/items/1"))
+    private static let sent = HTTPResponse(
+        statusCode: 200, headers: ["Content-Type": "application/json"],
+        body: Data(#"{"id":1}"#.utf8), url: URL(string: "https://api.example.com/items/1"))
 
     @Test("a response that needed a retry equals the same response sent once, and hashes the same")
     func retriedEqualsUnretried() {
@@ -34,13 +35,14 @@ struct HTTPResponseEqualityTests {
         #expect(stored == Self.sent)
     }
 
-    @Test("status, headers, body and URL each make responses unequal",
-          arguments: [
-              { (response: inout HTTPResponse) in response.statusCode = 201 },
-              { (response: inout HTTPResponse) in response.headers["ETag"] = "\"v2\"" },
-              { (response: inout HTTPResponse) in response.body = Data("{}".utf8) },
-              { (response: inout HTTPResponse) in response.url = URL(string: "https://api.example.com/items/2") },
-          ] as [@Sendable (inout HTTPResponse) -> Void])
+    @Test(
+        "status, headers, body and URL each make responses unequal",
+        arguments: [
+            { (response: inout HTTPResponse) in response.statusCode = 201 },
+            { (response: inout HTTPResponse) in response.headers["ETag"] = "\"v2\"" },
+            { (response: inout HTTPResponse) in response.body = Data("{}".utf8) },
+            { (response: inout HTTPResponse) in response.url = URL(string: "https://api.example.com/items/2") },
+        ] as [@Sendable (inout HTTPResponse) -> Void])
     func serverContentIsCompared(change: @Sendable (inout HTTPResponse) -> Void) {
         var changed = Self.sent
         change(&changed)

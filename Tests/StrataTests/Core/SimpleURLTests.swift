@@ -14,7 +14,7 @@ struct SimpleURLTests {
         "https://a.com/%7Euser/%E2%82%AC?q=%20#f", "http://localhost:8080/a/../b", "https://a.com//x",
         "https://a.com/x;p?q?r", "ftp://a.com/x", "https://a.com:65535/x", "https://A.com./x", "https://a-b.c0m/x?a=b&c=d",
         "https://a.com/x?a=%zz", "https://a.com/#only-a-fragment", "git+ssh://host.example/repo.git",
-        "https://a.com/ü?q=é",  // Foundation percent-encodes these: the text is ASCII again.
+        "https://a.com/ü?q=é", // Foundation percent-encodes these: the text is ASCII again.
     ]
 
     /// URLs of another shape: URLComponents reads them.
@@ -36,16 +36,18 @@ struct SimpleURLTests {
         #expect(parts.query.map(String.init) == components.percentEncodedQuery)
     }
 
-    @Test("userinfo, IP literals, odd ports, international and percent-encoded hosts are left to URLComponents",
-          arguments: other)
+    @Test(
+        "userinfo, IP literals, odd ports, international and percent-encoded hosts are left to URLComponents",
+        arguments: other)
     func otherShapesAreRefused(text: String) {
-        guard let url = URL(string: text) else { return }  // Foundation refused it: nothing to compare.
+        guard let url = URL(string: text) else { return } // Foundation refused it: nothing to compare.
         #expect(SimpleURL(url) == nil)
         #expect(SimpleURL.resource(ofAbsoluteString: url.absoluteString) == nil)
     }
 
-    @Test("the resource is the ETag key's: URLComponents without fragment or userinfo, scheme and host lower-cased",
-          arguments: common + other)
+    @Test(
+        "the resource is the ETag key's: URLComponents without fragment or userinfo, scheme and host lower-cased",
+        arguments: common + other)
     func resourceMatchesURLComponents(text: String) throws {
         guard let url = URL(string: text) else { return }
         #expect(ResourceKey(url) == ResourceKey.parsed(url, absoluteString: url.absoluteString))

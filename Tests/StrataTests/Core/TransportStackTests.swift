@@ -26,8 +26,9 @@ struct TransportStackTests {
         let stack = TransportStack(tag("outer"), tag("middle"), tag("inner"), terminal: terminal)
         _ = try await stack.send(URLRequest(url: URL(string: "https://api.example.com/a")!))
         #expect(await terminal.recordedRequests.first?.headers["X-Path"] == "outer,middle,inner")
-        #expect(try await TransportStack(layers: [], terminal: terminal).send(URLRequest(url: URL(string: "https://a.example/")!))
-            .statusCode == 204)
+        #expect(
+            try await TransportStack(layers: [], terminal: terminal).send(URLRequest(url: URL(string: "https://a.example/")!))
+                .statusCode == 204)
     }
 
     @Test("the factories build Strata's decorators: observing, logging, reauth, retry and ETag work as nested ones do")
@@ -51,7 +52,8 @@ struct TransportStackTests {
         #expect(try await stack.send(request).text == "body")
         request.setValue("Bearer new", forHTTPHeaderField: "Authorization")
         #expect(try await stack.send(request).source == .revalidated)
-        #expect(recorder.names.filter { !$0.hasPrefix("request.") && !$0.hasPrefix("etag.") }
+        #expect(
+            recorder.names.filter { !$0.hasPrefix("request.") && !$0.hasPrefix("etag.") }
                 == ["reauth.refresh.started", "reauth.refresh.succeeded", "reauth.resend.new-token", "retry.scheduled"])
         #expect(logger.eventNames.contains("etag.revalidated"))
     }

@@ -13,8 +13,9 @@ struct URLRequestHeaderValueTests {
         return request
     }
 
-    @Test("a header is found whatever the case it was set or asked in, as value(forHTTPHeaderField:) finds it",
-          arguments: ["Authorization", "authorization", "AUTHORIZATION"])
+    @Test(
+        "a header is found whatever the case it was set or asked in, as value(forHTTPHeaderField:) finds it",
+        arguments: ["Authorization", "authorization", "AUTHORIZATION"])
     func caseInsensitiveRead(name: String) {
         let request = request(["authorization": "Bearer a", "Accept": "*/*"])
         #expect(request.headerValue(name) == "Bearer a")

@@ -29,8 +29,9 @@ struct CachePartitionTests {
         var requests: [Seen] { seen.withLock { $0 } }
 
         func respond(to request: HTTPRequest, caller: String) -> HTTPResponse {
-            let record = Seen(caller: caller, ifNoneMatch: request.headers["If-None-Match"],
-                              ifModifiedSince: request.headers["If-Modified-Since"])
+            let record = Seen(
+                caller: caller, ifNoneMatch: request.headers["If-None-Match"],
+                ifModifiedSince: request.headers["If-Modified-Since"])
             seen.withLock { $0.append(record) }
             let headers: HTTPHeaders = ["ETag": CachePartitionTests.etag, "Last-Modified": CachePartitionTests.lastModified]
             if record.ifNoneMatch == CachePartitionTests.etag { return HTTPResponse(statusCode: 304, headers: headers) }
@@ -64,8 +65,9 @@ struct CachePartitionTests {
 
     // MARK: Client identities
 
-    @Test("two client certificates, one store, the same validators: B's first GET is unconditional and gets B's body",
-          arguments: [CachePartition.perCredential, .named("svc")])
+    @Test(
+        "two client certificates, one store, the same validators: B's first GET is unconditional and gets B's body",
+        arguments: [CachePartition.perCredential, .named("svc")])
     func clientIdentitiesArePartitions(partition: CachePartition) async throws {
         let origin = SameValidatorOrigin()
         let store = InMemoryETagStore()
@@ -105,8 +107,9 @@ struct CachePartitionTests {
     @Test("with .named, a GET with a refreshed token is sent conditionally and answered 304 from the store")
     func namedPartitionSurvivesRefresh() async throws {
         let origin = SameValidatorOrigin()
-        let transport = ETagTransport(inner: ClosureTransport { origin.respond(to: $0, caller: "svc") },
-                                      policy: ConditionalRequestPolicy(partition: .named("svc")))
+        let transport = ETagTransport(
+            inner: ClosureTransport { origin.respond(to: $0, caller: "svc") },
+            policy: ConditionalRequestPolicy(partition: .named("svc")))
         _ = try await transport.send(Self.get(token: "T1"))
         let refreshed = try await transport.send(Self.get(token: "T2"))
         #expect(origin.requests.map(\.ifNoneMatch) == [nil, Self.etag])
@@ -159,9 +162,10 @@ struct CachePartitionTests {
         let recorder = RecordingObserver()
         let origin = SameValidatorOrigin()
         for store in [store, fileStore] as [any ETagStoreProtocol] {
-            let transport = recorder.observing(ETagTransport(
-                inner: CertificateTransport(identity: identity, origin: origin, caller: "the tenant"), store: store,
-                policy: policy))
+            let transport = recorder.observing(
+                ETagTransport(
+                    inner: CertificateTransport(identity: identity, origin: origin, caller: "the tenant"), store: store,
+                    policy: policy))
             _ = try await transport.send(Self.get(token: "T1"))
             _ = try await transport.send(Self.get(token: "T2"))
         }

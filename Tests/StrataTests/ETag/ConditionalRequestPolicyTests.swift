@@ -28,8 +28,9 @@ struct ConditionalRequestPolicyTests {
             #expect(policy.plan(for: makeRequest(url, headers: [name: "\"x\""])) == .passThrough(.callerConditional))
         }
         #expect(policy.plan(for: makeRequest(url, headers: ["Range": "bytes=0-1"])) == .passThrough(.range))
-        #expect(policy.plan(for: makeRequest(url, headers: ["Cache-Control": "max-age=0, No-Store"]))
-            == .passThrough(.requestNoStore))
+        #expect(
+            policy.plan(for: makeRequest(url, headers: ["Cache-Control": "max-age=0, No-Store"]))
+                == .passThrough(.requestNoStore))
     }
 
     // MARK: Keys
@@ -64,13 +65,16 @@ struct ConditionalRequestPolicyTests {
     @Test("a variant key carries the request's values for the Vary names; absent and empty differ")
     func variantKeys() {
         let key = "k"
-        let english = policy.variantKey(primaryKey: key, varyNames: ["accept-language"],
-                                        request: makeRequest(url, headers: ["Accept-Language": "en"]))
-        let french = policy.variantKey(primaryKey: key, varyNames: ["accept-language"],
-                                       request: makeRequest(url, headers: ["Accept-Language": "fr"]))
+        let english = policy.variantKey(
+            primaryKey: key, varyNames: ["accept-language"],
+            request: makeRequest(url, headers: ["Accept-Language": "en"]))
+        let french = policy.variantKey(
+            primaryKey: key, varyNames: ["accept-language"],
+            request: makeRequest(url, headers: ["Accept-Language": "fr"]))
         let absent = policy.variantKey(primaryKey: key, varyNames: ["accept-language"], request: makeRequest(url))
-        let empty = policy.variantKey(primaryKey: key, varyNames: ["accept-language"],
-                                      request: makeRequest(url, headers: ["Accept-Language": ""]))
+        let empty = policy.variantKey(
+            primaryKey: key, varyNames: ["accept-language"],
+            request: makeRequest(url, headers: ["Accept-Language": ""]))
         #expect(Set([english, french, absent, empty]).count == 4)
         #expect(english.hasPrefix(key))
     }
@@ -91,7 +95,9 @@ struct ConditionalRequestPolicyTests {
         #expect(policy.storageKeys(for: entry, primaryKey: primary, request: request).count == 2)
     }
 
-    @Test("a coded response (Content-Encoding: gzip) without Vary: Accept-Encoding varies on Accept-Encoding anyway: its raw bytes never answer a caller whose transport decodes")
+    @Test(
+        "a coded response (Content-Encoding: gzip) without Vary: Accept-Encoding varies on Accept-Encoding anyway: its raw bytes never answer a caller whose transport decodes"
+    )
     func contentEncodingVariesOnAcceptEncoding() throws {
         let raw = makeRequest(url, headers: ["Accept-Encoding": "gzip"])
         let response = makeResponse("gzip bytes", headers: ["ETag": "\"1\"", "Content-Encoding": "gzip"])
@@ -119,8 +125,9 @@ struct ConditionalRequestPolicyTests {
         #expect(decision(makeResponse("x", headers: ["Last-Modified": "Sun, 06 Nov 1994 08:49:37 GMT"])) != .doNotStore(.noValidator))
         #expect(decision(makeResponse("x")) == .doNotStore(.noValidator))
         #expect(decision(makeResponse("x", status: 203, headers: ["ETag": "\"1\""])) == .doNotStore(.status))
-        #expect(decision(makeResponse("x", headers: ["ETag": "\"1\"", "Cache-Control": "private, no-store"]))
-            == .doNotStore(.responseNoStore))
+        #expect(
+            decision(makeResponse("x", headers: ["ETag": "\"1\"", "Cache-Control": "private, no-store"]))
+                == .doNotStore(.responseNoStore))
         #expect(decision(makeResponse("x", headers: ["ETag": "\"1\"", "Vary": "Accept, *"])) == .doNotStore(.varyStar))
         #expect(decision(makeResponse("x", headers: ["ETag": "\"1\""]), makeRequest(url, method: "HEAD")) == .doNotStore(.head))
     }
@@ -138,17 +145,23 @@ struct ConditionalRequestPolicyTests {
 
     @Test("stored headers leave out hop-by-hop fields, fields Connection names, and Set-Cookie")
     func storedHeadersAreFiltered() {
-        let response = makeResponse("x", headers: HTTPHeaders([
-            ("ETag", "\"1\""), ("Connection", "close, X-Hop"), ("X-Hop", "1"), ("Keep-Alive", "timeout=5"),
-            ("Set-Cookie", "session=secret"), ("Content-Type", "text/plain"),
-        ]))
+        let response = makeResponse(
+            "x",
+            headers: HTTPHeaders([
+                ("ETag", "\"1\""), ("Connection", "close, X-Hop"), ("X-Hop", "1"), ("Keep-Alive", "timeout=5"),
+                ("Set-Cookie", "session=secret"), ("Content-Type", "text/plain"),
+            ]))
         guard case .store(let entry) = policy.storeDecision(for: response, to: makeRequest(url), times: .testExchange) else {
             Issue.record("expected the response to be stored")
             return
         }
         // A Date is added when the response had none (RFC 9110 §6.6.1): its age is computed from it.
-        #expect(entry.headers == HTTPHeaders([("ETag", "\"1\""), ("Content-Type", "text/plain"),
-                                              ("Date", "Tue, 14 Nov 2023 22:13:20 GMT")]))
+        #expect(
+            entry.headers
+                == HTTPHeaders([
+                    ("ETag", "\"1\""), ("Content-Type", "text/plain"),
+                    ("Date", "Tue, 14 Nov 2023 22:13:20 GMT"),
+                ]))
     }
 
     // MARK: Conditional requests and 304s
@@ -167,14 +180,19 @@ struct ConditionalRequestPolicyTests {
 
     @Test("a 304 freshens every stored field it carries except Content-Length and hop-by-hop fields")
     func freshening() throws {
-        let entry = ETagCacheEntry(response: makeResponse("hello", headers: HTTPHeaders([
-            ("ETag", "\"1\""), ("Content-Length", "5"), ("Cache-Control", "max-age=10"),
-            ("Content-Type", "text/plain"), ("X-Old", "a"), ("X-Old", "b"),
-        ])))
-        let notModified = makeResponse("", status: 304, headers: HTTPHeaders([
-            ("ETag", "W/\"1\""), ("Content-Length", "0"), ("Cache-Control", "max-age=60"),
-            ("Date", "Sun, 06 Nov 1994 08:49:37 GMT"), ("X-Old", "c"), ("Connection", "keep-alive"),
-        ]))
+        let entry = ETagCacheEntry(
+            response: makeResponse(
+                "hello",
+                headers: HTTPHeaders([
+                    ("ETag", "\"1\""), ("Content-Length", "5"), ("Cache-Control", "max-age=10"),
+                    ("Content-Type", "text/plain"), ("X-Old", "a"), ("X-Old", "b"),
+                ])))
+        let notModified = makeResponse(
+            "", status: 304,
+            headers: HTTPHeaders([
+                ("ETag", "W/\"1\""), ("Content-Length", "0"), ("Cache-Control", "max-age=60"),
+                ("Date", "Sun, 06 Nov 1994 08:49:37 GMT"), ("X-Old", "c"), ("Connection", "keep-alive"),
+            ]))
         let fresh = try #require(policy.freshenedHeaders(entry, with: notModified))
         #expect(fresh.headers["Content-Length"] == "5")
         #expect(fresh.headers["Cache-Control"] == "max-age=60")
@@ -189,14 +207,16 @@ struct ConditionalRequestPolicyTests {
 
     @Test("a 304 that only repeats stored fields leaves the entry as it is; a respelled or changed field still replaces")
     func repeatingNotModified() throws {
-        let entry = ETagCacheEntry(response: makeResponse("hello", headers: ["ETag": "\"1\"", "Content-Type": "text/plain"]),
-                                   exchangeTimes: .testExchange)
+        let entry = ETagCacheEntry(
+            response: makeResponse("hello", headers: ["ETag": "\"1\"", "Content-Type": "text/plain"]),
+            exchangeTimes: .testExchange)
         #expect(policy.freshenedHeaders(entry, with: makeResponse("", status: 304, headers: ["ETag": "\"1\""])) == entry)
         let respelled = try #require(policy.freshenedHeaders(entry, with: makeResponse("", status: 304, headers: ["etag": "\"1\""])))
         #expect(respelled.headers.map(\.name) == ["etag", "Content-Type"])
         let repeated = HTTPHeaders([("ETag", "\"1\""), ("ETag", "\"1\"")])
-        #expect(try #require(policy.freshenedHeaders(entry, with: makeResponse("", status: 304, headers: repeated))).headers
-            .values(for: "ETag") == ["\"1\"", "\"1\""])
+        #expect(
+            try #require(policy.freshenedHeaders(entry, with: makeResponse("", status: 304, headers: repeated))).headers
+                .values(for: "ETag") == ["\"1\"", "\"1\""])
         #expect(!policy.needsStoreUpdate(from: entry, to: entry, timesMatter: false))
         #expect(policy.needsStoreUpdate(from: entry, to: respelled, timesMatter: false) == false, "names compare case-insensitively")
     }
@@ -233,19 +253,24 @@ struct ConditionalRequestPolicyTests {
     func invalidation() {
         #expect(policy.invalidates(makeResponse("", status: 201)) && policy.invalidates(makeResponse("", status: 303)))
         #expect(!policy.invalidates(makeResponse("", status: 409)) && !policy.invalidates(makeResponse("", status: 500)))
-        let response = makeResponse("", status: 201, headers: [
-            "Location": "/items/2", "Content-Location": "https://elsewhere.example.com/items/2",
-        ])
-        let urls = policy.invalidatedURLs(request: makeRequest("https://api.example.com/items", method: "POST"),
-                                          response: response)
+        let response = makeResponse(
+            "", status: 201,
+            headers: [
+                "Location": "/items/2", "Content-Location": "https://elsewhere.example.com/items/2",
+            ])
+        let urls = policy.invalidatedURLs(
+            request: makeRequest("https://api.example.com/items", method: "POST"),
+            response: response)
         #expect(urls.map(\.absoluteString) == ["https://api.example.com/items", "https://api.example.com/items/2"])
     }
 
     @Test("an entry survives a Codable round trip with its headers in order")
     func entryCodable() throws {
-        let entry = ETagCacheEntry(response: HTTPResponse(statusCode: 200, headers: HTTPHeaders([("A", "1"), ("a", "2")]),
-                                                          body: Data([0, 1, 2]), url: URL(string: url)),
-                                   varyingRequestHeaders: ["accept": "x"])
+        let entry = ETagCacheEntry(
+            response: HTTPResponse(
+                statusCode: 200, headers: HTTPHeaders([("A", "1"), ("a", "2")]),
+                body: Data([0, 1, 2]), url: URL(string: url)),
+            varyingRequestHeaders: ["accept": "x"])
         let decoded = try JSONDecoder().decode(ETagCacheEntry.self, from: JSONEncoder().encode(entry))
         #expect(decoded == entry)
         #expect(decoded.headers.values(for: "a") == ["1", "2"])
@@ -255,20 +280,33 @@ struct ConditionalRequestPolicyTests {
 @Suite("ConditionalRequestPolicy: when a freshened entry is written back")
 struct StoreUpdateTests {
     let policy = ConditionalRequestPolicy()
-    let stored = ETagCacheEntry(response: makeResponse("x", headers: [
-        "ETag": "\"1\"", "Date": "Mon, 01 Jan 2024 00:00:00 GMT", "Cache-Control": "max-age=10",
-    ]), exchangeTimes: .testExchange)
+    let stored = ETagCacheEntry(
+        response: makeResponse(
+            "x",
+            headers: [
+                "ETag": "\"1\"", "Date": "Mon, 01 Jan 2024 00:00:00 GMT", "Cache-Control": "max-age=10",
+            ]), exchangeTimes: .testExchange)
 
     @Test("a 304 that only brings a new Date, Age or Expires needs no rewrite; any other change does")
     func volatileFieldsOnly() throws {
-        let timestamps = try #require(policy.freshenedHeaders(stored, with: makeResponse("", status: 304, headers: [
-            "ETag": "\"1\"", "Date": "Tue, 02 Jan 2024 00:00:00 GMT", "Age": "3", "Expires": "soon",
-        ])))
+        let timestamps = try #require(
+            policy.freshenedHeaders(
+                stored,
+                with: makeResponse(
+                    "", status: 304,
+                    headers: [
+                        "ETag": "\"1\"", "Date": "Tue, 02 Jan 2024 00:00:00 GMT", "Age": "3", "Expires": "soon",
+                    ])))
         #expect(timestamps.headers["Date"] == "Tue, 02 Jan 2024 00:00:00 GMT")
         #expect(!policy.needsStoreUpdate(from: stored, to: timestamps, timesMatter: false))
-        let policyChange = try #require(policy.freshenedHeaders(stored, with: makeResponse("", status: 304, headers: [
-            "ETag": "\"1\"", "Cache-Control": "max-age=60",
-        ])))
+        let policyChange = try #require(
+            policy.freshenedHeaders(
+                stored,
+                with: makeResponse(
+                    "", status: 304,
+                    headers: [
+                        "ETag": "\"1\"", "Cache-Control": "max-age=60",
+                    ])))
         #expect(policy.needsStoreUpdate(from: stored, to: policyChange, timesMatter: false))
     }
 }

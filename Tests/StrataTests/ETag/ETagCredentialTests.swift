@@ -104,8 +104,9 @@ struct ETagCredentialTests {
 
     @Test("the default identity fields are Redaction's secret request headers, and they stay digests whatever names are given")
     func defaultSecretHeadersAreIdentity() throws {
-        #expect(Set(ConditionalRequestPolicy().identityHeaderNames)
-            == Redaction.defaultHeaders.subtracting(["set-cookie"]))
+        #expect(
+            Set(ConditionalRequestPolicy().identityHeaderNames)
+                == Redaction.defaultHeaders.subtracting(["set-cookie"]))
         let request = makeRequest(url, headers: ["X-API-Key": "APIKEY-7d1c", "Accept": "text/plain"])
         let anonymous = makeRequest(url, headers: ["Accept": "text/plain"])
         let policy = ConditionalRequestPolicy()
@@ -149,8 +150,9 @@ struct ETagCredentialTests {
         #expect(policy.selects(entry, for: alice))
         #expect(!policy.selects(entry, for: bob))
         #expect(!policy.selects(entry, for: makeRequest(url)))
-        #expect(policy.variantKey(primaryKey: "k", varyNames: ["authorization"], request: alice)
-            != policy.variantKey(primaryKey: "k", varyNames: ["authorization"], request: bob))
+        #expect(
+            policy.variantKey(primaryKey: "k", varyNames: ["authorization"], request: alice)
+                != policy.variantKey(primaryKey: "k", varyNames: ["authorization"], request: bob))
     }
 
     @Test("eviction and refusal events carry a digest of the key, never a credential or URL")

@@ -6,8 +6,9 @@ import TestServer
 @Suite("ETag entry file format")
 struct ETagEntryFileFormatTests {
     let entry = ETagCacheEntry(
-        response: HTTPResponse(statusCode: 200, headers: HTTPHeaders([("ETag", "\"1\""), ("X", "a"), ("x", "b")]),
-                               body: Data((0..<200).map { UInt8($0) }), url: URL(string: "https://example.com/a")),
+        response: HTTPResponse(
+            statusCode: 200, headers: HTTPHeaders([("ETag", "\"1\""), ("X", "a"), ("x", "b")]),
+            body: Data((0..<200).map { UInt8($0) }), url: URL(string: "https://example.com/a")),
         varyingRequestHeaders: ["accept-language": "en"])
 
     static let key = [UInt8](repeating: 7, count: 32)
@@ -21,8 +22,9 @@ struct ETagEntryFileFormatTests {
     @Test("HMAC-SHA256 matches RFC 4231 test case 2")
     func hmacKnownAnswer() {
         let code = HMACSHA256.authenticationCode(for: Array("what do ya want for nothing?".utf8), key: Array("Jefe".utf8))
-        #expect(code.map { String(format: "%02x", $0) }.joined()
-            == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
+        #expect(
+            code.map { String(format: "%02x", $0) }.joined()
+                == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
     }
 
     @Test("an encoded entry decodes to the same entry for its key, and is another key's miss")
@@ -47,8 +49,9 @@ struct ETagEntryFileFormatTests {
             #expect(file.range(of: Data(secret.utf8)) == nil, "the entry bytes hold \(secret)")
         }
         let decoded = try ETagEntryFileFormat.decode(file, for: key, authenticationKey: Self.key)
-        #expect(decoded.url?.absoluteString
-            == "https://api.example.com/r?access_token=%3Credacted%3E&sig=%3Credacted%3E&page=2")
+        #expect(
+            decoded.url?.absoluteString
+                == "https://api.example.com/r?access_token=%3Credacted%3E&sig=%3Credacted%3E&page=2")
         // Stored again (a 304 freshening it), the redacted URL stays as it is.
         let again = try ETagEntryFileFormat.encode(key: key, entry: decoded, authenticationKey: Self.key)
         #expect(try ETagEntryFileFormat.decode(again, for: key, authenticationKey: Self.key) == decoded)
@@ -114,4 +117,3 @@ struct ETagEntryFileFormatTests {
         }
     }
 }
-

@@ -42,12 +42,14 @@ struct ETagLoopbackTests {
     func fileStoreAcrossRestart() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
-        let before = ETagTransport(inner: URLSessionTransport(requestTimeout: .seconds(30)),
-                                   store: try FileETagStore(directory: directory.storeURL))
+        let before = ETagTransport(
+            inner: URLSessionTransport(requestTimeout: .seconds(30)),
+            store: try FileETagStore(directory: directory.storeURL))
         _ = try await before.send(URLRequest(url: server.url("/document")))
 
-        let after = ETagTransport(inner: URLSessionTransport(requestTimeout: .seconds(30)),
-                                  store: try FileETagStore(directory: directory.storeURL))
+        let after = ETagTransport(
+            inner: URLSessionTransport(requestTimeout: .seconds(30)),
+            store: try FileETagStore(directory: directory.storeURL))
         let response = try await after.send(URLRequest(url: server.url("/document")))
         #expect(response.source == .revalidated && response.text == body)
         #expect(notModifiedCount.value == 1)

@@ -15,8 +15,9 @@ struct ETagQuerySecretTests {
 
     func origin() -> ClosureTransport {
         ClosureTransport { request in
-            HTTPResponse(statusCode: 200, headers: ["ETag": "\"f7\"", "Vary": "Accept"], body: Data("file".utf8),
-                         url: request.url)
+            HTTPResponse(
+                statusCode: 200, headers: ["ETag": "\"f7\"", "Vary": "Accept"], body: Data("file".utf8),
+                url: request.url)
         }
     }
 

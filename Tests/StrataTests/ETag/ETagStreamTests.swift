@@ -29,7 +29,7 @@ struct ETagStreamTests {
     @Test("a body the consumer stops reading is not stored: the next request is unconditional")
     func unfinishedNotStored() async throws {
         let inner = ScriptedStreamTransport([
-            .init(statusCode: 200, headers: Self.tagged, chunks: [Array("first".utf8), Array("second".utf8)]),
+            .init(statusCode: 200, headers: Self.tagged, chunks: [Array("first".utf8), Array("second".utf8)])
         ])
         let events = RecordingObserver()
         let transport = ETagTransport(inner: inner)
@@ -46,7 +46,7 @@ struct ETagStreamTests {
     @Test("a body past maxStreamedBodyBytes reaches the consumer whole and is not stored")
     func tooLargeNotStored() async throws {
         let inner = ScriptedStreamTransport([
-            .init(statusCode: 200, headers: Self.tagged, chunks: [Array(repeating: 1, count: 6), Array(repeating: 2, count: 6)]),
+            .init(statusCode: 200, headers: Self.tagged, chunks: [Array(repeating: 1, count: 6), Array(repeating: 2, count: 6)])
         ])
         let events = RecordingObserver()
         let transport = ETagTransport(inner: inner, maxStreamedBodyBytes: 10)
@@ -76,7 +76,9 @@ struct ETagStreamTests {
 
     @Test("a successful streamed POST invalidates the URL's entry")
     func postInvalidates() async throws {
-        let inner = ScriptedStreamTransport([.status(200, headers: Self.tagged, body: "v1"), .status(201), .status(200, headers: Self.tagged, body: "v2")])
+        let inner = ScriptedStreamTransport([
+            .status(200, headers: Self.tagged, body: "v1"), .status(201), .status(200, headers: Self.tagged, body: "v2"),
+        ])
         let transport = ETagTransport(inner: inner)
         _ = try await Self.text(transport)
         _ = try await transport.stream(makeRequest(Self.url, method: "POST")) { head, _ in head.statusCode }

@@ -7,7 +7,9 @@ import StrataTesting
 
 /// A request for `url` with a method and header fields.
 func makeRequest(_ url: String, method: String = "GET", headers: [String: String] = [:]) -> HTTPRequest {
-    HTTPRequest(method: HTTPMethod(rawValue: method), url: URL(string: url)!, headers: HTTPHeaders(headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }))
+    HTTPRequest(
+        method: HTTPMethod(rawValue: method), url: URL(string: url)!,
+        headers: HTTPHeaders(headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }))
 }
 
 /// A 200 response with a body and header fields.
@@ -89,6 +91,7 @@ actor CountingStore: ETagStoreProtocol {
 
 extension ExchangeTimes {
     /// An exchange at a fixed time (2023-11-14 22:13:20 UTC), for entries built by hand.
-    static let testExchange = ExchangeTimes(requestTime: Date(timeIntervalSince1970: 1_700_000_000),
-                                            responseTime: Date(timeIntervalSince1970: 1_700_000_000))
+    static let testExchange = ExchangeTimes(
+        requestTime: Date(timeIntervalSince1970: 1_700_000_000),
+        responseTime: Date(timeIntervalSince1970: 1_700_000_000))
 }

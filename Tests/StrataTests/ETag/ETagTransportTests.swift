@@ -25,11 +25,12 @@ struct ETagTransportTests {
         #expect(await origin.recordedRequests[0].headers["If-None-Match"] == nil)
         #expect(await origin.recordedRequests[1].headers["If-None-Match"] == resource.etag(for: makeRequest(url)))
         let target = try #require(URL(string: url))
-        #expect(events.events(ETagEvent.self) == [
-            .miss(target), .stored(target, bodyBytes: first.body.count),
-            .validating(target, etag: resource.etag(for: makeRequest(url)), lastModified: nil),
-            .revalidated(target, bodyBytes: first.body.count),
-        ])
+        #expect(
+            events.events(ETagEvent.self) == [
+                .miss(target), .stored(target, bodyBytes: first.body.count),
+                .validating(target, etag: resource.etag(for: makeRequest(url)), lastModified: nil),
+                .revalidated(target, bodyBytes: first.body.count),
+            ])
     }
 
     @Test("a changed resource's 200 replaces the entry and the next GET validates the new ETag")
@@ -143,8 +144,12 @@ struct ETagTransportTests {
             if call == 1 {
                 return makeResponse("hello", headers: ["ETag": "\"1\"", "Content-Length": "5", "Cache-Control": "no-cache"])
             }
-            return HTTPResponse(statusCode: 304, headers: ["ETag": "\"1\"", "Content-Length": "0",
-                                                           "Cache-Control": "max-age=99", "X-Request-Id": "\(call)"])
+            return HTTPResponse(
+                statusCode: 304,
+                headers: [
+                    "ETag": "\"1\"", "Content-Length": "0",
+                    "Cache-Control": "max-age=99", "X-Request-Id": "\(call)",
+                ])
         }
         let store = InMemoryETagStore()
         let transport = ETagTransport(inner: origin, store: store)
@@ -285,7 +290,8 @@ struct ETagTransportEdgeCaseTests {
         let calls = Counter()
         let origin = ClosureTransport { _ in
             calls.increment()
-            return calls.value == 1 ? makeResponse("old", headers: ["ETag": "\"1\""])
+            return calls.value == 1
+                ? makeResponse("old", headers: ["ETag": "\"1\""])
                 : HTTPResponse(statusCode: 304, headers: ["ETag": "\"2\""])
         }
         let transport = ETagTransport(inner: origin)
@@ -299,7 +305,8 @@ struct ETagTransportEdgeCaseTests {
         let calls = Counter()
         let origin = ClosureTransport { _ in
             calls.increment()
-            return calls.value == 1 ? makeResponse("old", headers: ["ETag": "\"1\""])
+            return calls.value == 1
+                ? makeResponse("old", headers: ["ETag": "\"1\""])
                 : makeResponse("new", headers: ["ETag": "\"2\"", "Cache-Control": "no-store"])
         }
         let store = InMemoryETagStore()
@@ -346,7 +353,8 @@ struct ETagWriteBackTests {
         let origin = ClosureTransport { _ in
             calls.increment()
             let date = "day \(calls.value)"
-            return calls.value == 1 ? makeResponse("x", headers: ["ETag": "\"1\"", "Date": date])
+            return calls.value == 1
+                ? makeResponse("x", headers: ["ETag": "\"1\"", "Date": date])
                 : HTTPResponse(statusCode: 304, headers: ["ETag": "\"1\"", "Date": date])
         }
         let store = CountingStore()

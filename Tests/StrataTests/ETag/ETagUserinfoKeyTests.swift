@@ -28,8 +28,9 @@ struct ETagUserinfoKeyTests {
         let url = URL(string: "https://alice:pa55w0rd@api.example.com/r")!
         let inner = ClosureTransport { _ in HTTPResponse(statusCode: 200, headers: ["ETag": "\"1\""], body: Data("b".utf8), url: url) }
         _ = try await ETagTransport(inner: inner, store: store).send(URLRequest(url: url))
-        await store.store(ETagCacheEntry(response: HTTPResponse(statusCode: 200, headers: ["ETag": "\"1\""], url: url)),
-                          for: "etag-v1 https://alice:pa55w0rd@api.example.com/other id=-")
+        await store.store(
+            ETagCacheEntry(response: HTTPResponse(statusCode: 200, headers: ["ETag": "\"1\""], url: url)),
+            for: "etag-v1 https://alice:pa55w0rd@api.example.com/other id=-")
         let names = try FileManager.default.contentsOfDirectory(atPath: directory.storeURL.path)
         #expect(!names.isEmpty)
         for name in names {

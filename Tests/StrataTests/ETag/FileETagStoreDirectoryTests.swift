@@ -7,8 +7,10 @@ import Testing
 
 @Suite("FileETagStore trusts only a directory no one else can write, and only entries it wrote")
 struct FileETagStoreDirectoryTests {
-    let entry = ETagCacheEntry(response: HTTPResponse(statusCode: 200, headers: ["ETag": "\"1\""], body: Data("genuine".utf8),
-                                                      url: URL(string: "https://example.com/r")))
+    let entry = ETagCacheEntry(
+        response: HTTPResponse(
+            statusCode: 200, headers: ["ETag": "\"1\""], body: Data("genuine".utf8),
+            url: URL(string: "https://example.com/r")))
 
     func mode(of path: String) -> mode_t {
         var info = stat()
@@ -26,8 +28,9 @@ struct FileETagStoreDirectoryTests {
         #expect(mode(of: directory.storeURL.path) & 0o022 == 0)
     }
 
-    @Test("a directory owned by another user is refused, and the error says how to fix it",
-          .enabled(if: geteuid() == 0, "needs root to give a directory to another user"))
+    @Test(
+        "a directory owned by another user is refused, and the error says how to fix it",
+        .enabled(if: geteuid() == 0, "needs root to give a directory to another user"))
     func foreignOwnerRefused() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
@@ -56,14 +59,17 @@ struct FileETagStoreDirectoryTests {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         let attacker = directory.url.appendingPathComponent("attacker")
-        let forged = ETagCacheEntry(response: HTTPResponse(statusCode: 200, headers: ["ETag": "\"1\""], body: Data("forged".utf8),
-                                                           url: URL(string: "https://example.com/r")))
+        let forged = ETagCacheEntry(
+            response: HTTPResponse(
+                statusCode: 200, headers: ["ETag": "\"1\""], body: Data("forged".utf8),
+                url: URL(string: "https://example.com/r")))
         await (try FileETagStore(directory: attacker)).store(forged, for: "key")
         let store = try FileETagStore(directory: directory.storeURL)
         await store.store(entry, for: "other")
         let name = FileETagStore.fileName(for: "key")
-        try FileManager.default.copyItem(at: attacker.appendingPathComponent(name),
-                                         to: directory.storeURL.appendingPathComponent(name))
+        try FileManager.default.copyItem(
+            at: attacker.appendingPathComponent(name),
+            to: directory.storeURL.appendingPathComponent(name))
         let reader = try FileETagStore(directory: directory.storeURL)
         #expect(await reader.cachedResponse(for: "key") == nil)
         #expect(await reader.cachedResponse(for: "other") == entry)

@@ -20,7 +20,9 @@ struct FileETagStoreKillTests {
     private static let maxTotalBytes = 16 * 1024
     private static let maxEntryBytes = 4 * 1024
 
-    @Test("200 SIGKILLs mid-write: every entry read is complete, correct and never older than one read before; no file is damaged; temporary files do not pile up; the size bound holds; the store keeps working")
+    @Test(
+        "200 SIGKILLs mid-write: every entry read is complete, correct and never older than one read before; no file is damaged; temporary files do not pile up; the size bound holds; the store keeps working"
+    )
     func killedWriters() async throws {
         // Four directories, each with its own writer killed 50 times, side by side: 200 kills in
         // a few seconds on two cores.
@@ -28,7 +30,9 @@ struct FileETagStoreKillTests {
             for index in 0..<4 {
                 group.addTask { try await Self.killLoop(rounds: 50, seed: UInt64(index) &* 0x9E37_79B9 &+ 13) }
             }
-            return try await group.reduce(into: KillLoopOutcome()) { $0.kills += $1.kills; $0.interruptedWrites += $1.interruptedWrites }
+            return try await group.reduce(into: KillLoopOutcome()) {
+                $0.kills += $1.kills; $0.interruptedWrites += $1.interruptedWrites
+            }
         }
         #expect(totals.kills == 200)
         // Some kills landed inside a write (they left its temporary file); otherwise this test
@@ -56,9 +60,13 @@ struct FileETagStoreKillTests {
         var killsWithoutCompletedOperation = 0
         for round in 0..<rounds {
             // Version numbers grow across rounds, so "never older" can be checked across kills.
-            let child = try WriterProcess(writer, arguments: [directory.path, String(keyCount), String(maxTotalBytes),
-                                                      String(maxEntryBytes), String(round * 1_000_000),
-                                                      String(random.next())])
+            let child = try WriterProcess(
+                writer,
+                arguments: [
+                    directory.path, String(keyCount), String(maxTotalBytes),
+                    String(maxEntryBytes), String(round * 1_000_000),
+                    String(random.next()),
+                ])
             // Killed after 0 to 3 completed operations and a random fraction of the next one
             // (one takes about 3 ms, mostly fsync; a kill in its first half hits the write; under
             // a sanitizer everything but fsync is slower, hence the scale). With 0, the kill may
@@ -104,8 +112,9 @@ struct FileETagStoreKillTests {
             #expect(entry.statusCode == 200 && entry.headers["X-Key"] == key && version != nil, "\(key): \(entry.headers)")
             guard let version else { continue }
             #expect(entry.headers["ETag"] == "\"\(version)\"")
-            #expect(entry.body.enumerated().allSatisfy { Int($0.element) == (version + $0.offset) % 251 },
-                    "\(key) version \(version): the body is not the one written")
+            #expect(
+                entry.body.enumerated().allSatisfy { Int($0.element) == (version + $0.offset) % 251 },
+                "\(key) version \(version): the body is not the one written")
             #expect(version >= newest[key, default: 0], "\(key): version \(version) after \(newest[key] ?? 0) was read")
             newest[key] = max(version, newest[key, default: 0])
         }

@@ -9,8 +9,10 @@ import Testing
 @Suite("FileETagStore on a temporary directory")
 struct FileETagStoreTests {
     func entry(_ body: String, etag: String = "\"1\"") -> ETagCacheEntry {
-        ETagCacheEntry(response: HTTPResponse(statusCode: 200, headers: ["ETag": etag], body: Data(body.utf8),
-                                              url: URL(string: "https://example.com/r")))
+        ETagCacheEntry(
+            response: HTTPResponse(
+                statusCode: 200, headers: ["ETag": etag], body: Data(body.utf8),
+                url: URL(string: "https://example.com/r")))
     }
 
     func entryPath(_ directory: TemporaryDirectory, key: String) -> String {
@@ -47,8 +49,10 @@ struct FileETagStoreTests {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         let store = try FileETagStore(directory: directory.storeURL)
-        let key = ConditionalRequestPolicy().primaryKey(for: makeRequest("https://example.com/r",
-                                                                          headers: ["Authorization": "Bearer secret"]))
+        let key = ConditionalRequestPolicy().primaryKey(
+            for: makeRequest(
+                "https://example.com/r",
+                headers: ["Authorization": "Bearer secret"]))
         await store.store(entry("x"), for: key)
         #expect(mode(of: directory.storeURL.path) == 0o700)
         #expect(FileManager.default.fileExists(atPath: directory.storeURL.appendingPathComponent(FileETagStore.keyFileName).path))
@@ -213,23 +217,25 @@ struct FileETagStoreTests {
         let expected = Set((0..<10).map { entry(body + "\($0)", etag: "\"\($0)\"") })
         for key in 0..<3 { await first.store(entry(body + "0", etag: "\"0\""), for: "shared-\(key)") }
 
-        let reads = await observingEvents(events) { await withTaskGroup(of: [ETagCacheEntry?].self) { group in
-            for task in 0..<8 {
-                let store = task.isMultiple(of: 2) ? first : second
-                group.addTask {
-                    var seen: [ETagCacheEntry?] = []
-                    for round in 0..<25 {
-                        let version = (task + round) % 10
-                        await store.store(self.entry(body + "\(version)", etag: "\"\(version)\""), for: "shared-\(round % 3)")
-                        seen.append(await store.cachedResponse(for: "shared-\((round + 1) % 3)"))
+        let reads = await observingEvents(events) {
+            await withTaskGroup(of: [ETagCacheEntry?].self) { group in
+                for task in 0..<8 {
+                    let store = task.isMultiple(of: 2) ? first : second
+                    group.addTask {
+                        var seen: [ETagCacheEntry?] = []
+                        for round in 0..<25 {
+                            let version = (task + round) % 10
+                            await store.store(self.entry(body + "\(version)", etag: "\"\(version)\""), for: "shared-\(round % 3)")
+                            seen.append(await store.cachedResponse(for: "shared-\((round + 1) % 3)"))
+                        }
+                        return seen
                     }
-                    return seen
                 }
+                var all: [ETagCacheEntry?] = []
+                for await seen in group { all += seen }
+                return all
             }
-            var all: [ETagCacheEntry?] = []
-            for await seen in group { all += seen }
-            return all
-        } }
+        }
         // Every key always exists, so a read that found nothing saw a torn or missing file.
         #expect(reads.count == 200)
         #expect(reads.allSatisfy { $0.map(expected.contains) == true })

@@ -22,9 +22,10 @@ struct InMemoryETagStoreTests {
         #expect(await store.cachedResponse(for: "a") != nil)
         #expect(await store.cachedResponse(for: "b") == nil)
         #expect(await store.cachedResponse(for: "c") != nil)
-        #expect(events.events(ETagStoreEvent.self) == [
-            .evicted(keyDigest: ETagStoreEvent.keyDigest(of: "b"), bytes: entry("b").approximateByteCount),
-        ])
+        #expect(
+            events.events(ETagStoreEvent.self) == [
+                .evicted(keyDigest: ETagStoreEvent.keyDigest(of: "b"), bytes: entry("b").approximateByteCount)
+            ])
     }
 
     @Test("the total byte bound evicts oldest first, and an entry larger than it is refused")
@@ -43,8 +44,11 @@ struct InMemoryETagStoreTests {
         let huge = entry(String(repeating: "y", count: limit))
         await observingEvents(events) { await store.store(huge, for: "2") }
         #expect(await store.cachedResponse(for: "2") == nil)
-        #expect(events.events(ETagStoreEvent.self).contains(.rejectedTooLarge(keyDigest: ETagStoreEvent.keyDigest(of: "2"),
-                                                      bytes: huge.approximateByteCount, limit: limit)))
+        #expect(
+            events.events(ETagStoreEvent.self).contains(
+                .rejectedTooLarge(
+                    keyDigest: ETagStoreEvent.keyDigest(of: "2"),
+                    bytes: huge.approximateByteCount, limit: limit)))
     }
 
     @Test("replacing an entry keeps the byte count exact; remove and removeAll empty it")

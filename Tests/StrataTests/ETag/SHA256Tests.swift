@@ -7,8 +7,9 @@ struct SHA256Tests {
     func nistVectors() {
         #expect(SHA256.hexDigest([UInt8]()) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
         #expect(SHA256.hexDigest(Array("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
-        #expect(SHA256.hexDigest(Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8))
-            == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+        #expect(
+            SHA256.hexDigest(Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8))
+                == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
     }
 
     @Test("messages around the 55/56/64-byte padding boundaries hash correctly")
@@ -47,12 +48,15 @@ struct SHA256Tests {
 struct SHA256TextTests {
     @Test("text fed piece by piece hashes like its UTF-8 bytes at once, ASCII or not, across block boundaries")
     func utf8Pieces() {
-        let pieces = ["strata-etag-identity\u{0}", "authorization", ":13:", "Bearer ü-tök", "\n", "", String(repeating: "x", count: 70),
-                      "日本語", String(repeating: "y", count: 64)]
+        let pieces = [
+            "strata-etag-identity\u{0}", "authorization", ":13:", "Bearer ü-tök", "\n", "", String(repeating: "x", count: 70),
+            "日本語", String(repeating: "y", count: 64),
+        ]
         var hasher = SHA256()
         for piece in pieces { hasher.update(utf8: piece) }
         #expect(hasher.finalizeHex() == SHA256.hexDigest(Array(pieces.joined().utf8)))
-        #expect(SHA256.hexDigest(Array(pieces.joined().utf8))
-            == SHA256.hash(Array(pieces.joined().utf8)).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined())
+        #expect(
+            SHA256.hexDigest(Array(pieces.joined().utf8))
+                == SHA256.hash(Array(pieces.joined().utf8)).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined())
     }
 }

@@ -26,24 +26,28 @@ struct Payload: Codable, Hashable, Sendable {
 struct RequestBuildingTests {
     let service = HTTPNetworkService(transport: neverCalledTransport())
 
-    func request(_ endpoint: TestEndpoint, base: String = "https://api.example.com",
-                 headers: [String: String] = [:]) async throws -> HTTPRequest {
+    func request(
+        _ endpoint: TestEndpoint, base: String = "https://api.example.com",
+        headers: [String: String] = [:]
+    ) async throws -> HTTPRequest {
         let environment = DefaultAPIEnvironment(baseURL: try #require(URL(string: base)), headers: headers)
         return try await service.makeRequest(for: endpoint, via: environment)
     }
 
-    @Test("the endpoint path is joined to the base path with exactly one slash", arguments: [
-        ("https://api.example.com", "/users", "https://api.example.com/users"),
-        ("https://api.example.com", "users", "https://api.example.com/users"),
-        ("https://api.example.com/", "/users", "https://api.example.com/users"),
-        ("https://api.example.com/v1", "/users", "https://api.example.com/v1/users"),
-        ("https://api.example.com/v1", "users", "https://api.example.com/v1/users"),
-        ("https://api.example.com/v1/", "/users", "https://api.example.com/v1/users"),
-        ("https://api.example.com/v1/", "users/", "https://api.example.com/v1/users/"),
-        ("https://api.example.com/v1", "", "https://api.example.com/v1"),
-        ("https://api.example.com", "", "https://api.example.com/"),
-        ("https://api.example.com/v1", "//evil.example/x", "https://api.example.com/v1/evil.example/x"),
-    ])
+    @Test(
+        "the endpoint path is joined to the base path with exactly one slash",
+        arguments: [
+            ("https://api.example.com", "/users", "https://api.example.com/users"),
+            ("https://api.example.com", "users", "https://api.example.com/users"),
+            ("https://api.example.com/", "/users", "https://api.example.com/users"),
+            ("https://api.example.com/v1", "/users", "https://api.example.com/v1/users"),
+            ("https://api.example.com/v1", "users", "https://api.example.com/v1/users"),
+            ("https://api.example.com/v1/", "/users", "https://api.example.com/v1/users"),
+            ("https://api.example.com/v1/", "users/", "https://api.example.com/v1/users/"),
+            ("https://api.example.com/v1", "", "https://api.example.com/v1"),
+            ("https://api.example.com", "", "https://api.example.com/"),
+            ("https://api.example.com/v1", "//evil.example/x", "https://api.example.com/v1/evil.example/x"),
+        ])
     func pathJoining(base: String, path: String, expected: String) async throws {
         let built = try await request(TestEndpoint(path: path), base: base)
         #expect(built.url.absoluteString == expected)
@@ -62,8 +66,9 @@ struct RequestBuildingTests {
 
     @Test("a query item without a value is sent as a bare name, after the base URL's own query")
     func queryMerging() async throws {
-        let built = try await request(TestEndpoint(path: "/s", query: [URLQueryItem(name: "flag", value: nil)]),
-                                      base: "https://api.example.com/v1?key=abc")
+        let built = try await request(
+            TestEndpoint(path: "/s", query: [URLQueryItem(name: "flag", value: nil)]),
+            base: "https://api.example.com/v1?key=abc")
         #expect(built.url.absoluteString == "https://api.example.com/v1/s?key=abc&flag")
     }
 
@@ -75,8 +80,11 @@ struct RequestBuildingTests {
         #expect(preEncoded.url.absoluteString == "https://api.example.com/files/a%20b")
     }
 
-    @Test("a value encoded with PathSegment stays one segment, whatever it holds",
-          arguments: [("../admin", "..%2Fadmin"), ("..", "%2E%2E"), ("a/b?c#d", "a%2Fb%3Fc%23d"), ("100%41", "100%2541"), ("é x", "%C3%A9%20x")])
+    @Test(
+        "a value encoded with PathSegment stays one segment, whatever it holds",
+        arguments: [
+            ("../admin", "..%2Fadmin"), ("..", "%2E%2E"), ("a/b?c#d", "a%2Fb%3Fc%23d"), ("100%41", "100%2541"), ("é x", "%C3%A9%20x"),
+        ])
     func pathSegments(value: String, encoded: String) async throws {
         let built = try await request(TestEndpoint(path: "/files/\(PathSegment.encode(value))"))
         #expect(built.url.absoluteString == "https://api.example.com/files/\(encoded)")
@@ -114,28 +122,33 @@ struct RequestBuildingTests {
         let built = try await request(TestEndpoint(path: "/", method: .post, body: .json(Payload(name: "a+b é"))))
         #expect(built.method.rawValue == "POST")
         #expect(built.headers["Content-Type"] == "application/json")
-        #expect(try JSONDecoder().decode(Payload.self, from: try await #require(built.body).collect(upTo: 1 << 20)) == Payload(name: "a+b é"))
+        #expect(
+            try JSONDecoder().decode(Payload.self, from: try await #require(built.body).collect(upTo: 1 << 20)) == Payload(name: "a+b é"))
     }
 
     @Test("a form body is strictly percent-encoded and labelled as a form")
     func formBody() async throws {
-        let built = try await request(TestEndpoint(path: "/", method: .post,
-                                                   body: .form([URLQueryItem(name: "q", value: "a+b c&d")])))
+        let built = try await request(
+            TestEndpoint(
+                path: "/", method: .post,
+                body: .form([URLQueryItem(name: "q", value: "a+b c&d")])))
         #expect(built.headers["Content-Type"] == "application/x-www-form-urlencoded")
         #expect(try await built.body?.collect(upTo: 1 << 20) == Data("q=a%2Bb%20c%26d".utf8))
     }
 
     @Test("a raw body keeps its content type")
     func dataBody() async throws {
-        let built = try await request(TestEndpoint(path: "/", method: .put, body: .data(Data([1, 2]), contentType: "application/octet-stream")))
+        let built = try await request(
+            TestEndpoint(path: "/", method: .put, body: .data(Data([1, 2]), contentType: "application/octet-stream")))
         #expect(built.headers["Content-Type"] == "application/octet-stream")
         #expect(try await built.body?.collect(upTo: 1 << 20) == Data([1, 2]))
     }
 
     @Test("endpoint headers override environment headers")
     func headerPrecedence() async throws {
-        let built = try await request(TestEndpoint(path: "/", headers: ["X-Client": "endpoint"]),
-                                      headers: ["x-client": "environment", "X-Key": "k"])
+        let built = try await request(
+            TestEndpoint(path: "/", headers: ["X-Client": "endpoint"]),
+            headers: ["x-client": "environment", "X-Key": "k"])
         #expect(built.headers["X-Client"] == "endpoint")
         #expect(built.headers["X-Key"] == "k")
     }

@@ -43,31 +43,36 @@ struct EventAttemptTests {
     func reauthOverRetry() async throws {
         let recorder = RecordingObserver()
         let auth = InMemoryAuthService(accessToken: "old")
-        let stack = recorder.observing(ReauthTransport(
-            inner: RetryTransport(inner: origin([503, 503, 401, 503, 200]), clock: TestClock()),
-            authService: auth) { await auth.setAccessToken("new") })
+        let stack = recorder.observing(
+            ReauthTransport(
+                inner: RetryTransport(inner: origin([503, 503, 401, 503, 200]), clock: TestClock()),
+                authService: auth
+            ) { await auth.setAccessToken("new") })
         _ = try await stack.send(authorized())
-        #expect(trace(recorder) == [
-            "answered 503@1", "retry.scheduled@1",
-            "answered 503@2", "retry.scheduled@2",
-            "answered 401@3", "reauth.refresh.started@3", "reauth.refresh.succeeded@3", "reauth.resend.new-token@3",
-            "answered 503@4", "retry.scheduled@4",
-            "answered 200@5",
-        ])
+        #expect(
+            trace(recorder) == [
+                "answered 503@1", "retry.scheduled@1",
+                "answered 503@2", "retry.scheduled@2",
+                "answered 401@3", "reauth.refresh.started@3", "reauth.refresh.succeeded@3", "reauth.resend.new-token@3",
+                "answered 503@4", "retry.scheduled@4",
+                "answered 200@5",
+            ])
     }
 
     @Test("Retry over Reauth: the retry of a resend that failed carries the resend's attempt")
     func retryOverReauth() async throws {
         let recorder = RecordingObserver()
         let auth = InMemoryAuthService(accessToken: "old")
-        let stack = recorder.observing(RetryTransport(
-            inner: ReauthTransport(inner: origin([401, 503, 200]), authService: auth) { await auth.setAccessToken("new") },
-            clock: TestClock()))
+        let stack = recorder.observing(
+            RetryTransport(
+                inner: ReauthTransport(inner: origin([401, 503, 200]), authService: auth) { await auth.setAccessToken("new") },
+                clock: TestClock()))
         _ = try await stack.send(authorized())
-        #expect(trace(recorder) == [
-            "answered 401@1", "reauth.refresh.started@1", "reauth.refresh.succeeded@1", "reauth.resend.new-token@1",
-            "answered 503@2", "retry.scheduled@2",
-            "answered 200@3",
-        ])
+        #expect(
+            trace(recorder) == [
+                "answered 401@1", "reauth.refresh.started@1", "reauth.refresh.succeeded@1", "reauth.resend.new-token@1",
+                "answered 503@2", "retry.scheduled@2",
+                "answered 200@3",
+            ])
     }
 }

@@ -14,11 +14,12 @@ struct EventSequenceTests {
     func retriedTwice() async throws {
         let logger = RecordingLogger()
         let flaky = CannedRoutesTransport(routes: [
-            CannedRoute(pattern: RequestPattern(path: "/items"), responses: [.status(503), .status(502), CannedResponse(string: "ok")]),
+            CannedRoute(pattern: RequestPattern(path: "/items"), responses: [.status(503), .status(502), CannedResponse(string: "ok")])
         ])
         let stack = LoggingTransport(
-            inner: RetryTransport(inner: LoggingTransport(inner: flaky, logger: logger),
-                                  policy: RetryPolicy(baseDelay: .milliseconds(100), jitter: .none), clock: TestClock()),
+            inner: RetryTransport(
+                inner: LoggingTransport(inner: flaky, logger: logger),
+                policy: RetryPolicy(baseDelay: .milliseconds(100), jitter: .none), clock: TestClock()),
             logger: logger)
         let response = try await stack.send(URLRequest(url: url))
         #expect(response.statusCode == 200)
@@ -27,15 +28,16 @@ struct EventSequenceTests {
             [entry.metadata["event"], entry.metadata["attempt"], entry.metadata["status"], entry.metadata["retry"]]
                 .compactMap { $0 }.joined(separator: " ")
         }
-        #expect(summary == [
-            "request.start 1",                      // outer: the logical request
-            "request.start 1", "request.response 1 503",
-            "retry.scheduled 1 1",            // attempt 1 failed: its retry is reported under it
-            "request.start 2", "request.response 2 502",
-            "retry.scheduled 2 2",
-            "request.start 3", "request.response 3 200",
-            "request.response 1 200",               // outer: the final outcome
-        ])
+        #expect(
+            summary == [
+                "request.start 1", // outer: the logical request
+                "request.start 1", "request.response 1 503",
+                "retry.scheduled 1 1", // attempt 1 failed: its retry is reported under it
+                "request.start 2", "request.response 2 502",
+                "retry.scheduled 2 2",
+                "request.start 3", "request.response 3 200",
+                "request.response 1 200", // outer: the final outcome
+            ])
         #expect(Set(logger.entries.compactMap { $0.metadata["request"] }).count == 1)
         #expect(logger.entries.filter { $0.metadata["event"] == "retry.scheduled" }.map { $0.metadata["delay_s"] } == ["0.100", "0.200"])
     }
@@ -53,10 +55,11 @@ struct EventSequenceTests {
     func loggingBelowRetry() async throws {
         let logger = RecordingLogger()
         let flaky = CannedRoutesTransport(routes: [
-            CannedRoute(pattern: RequestPattern(path: "/items"), responses: [.status(503), .status(503), CannedResponse(string: "ok")]),
+            CannedRoute(pattern: RequestPattern(path: "/items"), responses: [.status(503), .status(503), CannedResponse(string: "ok")])
         ])
-        let stack = RetryTransport(inner: LoggingTransport(inner: flaky, logger: logger),
-                                   clock: TestClock())
+        let stack = RetryTransport(
+            inner: LoggingTransport(inner: flaky, logger: logger),
+            clock: TestClock())
         _ = try await stack.send(URLRequest(url: url))
         #expect(logger.entries.filter { $0.metadata["event"] == "request.start" }.map { $0.metadata["attempt"] } == ["1", "2", "3"])
         #expect(Set(logger.entries.compactMap { $0.metadata["request"] }).count == 1)
@@ -69,17 +72,21 @@ struct EventSequenceTests {
         let origin = CannedRoutesTransport(routes: [
             CannedRoute(pattern: RequestPattern(path: "/items")) { request in
                 request.headers["Authorization"] == "Bearer new" ? CannedResponse(string: "ok") : .status(401)
-            },
+            }
         ])
         let failedOnce = LockedValue(false)
-        let flakyOnce = ClosureTransport { request in   // 503 once, then the origin answers
-            let first = failedOnce.withLock { done in defer { done = true }; return !done }
+        let flakyOnce = ClosureTransport { request in // 503 once, then the origin answers
+            let first = failedOnce.withLock { done in
+                defer { done = true }; return !done
+            }
             return first ? HTTPResponse(statusCode: 503) : try await origin.send(request)
         }
         let stack = ReauthTransport(
-            inner: RetryTransport(inner: LoggingTransport(inner: flakyOnce, logger: logger),
-                                  clock: TestClock()),
-            authService: auth) { await auth.setAccessToken("new") }
+            inner: RetryTransport(
+                inner: LoggingTransport(inner: flakyOnce, logger: logger),
+                clock: TestClock()),
+            authService: auth
+        ) { await auth.setAccessToken("new") }
         var request = URLRequest(url: url)
         request.setValue("Bearer old", forHTTPHeaderField: "Authorization")
         _ = try await stack.send(request)
@@ -97,7 +104,7 @@ struct EventSequenceTests {
         let origin = CannedRoutesTransport(routes: [
             CannedRoute(pattern: RequestPattern(path: "/items")) { request in
                 request.headers["Authorization"] == "Bearer new" ? CannedResponse(string: "ok") : .status(401)
-            },
+            }
         ])
         let stack = LoggingTransport(
             inner: ReauthTransport(inner: origin, authService: auth) {
@@ -109,8 +116,9 @@ struct EventSequenceTests {
         request.setValue("Bearer old", forHTTPHeaderField: "Authorization")
         _ = try await stack.send(request)
         let ids = { (host: String) in
-            Set(logger.entries.filter { $0.metadata["event"] == "request.start" && ($0.metadata["url"] ?? "").contains(host) }
-                .compactMap { $0.metadata["request"] })
+            Set(
+                logger.entries.filter { $0.metadata["event"] == "request.start" && ($0.metadata["url"] ?? "").contains(host) }
+                    .compactMap { $0.metadata["request"] })
         }
         #expect(ids("api.example.com").count == 1)
         #expect(ids("auth.example.com").count == 1)

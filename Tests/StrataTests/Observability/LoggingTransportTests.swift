@@ -43,14 +43,18 @@ struct LoggingTransportTests {
     @Test("every secret is redacted in every event, including errors")
     func secretsRedacted() async throws {
         let logger = RecordingLogger()
-        let failing = routes(CannedRoute(pattern: RequestPattern(pathRegex: ".*"), error: TransportError(
-            .connectionLost, url: URL(string: "https://api.example.com/items?access_token=query-token-3"),
-            message: "peer reset while sending Bearer s3cr3t-bearer")))
+        let failing = routes(
+            CannedRoute(
+                pattern: RequestPattern(pathRegex: ".*"),
+                error: TransportError(
+                    .connectionLost, url: URL(string: "https://api.example.com/items?access_token=query-token-3"),
+                    message: "peer reset while sending Bearer s3cr3t-bearer")))
         await #expect(throws: TransportError.self) {
             try await LoggingTransport(inner: failing, logger: logger).send(secretRequest())
         }
-        let answering = CannedResponseTransport(response: CannedResponse(
-            string: "ok", headers: ["Set-Cookie": "id=set-cookie-value-5; HttpOnly"]))
+        let answering = CannedResponseTransport(
+            response: CannedResponse(
+                string: "ok", headers: ["Set-Cookie": "id=set-cookie-value-5; HttpOnly"]))
         _ = try await LoggingTransport(inner: answering, logger: logger).send(secretRequest())
 
         #expect(logger.eventNames == ["request.start", "request.failure", "request.start", "request.response"])
@@ -66,8 +70,9 @@ struct LoggingTransportTests {
         let logger = RecordingLogger()
         var request = URLRequest(url: URL(string: "https://api.example.com/?tenant=acme-secret")!)
         request.setValue("private-value", forHTTPHeaderField: "X-Tenant-Key")
-        let transport = LoggingTransport(inner: CannedResponseTransport(string: ""), logger: logger,
-                                         redaction: Redaction(extraHeaders: ["X-Tenant-Key"], extraQueryParameters: ["tenant"]))
+        let transport = LoggingTransport(
+            inner: CannedResponseTransport(string: ""), logger: logger,
+            redaction: Redaction(extraHeaders: ["X-Tenant-Key"], extraQueryParameters: ["tenant"]))
         _ = try await transport.send(request)
         #expect(!logger.text.contains("private-value"))
         #expect(!logger.text.contains("acme-secret"))
@@ -87,8 +92,10 @@ struct LoggingTransportTests {
     func truncatedBodies() async throws {
         let logger = RecordingLogger()
         let body = String(repeating: "x", count: 100)
-        _ = try await LoggingTransport(inner: CannedResponseTransport(string: body), logger: logger,
-                                       bodies: .truncated(maxBytes: 10)).send(URLRequest(url: URL(string: "https://a.example/")!))
+        _ = try await LoggingTransport(
+            inner: CannedResponseTransport(string: body), logger: logger,
+            bodies: .truncated(maxBytes: 10)
+        ).send(URLRequest(url: URL(string: "https://a.example/")!))
         #expect(logger.entries[1].metadata["body"] == String(repeating: "x", count: 10) + "…(100 bytes)")
     }
 
@@ -120,18 +127,23 @@ struct LoggingTransportTests {
             let inner: any Transport
             let built: LockedValue<Int>
             func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-                TransportEvents.emit({ built.withLock { $0 += 1 }; return ReauthEvent.started }())
+                TransportEvents.emit(
+                    {
+                        built.withLock { $0 += 1 }; return ReauthEvent.started
+                    }())
                 return try await inner.send(request)
             }
         }
         let built = LockedValue(0)
-        let stack = LoggingTransport(inner: Reporting(inner: CannedResponseTransport(string: "x"), built: built),
-                                     logger: Silent())
+        let stack = LoggingTransport(
+            inner: Reporting(inner: CannedResponseTransport(string: "x"), built: built),
+            logger: Silent())
         #expect(try await stack.send(secretRequest()).text == "x")
         #expect(built.withLock { $0 } == 0)
         // A logger that takes any one level observes as before.
-        let recording = LoggingTransport(inner: Reporting(inner: CannedResponseTransport(string: "x"), built: built),
-                                         logger: RecordingLogger())
+        let recording = LoggingTransport(
+            inner: Reporting(inner: CannedResponseTransport(string: "x"), built: built),
+            logger: RecordingLogger())
         _ = try await recording.send(secretRequest())
         #expect(built.withLock { $0 } == 1)
     }
@@ -152,8 +164,10 @@ struct LoggingTransportTests {
             let inner: any Transport
             func send(_ request: HTTPRequest) async throws -> HTTPResponse {
                 _ = try await inner.send(request)
-                TransportEvents.emit(RetryEvent.scheduled(retry: 1, delay: .milliseconds(250), reason: .status(503),
-                                                          delaySource: .backoff, method: .get, url: request.url))
+                TransportEvents.emit(
+                    RetryEvent.scheduled(
+                        retry: 1, delay: .milliseconds(250), reason: .status(503),
+                        delaySource: .backoff, method: .get, url: request.url))
                 return try await TransportEvents.withNextAttempt { try await inner.send(request) }
             }
         }
@@ -161,8 +175,11 @@ struct LoggingTransportTests {
         let perAttempt = LoggingTransport(inner: CannedResponseTransport(string: "ok"), logger: logger)
         let stack = LoggingTransport(inner: TwiceLayer(inner: perAttempt), logger: logger)
         _ = try await stack.send(URLRequest(url: URL(string: "https://a.example/")!))
-        #expect(logger.eventNames == ["request.start", "request.start", "request.response", "retry.scheduled",
-                                      "request.start", "request.response", "request.response"])
+        #expect(
+            logger.eventNames == [
+                "request.start", "request.start", "request.response", "retry.scheduled",
+                "request.start", "request.response", "request.response",
+            ])
         #expect(Set(logger.entries.compactMap { $0.metadata["request"] }).count == 1)
         #expect(logger.entries.map { $0.metadata["attempt"] } == ["1", "1", "1", "1", "2", "2", "1"])
         #expect(logger.entries[3].metadata["delay_s"] == "0.250")
@@ -183,7 +200,9 @@ struct LoggingTransportTests {
                 }
             }
             func logMetadata(redactedBy redaction: Redaction) -> LogMetadata {
-                switch self { case .nearlyExhausted(let remaining, _): ["remaining": String(remaining)] }
+                switch self {
+                case .nearlyExhausted(let remaining, _): ["remaining": String(remaining)]
+                }
             }
         }
         struct QuotaLayer: Transport {
@@ -195,8 +214,9 @@ struct LoggingTransportTests {
             }
         }
         let logger = RecordingLogger()
-        let stack = LoggingTransport(inner: QuotaLayer(inner: CannedResponseTransport(string: "")), logger: logger,
-                                     redaction: Redaction(extraQueryParameters: ["tenant"]))
+        let stack = LoggingTransport(
+            inner: QuotaLayer(inner: CannedResponseTransport(string: "")), logger: logger,
+            redaction: Redaction(extraQueryParameters: ["tenant"]))
         var request = URLRequest(url: URL(string: "https://a.example/?tenant=ACME-SECRET&access_token=Q-SECRET")!)
         request.setValue("Bearer HEADER-SECRET-1", forHTTPHeaderField: "Authorization")
         _ = try await stack.send(request)
@@ -213,8 +233,9 @@ struct LoggingTransportTests {
             let inner: any Transport
             func send(_ request: HTTPRequest) async throws -> HTTPResponse {
                 // A careless layer puts a header value in free text.
-                TransportEvents.emit(ETagStoreEvent.fileOperationFailed(
-                    operation: "write", path: "/tmp", reason: "saw \(request.headers["X-API-Key"] ?? "")"))
+                TransportEvents.emit(
+                    ETagStoreEvent.fileOperationFailed(
+                        operation: "write", path: "/tmp", reason: "saw \(request.headers["X-API-Key"] ?? "")"))
                 return try await inner.send(request)
             }
         }
@@ -245,7 +266,8 @@ struct RedactionTests {
 
     @Test("a URL's userinfo, and secret parameters in its query and fragment, are redacted")
     func urlSecrets() throws {
-        let url = try #require(URL(string: "https://ada:PASSWORDX@h.example/p?page=2&access_token=QUERYSECRET#access_token=FRAGSECRET&state=ok"))
+        let url = try #require(
+            URL(string: "https://ada:PASSWORDX@h.example/p?page=2&access_token=QUERYSECRET#access_token=FRAGSECRET&state=ok"))
         let text = redaction.redact(url)
         #expect(text == "https://<redacted>@h.example/p?page=2&access_token=<redacted>#access_token=<redacted>&state=ok")
     }
@@ -273,8 +295,9 @@ struct RedactionTests {
     @Test("event descriptions, meant for logs, carry no URL secrets")
     func hookDescriptions() throws {
         let url = try #require(URL(string: "https://h.example/items?access_token=HOOKSECRET"))
-        let retry = RetryEvent.scheduled(retry: 1, delay: .milliseconds(500), reason: .status(503), delaySource: .backoff,
-                                         method: .get, url: url)
+        let retry = RetryEvent.scheduled(
+            retry: 1, delay: .milliseconds(500), reason: .status(503), delaySource: .backoff,
+            method: .get, url: url)
         #expect(!"\(retry)".contains("HOOKSECRET"))
         #expect(!"\(ReauthEvent.resentWithCurrentToken(url: url))".contains("HOOKSECRET"))
     }

@@ -32,7 +32,8 @@ struct ObservingStreamTests {
         }
         let lines = logger.entries.map(\.message)
         #expect(lines.contains { $0.contains("→ 200") && $0.contains("11 bytes streamed") })
-        #expect(!logger.entries.contains { $0.message.contains("secret-body") || $0.metadata.values.contains { $0.contains("secret-body") } })
+        #expect(
+            !logger.entries.contains { $0.message.contains("secret-body") || $0.metadata.values.contains { $0.contains("secret-body") } })
     }
 
     @Test("a failing stream is reported as a failure")

@@ -12,7 +12,7 @@ struct ObservingTransportTests {
 
     private func flaky() -> CannedRoutesTransport {
         CannedRoutesTransport(routes: [
-            CannedRoute(pattern: RequestPattern(path: "/items"), responses: [.status(503), CannedResponse(string: "ok")]),
+            CannedRoute(pattern: RequestPattern(path: "/items"), responses: [.status(503), CannedResponse(string: "ok")])
         ])
     }
 
@@ -20,9 +20,10 @@ struct ObservingTransportTests {
     func sameStreamAsTheLogger() async throws {
         let recorder = RecordingObserver()
         let logger = RecordingLogger()
-        let stack = recorder.observing(LoggingTransport(
-            inner: RetryTransport(inner: flaky(), policy: RetryPolicy(jitter: .none, budget: nil), clock: TestClock()),
-            logger: logger))
+        let stack = recorder.observing(
+            LoggingTransport(
+                inner: RetryTransport(inner: flaky(), policy: RetryPolicy(jitter: .none, budget: nil), clock: TestClock()),
+                logger: logger))
         _ = try await stack.send(URLRequest(url: url))
 
         // Below both observers: the same events, in the same order.
@@ -32,15 +33,21 @@ struct ObservingTransportTests {
         let retry = try #require(recorder.all.first { $0.event is RetryEvent })
         #expect(retry.attempt == 1)
         #expect(Set(recorder.all.map(\.requestID)) == Set(logger.entries.compactMap { $0.metadata["request"] }))
-        #expect(recorder.events(RetryEvent.self) == [.scheduled(retry: 1, delay: .milliseconds(500), reason: .status(503),
-                                                                delaySource: .backoff, method: .get, url: url)])
+        #expect(
+            recorder.events(RetryEvent.self) == [
+                .scheduled(
+                    retry: 1, delay: .milliseconds(500), reason: .status(503),
+                    delaySource: .backoff, method: .get, url: url)
+            ])
     }
 
     @Test("observers stack: each sees every event below it, and only its own request start and outcome")
     func observersStack() async throws {
         let outer = RecordingObserver(), inner = RecordingObserver()
-        let stack = outer.observing(RetryTransport(inner: inner.observing(flaky()),
-                                                   policy: RetryPolicy(jitter: .none, budget: nil), clock: TestClock()))
+        let stack = outer.observing(
+            RetryTransport(
+                inner: inner.observing(flaky()),
+                policy: RetryPolicy(jitter: .none, budget: nil), clock: TestClock()))
         _ = try await stack.send(URLRequest(url: url))
         #expect(outer.names == ["request.start", "retry.scheduled", "request.response"])
         #expect(inner.names == ["request.start", "request.response", "request.start", "request.response"])
@@ -57,7 +64,8 @@ struct ObservingTransportTests {
         }
         let events = recorder.events(RequestEvent.self)
         guard events.count == 4, case .responded(let request, let response, _) = events[1],
-              case .failed(_, let error, _) = events[3] else {
+            case .failed(_, let error, _) = events[3]
+        else {
             Issue.record("unexpected events \(events)")
             return
         }

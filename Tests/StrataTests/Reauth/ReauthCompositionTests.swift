@@ -37,7 +37,7 @@ struct ReauthCompositionTests {
             CannedRoute(pattern: RequestPattern(method: .get, path: "/v1/me")) { request in
                 guard request.headers["Authorization"] == "Bearer new" else { return .status(401) }
                 return try .json(Profile(name: "Ada"))
-            },
+            }
         ])
         let service = HTTPNetworkService(
             transport: ReauthTransport(inner: server, authService: auth, refreshToken: refreshToNew),
@@ -47,14 +47,15 @@ struct ReauthCompositionTests {
 
         #expect(profile == Profile(name: "Ada"))
         #expect(refreshes.withLock { $0 } == 1)
-        #expect(await server.recordedRequests.map { $0.headers["Authorization"] }
-            == ["Bearer old", "Bearer new"])
+        #expect(
+            await server.recordedRequests.map { $0.headers["Authorization"] }
+                == ["Bearer old", "Bearer new"])
     }
 
     @Test("a second 401 after the refresh reaches the caller as NetworkError.httpStatus")
     func second401BecomesHTTPStatus() async throws {
         let server = CannedRoutesTransport(routes: [
-            CannedRoute(pattern: RequestPattern(path: "/v1/me"), response: CannedResponse(string: "expired", statusCode: 401)),
+            CannedRoute(pattern: RequestPattern(path: "/v1/me"), response: CannedResponse(string: "expired", statusCode: 401))
         ])
         let service = HTTPNetworkService(
             transport: ReauthTransport(inner: server, authService: auth, refreshToken: refreshToNew),
@@ -73,7 +74,7 @@ struct ReauthCompositionTests {
     @Test("an endpoint that does not require auth never gets a token, even after a 401")
     func publicEndpointNeverGetsAToken() async throws {
         let server = CannedRoutesTransport(routes: [
-            CannedRoute(pattern: RequestPattern(path: "/v1/me"), response: .status(401)),
+            CannedRoute(pattern: RequestPattern(path: "/v1/me"), response: .status(401))
         ])
         let service = HTTPNetworkService(
             transport: ReauthTransport(inner: server, authService: auth, refreshToken: refreshToNew),
@@ -89,7 +90,7 @@ struct ReauthCompositionTests {
     @Test("a failed refresh reaches the caller as NetworkError.transport wrapping ReauthError.refreshFailed")
     func refreshFailureThroughTheService() async throws {
         let server = CannedRoutesTransport(routes: [
-            CannedRoute(pattern: RequestPattern(path: "/v1/me"), response: .status(401)),
+            CannedRoute(pattern: RequestPattern(path: "/v1/me"), response: .status(401))
         ])
         let service = HTTPNetworkService(
             transport: ReauthTransport(inner: server, authService: auth) { throw Doubles.RefreshRejected(id: 7) },
@@ -106,19 +107,21 @@ struct ReauthCompositionTests {
     @Test("Reauth → Retry → transport: a 401 causes exactly one refresh and is never retried, while a 5xx after it is")
     func reauthOutsideRetry() async throws {
         let server = CannedRoutesTransport(routes: [
-            CannedRoute(pattern: RequestPattern(path: "/v1/me"), respond: Self.newTokenThenFlaky()),
+            CannedRoute(pattern: RequestPattern(path: "/v1/me"), respond: Self.newTokenThenFlaky())
         ])
         let service = HTTPNetworkService(
-            transport: ReauthTransport(inner: RetryTransport(inner: server, clock: TestClock()),
-                                       authService: auth, refreshToken: refreshToNew),
+            transport: ReauthTransport(
+                inner: RetryTransport(inner: server, clock: TestClock()),
+                authService: auth, refreshToken: refreshToNew),
             authService: auth)
 
         let profile: Profile = try await service.request(to: ProfileEndpoint(), via: environment)
 
         #expect(profile == Profile(name: "Ada"))
         #expect(refreshes.withLock { $0 } == 1)
-        #expect(await server.recordedRequests.map { $0.headers["Authorization"] }
-            == ["Bearer old", "Bearer new", "Bearer new"])
+        #expect(
+            await server.recordedRequests.map { $0.headers["Authorization"] }
+                == ["Bearer old", "Bearer new", "Bearer new"])
     }
 
     /// 401 for the old token; for the new one, a 503 first and then the profile.

@@ -62,8 +62,10 @@ enum ReauthDoubles {
 
     /// Yields until `condition` holds, so a test can line up a race without sleeping. Records an
     /// issue if it never does.
-    static func waitUntil(_ condition: @Sendable () -> Bool,
-                          sourceLocation: SourceLocation = #_sourceLocation) async {
+    static func waitUntil(
+        _ condition: @Sendable () -> Bool,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async {
         for _ in 0..<1_000_000 {
             if condition() { return }
             await Task.yield()

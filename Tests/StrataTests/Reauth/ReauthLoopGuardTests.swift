@@ -18,7 +18,7 @@ struct ReauthLoopGuardTests {
     /// A server that rejects every token, even freshly refreshed ones: the loop the guard stops.
     private func makeTransport(loopGuard: RefreshLoopGuard = RefreshLoopGuard()) -> ReauthTransport {
         let server = CannedRoutesTransport(routes: [
-            CannedRoute(pattern: RequestPattern(pathRegex: "/.*"), response: .status(401)),
+            CannedRoute(pattern: RequestPattern(pathRegex: "/.*"), response: .status(401))
         ])
         return ReauthTransport(inner: server, authService: auth, loopGuard: loopGuard, clock: clock) { [auth, refreshes] in
             let count = refreshes.withLock { count -> Int in
@@ -51,10 +51,11 @@ struct ReauthLoopGuardTests {
             return count == 5 && window == .seconds(30) && "\(error)".contains("5 refreshes within")
         }
         #expect(refreshes.withLock { $0 } == 5)
-        #expect(events.events(ReauthEvent.self).contains { event in
-            if case .refusedByLoopGuard(5, .seconds(30)) = event { return true }
-            return false
-        })
+        #expect(
+            events.events(ReauthEvent.self).contains { event in
+                if case .refusedByLoopGuard(5, .seconds(30)) = event { return true }
+                return false
+            })
     }
 
     @Test("the guard lets refreshing resume once the oldest refresh has left the window")
@@ -76,7 +77,7 @@ struct ReauthLoopGuardTests {
         _ = try await sendWithCurrentToken(reauth)
         await #expect(throws: ReauthError.self) { try await sendWithCurrentToken(reauth) }
 
-        clock.advance(by: .seconds(4))  // The first refresh is now 10 s old; the second, 4 s.
+        clock.advance(by: .seconds(4)) // The first refresh is now 10 s old; the second, 4 s.
         _ = try await sendWithCurrentToken(reauth)
         await #expect(throws: ReauthError.self) { try await sendWithCurrentToken(reauth) }
         #expect(refreshes.withLock { $0 } == 3)
@@ -85,7 +86,7 @@ struct ReauthLoopGuardTests {
     @Test("refresh events carry their duration measured on the injected clock")
     func eventDurationsUseTheClock() async throws {
         let server = CannedRoutesTransport(routes: [
-            CannedRoute(pattern: RequestPattern(pathRegex: "/.*"), respond: Doubles.acceptingOnly("t1")),
+            CannedRoute(pattern: RequestPattern(pathRegex: "/.*"), respond: Doubles.acceptingOnly("t1"))
         ])
         let reauth = ReauthTransport(inner: server, authService: auth, clock: clock) { [auth, clock] in
             clock.advance(by: .milliseconds(250))

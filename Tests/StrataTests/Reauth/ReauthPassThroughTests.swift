@@ -16,7 +16,7 @@ struct ReauthPassThroughTests {
     /// A server that rejects everything, and a ReauthTransport whose refresh would fix it.
     private func makeStack(status: Int = 401) -> (CannedRoutesTransport, ReauthTransport) {
         let server = CannedRoutesTransport(routes: [
-            CannedRoute(pattern: RequestPattern(pathRegex: "/.*"), response: .status(status)),
+            CannedRoute(pattern: RequestPattern(pathRegex: "/.*"), response: .status(status))
         ])
         let reauth = ReauthTransport(inner: server, authService: auth) { [auth, refreshes] in
             refreshes.withLock { $0 += 1 }
@@ -37,8 +37,9 @@ struct ReauthPassThroughTests {
         #expect(sent.first?.headers["Authorization"] == nil)
     }
 
-    @Test("a 401 for a request whose caller set its own Authorization is returned untouched",
-          arguments: ["Bearer someone-elses-token", "Basic dXNlcjpwYXNz", "bearer-ish old"])
+    @Test(
+        "a 401 for a request whose caller set its own Authorization is returned untouched",
+        arguments: ["Bearer someone-elses-token", "Basic dXNlcjpwYXNz", "bearer-ish old"])
     func foreignAuthorizationPassesThrough(authorization: String) async throws {
         let (server, reauth) = makeStack()
         let response = try await reauth.send(Doubles.request("/theirs", authorization: authorization))
@@ -65,8 +66,9 @@ struct ReauthPassThroughTests {
 
         #expect(response.statusCode == 401)
         #expect(refreshes.withLock { $0 } == 1)
-        #expect(await server.recordedRequests.map { $0.headers["Authorization"] }
-            == ["Bearer old", "Bearer new"])
+        #expect(
+            await server.recordedRequests.map { $0.headers["Authorization"] }
+                == ["Bearer old", "Bearer new"])
     }
 
     @Test("a 401 that arrives after the user signed out is returned as is, without refreshing")
@@ -97,7 +99,7 @@ struct ReauthPassThroughTests {
     @Test("a refresh that leaves the token unchanged resends once, and the next 401 may refresh again")
     func unchangedTokenDoesNotBlockLaterRefreshes() async throws {
         let server = CannedRoutesTransport(routes: [
-            CannedRoute(pattern: RequestPattern(pathRegex: "/.*"), response: .status(401)),
+            CannedRoute(pattern: RequestPattern(pathRegex: "/.*"), response: .status(401))
         ])
         let reauth = ReauthTransport(inner: server, authService: auth) { [refreshes] in refreshes.withLock { $0 += 1 } }
 
@@ -110,7 +112,7 @@ struct ReauthPassThroughTests {
     @Test("a refresh that saves no token fails every waiter with noTokenAfterRefresh")
     func refreshWithoutToken() async throws {
         let server = CannedRoutesTransport(routes: [
-            CannedRoute(pattern: RequestPattern(pathRegex: "/.*"), response: .status(401)),
+            CannedRoute(pattern: RequestPattern(pathRegex: "/.*"), response: .status(401))
         ])
         let reauth = ReauthTransport(inner: server, authService: auth) { [auth] in await auth.setAccessToken(nil) }
 
@@ -126,7 +128,7 @@ struct ReauthPassThroughTests {
     @Test("a refreshed token that would inject a header is refused and never sent")
     func refreshedTokenWithNewlineIsRefused() async throws {
         let server = CannedRoutesTransport(routes: [
-            CannedRoute(pattern: RequestPattern(pathRegex: "/.*"), response: .status(401)),
+            CannedRoute(pattern: RequestPattern(pathRegex: "/.*"), response: .status(401))
         ])
         let reauth = ReauthTransport(inner: server, authService: auth) { [auth] in
             await auth.setAccessToken("new\r\nX-Injected: 1")

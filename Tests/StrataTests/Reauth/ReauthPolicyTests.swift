@@ -15,7 +15,7 @@ struct ReauthPolicyTests {
         #expect(admit(&history, .seconds(1)))
         #expect(admit(&history, .seconds(2)))
         #expect(!admit(&history, .seconds(9)))
-        #expect(history.starts == [.seconds(0), .seconds(1), .seconds(2)])  // A refusal records nothing.
+        #expect(history.starts == [.seconds(0), .seconds(1), .seconds(2)]) // A refusal records nothing.
     }
 
     @Test("a refresh exactly one window old no longer counts")
@@ -74,12 +74,14 @@ struct ReauthPolicyTests {
         #expect(!ledger.wasReplaced("a"))
     }
 
-    @Test("bearer tokens are read from Authorization values", arguments: [
-        ("Bearer abc", "abc"), ("bearer abc", "abc"), ("BEARER  abc.def-1", "abc.def-1"),
-        ("Bearer", nil), ("Bearer ", nil), ("Bearerabc", nil), ("Basic abc", nil), ("", nil),
-        // Read by bytes, but as characters would be: a combining mark joins the space before it.
-        ("Bearer ü-token", "ü-token"), ("Bearer \u{301}abc", nil), ("Bearer\u{301} abc", nil), ("Bearer  \t", "\t"),
-    ] as [(String, String?)])
+    @Test(
+        "bearer tokens are read from Authorization values",
+        arguments: [
+            ("Bearer abc", "abc"), ("bearer abc", "abc"), ("BEARER  abc.def-1", "abc.def-1"),
+            ("Bearer", nil), ("Bearer ", nil), ("Bearerabc", nil), ("Basic abc", nil), ("", nil),
+            // Read by bytes, but as characters would be: a combining mark joins the space before it.
+            ("Bearer ü-token", "ü-token"), ("Bearer \u{301}abc", nil), ("Bearer\u{301} abc", nil), ("Bearer  \t", "\t"),
+        ] as [(String, String?)])
     func bearerParsing(value: String, token: String?) {
         #expect(BearerCredential.token(inAuthorization: value) == token)
     }

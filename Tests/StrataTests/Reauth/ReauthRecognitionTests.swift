@@ -45,9 +45,9 @@ struct ReauthRecognitionTests {
             refreshes.withLock { $0 += 1 }
             await auth.setAccessToken("t3")
         }
-        _ = try await reauth.send(Doubles.request("/items", authorization: "Bearer t1"))  // Refreshes to t3.
+        _ = try await reauth.send(Doubles.request("/items", authorization: "Bearer t1")) // Refreshes to t3.
         #expect(refreshes.withLock { $0 } == 1)
-        await auth.setAccessToken("t2")  // A new sign-in, not a refresh.
+        await auth.setAccessToken("t2") // A new sign-in, not a refresh.
         let renewed = try await reauth.send(Doubles.request("/items", authorization: "Bearer t2"))
         #expect(renewed.statusCode == 200, "t2 was recognised, refreshed to t3 and resent")
         #expect(refreshes.withLock { $0 } == 2)

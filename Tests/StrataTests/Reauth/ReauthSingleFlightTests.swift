@@ -17,7 +17,7 @@ struct ReauthSingleFlightTests {
     @Test("100 concurrent requests that all get 401 share exactly one refresh, and each is sent exactly twice")
     func hundredConcurrent401sShareOneRefresh() async throws {
         let server = CannedRoutesTransport(routes: [
-            CannedRoute(pattern: RequestPattern(pathRegex: "/items/[0-9]+"), respond: Doubles.acceptingOnly("new")),
+            CannedRoute(pattern: RequestPattern(pathRegex: "/items/[0-9]+"), respond: Doubles.acceptingOnly("new"))
         ])
         let gate = Doubles.Gate()
         let reauth = ReauthTransport(inner: server, authService: auth) { [auth, refreshes] in
@@ -42,9 +42,10 @@ struct ReauthSingleFlightTests {
         #expect(refreshes.withLock { $0 } == 1)
         let sends = Dictionary(grouping: await server.recordedRequests) { $0.url.path }
         #expect(sends.count == 100)
-        #expect(sends.values.allSatisfy { requests in
-            requests.compactMap { $0.headers["Authorization"] } == ["Bearer old", "Bearer new"]
-        })
+        #expect(
+            sends.values.allSatisfy { requests in
+                requests.compactMap { $0.headers["Authorization"] } == ["Bearer old", "Bearer new"]
+            })
         #expect(succeededWaiters == [100])
     }
 
@@ -81,16 +82,17 @@ struct ReauthSingleFlightTests {
 
         #expect(refreshes.withLock { $0 } == 1)
         #expect(sends.withLock { $0 }.filter { $0.hasPrefix("/slow") } == ["/slow Bearer old", "/slow Bearer new"])
-        #expect(events.events(ReauthEvent.self).contains { event in
-            if case .resentWithCurrentToken(let url) = event { return url?.path == "/slow" }
-            return false
-        })
+        #expect(
+            events.events(ReauthEvent.self).contains { event in
+                if case .resentWithCurrentToken(let url) = event { return url?.path == "/slow" }
+                return false
+            })
     }
 
     @Test("a request built with a token that a refresh has since replaced gets its 401 resent with the current token, without refreshing")
     func requestCarryingReplacedTokenIsResent() async throws {
         let server = CannedRoutesTransport(routes: [
-            CannedRoute(pattern: RequestPattern(pathRegex: "/.*"), respond: Doubles.acceptingOnly("new")),
+            CannedRoute(pattern: RequestPattern(pathRegex: "/.*"), respond: Doubles.acceptingOnly("new"))
         ])
         let reauth = ReauthTransport(inner: server, authService: auth) { [auth, refreshes] in
             refreshes.withLock { $0 += 1 }
@@ -123,10 +125,12 @@ struct ReauthSingleFlightTests {
 
     @Test("a refresh that finished between a 401 and its waiting is not repeated for the token it replaced")
     func completedRefreshIsNotRepeatedForItsToken() async throws {
-        let shared = SingleFlightRefresh(authService: auth, refreshToken: { [auth, refreshes] in
-            refreshes.withLock { $0 += 1 }
-            await auth.setAccessToken("new")
-        }, loopGuard: RefreshLoopGuard(), elapsed: { .zero })
+        let shared = SingleFlightRefresh(
+            authService: auth,
+            refreshToken: { [auth, refreshes] in
+                refreshes.withLock { $0 += 1 }
+                await auth.setAccessToken("new")
+            }, loopGuard: RefreshLoopGuard(), elapsed: { .zero })
 
         #expect(try await shared.token(replacing: "old") == .refreshed("new"))
         #expect(try await shared.token(replacing: "old") == .alreadyReplaced)
@@ -136,7 +140,7 @@ struct ReauthSingleFlightTests {
     @Test("when the refresh throws, every waiting request gets that same error as refreshFailed, and the refresh ran once")
     func refreshFailureFansOut() async throws {
         let server = CannedRoutesTransport(routes: [
-            CannedRoute(pattern: RequestPattern(pathRegex: "/items/[0-9]+"), respond: Doubles.acceptingOnly("new")),
+            CannedRoute(pattern: RequestPattern(pathRegex: "/items/[0-9]+"), respond: Doubles.acceptingOnly("new"))
         ])
         let gate = Doubles.Gate()
         let reauth = ReauthTransport(inner: server, authService: auth) { [refreshes] in
@@ -162,22 +166,24 @@ struct ReauthSingleFlightTests {
         }
 
         #expect(failures.count == 10)
-        #expect(failures.allSatisfy { error in
-            guard case ReauthError.refreshFailed(let underlying)? = error else { return false }
-            return underlying as? Doubles.RefreshRejected == Doubles.RefreshRejected(id: 42)
-        })
+        #expect(
+            failures.allSatisfy { error in
+                guard case ReauthError.refreshFailed(let underlying)? = error else { return false }
+                return underlying as? Doubles.RefreshRejected == Doubles.RefreshRejected(id: 42)
+            })
         #expect(refreshes.withLock { $0 } == 1)
-        #expect(await server.recordedRequests.count == 10)  // No request was resent.
-        #expect(events.events(ReauthEvent.self).contains { event in
-            if case .failed(.refreshFailed, let waiters, _) = event { return waiters == 10 }
-            return false
-        })
+        #expect(await server.recordedRequests.count == 10) // No request was resent.
+        #expect(
+            events.events(ReauthEvent.self).contains { event in
+                if case .failed(.refreshFailed, let waiters, _) = event { return waiters == 10 }
+                return false
+            })
     }
 
     @Test("after a failed refresh, the next 401 tries to refresh again")
     func failureIsNotCached() async throws {
         let server = CannedRoutesTransport(routes: [
-            CannedRoute(pattern: RequestPattern(pathRegex: "/.*"), respond: Doubles.acceptingOnly("new")),
+            CannedRoute(pattern: RequestPattern(pathRegex: "/.*"), respond: Doubles.acceptingOnly("new"))
         ])
         let reauth = ReauthTransport(inner: server, authService: auth) { [auth, refreshes] in
             let attempt = refreshes.withLock { count -> Int in
@@ -199,7 +205,7 @@ struct ReauthSingleFlightTests {
     @Test("cancelling one waiting caller ends its wait at once, while the refresh and the other waiter carry on")
     func cancellingOneWaiterLeavesTheRefreshRunning() async throws {
         let server = CannedRoutesTransport(routes: [
-            CannedRoute(pattern: RequestPattern(pathRegex: "/.*"), respond: Doubles.acceptingOnly("new")),
+            CannedRoute(pattern: RequestPattern(pathRegex: "/.*"), respond: Doubles.acceptingOnly("new"))
         ])
         let gate = Doubles.Gate()
         let refreshWasCancelled = LockedValue<Bool?>(nil)

@@ -32,8 +32,10 @@ struct ReauthStreamTests {
         let inner: ScriptedStreamTransport
         let auth: InMemoryAuthService
         func send(_ request: HTTPRequest) async throws -> HTTPResponse { try await inner.send(request) }
-        func stream<Result: Sendable>(_ request: HTTPRequest,
-                                      _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result) async throws -> Result {
+        func stream<Result: Sendable>(
+            _ request: HTTPRequest,
+            _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result
+        ) async throws -> Result {
             await auth.setAccessToken(nil)
             return try await inner.stream(request, consume)
         }

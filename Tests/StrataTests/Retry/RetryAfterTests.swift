@@ -31,7 +31,7 @@ struct RetryAfterTests {
 
     @Test("RFC 850's two-digit year more than 50 years ahead is the previous century's")
     func rfc850TwoDigitYear() {
-        let in2026 = Date(timeIntervalSince1970: 1_780_000_000)   // 2026-05-28
+        let in2026 = Date(timeIntervalSince1970: 1_780_000_000) // 2026-05-28
         // "94" read as 2094 would be 68 years ahead, so it is 1994: in the past, retry now.
         #expect(RetryAfter.seconds(from: "Sunday, 06-Nov-94 08:49:37 GMT", now: in2026) == 0)
         // "27" is 2027, less than 50 years ahead: a future date.
@@ -42,14 +42,14 @@ struct RetryAfterTests {
     @Test("RFC 850's two-digit year up to 50 years ahead is the next century's when that is nearer")
     func rfc850TwoDigitYearCrossesCentury() {
         // In 1994, "09" is 2009 (15 years ahead), not 1909 (85 years back): found by fuzzing.
-        let in1994 = Date(timeIntervalSince1970: 784_111_777)   // Sun, 06 Nov 1994 08:49:37 GMT
-        let in2009 = 1_257_497_377.0 - 784_111_777               // Fri, 06 Nov 2009 08:49:37 GMT
+        let in1994 = Date(timeIntervalSince1970: 784_111_777) // Sun, 06 Nov 1994 08:49:37 GMT
+        let in2009 = 1_257_497_377.0 - 784_111_777 // Fri, 06 Nov 2009 08:49:37 GMT
         #expect(RetryAfter.seconds(from: "Friday, 06-Nov-09 08:49:37 GMT", now: in1994) == in2009)
     }
 
     @Test("RFC 850's 50-year line is drawn on the timestamp, to the second")
     func rfc850FiftyYearsToTheSecond() {
-        let in1994 = Date(timeIntervalSince1970: 784_111_777)   // Sun, 06 Nov 1994 08:49:37 GMT
+        let in1994 = Date(timeIntervalSince1970: 784_111_777) // Sun, 06 Nov 1994 08:49:37 GMT
         // Exactly 50 years ahead is not *more* than 50: 2044, a future date.
         #expect((RetryAfter.seconds(from: "Sunday, 06-Nov-44 08:49:37 GMT", now: in1994) ?? 0) > 0)
         // One second more would be more than 50 years ahead, so it is 1944: in the past, retry now.
@@ -68,7 +68,7 @@ struct RetryAfterTests {
         let in1994 = Date(timeIntervalSince1970: 784_111_777)
         #expect(RetryAfter.seconds(from: "Tuesday, 29-Feb-00 00:00:00 GMT", now: in1994) != nil)
         // In 2080, "00" is 2100 (not a leap year): there is no such day, so the value is malformed.
-        let in2080 = Date(timeIntervalSince1970: 3_471_292_800)   // 2080-01-01
+        let in2080 = Date(timeIntervalSince1970: 3_471_292_800) // 2080-01-01
         #expect(RetryAfter.seconds(from: "Monday, 29-Feb-00 00:00:00 GMT", now: in2080) == nil)
     }
 
@@ -84,22 +84,24 @@ struct RetryAfterTests {
         #expect(RetryAfter.seconds(from: "Sun, 06 Nov 1994 08:49:37 GMT", now: later) == 0)
     }
 
-    @Test("garbage and near misses are malformed", arguments: [
-        "", "  ", "soon", "-1", "+5", "1.5", "5s", "0x10", "1e3",
-        "Sun, 06 Nov 1994 08:49:37 UTC",          // not GMT
-        "sun, 06 nov 1994 08:49:37 GMT",          // names are case-sensitive
-        "Sunday, 06 Nov 1994 08:49:37 GMT",       // long day name in IMF-fixdate
-        "Sun, 06-Nov-94 08:49:37 GMT",            // short day name in RFC 850
-        "Sun, 31 Feb 1994 08:49:37 GMT",          // no such day
-        "Sun, 06 Nov 1994 24:00:00 GMT",          // no such hour
-        "Sun, 06 Nov 1994 08:60:00 GMT",          // no such minute
-        "Sun, 6 Nov 1994 08:49:37 GMT",           // day must be two digits
-        "Sun, 06 Nov 94 08:49:37 GMT",            // year must be four digits
-        "Sun, 06 Nov 1994 8:49:37 GMT",           // hour must be two digits
-        "Sun, 06 Nov 1994 08:49 GMT",             // seconds missing
-        "Sun Nov  6 08:49:37 94",
-        "Sun, 06 Nov 1994 08:49:37 GMT extra",
-    ])
+    @Test(
+        "garbage and near misses are malformed",
+        arguments: [
+            "", "  ", "soon", "-1", "+5", "1.5", "5s", "0x10", "1e3",
+            "Sun, 06 Nov 1994 08:49:37 UTC", // not GMT
+            "sun, 06 nov 1994 08:49:37 GMT", // names are case-sensitive
+            "Sunday, 06 Nov 1994 08:49:37 GMT", // long day name in IMF-fixdate
+            "Sun, 06-Nov-94 08:49:37 GMT", // short day name in RFC 850
+            "Sun, 31 Feb 1994 08:49:37 GMT", // no such day
+            "Sun, 06 Nov 1994 24:00:00 GMT", // no such hour
+            "Sun, 06 Nov 1994 08:60:00 GMT", // no such minute
+            "Sun, 6 Nov 1994 08:49:37 GMT", // day must be two digits
+            "Sun, 06 Nov 94 08:49:37 GMT", // year must be four digits
+            "Sun, 06 Nov 1994 8:49:37 GMT", // hour must be two digits
+            "Sun, 06 Nov 1994 08:49 GMT", // seconds missing
+            "Sun Nov  6 08:49:37 94",
+            "Sun, 06 Nov 1994 08:49:37 GMT extra",
+        ])
     func malformed(value: String) {
         #expect(RetryAfter.seconds(from: value, now: now) == nil)
     }
@@ -107,8 +109,9 @@ struct RetryAfterTests {
     @Test("a leap second (60) and 29 February of a leap year are valid dates")
     func calendarEdges() {
         #expect(RetryAfter.seconds(from: "Sat, 31 Dec 2016 23:59:60 GMT", now: Date(timeIntervalSince1970: 0)) != nil)
-        #expect(RetryAfter.seconds(from: "Tue, 29 Feb 2000 00:00:00 GMT", now: Date(timeIntervalSince1970: 0))
-            == 951_782_400)
+        #expect(
+            RetryAfter.seconds(from: "Tue, 29 Feb 2000 00:00:00 GMT", now: Date(timeIntervalSince1970: 0))
+                == 951_782_400)
         #expect(RetryAfter.seconds(from: "Thu, 29 Feb 1900 00:00:00 GMT", now: now) == nil)
     }
 

@@ -96,21 +96,21 @@ struct RetryBudgetTests {
             return await inner.recordedRequests.count - before
         }
 
-        #expect(try await sends("/down") == 3)      // two retries spend all 10 tokens
+        #expect(try await sends("/down") == 3) // two retries spend all 10 tokens
         #expect(retrying.availableRetryTokens == 0)
-        #expect(try await sends("/down") == 1)      // drained: no retry
+        #expect(try await sends("/down") == 1) // drained: no retry
         for _ in 0..<4 { _ = try await sends("/up") }
         #expect(retrying.availableRetryTokens == 4)
-        #expect(try await sends("/down") == 1)      // 4 tokens do not pay for a retry
+        #expect(try await sends("/down") == 1) // 4 tokens do not pay for a retry
         _ = try await sends("/up")
         #expect(retrying.availableRetryTokens == 5)
-        #expect(try await sends("/down") == 2)      // refilled: retried again
+        #expect(try await sends("/down") == 2) // refilled: retried again
     }
 
     @Test("a request that succeeds after a retry gets its retry's cost back")
     func refundAfterRetriedSuccess() async throws {
         let inner = CannedRoutesTransport(routes: [
-            CannedRoute(pattern: RequestPattern(path: "/todos"), responses: [.status(503), .status(200)]),
+            CannedRoute(pattern: RequestPattern(path: "/todos"), responses: [.status(503), .status(200)])
         ])
         let retrying = retrying(inner, policy: RetryPolicy(budget: RetryBudget(maxTokens: 100)))
         _ = try await retrying.send(RetryFixtures.request())

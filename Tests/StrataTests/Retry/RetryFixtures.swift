@@ -12,16 +12,22 @@ import TestServer
 enum RetryFixtures {
     static let baseURL = URL(string: "https://api.example.com")!
 
-    static func request(_ method: HTTPMethod = .get, path: String = "/todos",
-                        headers: [String: String] = [:]) -> HTTPRequest {
-        HTTPRequest(method: method, url: baseURL.appendingPathComponent(path), headers: HTTPHeaders(headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }))
+    static func request(
+        _ method: HTTPMethod = .get, path: String = "/todos",
+        headers: [String: String] = [:]
+    ) -> HTTPRequest {
+        HTTPRequest(
+            method: method, url: baseURL.appendingPathComponent(path),
+            headers: HTTPHeaders(headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }))
     }
 
     /// A retrying transport on a test clock (sleeps return at once and are recorded), with a
     /// scripted random source.
-    static func retrying(_ inner: any Transport, policy: RetryPolicy = RetryPolicy(budget: nil),
-                         clock: TestClock = TestClock(),
-                         random: ScriptedRandom = ScriptedRandom([])) -> RetryTransport {
+    static func retrying(
+        _ inner: any Transport, policy: RetryPolicy = RetryPolicy(budget: nil),
+        clock: TestClock = TestClock(),
+        random: ScriptedRandom = ScriptedRandom([])
+    ) -> RetryTransport {
         RetryTransport(inner: inner, policy: policy, clock: clock, random: { random.next() })
     }
 

@@ -11,9 +11,11 @@ private func s(_ seconds: Double) -> Duration { .seconds(seconds) }
 struct RetryPolicyDecisionTests {
     let now = Date(timeIntervalSince1970: 1_800_000_000)
 
-    private func decide(_ outcome: RetryOutcome, policy: RetryPolicy = RetryPolicy(),
-                        request: HTTPRequest = RetryFixtures.request(), retriesSoFar: Int = 0,
-                        random: Double = 0.5) -> RetryDecision {
+    private func decide(
+        _ outcome: RetryOutcome, policy: RetryPolicy = RetryPolicy(),
+        request: HTTPRequest = RetryFixtures.request(), retriesSoFar: Int = 0,
+        random: Double = 0.5
+    ) -> RetryDecision {
         policy.decision(for: outcome, request: request, retriesSoFar: retriesSoFar, now: now, random: { random })
     }
 
@@ -23,8 +25,9 @@ struct RetryPolicyDecisionTests {
 
     // MARK: What is retried
 
-    @Test("each default retryable status is retried, with the status as the reason",
-          arguments: [408, 429, 500, 502, 503, 504])
+    @Test(
+        "each default retryable status is retried, with the status as the reason",
+        arguments: [408, 429, 500, 502, 503, 504])
     func retryableStatuses(code: Int) {
         guard case .retry(let plan) = decide(status(code)) else {
             Issue.record("\(code) was not retried")
@@ -38,8 +41,9 @@ struct RetryPolicyDecisionTests {
         #expect(decide(status(code)) == .stop(.notRetryable))
     }
 
-    @Test("timeouts, refused and lost connections are retried with their kind as the reason",
-          arguments: [TransportError.Kind.timedOut, .cannotConnect, .connectionLost])
+    @Test(
+        "timeouts, refused and lost connections are retried with their kind as the reason",
+        arguments: [TransportError.Kind.timedOut, .cannotConnect, .connectionLost])
     func transientErrors(kind: TransportError.Kind) {
         guard case .retry(let plan) = decide(.failure(TransportError(kind))) else {
             Issue.record("\(kind) was not retried")
@@ -48,8 +52,9 @@ struct RetryPolicyDecisionTests {
         #expect(plan.reason == .transportError(kind))
     }
 
-    @Test("TLS, invalid request/response, redirect loops and other failures are not retried",
-          arguments: [TransportError.Kind.tls, .invalidRequest, .invalidResponse, .tooManyRedirects, .other])
+    @Test(
+        "TLS, invalid request/response, redirect loops and other failures are not retried",
+        arguments: [TransportError.Kind.tls, .invalidRequest, .invalidResponse, .tooManyRedirects, .other])
     func nonTransientErrors(kind: TransportError.Kind) {
         #expect(decide(.failure(TransportError(kind))) == .stop(.notRetryable))
     }
@@ -150,10 +155,10 @@ struct RetryPolicyDecisionTests {
     @Test("decorrelated jitter: min(maxDelay, U(base, previous × 3)), previous starting at base")
     func decorrelatedJitter() {
         let policy = RetryPolicy(baseDelay: s(0.5), maxDelay: s(4), jitter: .decorrelated)
-        #expect(policy.backoff(retry: 0, previous: nil, random: { 0.5 }) == s(1))          // U(0.5, 1.5)
-        #expect(policy.backoff(retry: 1, previous: s(1), random: { 0.25 }) == s(1.125))       // U(0.5, 3)
-        #expect(policy.backoff(retry: 2, previous: s(2), random: { 0.5 }) == s(3.25))         // U(0.5, 6)
-        #expect(policy.backoff(retry: 3, previous: s(3.25), random: { 0.75 }) == s(4))        // capped
+        #expect(policy.backoff(retry: 0, previous: nil, random: { 0.5 }) == s(1)) // U(0.5, 1.5)
+        #expect(policy.backoff(retry: 1, previous: s(1), random: { 0.25 }) == s(1.125)) // U(0.5, 3)
+        #expect(policy.backoff(retry: 2, previous: s(2), random: { 0.5 }) == s(3.25)) // U(0.5, 6)
+        #expect(policy.backoff(retry: 3, previous: s(3.25), random: { 0.75 }) == s(4)) // capped
     }
 
     @Test("with any seeded random number, each mode stays within its formula's bounds")
@@ -209,7 +214,7 @@ struct RetryPolicyDecisionTests {
 
     @Test("a 429 with an HTTP-date Retry-After waits until that date")
     func retryAfterDate() {
-        let date = "Fri, 15 Jan 2027 08:00:12 GMT"   // 1_800_000_012
+        let date = "Fri, 15 Jan 2027 08:00:12 GMT" // 1_800_000_012
         let decision = decide(status(429, headers: ["Retry-After": date]))
         #expect(decision == .retry(RetryPlan(delay: s(12), reason: .status(429), delaySource: .retryAfter)))
     }
@@ -231,8 +236,9 @@ struct RetryPolicyDecisionTests {
     func retryAfterOverCap() {
         let policy = RetryPolicy(maxRetryAfter: s(60))
         #expect(decide(status(503, headers: ["Retry-After": "61"]), policy: policy) == .stop(.retryAfterTooLong(s(61))))
-        #expect(decide(status(503, headers: ["Retry-After": "60"]), policy: policy)
-            == .retry(RetryPlan(delay: s(60), reason: .status(503), delaySource: .retryAfter)))
+        #expect(
+            decide(status(503, headers: ["Retry-After": "60"]), policy: policy)
+                == .retry(RetryPlan(delay: s(60), reason: .status(503), delaySource: .retryAfter)))
     }
 
     @Test("Retry-After is honoured only on 429 and 503; on a 500 backoff applies")
@@ -257,8 +263,9 @@ struct RetryDeadlineDecisionTests {
         let outcome = RetryOutcome.response(HTTPResponse(statusCode: 503))
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         let decide = { (timeLeft: Duration?) in
-            policy.decision(for: outcome, request: RetryFixtures.request(), retriesSoFar: 0, now: now,
-                            random: { 0.5 }, timeLeft: timeLeft)
+            policy.decision(
+                for: outcome, request: RetryFixtures.request(), retriesSoFar: 0, now: now,
+                random: { 0.5 }, timeLeft: timeLeft)
         }
         #expect(decide(nil) == .retry(RetryPlan(delay: .seconds(1), reason: .status(503), delaySource: .backoff)))
         #expect(decide(.milliseconds(1_001)) == .retry(RetryPlan(delay: .seconds(1), reason: .status(503), delaySource: .backoff)))
@@ -278,8 +285,9 @@ struct RetryClockReadingTests {
 
     private func reads(for response: HTTPResponse) -> (clock: Int, deadline: Int) {
         let reads = Reads()
-        _ = RetryPolicy().decision(for: .response(response), request: RetryFixtures.request(), retriesSoFar: 0,
-                                   now: reads.now(), random: { 0.5 }, timeLeft: reads.timeLeft())
+        _ = RetryPolicy().decision(
+            for: .response(response), request: RetryFixtures.request(), retriesSoFar: 0,
+            now: reads.now(), random: { 0.5 }, timeLeft: reads.timeLeft())
         return (reads.clock, reads.deadline)
     }
 

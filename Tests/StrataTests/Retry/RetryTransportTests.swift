@@ -12,9 +12,11 @@ struct RetryTransportTests {
     let todos = RequestPattern(path: "/todos")
 
     /// The transport under test on a test clock, observed by `events` when given.
-    private func transport(_ inner: any Transport, policy: RetryPolicy = RetryPolicy(budget: nil),
-                           random: RetryFixtures.ScriptedRandom = RetryFixtures.ScriptedRandom([]),
-                           events: RecordingObserver? = nil) -> any Transport {
+    private func transport(
+        _ inner: any Transport, policy: RetryPolicy = RetryPolicy(budget: nil),
+        random: RetryFixtures.ScriptedRandom = RetryFixtures.ScriptedRandom([]),
+        events: RecordingObserver? = nil
+    ) -> any Transport {
         let retrying = RetryFixtures.retrying(inner, policy: policy, random: random)
         return events?.observing(retrying) ?? retrying
     }
@@ -22,7 +24,7 @@ struct RetryTransportTests {
     @Test("a 503 then a 200 returns the 200 after one retry")
     func retriesUntilSuccess() async throws {
         let inner = CannedRoutesTransport(routes: [
-            CannedRoute(pattern: todos, responses: [.status(503), CannedResponse(string: "[]")]),
+            CannedRoute(pattern: todos, responses: [.status(503), CannedResponse(string: "[]")])
         ])
         let response = try await transport(inner, random: .init([0.5])).send(RetryFixtures.request())
         #expect(response.statusCode == 200)
@@ -31,13 +33,19 @@ struct RetryTransportTests {
 
     @Test("maxRetries: 3 means at most 4 sends, and the last response is returned as is")
     func lastResponseReturned() async throws {
-        let inner = CannedRoutesTransport(routes: [CannedRoute(pattern: todos, responses: [
-            CannedResponse(string: "first", statusCode: 503), CannedResponse(string: "second", statusCode: 502),
-            CannedResponse(string: "third", statusCode: 500), CannedResponse(string: "fourth", statusCode: 503),
-            CannedResponse(string: "never sent"),
-        ])])
-        let response = try await transport(inner, policy: RetryPolicy(maxRetries: 3, budget: nil),
-                                           random: .init([0.5, 0.5, 0.5])).send(RetryFixtures.request())
+        let inner = CannedRoutesTransport(routes: [
+            CannedRoute(
+                pattern: todos,
+                responses: [
+                    CannedResponse(string: "first", statusCode: 503), CannedResponse(string: "second", statusCode: 502),
+                    CannedResponse(string: "third", statusCode: 500), CannedResponse(string: "fourth", statusCode: 503),
+                    CannedResponse(string: "never sent"),
+                ])
+        ])
+        let response = try await transport(
+            inner, policy: RetryPolicy(maxRetries: 3, budget: nil),
+            random: .init([0.5, 0.5, 0.5])
+        ).send(RetryFixtures.request())
         #expect(await inner.recordedRequests.count == 4)
         #expect(response.statusCode == 503)
         #expect(response.text == "fourth")
@@ -62,7 +70,8 @@ struct RetryTransportTests {
         #expect(await inner.recordedRequests.count == 4)
         // Full jitter drew 0.5 each time: 0.25 + 0.5 + 1 s of waiting.
         #expect(response.retrySummary == RetrySummary(attempts: 4, elapsed: .milliseconds(1_750), stopReason: .retriesExhausted))
-        #expect(error?.description == "The server answered 503 for https://api.example.com/todos after 4 attempts in 1.75 s (no retries left).")
+        #expect(
+            error?.description == "The server answered 503 for https://api.example.com/todos after 4 attempts in 1.75 s (no retries left).")
     }
 
     @Test("when retries run out on an error, the error says how many attempts were made, how long they took and why it stopped")
@@ -111,7 +120,9 @@ struct RetryTransportTests {
 
     @Test("a 401 is returned after one send, so a ReauthTransport outside sees it exactly once")
     func unauthorizedNotRetried() async throws {
-        let inner = CannedRoutesTransport(routes: [CannedRoute(pattern: todos, response: .status(401, headers: ["WWW-Authenticate": "Bearer"]))])
+        let inner = CannedRoutesTransport(routes: [
+            CannedRoute(pattern: todos, response: .status(401, headers: ["WWW-Authenticate": "Bearer"]))
+        ])
         let events = RecordingObserver()
         let response = try await transport(inner, events: events).send(RetryFixtures.request())
         #expect(response.statusCode == 401)
@@ -121,9 +132,11 @@ struct RetryTransportTests {
 
     @Test("a ReauthTransport outside that resends once after a 401 causes exactly two sends, not a retry storm")
     func composesWithReauthOutside() async throws {
-        let inner = CannedRoutesTransport(routes: [CannedRoute(pattern: todos) { request in
-            request.headers["Authorization"] == "Bearer new" ? .status(200) : .status(401)
-        }])
+        let inner = CannedRoutesTransport(routes: [
+            CannedRoute(pattern: todos) { request in
+                request.headers["Authorization"] == "Bearer new" ? .status(200) : .status(401)
+            }
+        ])
         let auth = InMemoryAuthService(accessToken: "old")
         let reauth = ReauthTransport(inner: transport(inner), authService: auth) { await auth.setAccessToken("new") }
         let response = try await reauth.send(RetryFixtures.request(headers: ["Authorization": "Bearer old"]))
@@ -173,8 +186,9 @@ struct RetryTransportTests {
             let clock = TestClock()
             let random = RetryFixtures.ScriptedRandom(draws)
             let events = RecordingObserver()
-            let policy = RetryPolicy(maxRetries: 3, baseDelay: .milliseconds(500), maxDelay: .seconds(30), jitter: jitter,
-                                     budget: nil)
+            let policy = RetryPolicy(
+                maxRetries: 3, baseDelay: .milliseconds(500), maxDelay: .seconds(30), jitter: jitter,
+                budget: nil)
             _ = try await events.observing(RetryFixtures.retrying(inner, policy: policy, clock: clock, random: random))
                 .send(RetryFixtures.request())
             #expect(RetryFixtures.delays(events) == expected.map { Duration.seconds($0) }, "\(jitter)")
@@ -185,41 +199,54 @@ struct RetryTransportTests {
 
     @Test("decorrelated jitter grows from computed delays only: a Retry-After does not inflate the next backoff")
     func decorrelatedIgnoresRetryAfter() async throws {
-        let inner = CannedRoutesTransport(routes: [CannedRoute(pattern: todos, responses: [
-            .status(503, headers: ["Retry-After": "10"]), .status(503), .status(200),
-        ])])
+        let inner = CannedRoutesTransport(routes: [
+            CannedRoute(
+                pattern: todos,
+                responses: [
+                    .status(503, headers: ["Retry-After": "10"]), .status(503), .status(200),
+                ])
+        ])
         let events = RecordingObserver()
         let policy = RetryPolicy(baseDelay: .milliseconds(500), maxDelay: .seconds(30), jitter: .decorrelated, budget: nil)
         _ = try await transport(inner, policy: policy, random: .init([0.5]), events: events).send(RetryFixtures.request())
-        #expect(RetryFixtures.delays(events) == [.seconds(10), .seconds(1)])   // U(0.5, 0.5 × 3), not U(0.5, 10 × 3)
+        #expect(RetryFixtures.delays(events) == [.seconds(10), .seconds(1)]) // U(0.5, 0.5 × 3), not U(0.5, 10 × 3)
     }
 
     @Test("each retry is reported with its number, delay, reason, method and URL, under the attempt that failed")
     func eventsReportRetries() async throws {
         let inner = CannedRoutesTransport(routes: [CannedRoute(pattern: todos, error: TransportError(.cannotConnect))])
         let events = RecordingObserver()
-        let retrying = transport(inner, policy: RetryPolicy(maxRetries: 2, baseDelay: .seconds(1), jitter: .none, budget: nil),
-                                 events: events)
+        let retrying = transport(
+            inner, policy: RetryPolicy(maxRetries: 2, baseDelay: .seconds(1), jitter: .none, budget: nil),
+            events: events)
         await #expect(throws: TransportError.self) { try await retrying.send(RetryFixtures.request(.put)) }
         let url = URL(string: "https://api.example.com/todos")
-        #expect(events.events(RetryEvent.self) == [
-            .scheduled(retry: 1, delay: .seconds(1), reason: .transportError(.cannotConnect), delaySource: .backoff,
-                       method: .put, url: url),
-            .scheduled(retry: 2, delay: .seconds(2), reason: .transportError(.cannotConnect), delaySource: .backoff,
-                       method: .put, url: url),
-        ])
+        #expect(
+            events.events(RetryEvent.self) == [
+                .scheduled(
+                    retry: 1, delay: .seconds(1), reason: .transportError(.cannotConnect), delaySource: .backoff,
+                    method: .put, url: url),
+                .scheduled(
+                    retry: 2, delay: .seconds(2), reason: .transportError(.cannotConnect), delaySource: .backoff,
+                    method: .put, url: url),
+            ])
         #expect(events.events(RetryEvent.self)[0].description == "retry 1 of PUT https://api.example.com/todos in 1.0 s (cannot connect)")
-        let jittered = RetryEvent.scheduled(retry: 1, delay: .microseconds(371_234), reason: .transportError(.cannotConnect),
-                                            delaySource: .retryAfter, method: .put, url: url)
+        let jittered = RetryEvent.scheduled(
+            retry: 1, delay: .microseconds(371_234), reason: .transportError(.cannotConnect),
+            delaySource: .retryAfter, method: .put, url: url)
         #expect(jittered.description == "retry 1 of PUT https://api.example.com/todos in 0.371 s as Retry-After asked (cannot connect)")
         #expect(events.all.filter { $0.event is RetryEvent }.map(\.attempt) == [1, 2])
     }
 
     @Test("a 503 with Retry-After waits exactly as asked, even with jitter that would draw less")
     func retryAfterHonoured() async throws {
-        let inner = CannedRoutesTransport(routes: [CannedRoute(pattern: todos, responses: [
-            .status(503, headers: ["Retry-After": "3"]), .status(200),
-        ])])
+        let inner = CannedRoutesTransport(routes: [
+            CannedRoute(
+                pattern: todos,
+                responses: [
+                    .status(503, headers: ["Retry-After": "3"]), .status(200),
+                ])
+        ])
         let events = RecordingObserver()
         let response = try await transport(inner, events: events).send(RetryFixtures.request())
         #expect(response.statusCode == 200)
@@ -233,9 +260,13 @@ struct RetryTransportTests {
 
     @Test("a Retry-After above maxRetryAfter returns that response at once, without waiting")
     func retryAfterOverCapReturnsImmediately() async throws {
-        let inner = CannedRoutesTransport(routes: [CannedRoute(pattern: todos, responses: [
-            .status(429, headers: ["Retry-After": "3600"]), .status(200),
-        ])])
+        let inner = CannedRoutesTransport(routes: [
+            CannedRoute(
+                pattern: todos,
+                responses: [
+                    .status(429, headers: ["Retry-After": "3600"]), .status(200),
+                ])
+        ])
         let events = RecordingObserver()
         let response = try await transport(inner, policy: RetryPolicy(maxRetryAfter: .seconds(60), budget: nil), events: events)
             .send(RetryFixtures.request())
@@ -267,8 +298,9 @@ struct RetryTransportTests {
         // This clock's sleep returns only when its task is cancelled: if the request ends, the
         // cancel ended the wait.
         let clock = SleepsUntilCancelledClock()
-        let retrying = RetryTransport(inner: inner, policy: RetryPolicy(baseDelay: .seconds(30), jitter: .none),
-                                      clock: clock)
+        let retrying = RetryTransport(
+            inner: inner, policy: RetryPolicy(baseDelay: .seconds(30), jitter: .none),
+            clock: clock)
         let task = Task { try await retrying.send(RetryFixtures.request()) }
         await clock.sleeper.untilSleeping()
         await expectCancelEndsWait(task)
@@ -281,11 +313,12 @@ struct RetryTransportTests {
         let (retried, signal) = AsyncStream<Void>.makeStream()
         let backoff = TestTimeScale.scaled(.seconds(60))
         let retrying = ObservingTransport(
-            inner: RetryTransport(inner: inner, policy: RetryPolicy(baseDelay: backoff, maxDelay: backoff, jitter: .none))) { observed in
+            inner: RetryTransport(inner: inner, policy: RetryPolicy(baseDelay: backoff, maxDelay: backoff, jitter: .none))
+        ) { observed in
             if observed.event is RetryEvent { signal.yield() }
         }
         let task = Task { try await retrying.send(RetryFixtures.request()) }
-        for await _ in retried { break }   // the transport is about to wait out the backoff
+        for await _ in retried { break } // the transport is about to wait out the backoff
         await expectCancelEndsWait(task, before: backoff / 12)
         #expect(await inner.recordedRequests.count == 1)
     }
@@ -293,11 +326,12 @@ struct RetryTransportTests {
     @Test("a sleep that ignores cancellation still cannot cause another send after cancel")
     func cancellationCheckedAfterSleep() async throws {
         let inner = ClosureTransport { _ in
-            withUnsafeCurrentTask { $0?.cancel() }   // the caller cancels while this attempt runs
+            withUnsafeCurrentTask { $0?.cancel() } // the caller cancels while this attempt runs
             return HTTPResponse(statusCode: 503)
         }
-        let retrying = RetryTransport(inner: inner, policy: RetryPolicy(jitter: .none, budget: nil),
-                                      clock: CancellationIgnoringClock())
+        let retrying = RetryTransport(
+            inner: inner, policy: RetryPolicy(jitter: .none, budget: nil),
+            clock: CancellationIgnoringClock())
         // In a task of its own: cancelling the test's task would cancel the test.
         let task = Task { try await retrying.send(RetryFixtures.request()) }
         await #expect(throws: CancellationError.self) { try await task.value }
@@ -312,15 +346,19 @@ struct RetryTransportTests {
     /// cancellation latency itself, 56–112 µs measured alone, is a figure for a benchmark. As a
     /// test bound on two cores shared by the whole parallel suite it measured the scheduler
     /// instead: 108–384 ms in one CI run.
-    private func expectCancelEndsWait(_ task: Task<HTTPResponse, any Error>,
-                                      before bound: Duration = TestTimeScale.scaled(.seconds(5))) async {
+    private func expectCancelEndsWait(
+        _ task: Task<HTTPResponse, any Error>,
+        before bound: Duration = TestTimeScale.scaled(.seconds(5))
+    ) async {
         task.cancel()
         // Unstructured on purpose: a task group would wait for a child stuck on a task that never
         // ends, which is the hang this guard exists to turn into a failure.
         let (outcomes, report) = AsyncStream<Result<HTTPResponse, any Error>?>.makeStream()
         Task { report.yield(await task.result) }
-        let guardTimer = Task { try? await Task.sleep(for: bound); report.yield(nil) }
-        var outcome: Result<HTTPResponse, any Error>?   // nil: the guard fired first
+        let guardTimer = Task {
+            try? await Task.sleep(for: bound); report.yield(nil)
+        }
+        var outcome: Result<HTTPResponse, any Error>? // nil: the guard fired first
         for await reported in outcomes { outcome = reported; break }
         guardTimer.cancel()
         guard let outcome else {

@@ -99,9 +99,10 @@ struct EndpointOptionsTests {
     func timeoutBoundsRetries() async throws {
         let inner = CannedRoutesTransport(routes: [CannedRoute(pattern: RequestPattern(path: "/v1/p"), response: .status(503))])
         let clock = TestClock()
-        let service = HTTPNetworkService(transport: RetryTransport(
-            inner: inner, policy: RetryPolicy(maxRetries: 5, baseDelay: .milliseconds(500), jitter: .none, budget: nil),
-            clock: clock))
+        let service = HTTPNetworkService(
+            transport: RetryTransport(
+                inner: inner, policy: RetryPolicy(maxRetries: 5, baseDelay: .milliseconds(500), jitter: .none, budget: nil),
+                clock: clock))
         // Waits of 0.5 s and 1 s fit in 2 s; the next, 2 s, would not.
         await #expect(throws: NetworkError.self) {
             _ = try await service.response(to: TestEndpoint(path: "/p", timeout: .seconds(2)), via: environment)

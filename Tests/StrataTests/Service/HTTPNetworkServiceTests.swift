@@ -55,7 +55,9 @@ struct HTTPNetworkServiceTests {
 
     @Test("an endpoint that requires auth gets the bearer token")
     func bearerToken() async throws {
-        let transport = CannedRoutesTransport(routes: [CannedRoute(pattern: RequestPattern(path: "/v1/me"), response: CannedResponse(string: "{}"))])
+        let transport = CannedRoutesTransport(routes: [
+            CannedRoute(pattern: RequestPattern(path: "/v1/me"), response: CannedResponse(string: "{}"))
+        ])
         let service = HTTPNetworkService(transport: transport, authService: InMemoryAuthService(accessToken: "t0k"))
         _ = try await service.response(to: TestEndpoint(path: "/me", requiresAuth: true), via: environment)
         _ = try await service.response(to: TestEndpoint(path: "/me"), via: environment)
@@ -63,8 +65,9 @@ struct HTTPNetworkServiceTests {
         #expect(sent.map { $0.headers["Authorization"] } == ["Bearer t0k", nil])
     }
 
-    @Test("without a token an authenticated endpoint throws missingAccessToken and sends nothing",
-          arguments: [nil, InMemoryAuthService()])
+    @Test(
+        "without a token an authenticated endpoint throws missingAccessToken and sends nothing",
+        arguments: [nil, InMemoryAuthService()])
     func missingToken(auth: InMemoryAuthService?) async throws {
         let service = HTTPNetworkService(transport: neverCalledTransport(), authService: auth)
         await #expect {
@@ -77,8 +80,9 @@ struct HTTPNetworkServiceTests {
 
     @Test("a token containing CR/LF is refused rather than sent")
     func tokenInjection() async throws {
-        let service = HTTPNetworkService(transport: neverCalledTransport(),
-                                         authService: InMemoryAuthService(accessToken: "x\r\nX-Admin: 1"))
+        let service = HTTPNetworkService(
+            transport: neverCalledTransport(),
+            authService: InMemoryAuthService(accessToken: "x\r\nX-Admin: 1"))
         await #expect {
             _ = try await service.response(to: TestEndpoint(path: "/me", requiresAuth: true), via: environment)
         } throws: { error in
@@ -90,7 +94,9 @@ struct HTTPNetworkServiceTests {
     @Test("a body that fails to encode throws encoding and sends nothing")
     func encodingFailure() async throws {
         struct Unencodable: Encodable, Sendable {
-            func encode(to encoder: any Encoder) throws { throw EncodingError.invalidValue(0, .init(codingPath: [], debugDescription: "no")) }
+            func encode(to encoder: any Encoder) throws {
+                throw EncodingError.invalidValue(0, .init(codingPath: [], debugDescription: "no"))
+            }
         }
         let service = HTTPNetworkService(transport: neverCalledTransport())
         await #expect {

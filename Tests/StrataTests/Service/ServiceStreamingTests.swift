@@ -22,9 +22,10 @@ struct ServiceStreamingTests {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let chunks = (0..<40).map { index in [UInt8](repeating: UInt8(index), count: 1_000) }
-        let service = HTTPNetworkService(transport: ScriptedStreamTransport([
-            .init(statusCode: 200, headers: ["Content-Type": "application/octet-stream"], chunks: chunks),
-        ]))
+        let service = HTTPNetworkService(
+            transport: ScriptedStreamTransport([
+                .init(statusCode: 200, headers: ["Content-Type": "application/octet-stream"], chunks: chunks)
+            ]))
         let target = directory.appendingPathComponent("artifact.bin")
         let head = try await service.download(TestEndpoint(path: "/artifact"), via: environment, to: target)
         #expect(head.headers["Content-Type"] == "application/octet-stream")
@@ -61,8 +62,9 @@ struct ServiceStreamingTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let service = HTTPNetworkService(transport: ScriptedStreamTransport([.status(404, body: "no such artifact")]))
         let error = await #expect(throws: NetworkError.self) {
-            try await service.download(TestEndpoint(path: "/artifact"), via: environment,
-                                       to: directory.appendingPathComponent("artifact.bin"))
+            try await service.download(
+                TestEndpoint(path: "/artifact"), via: environment,
+                to: directory.appendingPathComponent("artifact.bin"))
         }
         guard case .httpStatus(let response)? = error else {
             Issue.record("expected httpStatus, got \(String(describing: error))")
@@ -115,8 +117,10 @@ struct ServiceStreamingTests {
     struct FailingBodyTransport: Transport {
         let body: HTTPBody
         func send(_ request: HTTPRequest) async throws -> HTTPResponse { HTTPResponse(statusCode: 200) }
-        func stream<Result: Sendable>(_ request: HTTPRequest,
-                                      _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result) async throws -> Result {
+        func stream<Result: Sendable>(
+            _ request: HTTPRequest,
+            _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result
+        ) async throws -> Result {
             try await consume(HTTPResponseHead(statusCode: 200), body)
         }
     }

@@ -11,8 +11,10 @@ struct EventSourceLoopbackTests {
     /// A chunked event-stream response that writes `text` as one chunk, then either ends the
     /// body or closes the connection without the last chunk (a drop mid-stream).
     static func eventStream(_ text: String, drop: Bool) -> LoopbackHTTPServer.Response {
-        .streamed(headers: [("Content-Type", "text/event-stream"), ("Transfer-Encoding", "chunked")],
-                  closeConnection: drop) { write in
+        .streamed(
+            headers: [("Content-Type", "text/event-stream"), ("Transfer-Encoding", "chunked")],
+            closeConnection: drop
+        ) { write in
             let bytes = Data(text.utf8)
             _ = write(Data(String(bytes.count, radix: 16).utf8) + Data("\r\n".utf8) + bytes + Data("\r\n".utf8))
             if !drop { _ = write(Data("0\r\n\r\n".utf8)) }
@@ -44,8 +46,11 @@ struct EventSourceLoopbackTests {
             events.append(event)
         }
 
-        #expect(events == [ServerSentEvent(data: "first", id: "1", retry: .milliseconds(250)),
-                           ServerSentEvent(data: "second", id: "2", retry: .milliseconds(250))])
+        #expect(
+            events == [
+                ServerSentEvent(data: "first", id: "1", retry: .milliseconds(250)),
+                ServerSentEvent(data: "second", id: "2", retry: .milliseconds(250)),
+            ])
         #expect(refreshes.withLock { $0 } == 1)
         let sent = server.requests.map { [$0.header("Authorization"), $0.header("Last-Event-ID")] }
         #expect(sent == [["Bearer old", nil], ["Bearer old", "1"], ["Bearer new", "1"], ["Bearer new", "2"]])

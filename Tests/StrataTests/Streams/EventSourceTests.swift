@@ -7,8 +7,10 @@ import Testing
 struct EventSourceTests {
     static let url = URL(string: "https://api.example.com/feed")!
 
-    static func source(_ script: EventStreamScript, clock: TestClock = TestClock(), lastEventID: String? = nil,
-                       reconnect: ReconnectPolicy = ReconnectPolicy()) -> EventSource {
+    static func source(
+        _ script: EventStreamScript, clock: TestClock = TestClock(), lastEventID: String? = nil,
+        reconnect: ReconnectPolicy = ReconnectPolicy()
+    ) -> EventSource {
         EventSource(transport: script, request: HTTPRequest(url: url), lastEventID: lastEventID, reconnect: reconnect, clock: clock)
     }
 
@@ -41,8 +43,10 @@ struct EventSourceTests {
     @Test("after the connection drops mid-stream it reconnects and resumes with Last-Event-ID")
     func reconnectsAfterDrop() async throws {
         let clock = TestClock()
-        let script = EventStreamScript([.respond(chunks: ["id: 41\ndata: a\n\n", "id: 42\ndata: b\n\ndata: cut"], end: .drop),
-                                        .events("id: 43\ndata: c\n\n")])
+        let script = EventStreamScript([
+            .respond(chunks: ["id: 41\ndata: a\n\n", "id: 42\ndata: b\n\ndata: cut"], end: .drop),
+            .events("id: 43\ndata: c\n\n"),
+        ])
         #expect(try await Self.collect(Self.source(script, clock: clock)) == ["a", "b", "c"])
         #expect(script.requests.map { $0.headers["Last-Event-ID"] } == [nil, "42", "43"])
         #expect(clock.sleeps == [.seconds(3), .seconds(3)])
@@ -194,7 +198,7 @@ struct EventSourceTests {
         await receivedEvents.next()
         consumer.cancel()
         await #expect(throws: CancellationError.self) { try await consumer.value }
-        gate.open()  // Only now may the scripted body end; the consumer did not wait for it.
+        gate.open() // Only now may the scripted body end; the consumer did not wait for it.
         var ends = script.ends.makeAsyncIterator()
         await ends.next()
         #expect(script.requests.count == 1, "the cancelled stream connected again")
@@ -213,7 +217,7 @@ struct EventSourceTests {
         consumer.cancel()
         _ = await consumer.result
         var ends = script.ends.makeAsyncIterator()
-        await ends.next()  // The stream call returned: no task is left reading.
+        await ends.next() // The stream call returned: no task is left reading.
         #expect(script.requests.count == 1)
     }
 
@@ -231,8 +235,10 @@ struct EventSourceTests {
 
     @Test("each iteration of the same EventSource makes its own connections")
     func iterationsAreIndependent() async throws {
-        let script = EventStreamScript([.events("data: a\n\n"), .respond(status: 204, contentType: nil, chunks: []),
-                                        .events("data: b\n\n")])
+        let script = EventStreamScript([
+            .events("data: a\n\n"), .respond(status: 204, contentType: nil, chunks: []),
+            .events("data: b\n\n"),
+        ])
         let source = Self.source(script)
         #expect(try await Self.collect(source) == ["a"])
         #expect(try await Self.collect(source) == ["b"])

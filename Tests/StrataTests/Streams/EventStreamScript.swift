@@ -50,8 +50,10 @@ final class EventStreamScript: Transport, Sendable {
         }
     }
 
-    func stream<Result: Sendable>(_ request: HTTPRequest,
-                                  _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result) async throws -> Result {
+    func stream<Result: Sendable>(
+        _ request: HTTPRequest,
+        _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result
+    ) async throws -> Result {
         defer { endsContinuation.yield() }
         let connection = state.withLock { state -> Connection in
             state.requests.append(request)
@@ -93,7 +95,7 @@ struct ScriptedChunks: AsyncSequence, Sendable {
                 throw TransportError(.connectionLost, message: "scripted drop")
             case .openUntilCancelled:
                 let (never, continuation) = AsyncStream<Void>.makeStream()
-                for await _ in never {}  // Returns when the task is cancelled.
+                for await _ in never {} // Returns when the task is cancelled.
                 withExtendedLifetime(continuation) {}
                 throw CancellationError()
             case .openUntil(let gate):

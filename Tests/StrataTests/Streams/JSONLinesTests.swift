@@ -26,10 +26,11 @@ struct JSONLinesTests {
     }
 
     static func rows(_ chunks: [String], maxLineBytes: Int = 1 << 20) async throws -> [Row] {
-        let body = HTTPBody(AsyncStream { continuation in
-            for chunk in chunks { continuation.yield(Array(chunk.utf8)[...]) }
-            continuation.finish()
-        }, length: nil)
+        let body = HTTPBody(
+            AsyncStream { continuation in
+                for chunk in chunks { continuation.yield(Array(chunk.utf8)[...]) }
+                continuation.finish()
+            }, length: nil)
         return try await Array(body.jsonLines(of: Row.self, maxLineBytes: maxLineBytes))
     }
 
@@ -86,7 +87,7 @@ struct JSONLinesTests {
         let (chunks, producer) = AsyncStream<ArraySlice<UInt8>>.makeStream()
         var rows = HTTPBody(chunks, length: nil).jsonLines(of: Row.self).makeAsyncIterator()
         producer.yield(Array("{\"n\":1}\n{\"n\":".utf8)[...])
-        #expect(try await rows.next() == Row(n: 1))  // The body is still open: nothing else was produced.
+        #expect(try await rows.next() == Row(n: 1)) // The body is still open: nothing else was produced.
         producer.yield(Array("2}\n".utf8)[...])
         #expect(try await rows.next() == Row(n: 2))
         producer.finish()
@@ -97,18 +98,24 @@ struct JSONLinesTests {
     func loopbackDrip() async throws {
         let lineOneDecoded = DispatchSemaphore(value: 0)
         let server = try LoopbackHTTPServer()
-        server.route("/export", response: .streamed(headers: [("Content-Type", "application/x-ndjson"),
-                                                              ("Transfer-Encoding", "chunked")]) { write in
-            func chunk(_ text: String) -> Data { Data("\(String(text.utf8.count, radix: 16))\r\n\(text)\r\n".utf8) }
-            _ = write(chunk("{\"n\":1}\n"))
-            lineOneDecoded.wait()  // The server's own thread; the test signals it.
-            _ = write(chunk("{\"n\":2}\n"))
-            _ = write(Data("0\r\n\r\n".utf8))
-        })
+        server.route(
+            "/export",
+            response: .streamed(headers: [
+                ("Content-Type", "application/x-ndjson"),
+                ("Transfer-Encoding", "chunked"),
+            ]) { write in
+                func chunk(_ text: String) -> Data { Data("\(String(text.utf8.count, radix: 16))\r\n\(text)\r\n".utf8) }
+                _ = write(chunk("{\"n\":1}\n"))
+                lineOneDecoded.wait() // The server's own thread; the test signals it.
+                _ = write(chunk("{\"n\":2}\n"))
+                _ = write(Data("0\r\n\r\n".utf8))
+            })
         let service = HTTPNetworkService(transport: URLSessionTransport())
         var received: [Row] = []
-        for try await row in service.jsonLines(TestEndpoint(path: "/export"), via: DefaultAPIEnvironment(baseURL: server.baseURL),
-                                               decoding: Row.self) {
+        for try await row in service.jsonLines(
+            TestEndpoint(path: "/export"), via: DefaultAPIEnvironment(baseURL: server.baseURL),
+            decoding: Row.self)
+        {
             received.append(row)
             if row.n == 1 { lineOneDecoded.signal() }
         }

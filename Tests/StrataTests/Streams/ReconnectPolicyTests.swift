@@ -30,7 +30,8 @@ struct ReconnectPolicyTests {
         let policy = ReconnectPolicy(maxFailedAttempts: 2)
         #expect(Self.wait(policy.decision(after: Self.refused, failedAttempts: 1, serverDelay: nil)) == .seconds(3))
         guard case .fail(let error) = policy.decision(after: Self.refused, failedAttempts: 2, serverDelay: nil),
-              case .reconnectFailed(let attempts, _)? = error as? ServerSentEventError else {
+            case .reconnectFailed(let attempts, _)? = error as? ServerSentEventError
+        else {
             Issue.record("did not give up")
             return
         }
@@ -49,7 +50,9 @@ struct ReconnectPolicyTests {
 
     @Test("a clean end reconnects after the server's retry:, or finishes under never")
     func cleanEnd() {
-        #expect(Self.wait(ReconnectPolicy().decision(after: .ended(delivered: true), failedAttempts: 0, serverDelay: .seconds(9))) == .seconds(9))
+        #expect(
+            Self.wait(ReconnectPolicy().decision(after: .ended(delivered: true), failedAttempts: 0, serverDelay: .seconds(9)))
+                == .seconds(9))
         guard case .finish = ReconnectPolicy.never.decision(after: .ended(delivered: true), failedAttempts: 0, serverDelay: nil) else {
             Issue.record("never reconnected")
             return
@@ -78,7 +81,8 @@ struct ReconnectPolicyTests {
         #expect(Self.wait(policy.decision(after: .dropped(lost, delivered: true), failedAttempts: 0, serverDelay: nil)) == .seconds(1))
         #expect(Self.wait(policy.decision(after: .dropped(lost, delivered: false), failedAttempts: 1, serverDelay: nil)) == .seconds(1))
         guard case .fail(let error) = policy.decision(after: .dropped(lost, delivered: false), failedAttempts: 2, serverDelay: nil),
-              case .reconnectFailed? = error as? ServerSentEventError else {
+            case .reconnectFailed? = error as? ServerSentEventError
+        else {
             Issue.record("did not give up")
             return
         }
@@ -87,8 +91,11 @@ struct ReconnectPolicyTests {
     @Test("a body that fails for a reason that is not transient (corrupt, too expanded) ends the stream: the same body would fail again")
     func permanentDropFails() {
         let corrupt = TransportError(.invalidResponse, message: "the gzip body is corrupt")
-        guard case .fail(let error) = ReconnectPolicy().decision(after: .dropped(corrupt, delivered: true), failedAttempts: 0,
-                                                                 serverDelay: nil) else {
+        guard
+            case .fail(let error) = ReconnectPolicy().decision(
+                after: .dropped(corrupt, delivered: true), failedAttempts: 0,
+                serverDelay: nil)
+        else {
             Issue.record("reconnected after a corrupt body")
             return
         }

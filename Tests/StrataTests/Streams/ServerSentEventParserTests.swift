@@ -93,7 +93,8 @@ struct ServerSentEventParserTests {
 
     @Test("one leading space of the value is removed, and only one")
     func oneSpaceRemoved() throws {
-        #expect(try Self.parse("data:a\n\ndata: b\n\ndata:  c\n\ndata:\td\n\n")
+        #expect(
+            try Self.parse("data:a\n\ndata: b\n\ndata:  c\n\ndata:\td\n\n")
                 == ["a", "b", " c", "\td"].map { ServerSentEvent(data: $0) })
     }
 
@@ -110,7 +111,8 @@ struct ServerSentEventParserTests {
 
     @Test("event sets the type, which is message when none is given")
     func eventType() throws {
-        #expect(try Self.parse("event: add\ndata: 1\n\ndata: 2\n\nevent:\ndata: 3\n\n")
+        #expect(
+            try Self.parse("event: add\ndata: 1\n\ndata: 2\n\nevent:\ndata: 3\n\n")
                 == [ServerSentEvent(type: "add", data: "1"), ServerSentEvent(data: "2"), ServerSentEvent(data: "3")])
     }
 
@@ -199,8 +201,12 @@ struct ServerSentEventParserTests {
 
     @Test("a line longer than the limit throws eventTooLarge, even a comment")
     func lineLimit() throws {
-        #expect(throws: ServerSentEventError.self) { try Self.parse(Array("data: \(String(repeating: "x", count: 100))\n\n".utf8), maxEventBytes: 64) }
-        #expect(throws: ServerSentEventError.self) { try Self.parse(Array(":\(String(repeating: "x", count: 100))".utf8), maxEventBytes: 64) }
+        #expect(throws: ServerSentEventError.self) {
+            try Self.parse(Array("data: \(String(repeating: "x", count: 100))\n\n".utf8), maxEventBytes: 64)
+        }
+        #expect(throws: ServerSentEventError.self) {
+            try Self.parse(Array(":\(String(repeating: "x", count: 100))".utf8), maxEventBytes: 64)
+        }
     }
 
     @Test("an event whose data lines together pass the limit throws eventTooLarge")

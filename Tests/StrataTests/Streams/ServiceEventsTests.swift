@@ -28,8 +28,10 @@ struct ServiceEventsTests {
         let inner: EventStreamScript
         let auth: InMemoryAuthService
         func send(_ request: HTTPRequest) async throws -> HTTPResponse { try await inner.send(request) }
-        func stream<Result: Sendable>(_ request: HTTPRequest,
-                                      _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result) async throws -> Result {
+        func stream<Result: Sendable>(
+            _ request: HTTPRequest,
+            _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result
+        ) async throws -> Result {
             let result = try await inner.stream(request, consume)
             await auth.setAccessToken("two")
             return result
@@ -72,10 +74,14 @@ struct ServiceEventsTests {
 
     @Test("JSON Lines from an endpoint decode line by line with the endpoint's headers")
     func jsonLines() async throws {
-        let transport = ScriptedStreamTransport([.init(statusCode: 200, chunks: [Array("{\"n\":1}\n{\"n\"".utf8), Array(":2}\r\n\n{\"n\":3}".utf8)])])
+        let transport = ScriptedStreamTransport([
+            .init(statusCode: 200, chunks: [Array("{\"n\":1}\n{\"n\"".utf8), Array(":2}\r\n\n{\"n\":3}".utf8)])
+        ])
         let service = HTTPNetworkService(transport: transport)
-        let rows = try await Array(service.jsonLines(TestEndpoint(path: "/export", headers: ["Accept": "application/x-ndjson"]),
-                                                     via: environment, decoding: Row.self))
+        let rows = try await Array(
+            service.jsonLines(
+                TestEndpoint(path: "/export", headers: ["Accept": "application/x-ndjson"]),
+                via: environment, decoding: Row.self))
         #expect(rows == [Row(n: 1), Row(n: 2), Row(n: 3)])
         #expect(transport.requests.first?.headers["Accept"] == "application/x-ndjson")
     }
@@ -85,8 +91,10 @@ struct ServiceEventsTests {
         let transport = ScriptedStreamTransport([.status(200, body: "{\"n\":1}\n\nnot json\n{\"n\":4}\n")])
         var received: [Row] = []
         let error = await #expect(throws: NetworkError.self) {
-            for try await row in HTTPNetworkService(transport: transport).jsonLines(TestEndpoint(path: "/export"), via: environment,
-                                                                                   decoding: Row.self) {
+            for try await row in HTTPNetworkService(transport: transport).jsonLines(
+                TestEndpoint(path: "/export"), via: environment,
+                decoding: Row.self)
+            {
                 received.append(row)
             }
         }
@@ -103,8 +111,10 @@ struct ServiceEventsTests {
     func jsonLinesTooLong() async throws {
         let transport = ScriptedStreamTransport([.status(200, body: "{\"n\":1}\n{\"n\":22222222222}\n")])
         let error = await #expect(throws: NetworkError.self) {
-            _ = try await Array(HTTPNetworkService(transport: transport).jsonLines(TestEndpoint(path: "/export"), via: environment,
-                                                                                  decoding: Row.self, maxLineBytes: 10))
+            _ = try await Array(
+                HTTPNetworkService(transport: transport).jsonLines(
+                    TestEndpoint(path: "/export"), via: environment,
+                    decoding: Row.self, maxLineBytes: 10))
         }
         guard case .decoding(let underlying, _) = error, case .lineTooLong(let line, let limit)? = underlying as? JSONLinesError else {
             Issue.record("got \(String(describing: error))")
@@ -118,8 +128,10 @@ struct ServiceEventsTests {
     func jsonLinesStatus() async throws {
         let transport = ScriptedStreamTransport([.status(500, body: "oops")])
         let error = await #expect(throws: NetworkError.self) {
-            _ = try await Array(HTTPNetworkService(transport: transport).jsonLines(TestEndpoint(path: "/export"), via: environment,
-                                                                                  decoding: Row.self))
+            _ = try await Array(
+                HTTPNetworkService(transport: transport).jsonLines(
+                    TestEndpoint(path: "/export"), via: environment,
+                    decoding: Row.self))
         }
         guard case .httpStatus(let response) = error else {
             Issue.record("got \(String(describing: error))")

@@ -31,13 +31,16 @@ final class ScriptedStreamTransport: Transport, Sendable {
 
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         try await stream(request) { head, body in
-            HTTPResponse(statusCode: head.statusCode, headers: head.headers, body: try await body.collect(upTo: 1 << 30),
-                         url: head.url)
+            HTTPResponse(
+                statusCode: head.statusCode, headers: head.headers, body: try await body.collect(upTo: 1 << 30),
+                url: head.url)
         }
     }
 
-    func stream<Result: Sendable>(_ request: HTTPRequest,
-                                  _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result) async throws -> Result {
+    func stream<Result: Sendable>(
+        _ request: HTTPRequest,
+        _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result
+    ) async throws -> Result {
         let (answer, index) = state.withLock { state -> (Answer, Int) in
             state.requests.append(request)
             state.bytesRead.append(0)

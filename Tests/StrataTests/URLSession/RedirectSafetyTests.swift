@@ -14,8 +14,8 @@ final class HTTPSRedirectingProtocol: URLProtocol {
 
     override func startLoading() {
         guard let url = request.url,
-              let target = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first(where: { $0.name == "to" })?.value,
-              let response = HTTPURLResponse(url: url, statusCode: 302, httpVersion: "HTTP/1.1", headerFields: ["Location": target])
+            let target = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first(where: { $0.name == "to" })?.value,
+            let response = HTTPURLResponse(url: url, statusCode: 302, httpVersion: "HTTP/1.1", headerFields: ["Location": target])
         else { return }
         client?.urlProtocol(self, didReceive: response, cacheStoragePolicy: .notAllowed)
         client?.urlProtocolDidFinishLoading(self)
@@ -31,8 +31,9 @@ struct RedirectSafetyTests {
         let server = try LoopbackHTTPServer()
         server.route("/go", response: .init(status: 307, headers: [("Location", "http://localhost:\(server.port)/landing")]))
         server.route("/landing", response: .init(text: "landed"))
-        let transport = URLSessionTransport(requestTimeout: .seconds(30),
-                                            redirectSafety: RedirectSafety(secrets: Redaction(extraHeaders: ["X-Tenant-Key"])))
+        let transport = URLSessionTransport(
+            requestTimeout: .seconds(30),
+            redirectSafety: RedirectSafety(secrets: Redaction(extraHeaders: ["X-Tenant-Key"])))
         var request = URLRequest(url: server.url("/go"))
         let secrets = ["Authorization", "Cookie", "Proxy-Authorization", "X-API-Key", "X-Auth-Token", "X-Tenant-Key"]
         for name in secrets + ["X-Trace"] { request.setValue("value-of-\(name)", forHTTPHeaderField: name) }

@@ -46,8 +46,10 @@ struct ScriptedConnection {
     /// Reads the next request head; false when the client closed the connection.
     fileprivate mutating func readHead() -> Bool {
         while true {
-            if let end = buffer.indices.dropLast(3).first(where: { buffer[$0] == 13 && buffer[$0 + 1] == 10
-                                                                   && buffer[$0 + 2] == 13 && buffer[$0 + 3] == 10 }) {
+            if let end = buffer.indices.dropLast(3).first(where: {
+                buffer[$0] == 13 && buffer[$0 + 1] == 10
+                    && buffer[$0 + 2] == 13 && buffer[$0 + 3] == 10
+            }) {
                 head = String(decoding: buffer[..<end], as: UTF8.self).components(separatedBy: "\r\n")
                 buffer.removeFirst(end + 4)
                 return true
@@ -117,4 +119,3 @@ enum BodyPattern {
     /// `count` pattern bytes starting at `offset`.
     static func bytes(from offset: Int, count: Int) -> [UInt8] { (offset..<(offset + count)).map(byte(at:)) }
 }
-

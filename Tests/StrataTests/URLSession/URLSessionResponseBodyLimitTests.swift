@@ -10,13 +10,17 @@ import TestServer
 /// for that call only, and is named when a body passes it.
 @Suite("URLSessionTransport honours ResponseBodyLimit")
 struct URLSessionResponseBodyLimitTests {
-    @Test("a call raises the limit for itself, declared length or not; the next call has the configured one again",
-          arguments: [true, false])
+    @Test(
+        "a call raises the limit for itself, declared length or not; the next call has the configured one again",
+        arguments: [true, false])
     func raisedForOneCall(declaredLength: Bool) async throws {
         let server = try LoopbackHTTPServer()
         let body = Data(repeating: 0x61, count: 4096)
-        server.route("/big", response: declaredLength ? .init(body: body)
-            : .raw(Data("HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n".utf8) + body))
+        server.route(
+            "/big",
+            response: declaredLength
+                ? .init(body: body)
+                : .raw(Data("HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n".utf8) + body))
         let transport = URLSessionTransport(requestTimeout: .seconds(30), limits: .init(maxResponseBodyBytes: 1024))
         let raised = try await ResponseBodyLimit.withMaxBytes(8192) { try await transport.send(HTTPRequest(url: server.url("/big"))) }
         #expect(raised.body == body)

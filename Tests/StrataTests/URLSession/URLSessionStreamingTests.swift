@@ -37,8 +37,9 @@ struct URLSessionStreamingTests {
 
     // Open defect: under AddressSanitizer the cancelled task's transfer went on reading for 60 s
     // (RELIABILITY.md); the test runs in the normal suite, where it passes.
-    @Test("a consumer that stops early cancels the task (the server's writes fail), and the next request works",
-          .disabled(if: !ResidentMemory.isMeaningful, "open defect under sanitizers: the cancel did not end the transfer in time"))
+    @Test(
+        "a consumer that stops early cancels the task (the server's writes fail), and the next request works",
+        .disabled(if: !ResidentMemory.isMeaningful, "open defect under sanitizers: the cancel did not end the transfer in time"))
     func earlyStopCancels() async throws {
         let writeFailed = DispatchSemaphore(value: 0)
         let block = [UInt8](repeating: 0x61, count: 256 * 1024)
@@ -47,7 +48,7 @@ struct URLSessionStreamingTests {
             // Far more than any client reads in the test's time (libcurl does not pause, and on a
             // quiet machine it took 1 GiB in about a second): only a cancelled client ends the
             // writes. A time bound keeps the script from running on if the cancel never came.
-            let blocks = 1 << 22  // 1 TiB declared
+            let blocks = 1 << 22 // 1 TiB declared
             connection.write("HTTP/1.1 200 OK\r\nContent-Length: \(blocks * block.count)\r\n\r\n")
             let giveUp = ContinuousClock.now + .seconds(60)
             while ContinuousClock.now < giveUp {
@@ -107,7 +108,10 @@ struct URLSessionStreamingTests {
                 // (Checking every byte would make this debug-built consumer slower than loopback,
                 // and a consumer that falls behind fails by design: see the next test.)
                 if chunk.first != block[received % block.count]
-                    || chunk.last != block[(received + chunk.count - 1) % block.count] { intact = false }
+                    || chunk.last != block[(received + chunk.count - 1) % block.count]
+                {
+                    intact = false
+                }
                 received += chunk.count
             }
             return (received, intact)
@@ -159,9 +163,11 @@ final class CallCount: Sendable {
 
 @Suite("URLSessionTransport.stream: responses without a body")
 struct URLSessionStreamingNoBodyTests {
-    @Test("a HEAD, a 204 and a 304 stream an empty body whatever Content-Length says", arguments: [
-        ("HEAD", "200 OK"), ("GET", "204 No Content"), ("GET", "304 Not Modified"),
-    ])
+    @Test(
+        "a HEAD, a 204 and a 304 stream an empty body whatever Content-Length says",
+        arguments: [
+            ("HEAD", "200 OK"), ("GET", "204 No Content"), ("GET", "304 Not Modified"),
+        ])
     func emptyBodies(method: String, status: String) async throws {
         let server = try ScriptedHTTPServer { connection in
             connection.write("HTTP/1.1 \(status)\r\nContent-Length: 5000\r\n\r\n")

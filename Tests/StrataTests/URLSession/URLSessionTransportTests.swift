@@ -24,8 +24,9 @@ struct URLSessionTransportTests {
 
     // MARK: 401 with a Basic challenge
 
-    @Test("a 401 carrying WWW-Authenticate: Basic or Digest comes back as a 401 response instead of hanging",
-          arguments: ["Basic realm=\"x\"", "Digest realm=\"x\", nonce=\"n\"", "Bearer"])
+    @Test(
+        "a 401 carrying WWW-Authenticate: Basic or Digest comes back as a 401 response instead of hanging",
+        arguments: ["Basic realm=\"x\"", "Digest realm=\"x\", nonce=\"n\"", "Bearer"])
     func challengeReturns(challenge: String) async throws {
         server.route("/private", response: .init(status: 401, headers: [("WWW-Authenticate", challenge)], text: "denied"))
         let started = ContinuousClock.now
@@ -175,7 +176,8 @@ struct URLSessionTransportTests {
     @Test("a body over the limit fails with invalidResponse", arguments: [true, false])
     func bodyLimit(declaredLength: Bool) async throws {
         let body = Data(repeating: 0x61, count: 4096)
-        let response: LoopbackHTTPServer.Response = declaredLength
+        let response: LoopbackHTTPServer.Response =
+            declaredLength
             ? .init(body: body)
             : .raw(Data("HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n".utf8) + body)
         server.route("/big", response: response)

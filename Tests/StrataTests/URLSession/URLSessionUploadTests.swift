@@ -44,8 +44,10 @@ struct URLSessionUploadTests {
             for block in blocks { continuation.yield(block[...]) }
             continuation.finish()
         }
-        let response = try await transport.send(HTTPRequest(method: .post, url: server.url("/stream"),
-                                                             body: HTTPBody(chunks, length: nil)))
+        let response = try await transport.send(
+            HTTPRequest(
+                method: .post, url: server.url("/stream"),
+                body: HTTPBody(chunks, length: nil)))
         #expect(response.text == "\(count) \(sum) length \(count)")
     }
 
@@ -67,8 +69,9 @@ struct URLSessionUploadTests {
     @Test("a single-pass body larger than maxSinglePassUploadBytes is refused before anything is sent")
     func tooLargeSinglePassUpload() async throws {
         let server = try countingServer()
-        let declared = HTTPBody(AsyncStream<ArraySlice<UInt8>> { $0.finish() },
-                                length: Int64(URLSessionTransport.maxSinglePassUploadBytes) + 1)
+        let declared = HTTPBody(
+            AsyncStream<ArraySlice<UInt8>> { $0.finish() },
+            length: Int64(URLSessionTransport.maxSinglePassUploadBytes) + 1)
         let error = await #expect(throws: TransportError.self) {
             try await transport.send(HTTPRequest(method: .post, url: server.url("/stream"), body: declared))
         }
@@ -79,8 +82,9 @@ struct URLSessionUploadTests {
 
 /// The 64 MiB file upload, in a process of its own (``MeasuringProcess``): the resident set is
 /// the whole process's, and other suites would be counted as the upload's.
-@Suite("URLSessionTransport uploads a large file with bounded memory", .serialized,
-       .enabled(if: MeasuringProcess.isMeasuring, "runs in the process URLSessionUploadIsolationTests starts"))
+@Suite(
+    "URLSessionTransport uploads a large file with bounded memory", .serialized,
+    .enabled(if: MeasuringProcess.isMeasuring, "runs in the process URLSessionUploadIsolationTests starts"))
 struct URLSessionLargeUploadTests {
     let transport = URLSessionTransport(requestTimeout: .seconds(120))
 
@@ -97,17 +101,20 @@ struct URLSessionLargeUploadTests {
         let server = try URLSessionUploadTests().countingServer()
         let before = ResidentMemory.bytes
         ResidentMemory.resetPeak()
-        let response = try await transport.send(HTTPRequest(method: .put, url: server.url("/file"),
-                                                             body: try HTTPBody(contentsOf: file)))
+        let response = try await transport.send(
+            HTTPRequest(
+                method: .put, url: server.url("/file"),
+                body: try HTTPBody(contentsOf: file)))
         let growth = max(ResidentMemory.peak, ResidentMemory.bytes) - before
         #expect(response.text == "\(count) \(sum) length \(64 << 20)")
         if ResidentMemory.isMeaningful { #expect(growth < 32 << 20, "resident set grew by \(growth >> 20) MiB") }
     }
 }
 
-@Suite("URLSession's large-upload memory is measured in a process of its own",
-       .disabled(if: MeasuringProcess.isMeasuring, "this is the measuring process"),
-       .disabled(if: !ResidentMemory.isMeaningful, "memory bounds mean nothing under a sanitizer"))
+@Suite(
+    "URLSession's large-upload memory is measured in a process of its own",
+    .disabled(if: MeasuringProcess.isMeasuring, "this is the measuring process"),
+    .disabled(if: !ResidentMemory.isMeaningful, "memory bounds mean nothing under a sanitizer"))
 struct URLSessionUploadIsolationTests {
     @Test("the large-upload test passes in a process where nothing else runs")
     func isolated() async throws {

@@ -14,8 +14,11 @@ struct WholeRequestTimeoutTests {
         let server = try LoopbackHTTPServer()
         let body = String(repeating: "x", count: 40)
         // 40 body bytes at 0.25 s each: about 10 s in all, every gap far below the timeout.
-        server.route("/drip", response: .drip(head: "HTTP/1.1 200 OK\r\nContent-Length: 40\r\n\r\n", body: body,
-                                              every: TestTimeScale.scaled(.milliseconds(250))))
+        server.route(
+            "/drip",
+            response: .drip(
+                head: "HTTP/1.1 200 OK\r\nContent-Length: 40\r\n\r\n", body: body,
+                every: TestTimeScale.scaled(.milliseconds(250))))
         let transport = URLSessionTransport(requestTimeout: TestTimeScale.scaled(.seconds(2)))
         let error = await #expect(throws: TransportError.self) {
             try await transport.send(URLRequest(url: server.url("/drip")))
@@ -28,9 +31,12 @@ struct WholeRequestTimeoutTests {
     @Test("a later RequestDeadline does not extend the request timeout: one deadline, the earlier wins")
     func earlierOfTimeoutAndDeadline() async throws {
         let server = try LoopbackHTTPServer()
-        server.route("/drip", response: .drip(head: "HTTP/1.1 200 OK\r\nContent-Length: 40\r\n\r\n",
-                                              body: String(repeating: "x", count: 40),
-                                              every: TestTimeScale.scaled(.milliseconds(250))))
+        server.route(
+            "/drip",
+            response: .drip(
+                head: "HTTP/1.1 200 OK\r\nContent-Length: 40\r\n\r\n",
+                body: String(repeating: "x", count: 40),
+                every: TestTimeScale.scaled(.milliseconds(250))))
         let transport = URLSessionTransport(requestTimeout: TestTimeScale.scaled(.seconds(1)))
         let error = await #expect(throws: TransportError.self) {
             try await RequestDeadline.withTimeout(.seconds(600)) {
@@ -45,7 +51,8 @@ struct WholeRequestTimeoutTests {
     func quickResponse() async throws {
         let server = try LoopbackHTTPServer()
         server.route("/ok", response: .init(text: "ok"))
-        let response = try await URLSessionTransport(requestTimeout: TestTimeScale.scaled(.seconds(30))).send(URLRequest(url: server.url("/ok")))
+        let response = try await URLSessionTransport(requestTimeout: TestTimeScale.scaled(.seconds(30))).send(
+            URLRequest(url: server.url("/ok")))
         #expect(response.statusCode == 200)
     }
 }

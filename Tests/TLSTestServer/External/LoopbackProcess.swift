@@ -37,8 +37,10 @@ public final class LoopbackProcess: Sendable {
     ///
     /// - Throws: ``StartError`` when the program does not listen within a few seconds (its
     ///   standard error is included).
-    public init(executable: String, prepare: (_ port: Int, _ directory: URL) throws -> Void = { _, _ in },
-                arguments: (_ port: Int, _ directory: URL) -> [String]) throws {
+    public init(
+        executable: String, prepare: (_ port: Int, _ directory: URL) throws -> Void = { _, _ in },
+        arguments: (_ port: Int, _ directory: URL) -> [String]
+    ) throws {
         let name = URL(fileURLWithPath: executable).lastPathComponent
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-\(name)-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

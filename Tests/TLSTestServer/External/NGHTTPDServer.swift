@@ -22,20 +22,25 @@ public final class NGHTTPDServer: Sendable {
     public init(identity: TLSLoopbackServer.Identity = .leafOnly, options: [String] = [], files: [String: Data] = [:]) throws {
         let chain = TLSLoopbackServer.fixtures.appendingPathComponent(identity.chainFile).path
         let key = TLSLoopbackServer.fixtures.appendingPathComponent(identity.keyFile).path
-        process = try LoopbackProcess(executable: Self.executable, prepare: { _, directory in
-            for (path, data) in files {
-                let url = directory.appendingPathComponent(path)
-                try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-                try data.write(to: url)
-            }
-        }, arguments: { port, directory in
-            ["--address=127.0.0.1", "--htdocs=\(directory.path)"] + options + [String(port), key, chain]
-        })
+        process = try LoopbackProcess(
+            executable: Self.executable,
+            prepare: { _, directory in
+                for (path, data) in files {
+                    let url = directory.appendingPathComponent(path)
+                    try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                    try data.write(to: url)
+                }
+            },
+            arguments: { port, directory in
+                ["--address=127.0.0.1", "--htdocs=\(directory.path)"] + options + [String(port), key, chain]
+            })
     }
 
     /// Starts nghttpd like ``init(identity:options:files:)``, off the cooperative pool.
-    public static func start(identity: TLSLoopbackServer.Identity = .leafOnly, options: [String] = [],
-                             files: [String: Data] = [:]) async throws -> NGHTTPDServer {
+    public static func start(
+        identity: TLSLoopbackServer.Identity = .leafOnly, options: [String] = [],
+        files: [String: Data] = [:]
+    ) async throws -> NGHTTPDServer {
         try await offCooperativePool { try NGHTTPDServer(identity: identity, options: options, files: files) }
     }
 

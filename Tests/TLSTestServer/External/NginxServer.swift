@@ -24,51 +24,60 @@ public final class NginxServer: Sendable {
     ///   - directives: Directives inside the `server` block: `location`s, `keepalive_requests`, ...
     ///     `$root` stands for the server's directory (where `files` are written).
     ///   - files: Files to serve from the server's directory, by relative path.
-    public init(identity: TLSLoopbackServer.Identity = .leafOnly, http2: Bool = true, tls: Bool = true, directives: String,
-                files: [String: Data] = [:]) throws {
+    public init(
+        identity: TLSLoopbackServer.Identity = .leafOnly, http2: Bool = true, tls: Bool = true, directives: String,
+        files: [String: Data] = [:]
+    ) throws {
         let chain = TLSLoopbackServer.fixtures.appendingPathComponent(identity.chainFile).path
         let key = TLSLoopbackServer.fixtures.appendingPathComponent(identity.keyFile).path
         isTLS = tls
-        process = try LoopbackProcess(executable: Self.executable, prepare: { port, directory in
-            for (path, data) in files {
-                let url = directory.appendingPathComponent(path)
-                try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-                try data.write(to: url)
-            }
-            let root = directory.path
-            let configuration = """
-                daemon off;
-                master_process off;
-                worker_processes 1;
-                error_log \(root)/error.log warn;
-                pid \(root)/nginx.pid;
-                events { worker_connections 4096; }
-                http {
-                    log_format strata_connection '$connection';
-                    access_log \(root)/access.log;
-                    client_body_temp_path \(root)/client_body;
-                    proxy_temp_path \(root)/proxy;
-                    fastcgi_temp_path \(root)/fastcgi;
-                    uwsgi_temp_path \(root)/uwsgi;
-                    scgi_temp_path \(root)/scgi;
-                    server {
-                        \(tls ? "listen 127.0.0.1:\(port) ssl\(http2 ? " http2" : "");" : "listen 127.0.0.1:\(port);")
-                        \(tls ? "ssl_certificate \(chain); ssl_certificate_key \(key);" : "")
-                        root \(root);
-                        \(directives.replacingOccurrences(of: "$root", with: root))
-                    }
+        process = try LoopbackProcess(
+            executable: Self.executable,
+            prepare: { port, directory in
+                for (path, data) in files {
+                    let url = directory.appendingPathComponent(path)
+                    try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                    try data.write(to: url)
                 }
-                """
-            try configuration.write(to: directory.appendingPathComponent("nginx.conf"), atomically: true, encoding: .utf8)
-        }, arguments: { _, directory in
-            ["-p", directory.path, "-c", directory.appendingPathComponent("nginx.conf").path,
-             "-e", directory.appendingPathComponent("error.log").path]
-        })
+                let root = directory.path
+                let configuration = """
+                    daemon off;
+                    master_process off;
+                    worker_processes 1;
+                    error_log \(root)/error.log warn;
+                    pid \(root)/nginx.pid;
+                    events { worker_connections 4096; }
+                    http {
+                        log_format strata_connection '$connection';
+                        access_log \(root)/access.log;
+                        client_body_temp_path \(root)/client_body;
+                        proxy_temp_path \(root)/proxy;
+                        fastcgi_temp_path \(root)/fastcgi;
+                        uwsgi_temp_path \(root)/uwsgi;
+                        scgi_temp_path \(root)/scgi;
+                        server {
+                            \(tls ? "listen 127.0.0.1:\(port) ssl\(http2 ? " http2" : "");" : "listen 127.0.0.1:\(port);")
+                            \(tls ? "ssl_certificate \(chain); ssl_certificate_key \(key);" : "")
+                            root \(root);
+                            \(directives.replacingOccurrences(of: "$root", with: root))
+                        }
+                    }
+                    """
+                try configuration.write(to: directory.appendingPathComponent("nginx.conf"), atomically: true, encoding: .utf8)
+            },
+            arguments: { _, directory in
+                [
+                    "-p", directory.path, "-c", directory.appendingPathComponent("nginx.conf").path,
+                    "-e", directory.appendingPathComponent("error.log").path,
+                ]
+            })
     }
 
     /// Starts nginx like ``init(identity:http2:tls:directives:files:)``, off the cooperative pool.
-    public static func start(identity: TLSLoopbackServer.Identity = .leafOnly, http2: Bool = true, tls: Bool = true,
-                             directives: String, files: [String: Data] = [:]) async throws -> NginxServer {
+    public static func start(
+        identity: TLSLoopbackServer.Identity = .leafOnly, http2: Bool = true, tls: Bool = true,
+        directives: String, files: [String: Data] = [:]
+    ) async throws -> NginxServer {
         try await offCooperativePool {
             try NginxServer(identity: identity, http2: http2, tls: tls, directives: directives, files: files)
         }

@@ -19,31 +19,37 @@ public final class TinyproxyServer: Sendable {
     ///   - connectPorts: When given, `CONNECT` is allowed to these ports only (403 otherwise);
     ///     by default to any port.
     public init(credentials: (user: String, password: String)? = nil, connectPorts: [Int]? = nil) throws {
-        process = try LoopbackProcess(executable: Self.executable, prepare: { port, directory in
-            var lines = [
-                "Port \(port)",
-                "Listen 127.0.0.1",
-                "Timeout 30",
-                "MaxClients 64",
-                // Connect level logs every request line, so tests can see what reached the proxy.
-                "LogLevel Connect",
-                "LogFile \"\(directory.path)/tinyproxy.log\"",
-                "PidFile \"\(directory.path)/tinyproxy.pid\"",
-                "Allow 127.0.0.1",
-            ]
-            if let credentials { lines.append("BasicAuth \(credentials.user) \(credentials.password)") }
-            for port in connectPorts ?? [] { lines.append("ConnectPort \(port)") }
-            try lines.joined(separator: "\n").write(to: directory.appendingPathComponent("tinyproxy.conf"),
-                                                    atomically: true, encoding: .utf8)
-        }, arguments: { _, directory in
-            // -d: stay in the foreground, so the test owns the process.
-            ["-d", "-c", directory.appendingPathComponent("tinyproxy.conf").path]
-        })
+        process = try LoopbackProcess(
+            executable: Self.executable,
+            prepare: { port, directory in
+                var lines = [
+                    "Port \(port)",
+                    "Listen 127.0.0.1",
+                    "Timeout 30",
+                    "MaxClients 64",
+                    // Connect level logs every request line, so tests can see what reached the proxy.
+                    "LogLevel Connect",
+                    "LogFile \"\(directory.path)/tinyproxy.log\"",
+                    "PidFile \"\(directory.path)/tinyproxy.pid\"",
+                    "Allow 127.0.0.1",
+                ]
+                if let credentials { lines.append("BasicAuth \(credentials.user) \(credentials.password)") }
+                for port in connectPorts ?? [] { lines.append("ConnectPort \(port)") }
+                try lines.joined(separator: "\n").write(
+                    to: directory.appendingPathComponent("tinyproxy.conf"),
+                    atomically: true, encoding: .utf8)
+            },
+            arguments: { _, directory in
+                // -d: stay in the foreground, so the test owns the process.
+                ["-d", "-c", directory.appendingPathComponent("tinyproxy.conf").path]
+            })
     }
 
     /// Starts tinyproxy like ``init(credentials:connectPorts:)``, off the cooperative pool.
-    public static func start(credentials: (user: String, password: String)? = nil,
-                             connectPorts: [Int]? = nil) async throws -> TinyproxyServer {
+    public static func start(
+        credentials: (user: String, password: String)? = nil,
+        connectPorts: [Int]? = nil
+    ) async throws -> TinyproxyServer {
         try await offCooperativePool { try TinyproxyServer(credentials: credentials, connectPorts: connectPorts) }
     }
 

@@ -5,7 +5,7 @@ public struct HTTP2Frame: Sendable, Hashable, CustomStringConvertible {
     /// Frame types (RFC 9113 §6).
     public enum Kind: UInt8, Sendable {
         case data = 0, headers = 1, priority = 2, rstStream = 3, settings = 4, pushPromise = 5, ping = 6,
-             goAway = 7, windowUpdate = 8, continuation = 9
+            goAway = 7, windowUpdate = 8, continuation = 9
     }
 
     /// END_STREAM (DATA, HEADERS) and ACK (SETTINGS, PING) share bit 0x1.
@@ -41,8 +41,10 @@ public struct HTTP2Frame: Sendable, Hashable, CustomStringConvertible {
     /// The frame on the wire: 9-byte header, then the payload.
     public var bytes: [UInt8] {
         let length = payload.count
-        return [UInt8(truncatingIfNeeded: length >> 16), UInt8(truncatingIfNeeded: length >> 8), UInt8(truncatingIfNeeded: length),
-                type, flags] + Self.uint32(streamID & 0x7FFF_FFFF) + payload
+        return [
+            UInt8(truncatingIfNeeded: length >> 16), UInt8(truncatingIfNeeded: length >> 8), UInt8(truncatingIfNeeded: length),
+            type, flags,
+        ] + Self.uint32(streamID & 0x7FFF_FFFF) + payload
     }
 
     public var description: String {
@@ -53,8 +55,9 @@ public struct HTTP2Frame: Sendable, Hashable, CustomStringConvertible {
 
     /// SETTINGS with `parameters` (identifier, value), or an empty SETTINGS ACK.
     public static func settings(_ parameters: [(UInt16, UInt32)] = [], ack: Bool = false) -> HTTP2Frame {
-        HTTP2Frame(.settings, flags: ack ? Self.ack : 0,
-                   payload: parameters.flatMap { uint16($0.0) + uint32($0.1) })
+        HTTP2Frame(
+            .settings, flags: ack ? Self.ack : 0,
+            payload: parameters.flatMap { uint16($0.0) + uint32($0.1) })
     }
 
     /// SETTINGS_MAX_CONCURRENT_STREAMS.
@@ -63,10 +66,13 @@ public struct HTTP2Frame: Sendable, Hashable, CustomStringConvertible {
     public static let initialWindowSize: UInt16 = 0x4
 
     /// HEADERS carrying `fields` as HPACK literals (no indexing, no Huffman).
-    public static func headers(stream: UInt32, _ fields: [(String, String)], endStream: Bool = false,
-                               endHeaders: Bool = true) -> HTTP2Frame {
-        HTTP2Frame(.headers, flags: (endStream ? Self.endStream : 0) | (endHeaders ? Self.endHeaders : 0),
-                   streamID: stream, payload: headerBlock(fields))
+    public static func headers(
+        stream: UInt32, _ fields: [(String, String)], endStream: Bool = false,
+        endHeaders: Bool = true
+    ) -> HTTP2Frame {
+        HTTP2Frame(
+            .headers, flags: (endStream ? Self.endStream : 0) | (endHeaders ? Self.endHeaders : 0),
+            streamID: stream, payload: headerBlock(fields))
     }
 
     /// DATA.

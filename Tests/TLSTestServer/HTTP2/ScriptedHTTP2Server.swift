@@ -17,8 +17,10 @@ public final class ScriptedHTTP2Server: Sendable {
     /// - Parameters:
     ///   - alpn: The ALPN protocol selected (`h2`; nil to select none, as an HTTP/1.1-only server).
     ///   - script: Runs once per accepted connection, on that connection's thread.
-    public init(identity: TLSLoopbackServer.Identity = .leafOnly, alpn: String? = "h2",
-                script: @escaping @Sendable (HTTP2ScriptConnection) -> Void) throws {
+    public init(
+        identity: TLSLoopbackServer.Identity = .leafOnly, alpn: String? = "h2",
+        script: @escaping @Sendable (HTTP2ScriptConnection) -> Void
+    ) throws {
         let counter = LockedValue(0)
         let received = received
         tls = try TLSLoopbackServer(identity: identity, alpn: alpn) { channel in
@@ -118,8 +120,9 @@ public final class HTTP2ScriptConnection {
 
     /// Sends a complete `200` response with `body` on `stream`.
     public func respond(stream: UInt32, status: Int = 200, body: String = "ok") {
-        write(.headers(stream: stream, [(":status", String(status)), ("content-length", String(body.utf8.count))]),
-              .data(stream: stream, Array(body.utf8), endStream: true))
+        write(
+            .headers(stream: stream, [(":status", String(status)), ("content-length", String(body.utf8.count))]),
+            .data(stream: stream, Array(body.utf8), endStream: true))
     }
 
     /// Reads frames until the client closes the connection; returns them.

@@ -78,8 +78,10 @@ final class InFlightRequests: Sendable {
     /// - Throws: The exchange's error, `CancellationError` when the caller was cancelled, or
     ///   ``TransportError`` of kind ``TransportError/Kind/timedOut`` when the caller's
     ///   ``RequestDeadline`` passed while it waited.
-    func run(_ key: Key, url: URL, joined: () -> Void,
-             _ exchange: () async throws -> HTTPResponse) async throws -> HTTPResponse {
+    func run(
+        _ key: Key, url: URL, joined: () -> Void,
+        _ exchange: () async throws -> HTTPResponse
+    ) async throws -> HTTPResponse {
         while true {
             let leads = state.withLock { state -> Bool in
                 guard state.flights[key] == nil else { return false }

@@ -68,7 +68,8 @@ struct CacheDirectives: Hashable, Sendable {
             while index < bytes.count, Self.isSpace(bytes[index]) || bytes[index] == UInt8(ascii: ",") { index += 1 }
             let nameStart = index
             while index < bytes.count, bytes[index] != UInt8(ascii: "="), bytes[index] != UInt8(ascii: ","),
-                  !Self.isSpace(bytes[index]) { index += 1 }
+                !Self.isSpace(bytes[index])
+            { index += 1 }
             let name = UnsafeBufferPointer(rebasing: bytes[nameStart..<index])
             while index < bytes.count, Self.isSpace(bytes[index]) { index += 1 }
             var argument: UnsafeBufferPointer<UInt8>?

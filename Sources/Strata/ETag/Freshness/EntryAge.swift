@@ -19,8 +19,10 @@ struct EntryAge: Hashable, Sendable {
     /// - Parameters:
     ///   - heuristicLimit: The cap of heuristic freshness, or `nil` for none.
     ///   - sharedCache: Whether the store is shared, so that `s-maxage` is the lifetime.
-    init(headers: HTTPHeaders, directives: CacheDirectives, times: ExchangeTimes, now: Date, heuristicLimit: Duration?,
-         sharedCache: Bool = false) {
+    init(
+        headers: HTTPHeaders, directives: CacheDirectives, times: ExchangeTimes, now: Date, heuristicLimit: Duration?,
+        sharedCache: Bool = false
+    ) {
         let responseTime = times.responseTime.timeIntervalSince1970
         // §4.2.3: a response without a (valid) Date is dated when it was received.
         let date = headers["Date"].flatMap { HTTPDate.parseForFreshness($0, now: now) }?.timeIntervalSince1970 ?? responseTime
@@ -36,8 +38,9 @@ struct EntryAge: Hashable, Sendable {
         if sharedCache, let sharedMaxAge = directives.sharedMaxAge {
             lifetime = Double(sharedMaxAge)
         } else {
-            lifetime = Self.lifetime(headers: headers, directives: directives, date: date, now: now,
-                                     heuristicLimit: heuristicLimit)
+            lifetime = Self.lifetime(
+                headers: headers, directives: directives, date: date, now: now,
+                heuristicLimit: heuristicLimit)
         }
     }
 
@@ -50,8 +53,10 @@ struct EntryAge: Hashable, Sendable {
     /// §4.2.1, for a private cache: `max-age`, else `Expires` − `Date`, else (when allowed)
     /// 10% of `Date` − `Last-Modified` capped at `heuristicLimit`, else 0. (`s-maxage`, which
     /// comes first in a shared cache, is the caller's.)
-    private static func lifetime(headers: HTTPHeaders, directives: CacheDirectives, date: Double, now: Date,
-                                 heuristicLimit: Duration?) -> Double {
+    private static func lifetime(
+        headers: HTTPHeaders, directives: CacheDirectives, date: Double, now: Date,
+        heuristicLimit: Duration?
+    ) -> Double {
         if let maxAge = directives.maxAge { return Double(maxAge) }
         if let expires = headers["Expires"] {
             // §5.3: an invalid Expires, such as "0", is a time in the past.

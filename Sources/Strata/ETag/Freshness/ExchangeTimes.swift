@@ -39,17 +39,20 @@ package struct ExchangeTimes: Sendable, Hashable, Codable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let version = try container.decode(Int.self, forKey: .version)
         guard version == Self.currentVersion else {
-            throw DecodingError.dataCorruptedError(forKey: .version, in: container,
-                                                   debugDescription: "exchange times of version \(version)")
+            throw DecodingError.dataCorruptedError(
+                forKey: .version, in: container,
+                debugDescription: "exchange times of version \(version)")
         }
         let requestTime = try container.decode(Double.self, forKey: .requestTime)
         let responseTime = try container.decode(Double.self, forKey: .responseTime)
         guard requestTime.isFinite, responseTime.isFinite else {
-            throw DecodingError.dataCorruptedError(forKey: .requestTime, in: container,
-                                                   debugDescription: "exchange times must be finite")
+            throw DecodingError.dataCorruptedError(
+                forKey: .requestTime, in: container,
+                debugDescription: "exchange times must be finite")
         }
-        self.init(requestTime: Date(timeIntervalSince1970: requestTime),
-                  responseTime: Date(timeIntervalSince1970: responseTime))
+        self.init(
+            requestTime: Date(timeIntervalSince1970: requestTime),
+            responseTime: Date(timeIntervalSince1970: responseTime))
     }
 
     /// Encodes the record with its version; times as seconds since 1970.

@@ -38,8 +38,10 @@ extension FreshnessPolicy {
     ///     ``ETagStoreProtocol/isSharedStorage``), where §3.5 restricts responses to
     ///     authorized requests.
     ///   - now: The current time; read only when the entry's age matters (at most once).
-    func use(of entry: ETagCacheEntry, for request: HTTPRequest, directives: CacheDirectives, now clock: () -> Date,
-             rule: EndpointCachePolicy, sharedStorage: Bool) -> StoredResponseUse {
+    func use(
+        of entry: ETagCacheEntry, for request: HTTPRequest, directives: CacheDirectives, now clock: () -> Date,
+        rule: EndpointCachePolicy, sharedStorage: Bool
+    ) -> StoredResponseUse {
         // An entry of unknown age (written before 0.4) is only a validator, and so is one whose
         // age decides nothing (no lifetime, no stale window): its Date is not even parsed, nor
         // the clock read.
@@ -62,11 +64,13 @@ extension FreshnessPolicy {
         case .standard, .alwaysRevalidate:
             // §4.2.4: no-cache and must-revalidate forbid serving stale, even on error; in a
             // shared store so do s-maxage (§5.2.2.10) and proxy-revalidate (§5.2.2.8).
-            let mustRevalidate = response.mustRevalidate
+            let mustRevalidate =
+                response.mustRevalidate
                 || (sharedStorage && (response.hasSharedMaxAge || response.proxyRevalidate))
             mayServeStale = mayServeStale && !response.noCache && !mustRevalidate
-            age = EntryAge(headers: entry.headers, directives: response, times: times, now: now,
-                           heuristicLimit: heuristicLimit, sharedCache: sharedStorage)
+            age = EntryAge(
+                headers: entry.headers, directives: response, times: times, now: now,
+                heuristicLimit: heuristicLimit, sharedCache: sharedStorage)
         case .neverStore:
             return .revalidate(staleIfError: nil)
         }
@@ -76,12 +80,16 @@ extension FreshnessPolicy {
         // never stale either (stale-if-error under alwaysRevalidate included). Only reuse(for:),
         // the endpoint owner's explicit choice, overrides it.
         if sharedStorage, !rule.reusesForATime,
-           response.isPrivate || (request.headers.contains("Authorization")
-                                  && !(response.isPublic || response.hasSharedMaxAge || response.mustRevalidate)) {
+            response.isPrivate
+                || (request.headers.contains("Authorization")
+                    && !(response.isPublic || response.hasSharedMaxAge || response.mustRevalidate))
+        {
             return .revalidate(staleIfError: nil)
         }
-        let staleIfError = mayServeStale ? staleIfErrorWindow(request: directives, response: response)
-            .map { StaleIfErrorAllowance(age: age, untilAge: age.lifetime + $0) } : nil
+        let staleIfError =
+            mayServeStale
+            ? staleIfErrorWindow(request: directives, response: response)
+                .map { StaleIfErrorAllowance(age: age, untilAge: age.lifetime + $0) } : nil
         guard servesFreshResponses, rule.kind != .alwaysRevalidate else {
             return .revalidate(staleIfError: staleIfError)
         }
@@ -105,7 +113,8 @@ extension FreshnessPolicy {
         if let maxStale = directives.maxStale, age.staleness <= Double(maxStale) { return .stale(age) }
         // RFC 5861 §3, unless the request asked for a bound on age or freshness.
         if directives.maxAge == nil, directives.minFresh == nil, let window = response.staleWhileRevalidate,
-           age.staleness <= Double(window) {
+            age.staleness <= Double(window)
+        {
             return .staleWhileRevalidate(age)
         }
         return .revalidate(staleIfError: staleIfError)

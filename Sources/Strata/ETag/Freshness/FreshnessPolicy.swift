@@ -36,8 +36,10 @@ public struct FreshnessPolicy: Sendable, Hashable {
     ///     `nil` (the default) for none.
     ///   - maxBackgroundRefreshes: The most concurrent background refreshes; at least 1 is
     ///     used. Default: 8.
-    public init(servesFreshResponses: Bool = true, heuristicLimit: Duration? = nil, staleIfError: Duration? = nil,
-                maxBackgroundRefreshes: Int = 8) {
+    public init(
+        servesFreshResponses: Bool = true, heuristicLimit: Duration? = nil, staleIfError: Duration? = nil,
+        maxBackgroundRefreshes: Int = 8
+    ) {
         self.servesFreshResponses = servesFreshResponses
         self.heuristicLimit = heuristicLimit
         self.staleIfError = staleIfError

@@ -17,19 +17,21 @@ extension HTTPDate {
     /// The date of an exact IMF-fixdate, or `nil` (then the general parser decides).
     private static func fixdate(_ bytes: UnsafeBufferPointer<UInt8>) -> Date? {
         guard bytes.count == 29, bytes[3] == UInt8(ascii: ","), bytes[4] == 0x20, bytes[7] == 0x20, bytes[11] == 0x20,
-              bytes[16] == 0x20, bytes[19] == UInt8(ascii: ":"), bytes[22] == UInt8(ascii: ":"), bytes[25] == 0x20,
-              bytes[26] == UInt8(ascii: "G"), bytes[27] == UInt8(ascii: "M"), bytes[28] == UInt8(ascii: "T"),
-              fixdateDays.contains(where: { $0.elementsEqual(bytes[0..<3]) }),
-              let monthIndex = fixdateMonths.firstIndex(where: { $0.elementsEqual(bytes[8..<11]) }),
-              let day = digits(bytes, 5, 2), let year = digits(bytes, 12, 4), let hour = digits(bytes, 17, 2),
-              let minute = digits(bytes, 20, 2), let second = digits(bytes, 23, 2),
-              hour < 24, minute < 60, second <= 60 else { return nil }
+            bytes[16] == 0x20, bytes[19] == UInt8(ascii: ":"), bytes[22] == UInt8(ascii: ":"), bytes[25] == 0x20,
+            bytes[26] == UInt8(ascii: "G"), bytes[27] == UInt8(ascii: "M"), bytes[28] == UInt8(ascii: "T"),
+            fixdateDays.contains(where: { $0.elementsEqual(bytes[0..<3]) }),
+            let monthIndex = fixdateMonths.firstIndex(where: { $0.elementsEqual(bytes[8..<11]) }),
+            let day = digits(bytes, 5, 2), let year = digits(bytes, 12, 4), let hour = digits(bytes, 17, 2),
+            let minute = digits(bytes, 20, 2), let second = digits(bytes, 23, 2),
+            hour < 24, minute < 60, second <= 60
+        else { return nil }
         let month = monthIndex + 1
-        let daysInMonth = switch month {
-        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
+        let daysInMonth =
+            switch month {
+            case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+            case 4, 6, 9, 11: 30
+            default: 31
+            }
         guard (1...daysInMonth).contains(day) else { return nil }
         // Days from 1970-01-01 (Howard Hinnant's days_from_civil).
         let y = month <= 2 ? year - 1 : year

@@ -6,7 +6,7 @@ enum HMACSHA256 {
 
     /// The 32-byte authentication code of `message` under `key` (any length).
     static func authenticationCode<Bytes: Sequence>(for message: Bytes, key: [UInt8]) -> [UInt8]
-        where Bytes.Element == UInt8 {
+    where Bytes.Element == UInt8 {
         var block = key.count > blockSize ? SHA256.hash(key) : key
         block += [UInt8](repeating: 0, count: blockSize - block.count)
         var inner = SHA256()

@@ -117,8 +117,11 @@ struct SHA256: Sendable {
     /// Pads the message and returns the eight words of the digest.
     private mutating func finalizeWords() -> (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) {
         let bitLength = totalByteCount &* 8
-        var tail: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64,
-                   UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var tail:
+            (
+                UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64,
+                UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64
+            ) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         let count = pendingCount
         // The pending bytes, 0x80, zeros, and the bit length in the last 8 bytes of one or two blocks.
         let blocks = count < 56 ? 1 : 2
@@ -136,16 +139,19 @@ struct SHA256: Sendable {
     private mutating func compress(blocks: UnsafeRawPointer, count: Int) {
         Self.roundConstants.withUnsafeBufferPointer { constants in
             withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { schedule in
-                Self.compress(&state, blocks: blocks, count: count, constants: constants.baseAddress!,
-                              schedule: schedule.baseAddress!)
+                Self.compress(
+                    &state, blocks: blocks, count: count, constants: constants.baseAddress!,
+                    schedule: schedule.baseAddress!)
             }
         }
     }
 
     /// The compression loop, free of closures: the working variables stay in registers.
-    private static func compress(_ state: inout (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32),
-                                 blocks: UnsafeRawPointer, count: Int, constants: UnsafePointer<UInt32>,
-                                 schedule: UnsafeMutablePointer<UInt32>) {
+    private static func compress(
+        _ state: inout (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32),
+        blocks: UnsafeRawPointer, count: Int, constants: UnsafePointer<UInt32>,
+        schedule: UnsafeMutablePointer<UInt32>
+    ) {
         var (h0, h1, h2, h3, h4, h5, h6, h7) = state
         for block in 0..<count {
             let base = blocks + block * 64

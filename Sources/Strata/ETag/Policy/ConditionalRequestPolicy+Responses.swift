@@ -31,24 +31,30 @@ extension ConditionalRequestPolicy {
     /// `Expires`), or an endpoint that reuses it for a time. The entry records `times`, and a
     /// `Date` of `times.responseTime` when the response had none (RFC 9110 §6.6.1), so that its
     /// age can be computed later.
-    func storeDecision(for response: HTTPResponse, to request: HTTPRequest, times: ExchangeTimes,
-                       rule: EndpointCachePolicy = .standard) -> StoreDecision {
+    func storeDecision(
+        for response: HTTPResponse, to request: HTTPRequest, times: ExchangeTimes,
+        rule: EndpointCachePolicy = .standard
+    ) -> StoreDecision {
         guard request.method == .get else { return .doNotStore(.head) }
         guard response.statusCode == 200 else { return .doNotStore(.status) }
         guard !HeaderRules.forbidsStorage(response.headers) else { return .doNotStore(.responseNoStore) }
         guard !HeaderRules.isEventStream(response.headers) else { return .doNotStore(.eventStream) }
         let varyNames = HeaderRules.selectingNames(in: response.headers)
         guard !varyNames.contains("*") else { return .doNotStore(.varyStar) }
-        guard response.headers["ETag"] != nil || response.headers["Last-Modified"] != nil
-                || Self.hasFreshnessLifetime(response.headers) || rule.reusesForATime else {
+        guard
+            response.headers["ETag"] != nil || response.headers["Last-Modified"] != nil
+                || Self.hasFreshnessLifetime(response.headers) || rule.reusesForATime
+        else {
             return .doNotStore(.noValidator)
         }
         var stored = response
         stored.headers = Self.storable(response.headers)
         Self.addDateIfMissing(to: &stored.headers, receivedAt: times.responseTime)
-        return .store(ETagCacheEntry(response: stored,
-                                     varyingRequestHeaders: varyingHeaders(of: request, names: varyNames),
-                                     exchangeTimes: times))
+        return .store(
+            ETagCacheEntry(
+                response: stored,
+                varyingRequestHeaders: varyingHeaders(of: request, names: varyNames),
+                exchangeTimes: times))
     }
 
     /// Whether the headers give an explicit freshness lifetime: `max-age` or `Expires`.
@@ -65,13 +71,16 @@ extension ConditionalRequestPolicy {
 
     /// The stored `entry` as the response to `request`, with `Age: age` (RFC 9111 §4.2.3
     /// requires it on a response served from a cache) and the body (none for `HEAD`).
-    func storedResponse(_ entry: ETagCacheEntry, for request: HTTPRequest, age: Int,
-                        source: HTTPResponse.Source) -> HTTPResponse {
+    func storedResponse(
+        _ entry: ETagCacheEntry, for request: HTTPRequest, age: Int,
+        source: HTTPResponse.Source
+    ) -> HTTPResponse {
         var headers = entry.headers
         headers["Age"] = String(age)
-        return HTTPResponse(statusCode: entry.statusCode, headers: headers,
-                            body: request.method == .head ? Data() : entry.body,
-                            url: Self.responseURL(of: entry, for: request), source: source)
+        return HTTPResponse(
+            statusCode: entry.statusCode, headers: headers,
+            body: request.method == .head ? Data() : entry.body,
+            url: Self.responseURL(of: entry, for: request), source: source)
     }
 
     /// The URL a stored response answers with: the request's own when the entry was stored for
@@ -79,7 +88,8 @@ extension ConditionalRequestPolicy {
     /// URL a redirect led to).
     private static func responseURL(of entry: ETagCacheEntry, for request: HTTPRequest) -> URL {
         guard let stored = entry.url, stored != request.url,
-              stored != ETagEntryFileFormat.persistedURL(request.url) else { return request.url }
+            stored != ETagEntryFileFormat.persistedURL(request.url)
+        else { return request.url }
         return stored
     }
 
@@ -110,7 +120,10 @@ extension ConditionalRequestPolicy {
             guard let stored = entry.etag.flatMap(EntityTag.init), stored.weaklyMatches(received) else { return nil }
         } else if let received = notModified.headers["Last-Modified"] {
             if let stored = entry.lastModified,
-               stored.trimmingASCIIWhitespace() != received.trimmingASCIIWhitespace() { return nil }
+                stored.trimmingASCIIWhitespace() != received.trimmingASCIIWhitespace()
+            {
+                return nil
+            }
         }
         // Header lists are short: linear scans with an ASCII case-insensitive compare beat
         // building sets of lower-cased names on every 304.
@@ -144,8 +157,10 @@ extension ConditionalRequestPolicy {
     /// fields `entry` holds once each, spelled alike with the same values (the usual 304, which
     /// resends the `ETag`), or are none: merging them would change nothing. `isDropped` must
     /// pick names case-insensitively.
-    private static func repeatsStoredFields(_ headers: HTTPHeaders, droppingFieldsWhere isDropped: (String) -> Bool,
-                                            of entry: ETagCacheEntry) -> Bool {
+    private static func repeatsStoredFields(
+        _ headers: HTTPHeaders, droppingFieldsWhere isDropped: (String) -> Bool,
+        of entry: ETagCacheEntry
+    ) -> Bool {
         for update in headers where !isDropped(update.name) {
             var namesakes = 0, matches = 0
             // A namesake of a kept field is kept too: `isDropped` ignores case.
@@ -174,7 +189,8 @@ extension ConditionalRequestPolicy {
             headers.removingFields { name in Self.volatileFieldNames.contains { HTTPHeaders.equal($0, name) } }
         }
         guard stored.statusCode == fresh.statusCode, stored.varyingRequestHeaders == fresh.varyingRequestHeaders,
-              Self.sameBytes(stored.body, fresh.body) else { return true }
+            Self.sameBytes(stored.body, fresh.body)
+        else { return true }
         guard stored.headers != fresh.headers else { return false }
         return lasting(stored.headers) != lasting(fresh.headers)
     }
@@ -192,9 +208,10 @@ extension ConditionalRequestPolicy {
 
     /// The response to `request` that a 304 confirmed `entry` for.
     func revalidatedResponse(_ entry: ETagCacheEntry, for request: HTTPRequest, url: URL?) -> HTTPResponse {
-        HTTPResponse(statusCode: entry.statusCode, headers: entry.headers,
-                     body: request.method == .head ? Data() : entry.body,
-                     url: url ?? entry.url, source: .revalidated)
+        HTTPResponse(
+            statusCode: entry.statusCode, headers: entry.headers,
+            body: request.method == .head ? Data() : entry.body,
+            url: url ?? entry.url, source: .revalidated)
     }
 
     /// Whether a full `HEAD` response shows that `entry` is outdated (RFC 9111 §4.3.5): its
@@ -222,9 +239,10 @@ extension ConditionalRequestPolicy {
         var urls = [target]
         for name in ["Location", "Content-Location"] {
             guard let value = response.headers[name],
-                  let url = URL(string: value, relativeTo: response.url ?? target)?.absoluteURL,
-                  Self.sameOrigin(url, target),
-                  !urls.contains(where: { Self.normalized($0) == Self.normalized(url) }) else { continue }
+                let url = URL(string: value, relativeTo: response.url ?? target)?.absoluteURL,
+                Self.sameOrigin(url, target),
+                !urls.contains(where: { Self.normalized($0) == Self.normalized(url) })
+            else { continue }
             urls.append(url)
         }
         return urls

@@ -62,8 +62,10 @@ public struct ConditionalRequestPolicy: Sendable, Hashable {
     ///     names' values reach keys and stored entries only as digests.
     ///   - partition: Which requests share entries (see ``CachePartition``). Default:
     ///     ``CachePartition/perCredential``.
-    public init(identityHeaderNames: [String] = ConditionalRequestPolicy.defaultIdentityHeaderNames,
-                partition: CachePartition = .perCredential) {
+    public init(
+        identityHeaderNames: [String] = ConditionalRequestPolicy.defaultIdentityHeaderNames,
+        partition: CachePartition = .perCredential
+    ) {
         self.identityHeaderNames = identityHeaderNames
         self.partition = partition
         (identityFieldNames, keyIdentityFieldNames) = Self.fieldNames(identityHeaderNames)
@@ -103,8 +105,10 @@ public struct ConditionalRequestPolicy: Sendable, Hashable {
         return .useStore(storesBody: request.method == .get)
     }
 
-    private static let conditionalFieldNames = ["If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since",
-                                                "If-Range"]
+    private static let conditionalFieldNames = [
+        "If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since",
+        "If-Range",
+    ]
 
     // MARK: Keys
 
@@ -114,26 +118,31 @@ public struct ConditionalRequestPolicy: Sendable, Hashable {
         let text = request.url.absoluteString
         // A URL of the common shape has no userinfo; its key is written in one string, the
         // resource lower-cased in place.
-        if let key = SimpleURL.withResource(ofAbsoluteString: text, { resource, lowercasedCount in
-            var digest = identityDigest(of: request, userinfo: nil, clientIdentity: clientIdentity, memo: memo)
-            return digest.withUTF8 { digest in
-                let prefix: StaticString = "etag-v1 ", separator: StaticString = " id="
-                let length = prefix.utf8CodeUnitCount + resource.count + separator.utf8CodeUnitCount + digest.count
-                return String(unsafeUninitializedCapacity: length) { output in
-                    var written = 0
-                    func append(_ bytes: UnsafeBufferPointer<UInt8>) {
-                        _ = UnsafeMutableBufferPointer(rebasing: output[written..<(written + bytes.count)]).initialize(fromContentsOf: bytes)
-                        written += bytes.count
+        if let key = SimpleURL.withResource(
+            ofAbsoluteString: text,
+            { resource, lowercasedCount in
+                var digest = identityDigest(of: request, userinfo: nil, clientIdentity: clientIdentity, memo: memo)
+                return digest.withUTF8 { digest in
+                    let prefix: StaticString = "etag-v1 ", separator: StaticString = " id="
+                    let length = prefix.utf8CodeUnitCount + resource.count + separator.utf8CodeUnitCount + digest.count
+                    return String(unsafeUninitializedCapacity: length) { output in
+                        var written = 0
+                        func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+                            _ = UnsafeMutableBufferPointer(rebasing: output[written..<(written + bytes.count)]).initialize(
+                                fromContentsOf: bytes)
+                            written += bytes.count
+                        }
+                        prefix.withUTF8Buffer { append($0) }
+                        written += SimpleURL.copyResource(
+                            resource, lowercasing: lowercasedCount,
+                            to: UnsafeMutableBufferPointer(rebasing: output[written...]))
+                        separator.withUTF8Buffer { append($0) }
+                        append(digest)
+                        return written
                     }
-                    prefix.withUTF8Buffer { append($0) }
-                    written += SimpleURL.copyResource(resource, lowercasing: lowercasedCount,
-                                                      to: UnsafeMutableBufferPointer(rebasing: output[written...]))
-                    separator.withUTF8Buffer { append($0) }
-                    append(digest)
-                    return written
                 }
-            }
-        }) {
+            })
+        {
             return key
         }
         let key = ResourceKey.parsed(request.url, absoluteString: text)
@@ -147,8 +156,10 @@ public struct ConditionalRequestPolicy: Sendable, Hashable {
     }
 
     /// The partition's part of a primary key: the digest of its identity fields, or `-`.
-    private func identityDigest(of request: HTTPRequest, userinfo: String?, clientIdentity: String?,
-                                memo: IdentityDigestMemo?) -> String {
+    private func identityDigest(
+        of request: HTTPRequest, userinfo: String?, clientIdentity: String?,
+        memo: IdentityDigestMemo?
+    ) -> String {
         // The partition's fields, digested as identity fields are. The pseudo-fields' names start
         // with ":", which no real field name can, so no header can imitate them; with neither a
         // name nor a client identity, the key is the one versions before partitions wrote, so
@@ -157,11 +168,13 @@ public struct ConditionalRequestPolicy: Sendable, Hashable {
         var identity: IdentityFields
         switch partition.kind {
         case .perCredential:
-            identity = IdentityFields(headers: request.headers, names: keyIdentityFieldNames,
-                                      first: userinfo.map { (Self.userinfoField, $0) })
+            identity = IdentityFields(
+                headers: request.headers, names: keyIdentityFieldNames,
+                first: userinfo.map { (Self.userinfoField, $0) })
         case .named(let digest):
-            identity = IdentityFields(headers: HTTPHeaders(), names: Self.partitionFieldOnly,
-                                      first: (Self.partitionField, digest))
+            identity = IdentityFields(
+                headers: HTTPHeaders(), names: Self.partitionFieldOnly,
+                first: (Self.partitionField, digest))
         }
         if let clientIdentity {
             identity.second = (Self.clientIdentityField, clientIdentity)
@@ -199,15 +212,17 @@ public struct ConditionalRequestPolicy: Sendable, Hashable {
     /// The digest of `identity`'s fields, or `nil` when there are none; with `memo`, the digest
     /// of the same fields as last time, compared in place, is not computed again.
     private static func identityDigest(of identity: IdentityFields, memo: IdentityDigestMemo?) -> String? {
-        if let memo, let remembered = memo.remembered(where: { fields in
-            var index = 0
-            let matched = identity.forEach { name, value in
-                guard index + 1 < fields.count, fields[index] == name, fields[index + 1] == value else { return false }
-                index += 2
-                return true
-            }
-            return matched && index == fields.count
-        }) {
+        if let memo,
+            let remembered = memo.remembered(where: { fields in
+                var index = 0
+                let matched = identity.forEach { name, value in
+                    guard index + 1 < fields.count, fields[index] == name, fields[index + 1] == value else { return false }
+                    index += 2
+                    return true
+                }
+                return matched && index == fields.count
+            })
+        {
             return remembered
         }
         var fields: [String] = []

@@ -42,8 +42,9 @@ struct EntityTag: Hashable, Sendable {
                 end -= 1
             }
             guard start < end || bytes.contains(UInt8(ascii: "\"")) else { return .some(nil) }
-            return EntityTag(opaque: String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self),
-                             isWeak: isWeak)
+            return EntityTag(
+                opaque: String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self),
+                isWeak: isWeak)
         }
     }
 
@@ -60,13 +61,15 @@ extension String {
         if bytes.allSatisfy({ (0x20...0x7E).contains($0) || $0 == 0x09 }) {
             let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 }
             guard let start = bytes.firstIndex(where: { !isSpace($0) }),
-                  let end = bytes.lastIndex(where: { !isSpace($0) }) else { return "" }
+                let end = bytes.lastIndex(where: { !isSpace($0) })
+            else { return "" }
             if start == bytes.startIndex, bytes.index(after: end) == bytes.endIndex { return self }
             return String(Substring(bytes[start...end]))
         }
         let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
         guard let start = firstIndex(where: { !isSpace($0) }),
-              let end = lastIndex(where: { !isSpace($0) }) else { return "" }
+            let end = lastIndex(where: { !isSpace($0) })
+        else { return "" }
         return String(self[start...end])
     }
 }

@@ -6,9 +6,10 @@ enum HeaderRules {
     /// The lower-cased directive names of every `Cache-Control` field (RFC 9111 §5.2), arguments
     /// dropped: `max-age=60, No-Store` gives `["max-age", "no-store"]`.
     static func cacheControlDirectives(in headers: HTTPHeaders) -> Set<String> {
-        Set(listElements(headers.values(for: "Cache-Control")).map { element in
-            String(element.prefix { $0 != "=" }).trimmingASCIIWhitespace().lowercased()
-        })
+        Set(
+            listElements(headers.values(for: "Cache-Control")).map { element in
+                String(element.prefix { $0 != "=" }).trimmingASCIIWhitespace().lowercased()
+            })
     }
 
     /// Whether `Cache-Control: no-store` is present (RFC 9111 §5.2.1.5, §5.2.2.5): an element
@@ -27,8 +28,12 @@ enum HeaderRules {
                     while end < bytes.count, bytes[end] != UInt8(ascii: ",") { end += 1 }
                     var nameEnd = start
                     while nameEnd < end, bytes[nameEnd] != UInt8(ascii: "=") { nameEnd += 1 }
-                    if asciiTrimmed(UnsafeBufferPointer(rebasing: bytes[start..<nameEnd]),
-                                    equalsLowercased: "no-store") { return true }
+                    if asciiTrimmed(
+                        UnsafeBufferPointer(rebasing: bytes[start..<nameEnd]),
+                        equalsLowercased: "no-store")
+                    {
+                        return true
+                    }
                     start = end + 1
                 }
                 return false
@@ -90,17 +95,20 @@ enum HeaderRules {
     static func selectingNames(in headers: HTTPHeaders) -> [String] {
         var names = varyNames(in: headers)
         guard !names.contains("accept-encoding"), !names.contains("*"), headers.contains("Content-Encoding"),
-              listElements(headers.values(for: "Content-Encoding")).contains(where: {
-                  $0.caseInsensitiveCompare("identity") != .orderedSame
-              }) else { return names }
+            listElements(headers.values(for: "Content-Encoding")).contains(where: {
+                $0.caseInsensitiveCompare("identity") != .orderedSame
+            })
+        else { return names }
         names.append("accept-encoding")
         return names
     }
 
     /// Hop-by-hop fields (RFC 9110 §7.6.1) that describe one connection, not the representation.
     /// With the fields `Connection` names, they are neither stored nor freshened.
-    private static let hopByHopNames = ["Connection", "Proxy-Connection", "Keep-Alive", "TE", "Transfer-Encoding",
-                                        "Upgrade", "Trailer", "Proxy-Authenticate", "Proxy-Authorization"]
+    private static let hopByHopNames = [
+        "Connection", "Proxy-Connection", "Keep-Alive", "TE", "Transfer-Encoding",
+        "Upgrade", "Trailer", "Proxy-Authenticate", "Proxy-Authorization",
+    ]
 
     /// Fields never written to a store besides the hop-by-hop ones: `Set-Cookie`, which is a
     /// credential for the client's cookie store, not part of the representation (RFC 9111 §3.1
@@ -119,7 +127,8 @@ enum HeaderRules {
         // Most responses say just `keep-alive` or `close`: one element, nothing to split or trim,
         // and no array to build for either (`Keep-Alive` is left out whatever `Connection` says).
         if count == 1, !value.isEmpty,
-           !value.utf8.contains(where: { $0 == UInt8(ascii: ",") || $0 == 0x20 || $0 == 0x09 }) {
+            !value.utf8.contains(where: { $0 == UInt8(ascii: ",") || $0 == 0x20 || $0 == 0x09 })
+        {
             if isAlwaysUnstorable(value) { return [] }
             return HTTPHeaders.equal(value, "close") ? closeOnly : [value]
         }

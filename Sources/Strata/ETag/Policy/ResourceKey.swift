@@ -37,8 +37,9 @@ struct ResourceKey: Equatable {
         components.password = nil
         components.scheme = components.scheme?.lowercased()
         components.host = components.host?.lowercased()
-        return ResourceKey(resource: components.string ?? "sha256:" + SHA256.hexDigest(Array(absoluteString.utf8)),
-                           userinfo: userinfo)
+        return ResourceKey(
+            resource: components.string ?? "sha256:" + SHA256.hexDigest(Array(absoluteString.utf8)),
+            userinfo: userinfo)
     }
 
     private init(resource: String, userinfo: String?) {

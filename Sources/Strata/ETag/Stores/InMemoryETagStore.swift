@@ -57,8 +57,10 @@ public actor InMemoryETagStore: ETagStoreProtocol {
         let bytes = entry.approximateByteCount
         guard bytes <= maxTotalBytes else {
             state.withLock { $0.remove(key) }
-            TransportEvents.emit(ETagStoreEvent.rejectedTooLarge(keyDigest: ETagStoreEvent.keyDigest(of: key), bytes: bytes,
-                                                                  limit: maxTotalBytes))
+            TransportEvents.emit(
+                ETagStoreEvent.rejectedTooLarge(
+                    keyDigest: ETagStoreEvent.keyDigest(of: key), bytes: bytes,
+                    limit: maxTotalBytes))
             return
         }
         let evicted = state.withLock { state -> [(key: String, bytes: Int)] in

@@ -109,7 +109,7 @@ final class ElementHandoff<Element: Sendable>: Sendable {
                         return (.success(element), state.producer)
                     }
                     if let end = state.end {
-                        state.end = .success(())  // An error is reported once; then the sequence is over.
+                        state.end = .success(()) // An error is reported once; then the sequence is over.
                         return (end.map { nil }, nil)
                     }
                     if Task.isCancelled { return (.failure(CancellationError()), nil) }

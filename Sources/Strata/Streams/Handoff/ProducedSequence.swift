@@ -62,7 +62,7 @@ final class ProducerRun<Element: Sendable>: Sendable {
     /// Cancels the producing task and tells the hand-over the consumer left.
     func stop() {
         task.withLock { state in
-            state.started = true  // A run stopped before it started never starts.
+            state.started = true // A run stopped before it started never starts.
             return state.task
         }?.cancel()
         handoff.consumerLeft()

@@ -109,8 +109,10 @@ extension HTTPBody {
     ///     ``JSONLinesError/lineTooLong(line:limit:)``. Default: 1 MiB.
     /// - Returns: The values, in order; a line that does not decode throws
     ///   ``JSONLinesError/invalidLine(line:underlying:)`` naming its 1-based number.
-    public func jsonLines<T: Decodable>(of type: T.Type, decoder: JSONDecoder = JSONDecoder(),
-                                        maxLineBytes: Int = JSONLineSequence<T>.defaultMaxLineBytes) -> JSONLineSequence<T> {
+    public func jsonLines<T: Decodable>(
+        of type: T.Type, decoder: JSONDecoder = JSONDecoder(),
+        maxLineBytes: Int = JSONLineSequence<T>.defaultMaxLineBytes
+    ) -> JSONLineSequence<T> {
         JSONLineSequence(body: self, decoder: decoder, maxLineBytes: maxLineBytes)
     }
 }

@@ -28,7 +28,7 @@ struct JSONLineSplitter: Sendable {
         while let end = rest.firstIndex(of: Self.lineFeed) {
             try checkLimit(adding: end - rest.startIndex, allowingCarriageReturn: true)
             if line.isEmpty {
-                try emit(rest[..<end], each)  // The whole line is in this chunk: no copy.
+                try emit(rest[..<end], each) // The whole line is in this chunk: no copy.
             } else {
                 line.append(contentsOf: rest[..<end])
                 let complete = line

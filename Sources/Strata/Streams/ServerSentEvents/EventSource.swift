@@ -57,22 +57,28 @@ public struct EventSource: AsyncSequence, Sendable {
     ///   - maxEventBytes: The most bytes one line plus one event's data may take. Default: 1 MiB.
     ///   - clock: The clock reconnect waits are measured on. Default: `ContinuousClock()`; tests
     ///     pass `TestClock` (StrataTesting).
-    public init(transport: any Transport, request: HTTPRequest, lastEventID: String? = nil,
-                reconnect: ReconnectPolicy = ReconnectPolicy(),
-                maxEventBytes: Int = ServerSentEventSequence.defaultMaxEventBytes,
-                clock: some Clock<Duration> = ContinuousClock()) {
-        self.init(transport: transport, makeRequest: { request }, connectionTimeout: nil, lastEventID: lastEventID,
-                  reconnect: reconnect, maxEventBytes: maxEventBytes, clock: ErasedClock(clock), mapError: { $0 })
+    public init(
+        transport: any Transport, request: HTTPRequest, lastEventID: String? = nil,
+        reconnect: ReconnectPolicy = ReconnectPolicy(),
+        maxEventBytes: Int = ServerSentEventSequence.defaultMaxEventBytes,
+        clock: some Clock<Duration> = ContinuousClock()
+    ) {
+        self.init(
+            transport: transport, makeRequest: { request }, connectionTimeout: nil, lastEventID: lastEventID,
+            reconnect: reconnect, maxEventBytes: maxEventBytes, clock: ErasedClock(clock), mapError: { $0 })
     }
 
     /// Creates a stream that builds its request anew for every connection (a fresh token), bounds
     /// each connection by `connectionTimeout`, and maps what it throws with `mapError`.
-    init(transport: any Transport, makeRequest: @escaping @Sendable () async throws -> HTTPRequest,
-         connectionTimeout: Duration?, lastEventID: String?, reconnect: ReconnectPolicy, maxEventBytes: Int,
-         clock: ErasedClock, mapError: @escaping @Sendable (any Error) -> any Error) {
-        let connections = EventSourceConnections(transport: transport, makeRequest: makeRequest,
-                                                 connectionTimeout: connectionTimeout, policy: reconnect,
-                                                 maxEventBytes: maxEventBytes, clock: clock)
+    init(
+        transport: any Transport, makeRequest: @escaping @Sendable () async throws -> HTTPRequest,
+        connectionTimeout: Duration?, lastEventID: String?, reconnect: ReconnectPolicy, maxEventBytes: Int,
+        clock: ErasedClock, mapError: @escaping @Sendable (any Error) -> any Error
+    ) {
+        let connections = EventSourceConnections(
+            transport: transport, makeRequest: makeRequest,
+            connectionTimeout: connectionTimeout, policy: reconnect,
+            maxEventBytes: maxEventBytes, clock: clock)
         events = ProducedSequence(capacity: Self.bufferedEvents) { handoff in
             do {
                 try await connections.run(from: lastEventID, into: handoff)

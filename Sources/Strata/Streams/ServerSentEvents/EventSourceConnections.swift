@@ -20,8 +20,9 @@ struct EventSourceConnections: Sendable {
             let request = Self.prepared(try await makeRequest(), lastEventID: parser.lastEventID)
             let end = try await connect(request, parser: &parser, handoff: handoff)
             // The last event ID and reconnection time outlive the connection; nothing else does.
-            parser = ServerSentEventParser(maxEventBytes: maxEventBytes, lastEventID: parser.lastEventID,
-                                           reconnectionTime: parser.reconnectionTime)
+            parser = ServerSentEventParser(
+                maxEventBytes: maxEventBytes, lastEventID: parser.lastEventID,
+                reconnectionTime: parser.reconnectionTime)
             failedAttempts = end.isFailedAttempt ? failedAttempts + 1 : 0
             switch policy.decision(after: end, failedAttempts: failedAttempts, serverDelay: parser.reconnectionTime) {
             case .finish: return
@@ -59,8 +60,10 @@ struct EventSourceConnections: Sendable {
     /// - Returns: How the connection ended.
     /// - Throws: ``ServerSentEventError/eventTooLarge(limit:)`` or `CancellationError` (the
     ///   consumer left); every other failure is an end the policy decides on.
-    private func connect(_ request: HTTPRequest, parser: inout ServerSentEventParser,
-                         handoff: ElementHandoff<ServerSentEvent>) async throws -> EventSourceConnectionEnd {
+    private func connect(
+        _ request: HTTPRequest, parser: inout ServerSentEventParser,
+        handoff: ElementHandoff<ServerSentEvent>
+    ) async throws -> EventSourceConnectionEnd {
         do {
             guard let connectionTimeout else { return try await exchange(request, parser: &parser, handoff: handoff) }
             return try await RequestDeadline.withTimeout(connectionTimeout) {
@@ -75,8 +78,10 @@ struct EventSourceConnections: Sendable {
         }
     }
 
-    private func exchange(_ request: HTTPRequest, parser: inout ServerSentEventParser,
-                          handoff: ElementHandoff<ServerSentEvent>) async throws -> EventSourceConnectionEnd {
+    private func exchange(
+        _ request: HTTPRequest, parser: inout ServerSentEventParser,
+        handoff: ElementHandoff<ServerSentEvent>
+    ) async throws -> EventSourceConnectionEnd {
         try await transport.stream(request) { head, body in
             if head.statusCode == 204 { return .noContent }
             guard head.statusCode == 200 else {

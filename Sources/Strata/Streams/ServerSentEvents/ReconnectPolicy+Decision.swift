@@ -47,9 +47,9 @@ extension ReconnectPolicy {
         let wait = min(maxDelay, serverDelay.map { max($0, Self.minimumServerDelay) } ?? delay)
         switch end {
         case .noContent:
-            return .finish  // "HTTP 204 No Content ... prevent the user agent from reconnecting."
+            return .finish // "HTTP 204 No Content ... prevent the user agent from reconnecting."
         case .rejected(let response):
-            return .fail(ServerSentEventError.unexpectedStatus(response))  // Any other status fails the connection.
+            return .fail(ServerSentEventError.unexpectedStatus(response)) // Any other status fails the connection.
         case .notEventStream(let head):
             return .fail(ServerSentEventError.notEventStream(contentType: head.headers["Content-Type"], url: head.url))
         case .ended(let delivered):

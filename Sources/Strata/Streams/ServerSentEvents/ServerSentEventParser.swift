@@ -52,7 +52,9 @@ package struct ServerSentEventParser: Sendable {
     ///   - lastEventID: The event source's last event ID from an earlier connection: a stream
     ///     that sets no `id:` keeps it (as browsers do on a reconnect).
     ///   - reconnectionTime: The reconnection time an earlier connection asked for.
-    package init(maxEventBytes: Int = ServerSentEventSequence.defaultMaxEventBytes, lastEventID: String? = nil, reconnectionTime: Duration? = nil) {
+    package init(
+        maxEventBytes: Int = ServerSentEventSequence.defaultMaxEventBytes, lastEventID: String? = nil, reconnectionTime: Duration? = nil
+    ) {
         self.maxEventBytes = max(1, maxEventBytes)
         self.lastEventID = lastEventID
         self.lastEventIDBuffer = lastEventID
@@ -76,7 +78,7 @@ package struct ServerSentEventParser: Sendable {
             byteOrderMarkSeen = nil
             try consume(chunk[index...], into: &events)
         } else if index == chunk.endIndex {
-            byteOrderMarkSeen = matched  // Every byte so far may still be a BOM.
+            byteOrderMarkSeen = matched // Every byte so far may still be a BOM.
         } else {
             // Not a BOM after all: the bytes held from earlier chunks are text, then this chunk.
             byteOrderMarkSeen = nil
@@ -101,12 +103,12 @@ package struct ServerSentEventParser: Sendable {
         var rest = bytes
         if skipsLineFeed, let first = rest.first {
             skipsLineFeed = false
-            if first == Self.lineFeed { rest = rest.dropFirst() }  // The LF of a CR LF cut between chunks.
+            if first == Self.lineFeed { rest = rest.dropFirst() } // The LF of a CR LF cut between chunks.
         }
         while let end = rest.firstIndex(where: { $0 == Self.lineFeed || $0 == Self.carriageReturn }) {
             try checkLimit(adding: end - rest.startIndex)
             if line.isEmpty {
-                try process(rest[..<end], into: &events)  // The whole line is in this chunk: no copy.
+                try process(rest[..<end], into: &events) // The whole line is in this chunk: no copy.
             } else {
                 line.append(contentsOf: rest[..<end])
                 let complete = line
@@ -134,16 +136,16 @@ package struct ServerSentEventParser: Sendable {
 
     /// Processes one line (without its line end).
     private mutating func process(_ line: ArraySlice<UInt8>, into events: inout [ServerSentEvent]) throws(ServerSentEventError) {
-        guard let first = line.first else { return dispatch(into: &events) }  // "If the line is empty"
-        guard first != Self.colon else { return }  // "If the line starts with a U+003A COLON": a comment.
+        guard let first = line.first else { return dispatch(into: &events) } // "If the line is empty"
+        guard first != Self.colon else { return } // "If the line starts with a U+003A COLON": a comment.
         let name: ArraySlice<UInt8>
         var value: ArraySlice<UInt8>
         if let colon = line.firstIndex(of: Self.colon) {
             name = line[..<colon]
             value = line[(colon + 1)...]
-            if value.first == Self.space { value = value.dropFirst() }  // One leading space, no more.
+            if value.first == Self.space { value = value.dropFirst() } // One leading space, no more.
         } else {
-            name = line  // The whole line is the field name, the value is empty.
+            name = line // The whole line is the field name, the value is empty.
             value = line[line.endIndex...]
         }
         try processField(name, value)
@@ -170,16 +172,18 @@ package struct ServerSentEventParser: Sendable {
 
     /// "Dispatch the event".
     private mutating func dispatch(into events: inout [ServerSentEvent]) {
-        lastEventID = lastEventIDBuffer  // Even when no event follows: an `id:`-only block moves it.
+        lastEventID = lastEventIDBuffer // Even when no event follows: an `id:`-only block moves it.
         defer {
             data.removeAll(keepingCapacity: true)
             eventType = []
         }
         guard !data.isEmpty else { return }
-        data.removeLast()  // The LF after the last data line.
-        events.append(ServerSentEvent(type: eventType.isEmpty ? "message" : String(decoding: eventType, as: UTF8.self),
-                                      data: String(decoding: data, as: UTF8.self),
-                                      id: lastEventID, retry: reconnectionTime))
+        data.removeLast() // The LF after the last data line.
+        events.append(
+            ServerSentEvent(
+                type: eventType.isEmpty ? "message" : String(decoding: eventType, as: UTF8.self),
+                data: String(decoding: data, as: UTF8.self),
+                id: lastEventID, retry: reconnectionTime))
     }
 
     /// The base-ten value of ASCII `digits`, `Int64.max` when it is larger (a wait that long is

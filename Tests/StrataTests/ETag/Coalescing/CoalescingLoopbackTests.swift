@@ -21,8 +21,9 @@ struct CoalescingLoopbackTests {
             return .init(status: 200, headers: [("ETag", "\"c1\""), ("Cache-Control", "max-age=60")], text: "catalogue")
         }
         let counter = EventCounter()
-        let transport = ObservingTransport(inner: ETagTransport(inner: URLSessionTransport(requestTimeout: .seconds(30))),
-                                           observer: counter.record)
+        let transport = ObservingTransport(
+            inner: ETagTransport(inner: URLSessionTransport(requestTimeout: .seconds(30))),
+            observer: counter.record)
         let request = HTTPRequest(url: server.url("/catalogue"))
         // The first caller sends the request; the 99 others join it.
         var tasks = [Task { try await transport.send(request) }]

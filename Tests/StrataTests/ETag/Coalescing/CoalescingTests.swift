@@ -10,7 +10,8 @@ import Testing
 struct CoalescingTests {
     /// Starts `count` GETs with `headers`, waits until all but one wait on the first, and returns their tasks.
     private func startGets(_ cache: CacheHarness, count: Int, headers: [String: String] = [:])
-        async -> [Task<HTTPResponse, any Error>] {
+        async -> [Task<HTTPResponse, any Error>]
+    {
         let tasks = (0..<count).map { _ in Task { try await cache.get(headers) } }
         await cache.counter.wait(for: "etag.coalesced", count: count - 1)
         return tasks
@@ -135,10 +136,11 @@ struct CoalescingTests {
         let gate = AsyncGate()
         origin.hold(at: gate)
         let limits = LockedValue<[Int?]>([])
-        let cache = ETagTransport(inner: ClosureTransport { request in
-            limits.withLock { $0.append(ResponseBodyLimit.current) }
-            return try await origin.respond(request)
-        }, clock: clock, wallClockOrigin: CacheHarness.epoch)
+        let cache = ETagTransport(
+            inner: ClosureTransport { request in
+                limits.withLock { $0.append(ResponseBodyLimit.current) }
+                return try await origin.respond(request)
+            }, clock: clock, wallClockOrigin: CacheHarness.epoch)
         // Whether each caller sends (a miss) or waits for another's request (coalesced).
         let (decisions, decided) = AsyncStream<String>.makeStream()
         let transport = ObservingTransport(inner: cache) { observed in
@@ -161,17 +163,20 @@ struct CoalescingTests {
         let clock = TestClock()
         let gate = AsyncGate()
         let calls = LockedValue(0)
-        let cache = ETagTransport(inner: ClosureTransport { request in
-            guard calls.withLock({ count -> Int in
-                count += 1
-                return count
-            }) > 1 else {
-                // The leader's terminal: its deadline (already over) is what ends it, once the waiter joined.
-                await gate.wait()
-                throw RequestDeadline.timedOut(method: request.method, url: request.url)
-            }
-            return HTTPResponse(statusCode: 200, headers: ["ETag": "\"1\""], body: Data("fresh".utf8), url: request.url)
-        }, clock: clock, wallClockOrigin: CacheHarness.epoch)
+        let cache = ETagTransport(
+            inner: ClosureTransport { request in
+                guard
+                    calls.withLock({ count -> Int in
+                        count += 1
+                        return count
+                    }) > 1
+                else {
+                    // The leader's terminal: its deadline (already over) is what ends it, once the waiter joined.
+                    await gate.wait()
+                    throw RequestDeadline.timedOut(method: request.method, url: request.url)
+                }
+                return HTTPResponse(statusCode: 200, headers: ["ETag": "\"1\""], body: Data("fresh".utf8), url: request.url)
+            }, clock: clock, wallClockOrigin: CacheHarness.epoch)
         let (decisions, decided) = AsyncStream<String>.makeStream()
         let transport = ObservingTransport(inner: cache) { observed in
             if ["etag.miss", "etag.coalesced"].contains(observed.event.name) { decided.yield(observed.event.name) }

@@ -24,14 +24,18 @@ struct CacheNginxTests {
         """
     // Computed, not stored: a static dictionary of Data is reported by LeakSanitizer.
     private static var files: [String: Data] {
-        ["expires": Data("fresh for two seconds".utf8), "no-cache": Data("always asked".utf8),
-         "stale-if-error": Data("kept through an outage".utf8)]
+        [
+            "expires": Data("fresh for two seconds".utf8), "no-cache": Data("always asked".utf8),
+            "stale-if-error": Data("kept through an outage".utf8),
+        ]
     }
 
     private func transport(_ clock: TestClock, events: RecordingObserver = RecordingObserver()) -> any Transport {
         let origin = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
-        return events.observing(ETagTransport(inner: URLSessionTransport(requestTimeout: .seconds(10)), clock: clock,
-                                              wallClockOrigin: origin))
+        return events.observing(
+            ETagTransport(
+                inner: URLSessionTransport(requestTimeout: .seconds(10)), clock: clock,
+                wallClockOrigin: origin))
     }
 
     private func requestLines(_ server: NginxServer, _ path: String) -> [String] {

@@ -78,8 +78,9 @@ final class ScriptedOrigin: Sendable {
                 return HTTPResponse(statusCode: 304, headers: headers, url: request.url)
             }
             state.full += 1
-            return HTTPResponse(statusCode: 200, headers: headers, body: Data("representation v\(state.version)".utf8),
-                                url: request.url)
+            return HTTPResponse(
+                statusCode: 200, headers: headers, body: Data("representation v\(state.version)".utf8),
+                url: request.url)
         }
     }
 }
@@ -127,11 +128,14 @@ struct CacheHarness {
     let counter = EventCounter()
     let url = "https://api.example.com/config"
 
-    init(headers: HTTPHeaders, store: any ETagStoreProtocol = InMemoryETagStore(),
-         freshness: FreshnessPolicy = FreshnessPolicy(), policy: ConditionalRequestPolicy = ConditionalRequestPolicy()) {
+    init(
+        headers: HTTPHeaders, store: any ETagStoreProtocol = InMemoryETagStore(),
+        freshness: FreshnessPolicy = FreshnessPolicy(), policy: ConditionalRequestPolicy = ConditionalRequestPolicy()
+    ) {
         origin = ScriptedOrigin(clock: clock, wallClockOrigin: Self.epoch, headers: headers)
-        transport = ETagTransport(inner: origin.transport, store: store, policy: policy, freshness: freshness,
-                                  clock: clock, wallClockOrigin: Self.epoch)
+        transport = ETagTransport(
+            inner: origin.transport, store: store, policy: policy, freshness: freshness,
+            clock: clock, wallClockOrigin: Self.epoch)
     }
 
     /// The transport, observed by `events` and `counter`.

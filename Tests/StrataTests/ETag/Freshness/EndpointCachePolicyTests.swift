@@ -69,7 +69,9 @@ struct EndpointCachePolicyTests {
         #expect(try await EndpointCachePolicy.reuse(for: .seconds(60)).apply { try await transport.send(secret) }.source == .network)
     }
 
-    @Test("§3.5 a shared store serves a response to an authorized request without the origin only when it says public, s-maxage or must-revalidate")
+    @Test(
+        "§3.5 a shared store serves a response to an authorized request without the origin only when it says public, s-maxage or must-revalidate"
+    )
     func sharedStoreAuthorization() async throws {
         let authorized = ["Authorization": "Bearer alice"]
         let plain = CacheHarness(headers: ["Cache-Control": "max-age=600"], store: SharedMemoryStore())
@@ -112,7 +114,9 @@ struct EndpointCachePolicyTests {
         #expect(try await own.get().source == .revalidated)
     }
 
-    @Test("§5.2.2.8 proxy-revalidate and §5.2.2.10 s-maxage: a shared store never serves the response stale (max-stale, stale-while-revalidate, stale-if-error); a private store does")
+    @Test(
+        "§5.2.2.8 proxy-revalidate and §5.2.2.10 s-maxage: a shared store never serves the response stale (max-stale, stale-while-revalidate, stale-if-error); a private store does"
+    )
     func sharedStoreNeverServesStale() async throws {
         for directive in ["max-age=10, proxy-revalidate", "s-maxage=10"] {
             let headers: HTTPHeaders = ["Cache-Control": "\(directive), stale-while-revalidate=60, stale-if-error=600"]

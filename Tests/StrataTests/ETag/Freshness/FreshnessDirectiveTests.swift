@@ -43,11 +43,16 @@ struct FreshnessDirectiveTests {
         let dated = CacheHarness(headers: [:])
         dated.origin.setHeaders(["Cache-Control": "max-age=60"])
         let store = InMemoryETagStore()
-        let transport = ETagTransport(inner: ClosureTransport { _ in
-            HTTPResponse(statusCode: 200, headers: ["Cache-Control": "max-age=60", "ETag": "\"1\"",
-                                                    "Date": HTTPDate.format(CacheHarness.epoch.addingTimeInterval(-20))],
-                         body: Data("x".utf8))
-        }, store: store, clock: dated.clock, wallClockOrigin: CacheHarness.epoch)
+        let transport = ETagTransport(
+            inner: ClosureTransport { _ in
+                HTTPResponse(
+                    statusCode: 200,
+                    headers: [
+                        "Cache-Control": "max-age=60", "ETag": "\"1\"",
+                        "Date": HTTPDate.format(CacheHarness.epoch.addingTimeInterval(-20)),
+                    ],
+                    body: Data("x".utf8))
+            }, store: store, clock: dated.clock, wallClockOrigin: CacheHarness.epoch)
         _ = try await transport.send(makeRequest(dated.url))
         #expect(try await transport.send(makeRequest(dated.url)).headers["Age"] == "20")
     }
@@ -75,8 +80,10 @@ struct FreshnessDirectiveTests {
         expiring.advance(1)
         #expect(try await expiring.get().source == .revalidated)
 
-        let both = CacheHarness(headers: ["Cache-Control": "max-age=5",
-                                          "Expires": HTTPDate.format(CacheHarness.epoch.addingTimeInterval(300))])
+        let both = CacheHarness(headers: [
+            "Cache-Control": "max-age=5",
+            "Expires": HTTPDate.format(CacheHarness.epoch.addingTimeInterval(300)),
+        ])
         _ = try await both.get()
         both.advance(6)
         #expect(try await both.get().source == .revalidated)
@@ -114,8 +121,9 @@ struct FreshnessDirectiveTests {
 
     @Test("§5.2.2.2 must-revalidate: fresh, it is served; stale, never without the origin, not for max-stale nor on error")
     func mustRevalidate() async throws {
-        let cache = CacheHarness(headers: ["Cache-Control": "max-age=10, must-revalidate, stale-if-error=600"],
-                                 freshness: FreshnessPolicy(staleIfError: .seconds(600)))
+        let cache = CacheHarness(
+            headers: ["Cache-Control": "max-age=10, must-revalidate, stale-if-error=600"],
+            freshness: FreshnessPolicy(staleIfError: .seconds(600)))
         _ = try await cache.get()
         #expect(try await cache.get().source == .fresh)
         cache.advance(11)

@@ -12,7 +12,9 @@ struct StaleResponseTests {
         cache.etagEvents().compactMap { if case .backgroundRefresh(_, let outcome) = $0 { outcome } else { nil } }
     }
 
-    @Test("RFC 5861 §3: 50 concurrent callers within stale-while-revalidate get the stale response at once; exactly one background refresh updates the entry")
+    @Test(
+        "RFC 5861 §3: 50 concurrent callers within stale-while-revalidate get the stale response at once; exactly one background refresh updates the entry"
+    )
     func staleWhileRevalidate() async throws {
         let cache = CacheHarness(headers: ["Cache-Control": "max-age=10, stale-while-revalidate=60"])
         let first = try await cache.get()
@@ -45,8 +47,9 @@ struct StaleResponseTests {
 
     @Test("at the limit of concurrent background refreshes, the stale response is still served and the refresh is skipped")
     func refreshLimit() async throws {
-        let cache = CacheHarness(headers: ["Cache-Control": "max-age=1, stale-while-revalidate=60"],
-                                 freshness: FreshnessPolicy(maxBackgroundRefreshes: 1))
+        let cache = CacheHarness(
+            headers: ["Cache-Control": "max-age=1, stale-while-revalidate=60"],
+            freshness: FreshnessPolicy(maxBackgroundRefreshes: 1))
         let other = makeRequest("https://api.example.com/other")
         _ = try await cache.get()
         _ = try await cache.events.observing(cache.transport).send(other)
@@ -66,7 +69,7 @@ struct StaleResponseTests {
         let cache = CacheHarness(headers: ["Cache-Control": "max-age=1, stale-while-revalidate=60"])
         _ = try await cache.get()
         cache.advance(2)
-        cache.origin.hold(at: AsyncGate())  // Never opens: only cancellation ends the refresh.
+        cache.origin.hold(at: AsyncGate()) // Never opens: only cancellation ends the refresh.
         #expect(try await cache.get().source == .stale)
         await cache.transport.shutDown()
         #expect(refreshEvents(cache) == [.cancelled])
@@ -77,33 +80,42 @@ struct StaleResponseTests {
     @Test("releasing the transport cancels its running background refresh")
     func releaseCancelsRefreshes() async throws {
         let clock = TestClock()
-        let origin = ScriptedOrigin(clock: clock, wallClockOrigin: CacheHarness.epoch,
-                                    headers: ["Cache-Control": "max-age=1, stale-while-revalidate=60"])
+        let origin = ScriptedOrigin(
+            clock: clock, wallClockOrigin: CacheHarness.epoch,
+            headers: ["Cache-Control": "max-age=1, stale-while-revalidate=60"])
         let counter = EventCounter()
         let events = RecordingObserver()
-        var transport: ETagTransport? = ETagTransport(inner: origin.transport, clock: clock,
-                                                      wallClockOrigin: CacheHarness.epoch)
+        var transport: ETagTransport? = ETagTransport(
+            inner: origin.transport, clock: clock,
+            wallClockOrigin: CacheHarness.epoch)
         let request = makeRequest("https://api.example.com/config")
         _ = try await transport?.send(request)
         clock.advance(by: .seconds(2))
-        origin.hold(at: AsyncGate())  // Never opens: only cancellation ends the refresh.
-        _ = try await ObservingTransport(inner: transport!) { events.record($0); counter.record($0) }.send(request)
+        origin.hold(at: AsyncGate()) // Never opens: only cancellation ends the refresh.
+        _ = try await ObservingTransport(inner: transport!) {
+            events.record($0); counter.record($0)
+        }.send(request)
         transport = nil
         await counter.wait(for: "etag.background-refresh", count: 1)
         #expect(events.events(ETagEvent.self).last == .backgroundRefresh(request.url, outcome: .cancelled))
     }
 
-    @Test("a caller that must go to the network while a background refresh runs sends its own request; it does not wait for the refresh, which no deadline bounds")
+    @Test(
+        "a caller that must go to the network while a background refresh runs sends its own request; it does not wait for the refresh, which no deadline bounds"
+    )
     func foregroundDoesNotJoinRefresh() async throws {
         let clock = TestClock()
-        let origin = ScriptedOrigin(clock: clock, wallClockOrigin: CacheHarness.epoch,
-                                    headers: ["Cache-Control": "max-age=1, stale-while-revalidate=5"])
+        let origin = ScriptedOrigin(
+            clock: clock, wallClockOrigin: CacheHarness.epoch,
+            headers: ["Cache-Control": "max-age=1, stale-while-revalidate=5"])
         let gate = AsyncGate()
         let (arrivals, arrived) = AsyncStream<Void>.makeStream()
         let sent = LockedValue(0)
         let inner = ClosureTransport { request in
             // The second request is the background refresh: held until the test ends.
-            if sent.withLock({ $0 += 1; return $0 }) == 2 {
+            if sent.withLock({
+                $0 += 1; return $0
+            }) == 2 {
                 arrived.yield()
                 await gate.wait()
             }
@@ -127,8 +139,9 @@ struct StaleResponseTests {
     @Test("a background refresh runs without the ResponseBodyLimit and endpoint policy task-local of the caller that started it")
     func refreshWithoutCallerScope() async throws {
         let clock = TestClock()
-        let origin = ScriptedOrigin(clock: clock, wallClockOrigin: CacheHarness.epoch,
-                                    headers: ["Cache-Control": "max-age=1, stale-while-revalidate=60"])
+        let origin = ScriptedOrigin(
+            clock: clock, wallClockOrigin: CacheHarness.epoch,
+            headers: ["Cache-Control": "max-age=1, stale-while-revalidate=60"])
         let seen = LockedValue<[(limit: Int?, policy: EndpointCachePolicy)]>([])
         let inner = ClosureTransport { request in
             seen.withLock { $0.append((ResponseBodyLimit.current, EndpointCachePolicy.current)) }
@@ -156,8 +169,11 @@ struct StaleResponseTests {
         cache.origin.answer(status: 503)
         let stale = try await cache.get()
         #expect(stale.source == .stale && stale.statusCode == 200 && stale.text == first.text && stale.headers["Age"] == "30")
-        #expect(cache.etagEvents().contains(.servedStale(URL(string: cache.url)!, age: 30,
-                                                          reason: .originFailed(failure: "HTTP 503"))))
+        #expect(
+            cache.etagEvents().contains(
+                .servedStale(
+                    URL(string: cache.url)!, age: 30,
+                    reason: .originFailed(failure: "HTTP 503"))))
         // Past the window, the 503 is the answer.
         cache.advance(41)
         #expect(try await cache.get().statusCode == 503)

@@ -79,8 +79,9 @@ package enum ETagEntryFileFormat {
         append(version, to: &header)
         append(UInt32(metadata.count), to: &header)
         append(UInt64(entry.body.count), to: &header)
-        let tag = HMACSHA256.authenticationCode(for: [UInt8](header) + [UInt8](metadata) + [UInt8](entry.body),
-                                                key: authenticationKey)
+        let tag = HMACSHA256.authenticationCode(
+            for: [UInt8](header) + [UInt8](metadata) + [UInt8](entry.body),
+            key: authenticationKey)
         var file = header
         file.append(contentsOf: tag)
         file.append(metadata)
@@ -102,7 +103,9 @@ package enum ETagEntryFileFormat {
     ///
     /// - Throws: ``ETagEntryFileError`` saying why the bytes are not a valid version-3 entry
     ///   under this key.
-    package static func decode(_ file: Data, authenticationKey: [UInt8]) throws(ETagEntryFileError) -> (keyDigest: String, entry: ETagCacheEntry) {
+    package static func decode(_ file: Data, authenticationKey: [UInt8]) throws(ETagEntryFileError) -> (
+        keyDigest: String, entry: ETagCacheEntry
+    ) {
         let bytes = [UInt8](file)
         guard bytes.count >= headerByteCount else { throw .truncated(bytes: bytes.count) }
         guard Array(bytes[0..<8]) == magic else { throw .notAnEntryFile }
@@ -115,8 +118,9 @@ package enum ETagEntryFileFormat {
         }
         let (payloadLength, overflow) = metadataLength.addingReportingOverflow(bodyLength)
         guard !overflow, UInt64(bytes.count - headerByteCount) == payloadLength else {
-            throw .lengthMismatch(declared: overflow ? UInt64.max : payloadLength,
-                                  actual: UInt64(bytes.count - headerByteCount))
+            throw .lengthMismatch(
+                declared: overflow ? UInt64.max : payloadLength,
+                actual: UInt64(bytes.count - headerByteCount))
         }
         let tag = HMACSHA256.authenticationCode(for: bytes[0..<24] + bytes[headerByteCount...], key: authenticationKey)
         guard HMACSHA256.isEqual(tag, Array(bytes[24..<56])) else { throw .checksumMismatch }
@@ -141,10 +145,12 @@ package enum ETagEntryFileFormat {
         components.user = nil
         components.password = nil
         guard let withoutUserinfo = components.url else { return nil }
-        let encodedPlaceholder = Redaction.placeholder
+        let encodedPlaceholder =
+            Redaction.placeholder
             .addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "redacted"
-        return URL(string: Redaction().redact(withoutUserinfo)
-            .replacingOccurrences(of: Redaction.placeholder, with: encodedPlaceholder))
+        return URL(
+            string: Redaction().redact(withoutUserinfo)
+                .replacingOccurrences(of: Redaction.placeholder, with: encodedPlaceholder))
     }
 
     private static func append<Integer: FixedWidthInteger>(_ value: Integer, to data: inout Data) {

@@ -44,8 +44,9 @@ struct EntryDirectory: Sendable {
     static func create(at url: URL) throws -> EntryDirectory {
         let requested = url.standardizedFileURL.path
         do {
-            try FileManager.default.createDirectory(atPath: requested, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                atPath: requested, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
         } catch {
             throw Failure(operation: "create directory", path: requested, reason: error.localizedDescription)
         }
@@ -103,8 +104,9 @@ struct EntryDirectory: Sendable {
         }
         let size = Int(info.st_size)
         guard size <= maxBytes else {
-            throw Failure(operation: "read", path: file, reason: "\(size) bytes exceeds the \(maxBytes)-byte entry limit",
-                          isUnusableFile: true)
+            throw Failure(
+                operation: "read", path: file, reason: "\(size) bytes exceeds the \(maxBytes)-byte entry limit",
+                isUnusableFile: true)
         }
         var contents = Data(count: size)
         var offset = 0

@@ -112,7 +112,7 @@ public actor FileETagStore: ETagStoreProtocol {
                 return nil
             }
             file = read
-        } catch where error.isUnusableFile {
+        } catch  where error.isUnusableFile {
             // Oversized or not a regular file: never loaded, removed like any damaged entry.
             remove(name)
             TransportEvents.emit(ETagStoreEvent.removedUnreadableFile(name: name, reason: error.reason))
@@ -154,8 +154,10 @@ public actor FileETagStore: ETagStoreProtocol {
         }
         let limit = min(maxEntryBytes, maxTotalBytes)
         guard contents.count <= limit else {
-            TransportEvents.emit(ETagStoreEvent.rejectedTooLarge(keyDigest: ETagEntryFileFormat.keyDigest(of: key), bytes: contents.count,
-                                       limit: limit))
+            TransportEvents.emit(
+                ETagStoreEvent.rejectedTooLarge(
+                    keyDigest: ETagEntryFileFormat.keyDigest(of: key), bytes: contents.count,
+                    limit: limit))
             return remove(name)
         }
         do {
@@ -231,7 +233,8 @@ public actor FileETagStore: ETagStoreProtocol {
             if Self.isEntryFileName(file.name) {
                 index.record(file.name, size: file.size)
             } else if file.name.hasPrefix("."), file.name.hasSuffix(".tmp"),
-                      now - file.modified > Self.staleTemporaryFileAge.inSeconds {
+                now - file.modified > Self.staleTemporaryFileAge.inSeconds
+            {
                 try? directory.remove(file.name)
             }
         }

@@ -36,8 +36,9 @@ enum SafeDirectory {
         // Opened without following a link: the checks and the chmod apply to this very inode.
         let fd = open(real, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else {
-            throw EntryDirectory.Failure(operation: "use directory", path: real,
-                                         reason: errno == ENOTDIR ? "it exists and is not a directory" : String(cString: strerror(errno)))
+            throw EntryDirectory.Failure(
+                operation: "use directory", path: real,
+                reason: errno == ENOTDIR ? "it exists and is not a directory" : String(cString: strerror(errno)))
         }
         defer { close(fd) }
         var info = stat()
@@ -46,21 +47,27 @@ enum SafeDirectory {
         }
         let shown = real == path ? "'\(path)'" : "'\(path)' (a link to '\(real)')"
         guard info.st_uid == geteuid() else {
-            throw Refusal(path: real, reason: "\(shown) is owned by user \(info.st_uid), not by this process's user "
-                              + "\(geteuid()), who could then not trust its entries",
-                          fix: "use a directory of your own, or `chown \(geteuid()) '\(real)'` if it should be yours")
+            throw Refusal(
+                path: real,
+                reason: "\(shown) is owned by user \(info.st_uid), not by this process's user "
+                    + "\(geteuid()), who could then not trust its entries",
+                fix: "use a directory of your own, or `chown \(geteuid()) '\(real)'` if it should be yours")
         }
         let writableByOthers = info.st_mode & (S_IWGRP | S_IWOTH) != 0
         guard writableByOthers else { return real }
         if info.st_mode & S_ISVTX != 0 {
-            throw Refusal(path: real, reason: "\(shown) is a shared directory (sticky and writable by others), where "
-                              + "other users could plant entries",
-                          fix: "pass a directory of your own inside it, such as '\(real)/strata-etag'")
+            throw Refusal(
+                path: real,
+                reason: "\(shown) is a shared directory (sticky and writable by others), where "
+                    + "other users could plant entries",
+                fix: "pass a directory of your own inside it, such as '\(real)/strata-etag'")
         }
         guard fchmod(fd, info.st_mode & 0o7777 & ~(S_IWGRP | S_IWOTH)) == 0 else {
-            throw Refusal(path: real, reason: "\(shown) is writable by other users and cannot be tightened "
-                              + "(\(String(cString: strerror(errno))))",
-                          fix: "run `chmod go-w '\(real)'` or use a directory of your own")
+            throw Refusal(
+                path: real,
+                reason: "\(shown) is writable by other users and cannot be tightened "
+                    + "(\(String(cString: strerror(errno))))",
+                fix: "run `chmod go-w '\(real)'` or use a directory of your own")
         }
         return real
     }

@@ -40,7 +40,8 @@ enum StoreKeyFile {
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw failure("stat", path) }
         guard info.st_mode & S_IFMT == S_IFREG, info.st_uid == geteuid(), info.st_mode & 0o077 == 0,
-              Int(info.st_size) == byteCount else { return discard(path) }
+            Int(info.st_size) == byteCount
+        else { return discard(path) }
         var key = [UInt8](repeating: 0, count: byteCount)
         let count = key.withUnsafeMutableBytes { read(fd, $0.baseAddress, byteCount) }
         guard count == byteCount else { return discard(path) }
