@@ -177,7 +177,8 @@ struct HTTP2ScriptedServerTests {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("strata-h2-refused-\(UUID().uuidString)")
         try Data("a file, read twice".utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let transport = try Self.transport()
+        // 60 s: this is about the resend, not speed; a loaded full run has stalled it past 10 s.
+        let transport = try Self.transport(configuration: .init(requestTimeout: .seconds(60)))
         let request = HTTPRequest(method: .put, url: server.url("/"), body: try HTTPBody(contentsOf: file))
         #expect(try await transport.send(request).text == "stored")
         #expect(server.connectionCount == 2)

@@ -52,7 +52,9 @@ struct PinningPoolTests {
     func perHostLimit() async throws {
         let server = try TLSLoopbackServer(identity: .leafOnly)
         server.http.route("/a", response: .init(text: "a"))
-        let transport = try Pinning.transport(configuration: .init(requestTimeout: .seconds(10), maxConnectionsPerHost: 2))
+        // 60 s: this is about the limit, not speed; in a loaded full run, 40 requests through two
+        // connections have waited past 10 s.
+        let transport = try Pinning.transport(configuration: .init(requestTimeout: .seconds(60), maxConnectionsPerHost: 2))
         let url = server.url("/a")
         let succeeded = try await withThrowingTaskGroup(of: Int.self) { group in
             for _ in 0..<40 { group.addTask { try await transport.send(Pinning.get(url)).statusCode } }
@@ -73,7 +75,7 @@ struct PinningPoolTests {
             return .init(text: "held")
         }
         for index in 1...3 { server.http.route("/w\(index)", response: .init(text: "\(index)")) }
-        let transport = try Pinning.transport(configuration: .init(requestTimeout: .seconds(20), maxConnectionsPerHost: 1))
+        let transport = try Pinning.transport(configuration: .init(requestTimeout: .seconds(60), maxConnectionsPerHost: 1))
         let hold = Task { try await transport.send(Pinning.get(server.url("/hold"))) }
         for await _ in arrived { break }
         var waiters: [Task<HTTPResponse, any Error>] = []
