@@ -53,9 +53,9 @@ let package = Package(
         // for rediss:// and runs its TLS code.
         .target(name: "StrataRedis", dependencies: ["Strata", "StrataConnect", "StrataPinning"]),
         // Loopback HTTP server for this package's own tests; not a product.
-        .target(name: "TestServer", dependencies: ["Strata"], path: "Tests/TestServer"),
+        .target(name: "TestServer", dependencies: ["Strata", "CZlib"], path: "Tests/TestServer"),
         // The loopback server behind TLS (OpenSSL server side) with the committed fixture certificates.
-        .target(name: "TLSTestServer", dependencies: ["COpenSSL", "TestServer", "Strata"], path: "Tests/TLSTestServer"),
+        .target(name: "TLSTestServer", dependencies: ["COpenSSL", "TestServer", "TestSupport", "Strata"], path: "Tests/TLSTestServer"),
         // What every test target shares that is not a server: the wall-clock scale for sanitizer runs.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         // The child process FileETagStoreKillTests kills with SIGKILL while it writes a store.
@@ -67,7 +67,7 @@ let package = Package(
         // What the layers and transports cost (strata-bench --help in Bench/strata-bench/main.swift);
         // CI builds it and runs a --quick pass that fails on errors, never on a figure.
         .executableTarget(name: "strata-bench", dependencies: ["Strata", "StrataPinning", "StrataRedis", "TestServer", "TLSTestServer",
-                                                            "RedisTestServer", "CAllocationCounter"], path: "Bench/strata-bench"),
+                                                            "RedisTestServer", "TestSupport", "CAllocationCounter"], path: "Bench/strata-bench"),
         // Counts heap allocations for strata-bench by defining malloc and friends (the bench only).
         .target(name: "CAllocationCounter", path: "Bench/CAllocationCounter"),
         // The recommended stack under injected faults (scripts/soak.sh); CI runs its --quick form.
@@ -88,7 +88,7 @@ let package = Package(
         .testTarget(name: "StrataSandboxTests", dependencies: ["StrataSandbox", "StrataPinning", "Strata", "COpenSSL", "TestSupport"]),
         // Depends on the executable so `swift test` builds the binary its subprocess tests run.
         .testTarget(name: "StrataDemoTests", dependencies: ["StrataDemoKit", "StrataSandbox", "Strata", "StrataPinning", "strata-demo",
-                                                            "TestServer", "TLSTestServer"]),
+                                                            "TestServer", "TLSTestServer", "TestSupport"]),
         // Needs redis-server (Debian: apt install redis-server); skipped with a message without it.
         .testTarget(name: "StrataRedisTests", dependencies: ["StrataRedis", "Strata", "StrataTesting", "TestServer",
                                                              "RedisTestServer", "redis-store-writer", "TestSupport"]),

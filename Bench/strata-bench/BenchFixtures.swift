@@ -1,6 +1,7 @@
 import Foundation
 import StrataPinning
 import TLSTestServer
+import TestSupport
 
 /// The committed test certificates (Tests/Fixtures/Pinning) every TLS scenario uses: a private
 /// CA, and an EC leaf for `localhost` pinned by its public key.
@@ -34,7 +35,7 @@ enum BenchFixtures {
         let pipe = Pipe()
         process.standardError = pipe
         guard (try? process.run()) != nil else { return "" }
-        process.waitUntilExit()
+        process.waitForExit()
         let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         return text.split(separator: "/").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
     }

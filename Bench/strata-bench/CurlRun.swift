@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// `curl` against the same server, for comparison: one process fetching every URL of a `-K`
 /// list over one kept-alive connection, or `-Z --parallel-max 16` over up to 16. The time is the
@@ -42,7 +43,7 @@ enum CurlRun {
         let cpuBefore = childrenCPUSeconds()
         let start = ContinuousClock.now
         try process.run()
-        process.waitUntilExit()
+        process.waitForExit()
         let elapsed = ContinuousClock.now - start
         guard process.terminationStatus == 0 else {
             let message = (try? String(contentsOf: errorFile, encoding: .utf8)) ?? ""

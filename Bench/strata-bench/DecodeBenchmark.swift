@@ -12,6 +12,7 @@ import Strata
 import StrataPinning
 import TestServer
 import TLSTestServer
+import TestSupport
 
 enum DecodeBenchmark {
     private static let fixtures = TLSLoopbackServer.fixtures.deletingLastPathComponent().appendingPathComponent("ContentCoding")
@@ -138,7 +139,7 @@ enum DecodeBenchmark {
         process.standardOutput = FileHandle.nullDevice
         let start = ContinuousClock.now
         try process.run()
-        process.waitUntilExit()
+        process.waitForExit()
         guard process.terminationStatus == 0 else { throw CurlRun.Failure(description: "curl exited with \(process.terminationStatus)") }
         return Measurement.nanoseconds(ContinuousClock.now - start) / 1e9
     }
@@ -174,7 +175,7 @@ enum DecodeBenchmark {
         process.executableURL = URL(fileURLWithPath: gzip)
         process.arguments = ["-6", "-k", "-f", file.path]
         try process.run()
-        process.waitUntilExit()
+        process.waitForExit()
         return process.terminationStatus == 0
     }
 }

@@ -11,6 +11,7 @@ import Strata
 import StrataPinning
 import TestServer
 import TLSTestServer
+import TestSupport
 
 enum DownloadBenchmark {
     private enum Client {
@@ -116,7 +117,7 @@ enum DownloadBenchmark {
         process.standardOutput = FileHandle.nullDevice
         let start = ContinuousClock.now
         try process.run()
-        process.waitUntilExit()
+        process.waitForExit()
         guard process.terminationStatus == 0 else { throw CurlRun.Failure(description: "curl exited with \(process.terminationStatus)") }
         return Measurement.nanoseconds(ContinuousClock.now - start) / 1e9
     }

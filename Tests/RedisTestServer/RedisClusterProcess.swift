@@ -92,7 +92,7 @@ public final class RedisClusterProcess: Sendable {
             process.standardError = pipe
             try process.run()
             let output = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
+            process.waitForExit()
             return String(decoding: output, as: UTF8.self)
         }
     }

@@ -38,7 +38,7 @@ public final class RedisMonitor: Sendable {
         process.terminate()
         // Foundation frees a Process only once someone waited for it (see RedisServerProcess).
         let process = process
-        Thread { process.waitUntilExit() }.start()
+        Thread { process.waitForExit() }.start()
     }
 
     /// Every monitored line up to and including the first that contains `marker` (send a

@@ -129,7 +129,7 @@ public final class RedisServerProcess: Sendable {
         // child either way, but frees itself (and what it was given) only once someone waited.
         if let process = running.withLock({ $0.take() }), process.isRunning {
             killProcess(process.processIdentifier)
-            Thread { process.waitUntilExit() }.start()
+            Thread { process.waitForExit() }.start()
         }
         try? FileManager.default.removeItem(at: directory)
     }
@@ -174,7 +174,7 @@ public final class RedisServerProcess: Sendable {
         let log = ProcessOutput(output.fileHandleForReading)
         guard log.waitForLine(containing: "Ready to accept connections", timeout: 10 * TestTimeScale.factor) else {
             if process.isRunning { killProcess(process.processIdentifier) }
-            process.waitUntilExit()
+            process.waitForExit()
             throw StartError(log: log.text)
         }
         running.withLock { $0 = process }
@@ -183,7 +183,7 @@ public final class RedisServerProcess: Sendable {
     private func killBlocking() {
         guard let process = running.withLock({ $0.take() }) else { return }
         if process.isRunning { killProcess(process.processIdentifier) }
-        process.waitUntilExit()
+        process.waitForExit()
     }
 }
 

@@ -34,7 +34,7 @@ public enum MeasuringProcess {
                         child.standardError = pipe
                         try child.run()
                         let output = pipe.fileHandleForReading.readDataToEndOfFile()
-                        child.waitUntilExit()
+                        child.waitForExit()
                         return (child.terminationStatus, String(decoding: output, as: UTF8.self))
                     })
             }.start()

@@ -2,6 +2,7 @@ import Foundation
 import Strata
 #if canImport(Glibc)
 import Glibc
+import TestSupport
 #endif
 
 /// Runs the built `strata-demo` executable as a subprocess, as a user's shell would.
@@ -59,7 +60,7 @@ final class DemoProcess: Sendable {
         // Process never frees itself (nor what it was given) once a terminationHandler is set.
         let exited = exited
         Thread {
-            process.waitUntilExit()
+            process.waitForExit()
             let waiter = exited.withLock { state -> CheckedContinuation<Void, Never>? in
                 state.done = true
                 defer { state.waiter = nil }

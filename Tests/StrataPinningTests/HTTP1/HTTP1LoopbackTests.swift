@@ -91,7 +91,7 @@ struct HTTP1LoopbackTests {
         let server = server
         let (echoed, chunked) = try await Self.onOwnThread {
             var connection = try Self.connect(server)
-            let payload = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0) })
+            let payload = Data(BodyPattern.bytes(from: 0, count: 200_000))
             let echoed = try connection.send(
                 Self.request(server.url("/echo"), method: "POST", body: payload),
                 deadline: .now + .seconds(5))
@@ -109,7 +109,7 @@ struct HTTP1LoopbackTests {
     func concurrentLargeBodies() async throws {
         server.route("/echo", method: "POST") { request in .init(body: request.body) }
         let server = server
-        let payload = Data((0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        let payload = Data(BodyPattern.bytes(from: 0, count: 1 << 20))
         let intact = try await withThrowingTaskGroup(of: Bool.self) { group in
             for _ in 0..<64 {
                 group.addTask {

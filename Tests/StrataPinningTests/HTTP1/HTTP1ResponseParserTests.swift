@@ -2,6 +2,7 @@ import Foundation
 import Strata
 @testable import StrataPinning
 import Testing
+import TestServer
 
 @Suite("HTTP1ResponseParser reads valid responses")
 struct HTTP1ResponseParserTests {
@@ -183,7 +184,7 @@ struct HTTP1ResponseParserTests {
 
     @Test("a large body read in many pieces arrives intact")
     func largeBody() throws {
-        let body = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        let body = BodyPattern.bytes(from: 0, count: 300_000)
         let bytes = Array("HTTP/1.1 200 OK\r\nContent-Length: \(body.count)\r\n\r\n".utf8) + body
         #expect(try parseResponse(bytes, pieceSize: 7_777).body == Data(body))
     }

@@ -117,7 +117,7 @@ struct PinningLargeBodyTests {
         let writer = try FileHandle(forWritingTo: file)
         // One pattern, each copy stamped with its index: building every MiB byte by byte is what
         // took a debug build seconds (the upload itself takes a tenth of one).
-        var piece = Data((0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        var piece = Data(BodyPattern.bytes(from: 0, count: 1 << 20))
         for index in 0..<(size >> 20) {
             piece[0] = UInt8(truncatingIfNeeded: index)
             piece[piece.count - 1] = UInt8(truncatingIfNeeded: index >> 8)

@@ -36,7 +36,7 @@ struct PinningPoolTests {
         let server = try TLSLoopbackServer(identity: .leafOnly)
         server.http.route("/echo", method: "POST") { request in .init(body: request.body) }
         let transport = try Pinning.transport(configuration: .init(requestTimeout: .seconds(60)))
-        let payload = Data((0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        let payload = Data(BodyPattern.bytes(from: 0, count: 1 << 20))
         let url = server.url("/echo")
         let intact = try await withThrowingTaskGroup(of: Bool.self) { group in
             for _ in 0..<64 {

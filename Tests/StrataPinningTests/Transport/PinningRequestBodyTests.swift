@@ -38,7 +38,7 @@ struct PinningRequestBodyTests {
         let server = try TLSLoopbackServer(identity: .leafOnly)
         server.http.route("/echo", method: "PUT") { request in .init(body: request.body) }
         let transport = try Streaming.transport(threads: ConnectionThreadLimit(maximum: 8))
-        let payload = Data((0..<(3 << 20) + 17).map { UInt8(truncatingIfNeeded: $0 &* 13) })
+        let payload = Data(BodyPattern.bytes(from: 0, count: (3 << 20) + 17))
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("strata-body-\(UUID().uuidString)")
         try payload.write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
@@ -79,7 +79,7 @@ struct PinningRequestBodyTests {
         }
         let transport = try Streaming.transport(threads: ConnectionThreadLimit(maximum: 8))
         _ = try await transport.send(Pinning.get(server.url("/warm")))
-        let payload = Data((0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        let payload = Data(BodyPattern.bytes(from: 0, count: 1 << 20))
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("strata-body-\(UUID().uuidString)")
         try payload.write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }

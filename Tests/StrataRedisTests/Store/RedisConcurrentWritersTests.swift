@@ -4,6 +4,7 @@ import Strata
 @testable import StrataRedis
 import Testing
 import TestServer
+import TestSupport
 
 @Suite("Concurrent writers from two processes", .needsRedisServer)
 struct RedisConcurrentWritersTests {
@@ -28,7 +29,7 @@ struct RedisConcurrentWritersTests {
         let summaries = await offCooperativePool { () -> [String] in
             [first, second].map { process in
                 let output = (process.standardOutput as! Pipe).fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
+                process.waitForExit()
                 return String(decoding: output, as: UTF8.self) + " status=\(process.terminationStatus)"
             }
         }

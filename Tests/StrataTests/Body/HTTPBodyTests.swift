@@ -1,6 +1,7 @@
 import Foundation
 @testable import Strata
 import Testing
+import TestServer
 
 @Suite("HTTPBody: bytes, files and single-pass streams")
 struct HTTPBodyTests {
@@ -66,7 +67,7 @@ struct HTTPBodyTests {
     func file() async throws {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("strata-body-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: url) }
-        let contents = (0..<(3 * FileChunkReader.chunkSize + 17)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        let contents = BodyPattern.bytes(from: 0, count: 3 * FileChunkReader.chunkSize + 17)
         try Data(contents).write(to: url)
 
         let body = try HTTPBody(contentsOf: url)

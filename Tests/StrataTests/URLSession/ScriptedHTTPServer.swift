@@ -111,11 +111,3 @@ struct ScriptedConnection {
     @discardableResult
     func write(_ text: String) -> Bool { write(Array(text.utf8)) }
 }
-
-/// The pattern every generated body follows, so either side can check bytes without keeping them.
-enum BodyPattern {
-    static func byte(at offset: Int) -> UInt8 { UInt8(truncatingIfNeeded: offset &* 31 &+ offset >> 12) }
-
-    /// `count` pattern bytes starting at `offset`.
-    static func bytes(from offset: Int, count: Int) -> [UInt8] { (offset..<(offset + count)).map(byte(at:)) }
-}

@@ -11,34 +11,22 @@ import TestServer
 struct URLSessionUploadTests {
     let transport = URLSessionTransport(requestTimeout: .seconds(120))
 
-    /// A server answering every upload with "<bytes> <sum>" of the body it read, and its framing.
+    /// A server answering every upload with the ``BodyChecksum`` of the body it read, and its
+    /// framing.
     func countingServer() throws -> ScriptedHTTPServer {
         try ScriptedHTTPServer { connection in
-            var count = 0
-            var sum: UInt64 = 0
+            var checksum = BodyChecksum()
             let framing = connection.header("Content-Length").map { "length \($0)" } ?? "chunked"
-            connection.readBody { piece in
-                for byte in piece {
-                    sum = sum &* 31 &+ UInt64(byte)
-                    count += 1
-                }
-            }
-            let text = "\(count) \(sum) \(framing)"
+            connection.readBody { checksum.add($0) }
+            let text = "\(checksum) \(framing)"
             connection.write("HTTP/1.1 200 OK\r\nContent-Length: \(text.utf8.count)\r\n\r\n\(text)")
         }
-    }
-
-    static func checksum(_ blocks: [[UInt8]]) -> (Int, UInt64) {
-        var sum: UInt64 = 0
-        var count = 0
-        for block in blocks { for byte in block { sum = sum &* 31 &+ UInt64(byte); count += 1 } }
-        return (count, sum)
     }
 
     @Test("a single-pass body of unknown length arrives intact, read into memory and sent with its length")
     func singlePassUpload() async throws {
         let blocks = (0..<16).map { BodyPattern.bytes(from: $0 * 4099, count: 512 * 1024 + $0) }
-        let (count, sum) = Self.checksum(blocks)
+        let checksum = BodyChecksum(blocks)
         let server = try countingServer()
         let chunks = AsyncStream<ArraySlice<UInt8>> { continuation in
             for block in blocks { continuation.yield(block[...]) }
@@ -48,7 +36,7 @@ struct URLSessionUploadTests {
             HTTPRequest(
                 method: .post, url: server.url("/stream"),
                 body: HTTPBody(chunks, length: nil)))
-        #expect(response.text == "\(count) \(sum) length \(count)")
+        #expect(response.text == "\(checksum) length \(checksum.count)")
     }
 
     @Test("a single-pass body whose sequence fails is not sent at all: invalidRequest")
@@ -97,7 +85,7 @@ struct URLSessionLargeUploadTests {
         let handle = try FileHandle(forWritingTo: file)
         for _ in 0..<64 { handle.write(Data(block)) }
         try handle.close()
-        let (count, sum) = URLSessionUploadTests.checksum(Array(repeating: block, count: 64))
+        let checksum = BodyChecksum(Array(repeating: block, count: 64))
         let server = try URLSessionUploadTests().countingServer()
         let before = ResidentMemory.bytes
         ResidentMemory.resetPeak()
@@ -106,7 +94,7 @@ struct URLSessionLargeUploadTests {
                 method: .put, url: server.url("/file"),
                 body: try HTTPBody(contentsOf: file)))
         let growth = max(ResidentMemory.peak, ResidentMemory.bytes) - before
-        #expect(response.text == "\(count) \(sum) length \(64 << 20)")
+        #expect(response.text == "\(checksum) length \(64 << 20)")
         if ResidentMemory.isMeaningful { #expect(growth < 32 << 20, "resident set grew by \(growth >> 20) MiB") }
     }
 }

@@ -6,6 +6,7 @@ import Darwin
 import Foundation
 import Strata
 import TestServer
+import TestSupport
 
 /// A server program from a Debian package (nginx, nghttpd) run by a test or benchmark on a
 /// loopback port, in a temporary directory of its own, stopped (and the directory removed) when
@@ -91,7 +92,7 @@ public final class LoopbackProcess: Sendable {
     private static func end(_ process: Process) {
         guard process.isRunning else { return }
         _ = kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        process.waitForExit()
     }
 
     /// Polls until a TCP connect to the port succeeds (at most about 5 s), or the program exits.

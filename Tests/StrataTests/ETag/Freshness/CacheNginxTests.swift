@@ -80,8 +80,7 @@ struct CacheNginxTests {
     }
 
     /// Kills nginx with SIGKILL, as an outage would, without waiting for it: a request that still
-    /// reaches the dying process fails too. (`NginxServer.stop()` waits with `Process.waitUntilExit`,
-    /// whose weak reference LeakSanitizer reports.)
+    /// reaches the dying process fails too.
     private func kill(_ server: NginxServer) throws {
         let pid = try #require(server.lines(of: "nginx.pid").first.flatMap { pid_t($0) })
         #expect(Glibc.kill(pid, SIGKILL) == 0)
