@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// The built `strata-demo` needs nothing from this checkout: no fixture file, no test target.
-@Suite("strata-demo stands on its own")
+@Suite("strata-demo stands on its own", .onOwnThread)
 struct StandaloneBinaryTests {
     @Test("copied out of the build folder, it runs its tour from an unrelated directory")
     func runsFromAnywhere() async throws {

@@ -2,10 +2,11 @@ import Foundation
 @testable import StrataPinning
 import Testing
 import TestServer
+import TestSupport
 
 /// Seeded random and mutated inputs: every parser that faces untrusted text or bytes must
 /// answer with a value or a typed error, never a crash or a hang.
-@Suite("Hostile input")
+@Suite("Hostile input", .onOwnThread)
 struct HostileInputTests {
     static let alphabet = Array("abcAZ09-_.*:/=+\"[] \n\u{0}é-----BEGIN CERTIFICATE END")
 

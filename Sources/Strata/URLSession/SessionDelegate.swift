@@ -33,6 +33,13 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     private let pending = LockedValue<[ObjectIdentifier: Pending]>([:])
+    /// Where tasks are cancelled: `cancel()` waits for FoundationNetworking's work queue, and
+    /// this delegate's callbacks must not (see ``URLSessionTaskCalls``).
+    private let calls: URLSessionTaskCalls
+
+    init(calls: URLSessionTaskCalls) {
+        self.calls = calls
+    }
 
     /// Registers the caller waiting for `task`. Returns `false`, having resumed the caller with
     /// `CancellationError`, when the calling task is already cancelled: its cancellation handler
@@ -104,7 +111,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             return true
         }
         guard isPending else { return }
-        task.cancel()
+        calls.enqueue { task.cancel() }
     }
 
     func urlSession(

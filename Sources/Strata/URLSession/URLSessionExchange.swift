@@ -11,40 +11,49 @@ final class URLSessionExchange: Sendable {
     let task: URLSessionTask
     /// The request as URLSession sends it, without a body URLSession holds (a file or a stream).
     let foundation: URLRequest
-    private let delegate: SessionDelegate
+    private let calls: URLSessionTaskCalls
     /// The deadline's timer (a `DispatchWorkItem`, not `Sendable`: reached only under the lock).
     private let timer: LockedValue<DispatchWorkItem>
 
     /// Creates the task for `request`, whose body is bytes or a file (a single-pass body was read
     /// into memory before: ``URLSessionTransport/withBodyInMemoryIfSinglePass(_:)``), without
-    /// starting it.
+    /// starting it. The task is created on the session's ``URLSessionTaskCalls`` queue.
     ///
     /// - Throws: `CancellationError` when the calling task is cancelled, ``TransportError`` of kind
     ///   ``TransportError/Kind/invalidRequest`` for a request that cannot be sent, or
     ///   ``TransportError/Kind/timedOut`` when the deadline already passed.
-    init(_ request: HTTPRequest, on owner: URLSessionTransport.Session) throws {
+    init(_ request: HTTPRequest, on owner: URLSessionTransport.Session) async throws {
         try Task.checkCancellation()
         try URLSessionTransport.validate(request)
         let timedOut = RequestDeadline.timedOut(method: request.method, url: request.url)
         guard let deadline = RequestDeadline.current, deadline > .now else { throw timedOut }
         var foundation = request.urlRequest
+        let session = owner.session
         if case .file(let file)? = request.body?.source {
             // URLSession reads the file as it sends (a DispatchIO channel), never whole.
             foundation.httpBodyStream = nil
-            task = owner.session.uploadTask(with: foundation, fromFile: URL(fileURLWithPath: file.path))
+            let upload = foundation
+            task = await owner.calls.perform { session.uploadTask(with: upload, fromFile: URL(fileURLWithPath: file.path)) }
         } else {
-            task = owner.session.dataTask(with: foundation)
+            let data = foundation
+            task = await owner.calls.perform { session.dataTask(with: data) }
         }
         self.foundation = foundation
-        delegate = owner.delegate
+        calls = owner.calls
         timer = LockedValue(owner.delegate.fail(task, at: deadline, with: timedOut))
     }
 
-    /// Starts the task.
-    func start() { task.resume() }
+    /// Starts the task (on the ``URLSessionTaskCalls`` queue: the caller does not wait).
+    func start() {
+        let task = task
+        calls.enqueue { task.resume() }
+    }
 
-    /// Cancels the task.
-    func cancel() { task.cancel() }
+    /// Cancels the task (on the ``URLSessionTaskCalls`` queue: the caller does not wait).
+    func cancel() {
+        let task = task
+        calls.enqueue { task.cancel() }
+    }
 
     /// Ends the exchange: cancels the task if it still runs, and the deadline timer.
     func end() {

@@ -81,7 +81,7 @@ extension URLSessionTransport {
     private func startStreaming(_ request: HTTPRequest) async throws
         -> (URLSessionExchange, HTTPResponseHead, BodyChannel)
     {
-        let exchange = try URLSessionExchange(try await Self.withBodyInMemoryIfSinglePass(request), on: owner)
+        let exchange = try await URLSessionExchange(try await Self.withBodyInMemoryIfSinglePass(request), on: owner)
         // No pause is possible (see Limits.maxStreamLagBytes), so the channel's pause threshold
         // is the most a consumer may fall behind.
         let channel = BodyChannel(highWatermark: limits.maxStreamLagBytes)

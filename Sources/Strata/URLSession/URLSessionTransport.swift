@@ -57,15 +57,23 @@ public struct URLSessionTransport: Transport {
         }
     }
 
+    /// The transport's URLSession, its delegate, and the queue its task methods are called on.
     final class Session: Sendable {
         let session: URLSession
         let delegate: SessionDelegate
-        init(configuration: URLSessionConfiguration, delegate: SessionDelegate) {
-            self.delegate = delegate
+        let calls: URLSessionTaskCalls
+
+        init(configuration: URLSessionConfiguration) {
+            calls = URLSessionTaskCalls()
+            delegate = SessionDelegate(calls: calls)
             session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
         }
-        deinit { session.finishTasksAndInvalidate() }
 
+        deinit {
+            // The last copy of a transport may go away on the cooperative pool: not waited for.
+            let session = session
+            calls.enqueue { session.finishTasksAndInvalidate() }
+        }
     }
 
     let owner: Session
@@ -139,7 +147,7 @@ public struct URLSessionTransport: Transport {
         let configuration = configuration.copy() as? URLSessionConfiguration ?? configuration
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        owner = Session(configuration: configuration, delegate: SessionDelegate())
+        owner = Session(configuration: configuration)
         self.limits = limits
         self.redirectSafety = redirectSafety
         self.wholeRequestTimeout = wholeRequestTimeout
@@ -190,7 +198,7 @@ public struct URLSessionTransport: Transport {
     }
 
     private func sendOnce(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let exchange = try URLSessionExchange(try await Self.withBodyInMemoryIfSinglePass(request), on: owner)
+        let exchange = try await URLSessionExchange(try await Self.withBodyInMemoryIfSinglePass(request), on: owner)
         defer { exchange.end() }
         let delegate = owner.delegate
         let bodyLimit = ResponseBodyLimit.effective(

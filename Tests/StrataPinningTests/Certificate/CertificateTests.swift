@@ -2,8 +2,9 @@ import Foundation
 @testable import StrataPinning
 import Testing
 import TestServer
+import TestSupport
 
-@Suite("Certificate parsing")
+@Suite("Certificate parsing", .onOwnThread)
 struct CertificateTests {
     @Test("the SPKI pin of an EC P-256 leaf equals the openssl pipeline's answer")
     func ecKnownAnswer() throws {

@@ -2,11 +2,12 @@ import Foundation
 @testable import StrataPinning
 import Testing
 import TestServer
+import TestSupport
 
 /// The decoders of StrataPinning/Compression on their own: any chunking of the input gives the
 /// same output, output comes in bounded pieces, and every way a body can be wrong is a typed
 /// error, never a crash, a hang or a silently short body.
-@Suite("Content decoders")
+@Suite("Content decoders", .onOwnThread)
 struct ContentDecoderTests {
     /// Feeds `input` in chunks of the given sizes (cycled), draining after each; the output and
     /// the largest piece seen. Calls `finish()` at the end.

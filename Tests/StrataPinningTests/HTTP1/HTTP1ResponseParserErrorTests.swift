@@ -2,8 +2,9 @@ import Foundation
 import Strata
 @testable import StrataPinning
 import Testing
+import TestSupport
 
-@Suite("HTTP1ResponseParser refuses malformed responses with typed errors")
+@Suite("HTTP1ResponseParser refuses malformed responses with typed errors", .onOwnThread)
 struct HTTP1ResponseParserErrorTests {
     private func error(
         _ text: String, method: HTTPMethod = .get, limits: HTTPLimits = .default,

@@ -3,8 +3,9 @@ import Strata
 @testable import StrataPinning
 import Testing
 import TestServer
+import TestSupport
 
-@Suite("HTTP1ResponseParser under fuzzing")
+@Suite("HTTP1ResponseParser under fuzzing", .onOwnThread)
 struct HTTP1ResponseParserFuzzTests {
     /// Bytes that matter to the grammar, so mutations hit interesting paths more often than
     /// uniformly random bytes would.

@@ -3,10 +3,11 @@ import Strata
 @testable import StrataPinning
 import Testing
 import TLSTestServer
+import TestSupport
 
 /// Issue 21: a pinned server that repeats connection-level frames (GOAWAY, SETTINGS) after a
 /// response head must not grow the client's memory or logs frame by frame until the deadline.
-@Suite("HTTP2Multiplexer under a flood of repeated GOAWAY and SETTINGS frames")
+@Suite("HTTP2Multiplexer under a flood of repeated GOAWAY and SETTINGS frames", .onOwnThread)
 struct HTTP2FrameFloodTests {
     typealias Harness = MultiplexerHarness
 

@@ -1,8 +1,9 @@
 @testable import StrataRedis
 import Testing
 import TestServer
+import TestSupport
 
-@Suite("RESPParser: RESP2 replies, fed in any split, within limits")
+@Suite("RESPParser: RESP2 replies, fed in any split, within limits", .onOwnThread)
 struct RESPParserTests {
     /// Parses `text` fed in one piece and returns every complete reply.
     private func replies(_ bytes: [UInt8], limits: RESPLimits = RESPLimits()) throws -> [RESPValue] {

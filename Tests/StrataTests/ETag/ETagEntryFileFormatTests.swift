@@ -2,8 +2,9 @@ import Foundation
 @testable import Strata
 import Testing
 import TestServer
+import TestSupport
 
-@Suite("ETag entry file format")
+@Suite("ETag entry file format", .onOwnThread)
 struct ETagEntryFileFormatTests {
     let entry = ETagCacheEntry(
         response: HTTPResponse(

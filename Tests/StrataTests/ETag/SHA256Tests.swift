@@ -1,7 +1,8 @@
 @testable import Strata
 import Testing
+import TestSupport
 
-@Suite("SHA-256 known answers (FIPS 180-4 / NIST examples)")
+@Suite("SHA-256 known answers (FIPS 180-4 / NIST examples)", .onOwnThread)
 struct SHA256Tests {
     @Test("the empty message, abc and the two-block NIST message hash to the published digests")
     func nistVectors() {

@@ -1,8 +1,9 @@
 import Foundation
 import Strata
 import Testing
+import TestSupport
 
-@Suite("Retry-After parsing")
+@Suite("Retry-After parsing", .onOwnThread)
 struct RetryAfterTests {
     /// 37 seconds before RFC 9110's example date, Sun, 06 Nov 1994 08:49:37 GMT (784111777).
     let now = Date(timeIntervalSince1970: 784_111_777 - 37)

@@ -1,0 +1,32 @@
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Dispatch
+import Foundation
+
+/// Where ``URLSessionTransport`` calls URLSession's task methods (create, resume, cancel,
+/// invalidate): a serial queue of its own, never Swift's cooperative pool or the session's
+/// delegate queue.
+///
+/// On Linux, FoundationNetworking implements these with `DispatchQueue.sync` onto its work
+/// queue, the queue that also runs libcurl's transfers, and a transfer that reads as fast as
+/// the network delivers keeps that queue busy for long stretches. Called from the cooperative
+/// pool, each such call blocks one of its threads (there is one per core): in a full test run
+/// on two cores, one `dataTask(with:)` and one `cancel()` waiting behind a fast download held
+/// both threads, and every task of the process stopped for 60 s. Called from here, only this
+/// queue waits; the caller suspends.
+final class URLSessionTaskCalls: Sendable {
+    private let queue = DispatchQueue(label: "Strata.URLSessionTransport.taskCalls")
+
+    /// Runs `call` on the queue and returns its result; the caller suspends meanwhile.
+    func perform<Result: Sendable>(_ call: @escaping @Sendable () -> Result) async -> Result {
+        await withCheckedContinuation { continuation in
+            queue.async { continuation.resume(returning: call()) }
+        }
+    }
+
+    /// Runs `call` on the queue, later; the caller does not wait.
+    func enqueue(_ call: @escaping @Sendable () -> Void) {
+        queue.async(execute: call)
+    }
+}
