@@ -12,6 +12,7 @@ final class URLSessionExchange: Sendable {
     /// The request as URLSession sends it, without a body URLSession holds (a file or a stream).
     let foundation: URLRequest
     private let delegate: SessionDelegate
+    private let cancels: DispatchQueue
     /// The deadline's timer (a `DispatchWorkItem`, not `Sendable`: reached only under the lock).
     private let timer: LockedValue<DispatchWorkItem>
 
@@ -37,16 +38,27 @@ final class URLSessionExchange: Sendable {
         }
         self.foundation = foundation
         delegate = owner.delegate
+        cancels = owner.cancels
         timer = LockedValue(owner.delegate.fail(task, at: deadline, with: timedOut))
     }
 
     /// Starts the task.
     func start() { task.resume() }
 
-    /// Cancels the task.
-    func cancel() { task.cancel() }
+    /// Asks FoundationNetworking to cancel the task, and returns without waiting for it.
+    ///
+    /// `URLSessionTask.cancel()` blocks its caller (`workQueue.sync`) until the session's serial
+    /// work queue is free, then stops the transfer in a second turn on that queue. libcurl's socket
+    /// reads run on the same queue and keep it for as long as the socket stays readable: a peer
+    /// that sends faster than the client takes the bytes (loopback, a fast LAN, a client slowed by
+    /// load or a sanitizer) holds it until it pauses, measured up to the whole 60 s a test server
+    /// kept writing (RELIABILITY.md). Called on the caller's thread, the cancel held Swift's
+    /// cooperative pool (half of it on two cores) and `stream` did not return that long; here it
+    /// runs on the session's cancel queue, and the transfer stops when the queue is free.
+    func cancel() { cancels.async { [task] in task.cancel() } }
 
-    /// Ends the exchange: cancels the task if it still runs, and the deadline timer.
+    /// Ends the exchange: asks for the task's cancel if it still runs (without waiting for it:
+    /// ``cancel()``), and cancels the deadline timer.
     func end() {
         cancel()
         timer.withLock { $0.cancel() }

@@ -60,6 +60,9 @@ public struct URLSessionTransport: Transport {
     final class Session: Sendable {
         let session: URLSession
         let delegate: SessionDelegate
+        /// Where this session's tasks are cancelled (``URLSessionExchange/cancel()`` says why not
+        /// on the caller's thread). Serial: a starved session holds one thread, not one per cancel.
+        let cancels = DispatchQueue(label: "Strata.URLSessionTransport.cancels")
         init(configuration: URLSessionConfiguration, delegate: SessionDelegate) {
             self.delegate = delegate
             session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
