@@ -57,10 +57,10 @@ struct URLSessionStreamingTests {
             defer { serverDone.signal() }
             connection.write("HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nConnection: close\r\n\r\n")
             connection.write(gzipHeader + deflateStart)
-            let giveUp = ContinuousClock.now + .seconds(30)
+            let giveUp = ContinuousClock.now + .seconds(60)
             while consumerReturned.wait(timeout: .now()) != .success {
                 guard ContinuousClock.now < giveUp else {
-                    return serverSaw.withLock { $0 = "stream had not returned after 30 s of writes" }
+                    return serverSaw.withLock { $0 = "stream had not returned after 60 s of writes" }
                 }
                 guard connection.write(block) else { return serverSaw.withLock { $0 = "closed" } }
             }
