@@ -8,13 +8,15 @@ import Foundation
 /// invalidate): a serial queue of its own, never Swift's cooperative pool or the session's
 /// delegate queue.
 ///
-/// On Linux, FoundationNetworking implements these with `DispatchQueue.sync` onto its work
-/// queue, the queue that also runs libcurl's transfers, and a transfer that reads as fast as
-/// the network delivers keeps that queue busy for long stretches. Called from the cooperative
-/// pool, each such call blocks one of its threads (there is one per core): in a full test run
-/// on two cores, one `dataTask(with:)` and one `cancel()` waiting behind a fast download held
-/// both threads, and every task of the process stopped for 60 s. Called from here, only this
-/// queue waits; the caller suspends.
+/// On Linux, FoundationNetworking implements these with `DispatchQueue.sync` onto the session's
+/// serial work queue, the queue libcurl's socket reads run on, and libcurl keeps it for as long
+/// as the socket stays readable: a peer that sends faster than the client takes the bytes holds
+/// it until the peer pauses (a cancel then stops the transfer in a second turn on that queue).
+/// Called from the cooperative pool, each such call blocks one of its threads (there is one per
+/// core): in a full test run on two cores, one `dataTask(with:)` and one `cancel()` waiting
+/// behind a fast download held both threads, and every task of the process stopped for 60 s.
+/// Called from here, only this queue waits: creating a task suspends the caller, and resume,
+/// cancel and invalidate are not waited for (a cancelled transfer stops once libcurl lets go).
 final class URLSessionTaskCalls: Sendable {
     private let queue = DispatchQueue(label: "Strata.URLSessionTransport.taskCalls")
 

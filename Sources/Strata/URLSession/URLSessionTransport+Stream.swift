@@ -12,6 +12,8 @@ extension URLSessionTransport {
     /// exactly one response. The request timeout (or an earlier ``RequestDeadline``) covers the
     /// whole exchange, body and `consume` included. When `consume` returns or throws, the task is
     /// cancelled if still running and the body released; cancelling the calling task cancels it too.
+    /// The call does not wait for the cancel: FoundationNetworking stops the transfer once libcurl
+    /// lets go of the session's queue, which a peer sending faster than the client can delay.
     ///
     /// A streamed body is not limited in size (``Limits/maxResponseBodyBytes`` applies to `send`
     /// only): bound what you keep yourself. Linux: URLSession cannot pause a download, so the

@@ -104,6 +104,12 @@ struct ScriptedConnection {
         return true
     }
 
+    /// Blocks until the client closes the connection (or resets it), dropping what it sends meanwhile.
+    func waitUntilClosed() {
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while chunk.withUnsafeMutableBytes({ socket.receive(into: $0) }) > 0 {}
+    }
+
     /// Writes `bytes`; false when the client is gone.
     @discardableResult
     func write(_ bytes: [UInt8]) -> Bool { bytes.withUnsafeBytes { socket.send($0) } }
