@@ -16,10 +16,20 @@ let environment = ProcessInfo.processInfo.environment
 let brotli = environment["STRATA_WITHOUT_BROTLI"] == nil && installedHeader("brotli/decode.h")
 let zstd = environment["STRATA_WITHOUT_ZSTD"] == nil && installedHeader("zstd.h")
 let optionalCodings: [(name: String, define: String, target: Target)] =
-    (brotli ? [("CBrotli", "STRATA_BROTLI",
-                .systemLibrary(name: "CBrotli", pkgConfig: "libbrotlidec", providers: [.apt(["libbrotli-dev"])]))] : [])
-    + (zstd ? [("CZstd", "STRATA_ZSTD",
-                .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]))] : [])
+    (brotli
+        ? [
+            (
+                "CBrotli", "STRATA_BROTLI",
+                .systemLibrary(name: "CBrotli", pkgConfig: "libbrotlidec", providers: [.apt(["libbrotli-dev"])])
+            )
+        ] : [])
+    + (zstd
+        ? [
+            (
+                "CZstd", "STRATA_ZSTD",
+                .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])])
+            )
+        ] : [])
 
 let package = Package(
     name: "Strata",
@@ -45,9 +55,10 @@ let package = Package(
         // thread each connection's blocking work runs on); knows no HTTP and no RESP. Shared by
         // StrataPinning and StrataRedis, not a product: its API is `package`.
         .target(name: "StrataConnect", dependencies: ["Strata"]),
-        .target(name: "StrataPinning",
-                dependencies: ["Strata", "StrataConnect", "COpenSSL", "CNGHTTP2", "CZlib"] + optionalCodings.map { .target(name: $0.name) },
-                swiftSettings: optionalCodings.map { .define($0.define) }),
+        .target(
+            name: "StrataPinning",
+            dependencies: ["Strata", "StrataConnect", "COpenSSL", "CNGHTTP2", "CZlib"] + optionalCodings.map { .target(name: $0.name) },
+            swiftSettings: optionalCodings.map { .define($0.define) }),
         // RedisETagStore and the small RESP2 client it needs (no Swift Redis package can be fetched).
         // It names StrataPinning's TLS vocabulary (TrustRoots, ClientIdentity, ServerTrustEvaluator)
         // for rediss:// and runs its TLS code.
@@ -56,8 +67,12 @@ let package = Package(
         .target(name: "TestServer", dependencies: ["Strata", "CZlib"], path: "Tests/TestServer"),
         // The loopback server behind TLS (OpenSSL server side) with the committed fixture certificates.
         .target(name: "TLSTestServer", dependencies: ["COpenSSL", "TestServer", "TestSupport", "Strata"], path: "Tests/TLSTestServer"),
-        // What every test target shares that is not a server: the wall-clock scale for sanitizer runs.
+        // What every test target shares that is not a server: the wall-clock scale for sanitizer runs,
+        // memory measurement, and waiting for a child process without spinning.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // Swift Testing traits the test targets share (kept apart so the bench and the soak, which
+        // use TestSupport, do not link Swift Testing).
+        .target(name: "TestTraits", path: "Tests/TestTraits"),
         // The child process FileETagStoreKillTests kills with SIGKILL while it writes a store.
         .executableTarget(name: "etag-store-writer", dependencies: ["Strata", "TestServer"], path: "Tests/ETagStoreWriter"),
         // A real redis-server on a free port for StrataRedis tests and the store benchmark.
@@ -66,32 +81,53 @@ let package = Package(
         .executableTarget(name: "redis-store-writer", dependencies: ["StrataRedis", "Strata"], path: "Tests/RedisStoreWriter"),
         // What the layers and transports cost (strata-bench --help in Bench/strata-bench/main.swift);
         // CI builds it and runs a --quick pass that fails on errors, never on a figure.
-        .executableTarget(name: "strata-bench", dependencies: ["Strata", "StrataPinning", "StrataRedis", "TestServer", "TLSTestServer",
-                                                            "RedisTestServer", "TestSupport", "CAllocationCounter"], path: "Bench/strata-bench"),
+        .executableTarget(
+            name: "strata-bench",
+            dependencies: [
+                "Strata", "StrataPinning", "StrataRedis", "TestServer", "TLSTestServer",
+                "RedisTestServer", "TestSupport", "CAllocationCounter",
+            ], path: "Bench/strata-bench"),
         // Counts heap allocations for strata-bench by defining malloc and friends (the bench only).
         .target(name: "CAllocationCounter", path: "Bench/CAllocationCounter"),
         // The recommended stack under injected faults (scripts/soak.sh); CI runs its --quick form.
-        .executableTarget(name: "strata-soak", dependencies: ["Strata", "StrataPinning", "TestServer", "TLSTestServer"], path: "Bench/strata-soak"),
+        .executableTarget(
+            name: "strata-soak", dependencies: ["Strata", "StrataPinning", "TestServer", "TLSTestServer"], path: "Bench/strata-soak"),
         // The demo's sandbox: a loopback HTTP/1.1 server (OpenSSL server side, every C call in its
         // OpenSSL/ folder) and a CA + leaf generated in memory. Tests may use it; it uses no test target.
         .target(name: "StrataSandbox", dependencies: ["Strata", "COpenSSL"], path: "Demo/StrataSandbox"),
         // The demo's logic (commands, tour, output), testable; the executable only calls it.
-        .target(name: "StrataDemoKit", dependencies: ["Strata", "StrataPinning", "StrataSandbox"],
-                path: "Demo/StrataDemoKit"),
+        .target(
+            name: "StrataDemoKit", dependencies: ["Strata", "StrataPinning", "StrataSandbox"],
+            path: "Demo/StrataDemoKit"),
         .executableTarget(name: "strata-demo", dependencies: ["StrataDemoKit"], path: "Demo/strata-demo"),
         // Depends on etag-store-writer so `swift test` builds the child its kill test runs.
-        .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataTesting", "TestServer", "TestSupport", "TLSTestServer", "etag-store-writer"]),
+        .testTarget(
+            name: "StrataTests",
+            dependencies: ["Strata", "StrataTesting", "TestServer", "TestSupport", "TestTraits", "TLSTestServer", "etag-store-writer"]),
         .testTarget(name: "StrataTestingTests", dependencies: ["Strata", "StrataTesting"]),
         // Certificates and keys live in Tests/Fixtures/Pinning and are read via #filePath.
         .testTarget(name: "StrataConnectTests", dependencies: ["StrataConnect", "Strata", "TestSupport"]),
-        .testTarget(name: "StrataPinningTests", dependencies: ["StrataPinning", "StrataConnect", "Strata", "StrataTesting", "COpenSSL", "CZlib", "TestServer", "TLSTestServer", "TestSupport"]),
+        .testTarget(
+            name: "StrataPinningTests",
+            dependencies: [
+                "StrataPinning", "StrataConnect", "Strata", "StrataTesting", "COpenSSL", "CZlib", "TestServer", "TLSTestServer",
+                "TestSupport", "TestTraits",
+            ]),
         .testTarget(name: "StrataSandboxTests", dependencies: ["StrataSandbox", "StrataPinning", "Strata", "COpenSSL", "TestSupport"]),
         // Depends on the executable so `swift test` builds the binary its subprocess tests run.
-        .testTarget(name: "StrataDemoTests", dependencies: ["StrataDemoKit", "StrataSandbox", "Strata", "StrataPinning", "strata-demo",
-                                                            "TestServer", "TLSTestServer", "TestSupport"]),
+        .testTarget(
+            name: "StrataDemoTests",
+            dependencies: [
+                "StrataDemoKit", "StrataSandbox", "Strata", "StrataPinning", "strata-demo",
+                "TestServer", "TLSTestServer", "TestSupport", "TestTraits",
+            ]),
         // Needs redis-server (Debian: apt install redis-server); skipped with a message without it.
-        .testTarget(name: "StrataRedisTests", dependencies: ["StrataRedis", "Strata", "StrataTesting", "TestServer",
-                                                             "RedisTestServer", "redis-store-writer", "TestSupport"]),
+        .testTarget(
+            name: "StrataRedisTests",
+            dependencies: [
+                "StrataRedis", "Strata", "StrataTesting", "TestServer",
+                "RedisTestServer", "redis-store-writer", "TestSupport", "TestTraits",
+            ]),
     ] + optionalCodings.map(\.target),
     swiftLanguageModes: [.v6]
 )

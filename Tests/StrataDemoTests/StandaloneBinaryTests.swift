@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TestSupport
+import TestTraits
 
 /// The built `strata-demo` needs nothing from this checkout: no fixture file, no test target.
 @Suite("strata-demo stands on its own", .onOwnThread)

@@ -2,7 +2,7 @@ import Foundation
 @testable import StrataPinning
 import Testing
 import TestServer
-import TestSupport
+import TestTraits
 
 /// Seeded random and mutated inputs: every parser that faces untrusted text or bytes must
 /// answer with a value or a typed error, never a crash or a hang.

@@ -8,8 +8,8 @@ import Foundation
 /// ``BodyChannel``, and resumes the waiting caller exactly once.
 ///
 /// URLSession calls it on its own serial delegate queue, never on Swift's cooperative pool. Tasks
-/// are keyed by identity, not `taskIdentifier`: a single-pass upload runs on a session of its own
-/// whose identifiers repeat the main session's.
+/// are keyed by object identity, unique while a task is pending. It never calls the tasks'
+/// methods itself: its cancels go to the session's ``URLSessionTaskCalls`` queue.
 final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     /// Who waits for the task, and how.
     private enum Receiver {
@@ -102,15 +102,17 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         fail(task, TransportError(kind, method: HTTPMethod(request), url: request.url, message: message))
     }
 
-    /// Fails `task` with `error` if it is still pending (the first failure decided here wins);
-    /// does nothing once it completed.
+    /// Fails `task` with `error` if it is still pending (the first failure decided here wins,
+    /// and only it cancels the task); does nothing once it completed.
     func fail(_ task: URLSessionTask, _ error: TransportError) {
-        let isPending = pending.withLock { tasks -> Bool in
-            guard let entry = tasks[ObjectIdentifier(task)] else { return false }
-            if entry.failure == nil { tasks[ObjectIdentifier(task)]?.failure = error }
+        let isFirstFailure = pending.withLock { tasks -> Bool in
+            guard let entry = tasks[ObjectIdentifier(task)], entry.failure == nil else { return false }
+            tasks[ObjectIdentifier(task)]?.failure = error
             return true
         }
-        guard isPending else { return }
+        // Once: a consumer past its lag limit fails on every chunk that still arrives, and each
+        // cancel waits on the calls queue, where new requests' tasks are created.
+        guard isFirstFailure else { return }
         calls.enqueue { task.cancel() }
     }
 

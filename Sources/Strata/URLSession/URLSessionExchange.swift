@@ -29,15 +29,24 @@ final class URLSessionExchange: Sendable {
         guard let deadline = RequestDeadline.current, deadline > .now else { throw timedOut }
         var foundation = request.urlRequest
         let session = owner.session
+        let created: URLSessionTask
         if case .file(let file)? = request.body?.source {
             // URLSession reads the file as it sends (a DispatchIO channel), never whole.
             foundation.httpBodyStream = nil
             let upload = foundation
-            task = await owner.calls.perform { session.uploadTask(with: upload, fromFile: URL(fileURLWithPath: file.path)) }
+            created = await owner.calls.perform { session.uploadTask(with: upload, fromFile: URL(fileURLWithPath: file.path)) }
         } else {
             let data = foundation
-            task = await owner.calls.perform { session.dataTask(with: data) }
+            created = await owner.calls.perform { session.dataTask(with: data) }
         }
+        // The wait can be long (the queue waits behind FoundationNetworking's). A deadline that
+        // passed meanwhile would fire the timer below before the task is registered, where it
+        // finds nothing to fail, and the request would run unbounded: fail it here instead.
+        guard deadline > .now else {
+            owner.calls.enqueue { created.cancel() }
+            throw timedOut
+        }
+        task = created
         self.foundation = foundation
         calls = owner.calls
         timer = LockedValue(owner.delegate.fail(task, at: deadline, with: timedOut))

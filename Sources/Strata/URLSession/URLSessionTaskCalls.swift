@@ -8,8 +8,8 @@ import Foundation
 /// invalidate): a serial queue of its own, never Swift's cooperative pool or the session's
 /// delegate queue.
 ///
-/// On Linux, FoundationNetworking implements these with `DispatchQueue.sync` onto the session's
-/// serial work queue, the queue libcurl's socket reads run on, and libcurl keeps it for as long
+/// On Linux, FoundationNetworking implements these with `DispatchQueue.sync` onto its serial
+/// work queue, the queue libcurl's socket reads run on, and libcurl keeps it for as long
 /// as the socket stays readable: a peer that sends faster than the client takes the bytes holds
 /// it until the peer pauses (a cancel then stops the transfer in a second turn on that queue).
 /// Called from the cooperative pool, each such call blocks one of its threads (there is one per
@@ -17,6 +17,8 @@ import Foundation
 /// behind a fast download held both threads, and every task of the process stopped for 60 s.
 /// Called from here, only this queue waits: creating a task suspends the caller, and resume,
 /// cancel and invalidate are not waited for (a cancelled transfer stops once libcurl lets go).
+/// A new request still waits for that queue, suspended, and its deadline is checked once its
+/// task exists (``URLSessionExchange``): no thread is held meanwhile.
 final class URLSessionTaskCalls: Sendable {
     private let queue = DispatchQueue(label: "Strata.URLSessionTransport.taskCalls")
 

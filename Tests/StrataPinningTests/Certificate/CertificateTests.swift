@@ -2,7 +2,7 @@ import Foundation
 @testable import StrataPinning
 import Testing
 import TestServer
-import TestSupport
+import TestTraits
 
 @Suite("Certificate parsing", .onOwnThread)
 struct CertificateTests {

@@ -2,7 +2,7 @@ import Foundation
 @testable import StrataPinning
 import Testing
 import TestServer
-import TestSupport
+import TestTraits
 
 /// The decoders of StrataPinning/Compression on their own: any chunking of the input gives the
 /// same output, output comes in bounded pieces, and every way a body can be wrong is a typed

@@ -2,7 +2,7 @@ import Foundation
 import Strata
 @testable import StrataPinning
 import Testing
-import TestSupport
+import TestTraits
 
 @Suite("HTTP1ResponseParser refuses malformed responses with typed errors", .onOwnThread)
 struct HTTP1ResponseParserErrorTests {

@@ -3,7 +3,7 @@ import Strata
 @testable import StrataPinning
 import Testing
 import TestServer
-import TestSupport
+import TestTraits
 
 @Suite("HTTP1ResponseParser under fuzzing", .onOwnThread)
 struct HTTP1ResponseParserFuzzTests {

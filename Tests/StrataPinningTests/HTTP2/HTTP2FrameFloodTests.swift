@@ -3,7 +3,7 @@ import Strata
 @testable import StrataPinning
 import Testing
 import TLSTestServer
-import TestSupport
+import TestTraits
 
 /// Issue 21: a pinned server that repeats connection-level frames (GOAWAY, SETTINGS) after a
 /// response head must not grow the client's memory or logs frame by frame until the deadline.

@@ -1,7 +1,7 @@
 @testable import StrataRedis
 import Testing
 import TestServer
-import TestSupport
+import TestTraits
 
 @Suite("RESPParser: RESP2 replies, fed in any split, within limits", .onOwnThread)
 struct RESPParserTests {

@@ -2,7 +2,7 @@ import Foundation
 @testable import Strata
 import Testing
 import TestServer
-import TestSupport
+import TestTraits
 
 @Suite("ETag entry file format", .onOwnThread)
 struct ETagEntryFileFormatTests {

@@ -1,6 +1,6 @@
 @testable import Strata
 import Testing
-import TestSupport
+import TestTraits
 
 @Suite("SHA-256 known answers (FIPS 180-4 / NIST examples)", .onOwnThread)
 struct SHA256Tests {

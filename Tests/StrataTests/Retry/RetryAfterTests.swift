@@ -1,7 +1,7 @@
 import Foundation
 import Strata
 import Testing
-import TestSupport
+import TestTraits
 
 @Suite("Retry-After parsing", .onOwnThread)
 struct RetryAfterTests {
