@@ -136,6 +136,9 @@ final class HTTP2Multiplexer {
     /// The SETTINGS_MAX_CONCURRENT_STREAMS last recorded as an event, so a repeated SETTINGS
     /// that changes nothing is not recorded again.
     private var recordedMaxConcurrentStreams: Int?
+    /// A SETTINGS event that arrived while no stream collected events (the server's first
+    /// SETTINGS usually does): it goes to the next stream that does, not to nobody.
+    private var settingsNotYetRecorded: HTTP2Event?
     /// Why the connection is over, once it is.
     private(set) var connectionFailure: HTTP2StreamFailure?
     /// Whether ``shutDown()`` was called.
@@ -232,7 +235,10 @@ final class HTTP2Multiplexer {
     /// Starts `exchange` as a new stream; one that cannot start finishes at once.
     func open(_ exchange: Exchange, now: ContinuousClock.Instant) {
         let request = exchange.request
-        if exchange.collectsEvents { eventLogs[exchange.id] = [] }
+        if exchange.collectsEvents {
+            eventLogs[exchange.id] = settingsNotYetRecorded.map { [$0] } ?? []
+            settingsNotYetRecorded = nil
+        }
         guard acceptsStreams else {
             if var failure = connectionFailure?.error, failure.kind == .tls {
                 // A TLS failure (a client certificate the server refused after a TLS 1.3
@@ -564,7 +570,8 @@ final class HTTP2Multiplexer {
             // ACKs it owes, not how many SETTINGS arrive).
             guard maxConcurrentStreams != recordedMaxConcurrentStreams else { return }
             recordedMaxConcurrentStreams = maxConcurrentStreams
-            recordForAll(.settingsReceived(maxConcurrentStreams: maxConcurrentStreams))
+            let event = HTTP2Event.settingsReceived(maxConcurrentStreams: maxConcurrentStreams)
+            if eventLogs.isEmpty { settingsNotYetRecorded = event } else { recordForAll(event) }
         case .pingAcknowledged:
             pingSentAt = nil
         case let .connectionError(code, reason):

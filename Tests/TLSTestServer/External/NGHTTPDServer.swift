@@ -5,8 +5,11 @@ import TestServer
 /// fixture certificates: HTTP/2 only, with knobs nginx lacks (a lowered
 /// SETTINGS_MAX_CONCURRENT_STREAMS, echoed uploads, trailers).
 public final class NGHTTPDServer: Sendable {
-    /// Where Debian installs nghttpd.
-    public static let executable = "/usr/bin/nghttpd"
+    /// Where nghttpd is installed: Debian's package puts it in `/usr/sbin` (the test looked only
+    /// in `/usr/bin` for a while, so these tests skipped everywhere, CI included).
+    public static let executable =
+        ["/usr/sbin/nghttpd", "/usr/bin/nghttpd"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        ?? "/usr/sbin/nghttpd"
     /// Whether nghttpd is installed; tests skip with ``missing`` when not.
     public static var isInstalled: Bool { LoopbackProcess.isInstalled(executable) }
     public static let missing = "nghttpd is not installed (apt install nghttp2-server; .ci/run installs it)"
