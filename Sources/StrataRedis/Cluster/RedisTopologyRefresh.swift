@@ -10,7 +10,7 @@ final class RedisTopologyRefresh: Sendable {
 
     private struct State {
         var map: RedisSlotMap?
-        var running: Task<Result<RedisSlotMap, RedisClientError>, Never>?
+        var running: Refresh?
     }
 
     private let state = LockedValue(State())
@@ -26,8 +26,12 @@ final class RedisTopologyRefresh: Sendable {
     ///
     /// - Throws: the discovery's ``RedisClientError`` when no map could be had.
     func map() async throws(RedisClientError) -> RedisSlotMap {
-        if let map = state.withLock({ $0.map }) { return map }
-        return try await refresh().get()
+        // One look under the lock: a refresh that ended between reading an empty map and
+        // joining it would otherwise let this call start a second discovery.
+        switch state.withLock({ state in state.map.map(Lookup.known) ?? .refreshing(start(&state)) }) {
+        case .known(let map): return map
+        case .refreshing(let running): return try await running.value.get()
+        }
     }
 
     /// Refreshes the map, or joins the refresh already running, and returns its outcome. A
@@ -48,19 +52,30 @@ final class RedisTopologyRefresh: Sendable {
         state.withLock { $0.map?.assign(slot, to: node) }
     }
 
-    private func start() -> Task<Result<RedisSlotMap, RedisClientError>, Never> {
-        state.withLock { state in
-            if let running = state.running { return running }
-            let known = state.map
-            // Detached: a refresh serves every caller, not the request that happened to start it.
-            let task = Task.detached { [discover] in
-                let result = await discover(known)
-                self.finish(result)
-                return result
-            }
-            state.running = task
-            return task
+    private typealias Refresh = Task<Result<RedisSlotMap, RedisClientError>, Never>
+
+    /// What ``map()`` finds under the lock.
+    private enum Lookup {
+        case known(RedisSlotMap)
+        case refreshing(Refresh)
+    }
+
+    private func start() -> Refresh {
+        state.withLock { start(&$0) }
+    }
+
+    /// The running refresh, or a new one; called under the lock.
+    private func start(_ state: inout State) -> Refresh {
+        if let running = state.running { return running }
+        let known = state.map
+        // Detached: a refresh serves every caller, not the request that happened to start it.
+        let task = Task.detached { [discover] in
+            let result = await discover(known)
+            self.finish(result)
+            return result
         }
+        state.running = task
+        return task
     }
 
     private func finish(_ result: Result<RedisSlotMap, RedisClientError>) {
