@@ -14,11 +14,7 @@ public enum BodyPattern {
     /// `count` pattern bytes starting at `offset`.
     public static func bytes(from offset: Int, count: Int) -> [UInt8] {
         [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-            var position = offset
-            for index in 0..<count {
-                buffer[index] = UInt8(truncatingIfNeeded: position &* 31 &+ position >> 12)
-                position &+= 1
-            }
+            for index in 0..<count { buffer[index] = byte(at: offset &+ index) }
             initialized = count
         }
     }
