@@ -92,7 +92,37 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     /// case-insensitively.
     public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
         lhs.fields.count == rhs.fields.count
-            && zip(lhs.fields, rhs.fields).allSatisfy { equal($0.name, $1.name) && $0.value == $1.value }
+            && (lhs.sharesStorage(with: rhs)
+                || zip(lhs.fields, rhs.fields).allSatisfy { equal($0.name, $1.name) && $0.value == $1.value })
+    }
+
+    /// Whether both hold the very same fields in memory (one is an unchanged copy of the other),
+    /// which makes them equal without comparing a byte; `false` says nothing.
+    package func sharesStorage(with other: HTTPHeaders) -> Bool {
+        fields.withUnsafeBufferPointer { mine in
+            other.fields.withUnsafeBufferPointer { theirs in
+                mine.baseAddress == theirs.baseAddress && mine.count == theirs.count
+            }
+        }
+    }
+
+    /// Whether the fields `isKept` picks from each are the same, in the same order (names
+    /// compared case-insensitively, values exactly): `==` for the fields that matter, compared
+    /// in place without building the filtered copies.
+    package func equalsFields(of other: HTTPHeaders, keeping isKept: (String) -> Bool) -> Bool {
+        var theirs = other.fields.makeIterator()
+        for field in fields where isKept(field.name) {
+            var next = theirs.next()
+            while let skipped = next, !isKept(skipped.name) { next = theirs.next() }
+            guard let next, Self.equal(field.name, next.name), field.value == next.value else { return false }
+        }
+        while let rest = theirs.next() { if isKept(rest.name) { return false } }
+        return true
+    }
+
+    /// Replaces the value of the field at `index` (in iteration order), keeping its name and place.
+    package mutating func setValue(_ value: String, at index: Int) {
+        fields[index].value = value
     }
 
     /// Hashes the fields consistently with `==`.

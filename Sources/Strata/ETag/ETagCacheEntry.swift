@@ -7,24 +7,86 @@ import Foundation
 /// needs to look inside: it hands them back as they were, in memory or written out through
 /// `Codable` (an entry written by an earlier Strata still decodes).
 public struct ETagCacheEntry: Sendable, Hashable, Codable {
+    /// The entry's parts and the facts read from them, in one immutable object: an entry is
+    /// copied several times per request (looked up, kept as a candidate, compared, stored), and
+    /// a copy then costs one reference count instead of one per field; the facts (`Vary` names,
+    /// validators) are read from the headers once, when the entry is made, not on every lookup.
+    private final class Storage: Sendable {
+        let statusCode: Int
+        let headers: HTTPHeaders
+        let body: Data
+        let url: URL?
+        let varyingRequestHeaders: HTTPHeaders
+        let varyHeaderNames: [String]
+        let etag: String?
+        let lastModified: String?
+
+        init(
+            statusCode: Int, headers: HTTPHeaders, body: Data, url: URL?, varyingRequestHeaders: HTTPHeaders,
+            varyHeaderNames: [String]? = nil
+        ) {
+            self.statusCode = statusCode
+            self.headers = headers
+            self.body = body
+            self.url = url
+            self.varyingRequestHeaders = varyingRequestHeaders
+            self.varyHeaderNames = varyHeaderNames ?? HeaderRules.selectingNames(in: headers)
+            etag = headers["ETag"]
+            lastModified = headers["Last-Modified"]
+        }
+
+        /// A copy with some parts replaced; the facts are read again only when the headers change.
+        func replacing(
+            statusCode: Int? = nil, headers: HTTPHeaders? = nil, body: Data? = nil, url: URL?? = nil,
+            varyingRequestHeaders: HTTPHeaders? = nil
+        ) -> Storage {
+            Storage(
+                statusCode: statusCode ?? self.statusCode, headers: headers ?? self.headers, body: body ?? self.body,
+                url: url ?? self.url, varyingRequestHeaders: varyingRequestHeaders ?? self.varyingRequestHeaders,
+                varyHeaderNames: headers == nil ? varyHeaderNames : nil)
+        }
+    }
+
+    private var storage: Storage
+    /// Kept beside the storage: a 304 changes only them, and then copies nothing else.
+    private var times: ExchangeTimes?
+
     /// The stored response's status code (always 200 for entries ``ETagTransport`` stores).
-    package var statusCode: Int
+    package var statusCode: Int {
+        get { storage.statusCode }
+        set { storage = storage.replacing(statusCode: newValue) }
+    }
     /// The stored response's header fields, without hop-by-hop fields and `Set-Cookie`.
-    package var headers: HTTPHeaders
+    package var headers: HTTPHeaders {
+        get { storage.headers }
+        set { storage = storage.replacing(headers: newValue) }
+    }
     /// The stored response's body.
-    package var body: Data
+    package var body: Data {
+        get { storage.body }
+        set { storage = storage.replacing(body: newValue) }
+    }
     /// The URL that produced the stored response, when known. Stores that write entries out
     /// keep it without userinfo and with secret query values redacted.
-    package var url: URL?
+    package var url: URL? {
+        get { storage.url }
+        set { storage = storage.replacing(url: .some(newValue)) }
+    }
     /// The request's values for the fields the response's `Vary` names (RFC 9111 §4.1), with
     /// lower-cased names; a field the request did not carry is absent. For an identity field
     /// (see ``ConditionalRequestPolicy/identityHeaderNames``) or a default secret header the
     /// value is a hex SHA-256 digest, never the credential, because entries are written to disk.
-    package var varyingRequestHeaders: HTTPHeaders
+    package var varyingRequestHeaders: HTTPHeaders {
+        get { storage.varyingRequestHeaders }
+        set { storage = storage.replacing(varyingRequestHeaders: newValue) }
+    }
     /// When the exchange that produced (or last revalidated) the response happened, for its
     /// age (RFC 9111 §4.2.3); `nil` for an entry whose age cannot be known (one written before
     /// Strata 0.4, or built without times), which is stale: never served without a 304.
-    package var exchangeTimes: ExchangeTimes?
+    package var exchangeTimes: ExchangeTimes? {
+        get { times }
+        set { times = newValue }
+    }
 
     /// Creates an entry from a response and the varying request headers it was selected by.
     ///
@@ -35,24 +97,59 @@ public struct ETagCacheEntry: Sendable, Hashable, Codable {
     ///   - exchangeTimes: When the request was sent and the response received; without them the
     ///     entry is stale from the start.
     package init(response: HTTPResponse, varyingRequestHeaders: HTTPHeaders = [:], exchangeTimes: ExchangeTimes? = nil) {
-        statusCode = response.statusCode
-        headers = response.headers
-        body = response.body
-        url = response.url
-        self.varyingRequestHeaders = varyingRequestHeaders
-        self.exchangeTimes = exchangeTimes
+        self.init(response: response, varyHeaderNames: nil, varyingRequestHeaders: varyingRequestHeaders, exchangeTimes: exchangeTimes)
+    }
+
+    /// ``init(response:varyingRequestHeaders:exchangeTimes:)`` with the response's
+    /// ``varyHeaderNames`` already read (`nil`: read them here).
+    init(
+        response: HTTPResponse, varyHeaderNames: [String]?, varyingRequestHeaders: HTTPHeaders,
+        exchangeTimes: ExchangeTimes?
+    ) {
+        storage = Storage(
+            statusCode: response.statusCode, headers: response.headers, body: response.body, url: response.url,
+            varyingRequestHeaders: varyingRequestHeaders, varyHeaderNames: varyHeaderNames)
+        times = exchangeTimes
+    }
+
+    /// The entry with `headers` and `exchangeTimes` in one copy; headers that share the
+    /// entry's storage (a 304 that changed no field) keep the facts read from them.
+    package func freshened(headers: HTTPHeaders, exchangeTimes: ExchangeTimes?) -> ETagCacheEntry {
+        var copy = self
+        if !headers.sharesStorage(with: storage.headers) { copy.storage = storage.replacing(headers: headers) }
+        copy.times = exchangeTimes
+        return copy
     }
 
     /// The stored `ETag` field, used as `If-None-Match`.
-    package var etag: String? { headers["ETag"] }
+    package var etag: String? { storage.etag }
 
     /// The stored `Last-Modified` field, used as `If-Modified-Since` when there is no ETag.
-    package var lastModified: String? { headers["Last-Modified"] }
+    package var lastModified: String? { storage.lastModified }
 
     /// The lower-cased field names in the stored response's `Vary`, plus `accept-encoding` when
     /// the response has a `Content-Encoding` (other than `identity`) and its `Vary` does not name
     /// it: a coded body is only served to requests asking for codings as its own did.
-    package var varyHeaderNames: [String] { HeaderRules.selectingNames(in: headers) }
+    package var varyHeaderNames: [String] { storage.varyHeaderNames }
+
+    /// Whether two entries hold the same parts (the facts follow from them).
+    public static func == (lhs: ETagCacheEntry, rhs: ETagCacheEntry) -> Bool {
+        let (a, b) = (lhs.storage, rhs.storage)
+        return lhs.times == rhs.times
+            && (a === b
+                || (a.statusCode == b.statusCode && a.headers == b.headers && a.body == b.body && a.url == b.url
+                    && a.varyingRequestHeaders == b.varyingRequestHeaders))
+    }
+
+    /// Hashes the parts ``==`` compares.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(statusCode)
+        hasher.combine(headers)
+        hasher.combine(body)
+        hasher.combine(url)
+        hasher.combine(varyingRequestHeaders)
+        hasher.combine(exchangeTimes)
+    }
 
     /// The stored response, marked as coming from the network.
     package var response: HTTPResponse {
@@ -79,12 +176,13 @@ public struct ETagCacheEntry: Sendable, Hashable, Codable {
     /// - Throws: `DecodingError` when another field is missing or a header pair is malformed.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        statusCode = try container.decode(Int.self, forKey: .statusCode)
-        headers = try Self.decodeHeaders(container, key: .headers)
-        body = try container.decode(Data.self, forKey: .body)
-        url = try container.decodeIfPresent(URL.self, forKey: .url)
-        varyingRequestHeaders = try Self.decodeHeaders(container, key: .varyingRequestHeaders)
-        exchangeTimes = try? container.decodeIfPresent(ExchangeTimes.self, forKey: .exchangeTimes)
+        storage = Storage(
+            statusCode: try container.decode(Int.self, forKey: .statusCode),
+            headers: try Self.decodeHeaders(container, key: .headers),
+            body: try container.decode(Data.self, forKey: .body),
+            url: try container.decodeIfPresent(URL.self, forKey: .url),
+            varyingRequestHeaders: try Self.decodeHeaders(container, key: .varyingRequestHeaders))
+        times = try? container.decodeIfPresent(ExchangeTimes.self, forKey: .exchangeTimes)
     }
 
     /// Encodes the entry; header fields become `[name, value]` pairs in order.

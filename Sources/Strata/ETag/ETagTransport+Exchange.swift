@@ -14,7 +14,7 @@ extension ETagTransport {
     }
 
     /// Looks `request` up and decides with ``FreshnessPolicy`` whether the store answers it.
-    func answerFromStore(_ request: HTTPRequest, rule: EndpointCachePolicy) async -> StoreAnswer {
+    nonisolated(nonsending) func answerFromStore(_ request: HTTPRequest, rule: EndpointCachePolicy) async -> StoreAnswer {
         let url = request.url
         let primaryKey = primaryKey(for: request)
         let directives = request.headers.contains("Cache-Control") ? CacheDirectives(request.headers) : .none
@@ -59,7 +59,7 @@ extension ETagTransport {
     /// A `GET` or `HEAD` that uses the store: answered from it when ``FreshnessPolicy`` allows,
     /// otherwise sent (coalesced with identical `GET`s in flight, unless a ``ResponseBodyLimit``
     /// is set).
-    func sendUsingStore(_ request: HTTPRequest, rule: EndpointCachePolicy) async throws -> HTTPResponse {
+    nonisolated(nonsending) func sendUsingStore(_ request: HTTPRequest, rule: EndpointCachePolicy) async throws -> HTTPResponse {
         let (primaryKey, candidate, fallback): (String, Candidate?, StaleFallback?)
         switch await answerFromStore(request, rule: rule) {
         case .answered(let response): return response
@@ -82,7 +82,7 @@ extension ETagTransport {
     /// Sends `request`, conditionally when `candidate` has a validator, and keeps what it may;
     /// within `fallback`'s window, a failure or a 500/502/503/504 is answered with the stale
     /// entry instead (RFC 5861 §4).
-    func exchange(
+    nonisolated(nonsending) func exchange(
         _ request: HTTPRequest, primaryKey: String, candidate: Candidate?, rule: EndpointCachePolicy,
         fallback: StaleFallback?
     ) async throws -> HTTPResponse {
@@ -104,7 +104,7 @@ extension ETagTransport {
         }
     }
 
-    private func revalidateOrSend(
+    private nonisolated(nonsending) func revalidateOrSend(
         _ request: HTTPRequest, primaryKey: String, candidate: Candidate?,
         rule: EndpointCachePolicy, keepsErrorsFor fallback: StaleFallback?
     ) async throws -> HTTPResponse {
@@ -138,7 +138,7 @@ extension ETagTransport {
 
     /// The entry a 304 revalidated, with its headers and exchange times freshened and written
     /// back when they changed; `nil` (and the entry removed) when the 304 does not match it.
-    func revalidate(
+    nonisolated(nonsending) func revalidate(
         _ candidate: Candidate, with notModified: HTTPResponse, for request: HTTPRequest,
         primaryKey: String, times: ExchangeTimes, rule: EndpointCachePolicy
     ) async -> ETagCacheEntry? {
@@ -166,7 +166,7 @@ extension ETagTransport {
     ///
     /// - Parameter keepsErrors: Whether a 500/502/503/504 leaves `candidate` stored (for
     ///   stale-if-error) instead of being handled as a response.
-    private func sendUnconditionally(
+    private nonisolated(nonsending) func sendUnconditionally(
         _ request: HTTPRequest, primaryKey: String, replacing candidate: Candidate?,
         rule: EndpointCachePolicy, keepsErrors: Bool
     ) async throws -> HTTPResponse {
@@ -184,7 +184,7 @@ extension ETagTransport {
     }
 
     /// Stores a full response when the policy allows it, and drops an entry it outdates.
-    private func keep(
+    private nonisolated(nonsending) func keep(
         _ response: HTTPResponse, for request: HTTPRequest, primaryKey: String,
         replacing candidate: Candidate?, times: ExchangeTimes, rule: EndpointCachePolicy
     ) async -> HTTPResponse {
@@ -194,6 +194,16 @@ extension ETagTransport {
                 await store.remove(for: candidate.key)
                 report(.invalidated(url))
             }
+            return response
+        }
+        // The usual repeat (a server that ignores If-None-Match) is seen in place, without
+        // building the entry that would not be stored.
+        if let candidate, candidate.key == primaryKey,
+            policy.repeatsStoredEntry(
+                candidate.entry, in: response, to: request,
+                timesMatter: freshness.usesAge(of: candidate.entry, rule: rule)),
+            await store.containsEntry(for: primaryKey)
+        {
             return response
         }
         switch policy.storeDecision(for: response, to: request, times: times, rule: rule) {
@@ -220,7 +230,7 @@ extension ETagTransport {
     /// `Expires` the new response dropped must go: the new response replaces it whole, RFC 9111
     /// §3.2). Only an entry from the same final URL, without `Vary`, stored under the primary
     /// key, and still in the store (it may have been evicted meanwhile).
-    private func isAlreadyStored(
+    private nonisolated(nonsending) func isAlreadyStored(
         _ entry: ETagCacheEntry, as candidate: Candidate, primaryKey: String,
         rule: EndpointCachePolicy
     ) async -> Bool {

@@ -218,7 +218,7 @@ public struct ETagTransport: Transport {
 
     /// The stored entry that may answer `request`: the primary key's, or the variant its `Vary`
     /// points to.
-    func lookUp(_ request: HTTPRequest, primaryKey: String) async -> Candidate? {
+    nonisolated(nonsending) func lookUp(_ request: HTTPRequest, primaryKey: String) async -> Candidate? {
         guard let primary = await store.cachedResponse(for: primaryKey) else { return nil }
         if policy.selects(primary, for: request) { return Candidate(entry: primary, key: primaryKey) }
         let names = primary.varyHeaderNames
@@ -232,7 +232,7 @@ public struct ETagTransport: Transport {
 
     /// Stores `entry` under the keys ``ConditionalRequestPolicy/storageKeys(for:primaryKey:request:)``
     /// gives, in their order, without building their array for the usual entry with no `Vary`.
-    func storeEntry(_ entry: ETagCacheEntry, primaryKey: String, request: HTTPRequest) async {
+    nonisolated(nonsending) func storeEntry(_ entry: ETagCacheEntry, primaryKey: String, request: HTTPRequest) async {
         let names = entry.varyHeaderNames
         await store.store(entry, for: primaryKey)
         guard !names.isEmpty else { return }

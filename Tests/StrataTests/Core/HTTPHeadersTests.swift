@@ -63,6 +63,31 @@ struct HTTPHeadersTests {
         if expected { #expect(headers.hashValue == HTTPHeaders([(b, "v")]).hashValue) }
     }
 
+    @Test("comparing only the kept fields: order, values and presence count, skipped fields and name case do not")
+    func equalsKeptFields() {
+        let stored = HTTPHeaders([("ETag", "\"1\""), ("Date", "day 1"), ("Content-Type", "text/plain")])
+        let isKept = { (name: String) in !HTTPHeaders.equal(name, "Date") }
+        #expect(
+            stored.equalsFields(of: HTTPHeaders([("etag", "\"1\""), ("Content-Type", "text/plain"), ("Date", "day 2")]), keeping: isKept))
+        #expect(stored.equalsFields(of: HTTPHeaders([("ETag", "\"1\""), ("Content-Type", "text/plain")]), keeping: isKept))
+        #expect(!stored.equalsFields(of: HTTPHeaders([("Content-Type", "text/plain"), ("ETag", "\"1\"")]), keeping: isKept))
+        #expect(!stored.equalsFields(of: HTTPHeaders([("ETag", "\"2\""), ("Content-Type", "text/plain")]), keeping: isKept))
+        #expect(!stored.equalsFields(of: HTTPHeaders([("ETag", "\"1\"")]), keeping: isKept))
+        #expect(!stored.equalsFields(of: HTTPHeaders([("ETag", "\"1\""), ("Content-Type", "text/plain"), ("Age", "1")]), keeping: isKept))
+    }
+
+    @Test("an unchanged copy shares its fields' storage; a changed one does not, and equality holds either way")
+    func sharedStorage() {
+        let original = HTTPHeaders([("ETag", "\"1\""), ("Date", "day 1")])
+        var copy = original
+        #expect(copy.sharesStorage(with: original) && copy == original)
+        copy.setValue("day 2", at: 1)
+        #expect(!copy.sharesStorage(with: original) && copy != original)
+        #expect(copy.map(\.name) == ["ETag", "Date"] && copy["Date"] == "day 2" && original["Date"] == "day 1")
+        let rebuilt = HTTPHeaders([("ETag", "\"1\""), ("Date", "day 1")])
+        #expect(!rebuilt.sharesStorage(with: original) && rebuilt == original)
+    }
+
     @Test("removing fields by name keeps the others in order, repeats and spelling included")
     func removingFields() {
         let headers = HTTPHeaders([("A", "1"), ("Date", "d"), ("a", "2"), ("B", "3"), ("date", "e")])

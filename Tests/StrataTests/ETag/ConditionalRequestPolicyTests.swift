@@ -221,6 +221,30 @@ struct ConditionalRequestPolicyTests {
         #expect(policy.needsStoreUpdate(from: entry, to: respelled, timesMatter: false) == false, "names compare case-insensitively")
     }
 
+    @Test("the usual 304 (the ETag again, a new Date) updates the Date in its place; one that changes nothing shares the entry's fields")
+    func usualNotModifiedInPlace() throws {
+        let entry = ETagCacheEntry(
+            response: makeResponse(
+                "hello",
+                headers: HTTPHeaders([("Date", "day 1"), ("ETag", "\"1\""), ("Content-Type", "text/plain")])),
+            exchangeTimes: .testExchange)
+        let notModified = makeResponse(
+            "", status: 304,
+            headers: HTTPHeaders([("Server", "nginx"), ("Date", "day 2"), ("Connection", "keep-alive"), ("ETag", "\"1\"")]))
+        let fresh = try #require(policy.freshenedHeaders(entry, with: notModified))
+        // Server is new: it goes at the end, as the general merge puts it.
+        #expect(fresh.headers.map(\.name) == ["Date", "ETag", "Content-Type", "Server"])
+        #expect(fresh.headers["Date"] == "day 2" && entry.headers["Date"] == "day 1")
+        let dateOnly = try #require(
+            policy.freshenedHeaders(
+                entry, with: makeResponse("", status: 304, headers: HTTPHeaders([("Date", "day 2"), ("ETag", "\"1\"")]))))
+        #expect(dateOnly.headers.map(\.name) == ["Date", "ETag", "Content-Type"] && dateOnly.headers["Date"] == "day 2")
+        let unchanged = try #require(
+            policy.freshened(entry, with: makeResponse("", status: 304, headers: ["ETag": "\"1\"", "Date": "day 1"]), times: .testExchange))
+        #expect(unchanged.headers.sharesStorage(with: entry.headers))
+        #expect(!policy.needsStoreUpdate(from: entry, to: unchanged, timesMatter: false))
+    }
+
     @Test("a 304 whose ETag or Last-Modified differs from the entry's confirms nothing")
     func mismatchedNotModified() {
         let tagged = ETagCacheEntry(response: makeResponse("x", headers: ["ETag": "\"1\"", "Last-Modified": "A"]))

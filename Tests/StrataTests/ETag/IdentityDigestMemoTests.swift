@@ -21,13 +21,24 @@ struct IdentityDigestMemoTests {
         #expect(computed == ["authorizationBearer alice", "authorizationBearer bob", "authorizationBearer alice"])
     }
 
-    @Test("keys made with the memo are the keys made without it, whoever asked before")
+    @Test("keys made with the memo are the keys made without it, whoever asked before and for whatever URL")
     func keysAreUnchanged() throws {
         let policy = ConditionalRequestPolicy()
         let memo = IdentityDigestMemo()
+        let urls = [
+            "https://api.example.com/items", "https://api.example.com/items", "https://API.example.com/items?page=2",
+            "https://user:secret@api.example.com/items", "https://api.example.com/items",
+        ]
+        var keys = Set<String>()
         for user in ["alice", "bob", "alice", "carol", "carol"] {
-            let request = makeRequest("https://api.example.com/items", headers: ["Authorization": "Bearer \(user)"])
-            #expect(policy.primaryKey(for: request, memo: memo) == policy.primaryKey(for: request))
+            for url in urls {
+                let request = makeRequest(url, headers: ["Authorization": "Bearer \(user)"])
+                let key = policy.primaryKey(for: request, memo: memo)
+                #expect(key == policy.primaryKey(for: request))
+                keys.insert(key)
+            }
         }
+        // Three users, three resources (the userinfo is part of the partition): nine keys.
+        #expect(keys.count == 9)
     }
 }

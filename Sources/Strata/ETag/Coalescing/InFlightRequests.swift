@@ -78,7 +78,7 @@ final class InFlightRequests: Sendable {
     /// - Throws: The exchange's error, `CancellationError` when the caller was cancelled, or
     ///   ``TransportError`` of kind ``TransportError/Kind/timedOut`` when the caller's
     ///   ``RequestDeadline`` passed while it waited.
-    func run(
+    nonisolated(nonsending) func run(
         _ key: Key, url: URL, joined: () -> Void,
         _ exchange: () async throws -> HTTPResponse
     ) async throws -> HTTPResponse {
@@ -99,7 +99,7 @@ final class InFlightRequests: Sendable {
         }
     }
 
-    private func lead(_ key: Key, _ exchange: () async throws -> HTTPResponse) async throws -> HTTPResponse {
+    private nonisolated(nonsending) func lead(_ key: Key, _ exchange: () async throws -> HTTPResponse) async throws -> HTTPResponse {
         do {
             let response = try await exchange()
             finish(key, with: .response(response))
@@ -120,9 +120,13 @@ final class InFlightRequests: Sendable {
         return deadline <= .now
     }
 
-    private func finish(_ key: Key, with outcome: Outcome) {
-        let waiters = state.withLock { $0.flights.removeValue(forKey: key)?.waiters.values.map { $0 } ?? [] }
-        for waiter in waiters { waiter.resume(returning: outcome) }
+    /// Ends the flight of `key`; `outcome` is made only when someone waits for it (usually
+    /// no one does, and the response is not copied).
+    private func finish(_ key: Key, with outcome: @autoclosure () -> Outcome) {
+        let waiters = state.withLock { $0.flights.removeValue(forKey: key)?.waiters }
+        guard let waiters, !waiters.isEmpty else { return }
+        let outcome = outcome()
+        for waiter in waiters.values { waiter.resume(returning: outcome) }
     }
 
     /// Waits for the flight of `key`; registering and the cancellation check happen under the
@@ -131,7 +135,7 @@ final class InFlightRequests: Sendable {
     /// With a ``RequestDeadline``, a timer ends the wait when it passes (a deadline already
     /// passed ends it before registration; the timer only fires after it passed, so it cannot
     /// miss a waiter that registers late).
-    private func wait(for key: Key, joined: () -> Void) async -> Outcome {
+    private nonisolated(nonsending) func wait(for key: Key, joined: () -> Void) async -> Outcome {
         let id = state.withLock { state -> UInt64 in
             state.nextWaiter &+= 1
             return state.nextWaiter

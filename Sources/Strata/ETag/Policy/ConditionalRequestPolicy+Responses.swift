@@ -16,10 +16,12 @@ extension ConditionalRequestPolicy {
     /// has no validator.
     func conditionalRequest(_ request: HTTPRequest, validating entry: ETagCacheEntry) -> HTTPRequest? {
         var conditional = request
+        // ``plan(for:)`` passes a request with a conditional field of its own through, so the
+        // field is added, not looked for and replaced.
         if let etag = entry.etag {
-            conditional.headers["If-None-Match"] = etag
+            conditional.headers.add(name: "If-None-Match", value: etag)
         } else if let lastModified = entry.lastModified {
-            conditional.headers["If-Modified-Since"] = lastModified
+            conditional.headers.add(name: "If-Modified-Since", value: lastModified)
         } else {
             return nil
         }
@@ -103,21 +105,30 @@ extension ConditionalRequestPolicy {
     /// `times.responseTime` when it has none) and the 304's `Age` (none when it has none, not the
     /// stored one): its age starts again from that exchange.
     func freshened(_ entry: ETagCacheEntry, with notModified: HTTPResponse, times: ExchangeTimes) -> ETagCacheEntry? {
-        guard var fresh = freshenedHeaders(entry, with: notModified) else { return nil }
-        fresh.exchangeTimes = times
-        if !notModified.headers.contains("Age"), fresh.headers.contains("Age") {
-            fresh.headers.remove(name: "Age")
+        guard var headers = freshenedFields(entry, with: notModified) else { return nil }
+        if !notModified.headers.contains("Age"), headers.contains("Age") {
+            headers.remove(name: "Age")
         }
         if !notModified.headers.contains("Date") {
-            fresh.headers["Date"] = HTTPDate.format(times.responseTime)
+            headers["Date"] = HTTPDate.format(times.responseTime)
         }
-        return fresh
+        return entry.freshened(headers: headers, exchangeTimes: times)
     }
 
     /// `entry` with the 304's fields merged, or `nil` when the 304 does not confirm it.
     func freshenedHeaders(_ entry: ETagCacheEntry, with notModified: HTTPResponse) -> ETagCacheEntry? {
-        if let received = notModified.headers["ETag"].flatMap(EntityTag.init) {
-            guard let stored = entry.etag.flatMap(EntityTag.init), stored.weaklyMatches(received) else { return nil }
+        freshenedFields(entry, with: notModified).map { entry.freshened(headers: $0, exchangeTimes: entry.exchangeTimes) }
+    }
+
+    /// The entry's fields with the 304's merged, or `nil` when the 304 does not confirm the
+    /// entry; the entry's own fields, unchanged in memory, when the 304 changes none.
+    private func freshenedFields(_ entry: ETagCacheEntry, with notModified: HTTPResponse) -> HTTPHeaders? {
+        let receivedTag = notModified.headers["ETag"]
+        // The usual 304 resends the stored tag as it was: parsed once, it matches itself.
+        if let receivedTag, let parsed = EntityTag(receivedTag) {
+            if receivedTag != entry.etag {
+                guard let stored = entry.etag.flatMap(EntityTag.init), stored.weaklyMatches(parsed) else { return nil }
+            }
         } else if let received = notModified.headers["Last-Modified"] {
             if let stored = entry.lastModified,
                 stored.trimmingASCIIWhitespace() != received.trimmingASCIIWhitespace()
@@ -131,8 +142,10 @@ extension ConditionalRequestPolicy {
         let isDropped = { (name: String) in
             HeaderRules.isUnstorable(name, connectionNames: connectionNames) || HTTPHeaders.equal(name, "Content-Length")
         }
-        // The usual 304 only repeats stored fields: seen in place, without building the updates.
-        if Self.repeatsStoredFields(notModified.headers, droppingFieldsWhere: isDropped, of: entry) { return entry }
+        // The usual 304 (the ETag again, a new Date) updates stored fields in place.
+        if let updated = Self.storedFieldsUpdatedInPlace(entry.headers, by: notModified.headers, droppingFieldsWhere: isDropped) {
+            return updated
+        }
         let updates = notModified.headers.removingFields(where: isDropped)
         func isUpdated(_ name: String) -> Bool { updates.contains { HTTPHeaders.equal($0.name, name) } }
         // Replaced fields keep their stored position; fields the entry lacked go at the end.
@@ -148,30 +161,33 @@ extension ConditionalRequestPolicy {
             merged += updates.filter { HTTPHeaders.equal($0.name, field.name) }.map { ($0.name, $0.value) }
         }
         merged += updates.filter { !entry.headers.contains($0.name) }.map { ($0.name, $0.value) }
-        var fresh = entry
-        fresh.headers = HTTPHeaders(merged)
-        return fresh
+        return HTTPHeaders(merged)
     }
 
-    /// Whether the fields of `headers` that `isDropped` does not pick (the updates) only repeat
-    /// fields `entry` holds once each, spelled alike with the same values (the usual 304, which
-    /// resends the `ETag`), or are none: merging them would change nothing. `isDropped` must
-    /// pick names case-insensitively.
-    private static func repeatsStoredFields(
-        _ headers: HTTPHeaders, droppingFieldsWhere isDropped: (String) -> Bool,
-        of entry: ETagCacheEntry
-    ) -> Bool {
+    /// `stored` with the values of the fields of `headers` that `isDropped` does not pick (the
+    /// updates) written in place, when each update appears once in `headers` and names one
+    /// stored field, spelled alike (the usual 304, which resends the `ETag` and a new `Date`):
+    /// what the merge would give, without building it. `stored` itself, sharing its storage,
+    /// when no value changes; `nil` when the general merge is needed. `isDropped` must pick
+    /// names case-insensitively.
+    private static func storedFieldsUpdatedInPlace(
+        _ stored: HTTPHeaders, by headers: HTTPHeaders, droppingFieldsWhere isDropped: (String) -> Bool
+    ) -> HTTPHeaders? {
+        var updated = stored
         for update in headers where !isDropped(update.name) {
-            var namesakes = 0, matches = 0
+            var namesakes = 0
             // A namesake of a kept field is kept too: `isDropped` ignores case.
             for other in headers where HTTPHeaders.equal(other.name, update.name) { namesakes += 1 }
-            for field in entry.headers where HTTPHeaders.equal(field.name, update.name) {
-                guard field.name == update.name, field.value == update.value else { return false }
-                matches += 1
+            guard namesakes == 1 else { return nil }
+            var position: Int?
+            for (index, field) in stored.enumerated() where HTTPHeaders.equal(field.name, update.name) {
+                guard position == nil, field.name == update.name else { return nil }
+                position = field.value == update.value ? -1 : index
             }
-            guard namesakes == 1, matches == 1 else { return false }
+            guard let position else { return nil }
+            if position >= 0 { updated.setValue(update.value, at: position) }
         }
-        return true
+        return updated
     }
 
     /// Whether a freshened entry must be written back: its headers changed in a field other
@@ -185,17 +201,42 @@ extension ConditionalRequestPolicy {
     ///   freshness lifetime or a stale-if-error window.
     func needsStoreUpdate(from stored: ETagCacheEntry, to fresh: ETagCacheEntry, timesMatter: Bool) -> Bool {
         if timesMatter || stored.exchangeTimes == nil { return true }
-        func lasting(_ headers: HTTPHeaders) -> HTTPHeaders {
-            headers.removingFields { name in Self.volatileFieldNames.contains { HTTPHeaders.equal($0, name) } }
-        }
         guard stored.statusCode == fresh.statusCode, stored.varyingRequestHeaders == fresh.varyingRequestHeaders,
             Self.sameBytes(stored.body, fresh.body)
         else { return true }
         guard stored.headers != fresh.headers else { return false }
-        return lasting(stored.headers) != lasting(fresh.headers)
+        return !stored.headers.equalsFields(of: fresh.headers, keeping: { !Self.isVolatile($0) })
     }
 
-    private static let volatileFieldNames = ["Date", "Age", "Expires"]
+    /// Whether `name` is `Date`, `Age` or `Expires`: fields that change with every response.
+    private static func isVolatile(_ name: String) -> Bool {
+        HTTPHeaders.equal(name, "Date") || HTTPHeaders.equal(name, "Age") || HTTPHeaders.equal(name, "Expires")
+    }
+
+    /// Whether a `GET`'s 200 `response` only repeats what `entry` holds, read in place, without
+    /// building the entry ``storeDecision(for:to:times:rule:)`` would: the server ignored
+    /// `If-None-Match` and sent the same representation again (nginx does for a weak ETag it
+    /// cannot compare). It is, when both are 200s from the same URL with the same body, `entry`
+    /// has a validator, times (see `timesMatter`) and no `Vary`, and the response's fields are
+    /// the entry's, in order and spelled alike, apart from `Date` and `Age` and the hop-by-hop
+    /// and cookie fields a store never keeps. Then every storage rule reads the same fields as
+    /// it did for `entry`, so storing again would change nothing. `false` sends the caller to
+    /// the full decision, never to a wrong one.
+    ///
+    /// - Parameter timesMatter: Whether `entry`'s age is used (then a new `Date` matters).
+    func repeatsStoredEntry(_ entry: ETagCacheEntry, in response: HTTPResponse, to request: HTTPRequest, timesMatter: Bool)
+        -> Bool
+    {
+        guard !timesMatter, request.method == .get, response.statusCode == 200, entry.statusCode == 200,
+            entry.exchangeTimes != nil, entry.varyHeaderNames.isEmpty, entry.etag != nil || entry.lastModified != nil,
+            response.url == entry.url, Self.sameBytes(entry.body, response.body)
+        else { return false }
+        func isSkipped(_ name: String) -> Bool {
+            HTTPHeaders.equal(name, "Date") || HTTPHeaders.equal(name, "Age") || HeaderRules.isAlwaysUnstorable(name)
+        }
+        // The entry holds no field a store never keeps: skipping those in both skips them in the response.
+        return response.headers.equalsFields(of: entry.headers, keeping: { !isSkipped($0) })
+    }
 
     /// Whether two bodies hold the same bytes; a freshened entry shares its body's storage with
     /// the stored one, which is then not compared byte by byte (1 MiB would take tens of µs).

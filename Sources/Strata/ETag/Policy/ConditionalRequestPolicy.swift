@@ -113,36 +113,23 @@ public struct ConditionalRequestPolicy: Sendable, Hashable {
     // MARK: Keys
 
     /// The primary key for `request`; with `memo`, the identity digest of the same partition as
-    /// last time is not computed again.
+    /// last time is not computed again, nor the key of the same URL and partition.
     func primaryKey(for request: HTTPRequest, clientIdentity: String? = nil, memo: IdentityDigestMemo? = nil) -> String {
         let text = request.url.absoluteString
         // A URL of the common shape has no userinfo; its key is written in one string, the
-        // resource lower-cased in place.
-        if let key = SimpleURL.withResource(
-            ofAbsoluteString: text,
-            { resource, lowercasedCount in
-                var digest = identityDigest(of: request, userinfo: nil, clientIdentity: clientIdentity, memo: memo)
-                return digest.withUTF8 { digest in
-                    let prefix: StaticString = "etag-v1 ", separator: StaticString = " id="
-                    let length = prefix.utf8CodeUnitCount + resource.count + separator.utf8CodeUnitCount + digest.count
-                    return String(unsafeUninitializedCapacity: length) { output in
-                        var written = 0
-                        func append(_ bytes: UnsafeBufferPointer<UInt8>) {
-                            _ = UnsafeMutableBufferPointer(rebasing: output[written..<(written + bytes.count)]).initialize(
-                                fromContentsOf: bytes)
-                            written += bytes.count
-                        }
-                        prefix.withUTF8Buffer { append($0) }
-                        written += SimpleURL.copyResource(
-                            resource, lowercasing: lowercasedCount,
-                            to: UnsafeMutableBufferPointer(rebasing: output[written...]))
-                        separator.withUTF8Buffer { append($0) }
-                        append(digest)
-                        return written
-                    }
-                }
-            })
-        {
+        // resource lower-cased in place. With `memo`, the same resource asked for by the same
+        // identity as last time reuses that key (only keys of that shape are remembered).
+        func commonDigest() -> String {
+            identityDigest(of: request, userinfo: nil, clientIdentity: clientIdentity, memo: memo)
+        }
+        if let memo {
+            let digest = commonDigest()
+            if let key = memo.key(forURL: text, digest: digest) { return key }
+            if let key = Self.commonShapeKey(ofAbsoluteString: text, digest: digest) {
+                memo.remember(key: key, forURL: text, digest: digest)
+                return key
+            }
+        } else if let key = Self.commonShapeKey(ofAbsoluteString: text, digest: commonDigest()) {
             return key
         }
         let key = ResourceKey.parsed(request.url, absoluteString: text)
@@ -153,6 +140,33 @@ public struct ConditionalRequestPolicy: Sendable, Hashable {
         primaryKey += " id="
         primaryKey += digest
         return primaryKey
+    }
+
+    /// The primary key of a URL of the common shape (see ``SimpleURL``) for `digest`, built in
+    /// one allocation; `nil` for any other URL.
+    private static func commonShapeKey(ofAbsoluteString text: String, digest: String) -> String? {
+        var digest = digest
+        return SimpleURL.withResource(ofAbsoluteString: text) { resource, lowercasedCount in
+            digest.withUTF8 { digest in
+                let prefix: StaticString = "etag-v1 ", separator: StaticString = " id="
+                let length = prefix.utf8CodeUnitCount + resource.count + separator.utf8CodeUnitCount + digest.count
+                return String(unsafeUninitializedCapacity: length) { output in
+                    var written = 0
+                    func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+                        _ = UnsafeMutableBufferPointer(rebasing: output[written..<(written + bytes.count)]).initialize(
+                            fromContentsOf: bytes)
+                        written += bytes.count
+                    }
+                    prefix.withUTF8Buffer { append($0) }
+                    written += SimpleURL.copyResource(
+                        resource, lowercasing: lowercasedCount,
+                        to: UnsafeMutableBufferPointer(rebasing: output[written...]))
+                    separator.withUTF8Buffer { append($0) }
+                    append(digest)
+                    return written
+                }
+            }
+        }
     }
 
     /// The partition's part of a primary key: the digest of its identity fields, or `-`.

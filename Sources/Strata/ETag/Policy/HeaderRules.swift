@@ -145,7 +145,7 @@ enum HeaderRules {
 
     /// Whether `name` is one of ``unstorableNames``: only the names of its length are compared
     /// (every field of every stored response is checked, and most lengths have none).
-    private static func isAlwaysUnstorable(_ name: String) -> Bool {
+    static func isAlwaysUnstorable(_ name: String) -> Bool {
         let length = name.utf8.count
         guard length < unstorableNamesByLength.count else { return false }
         return unstorableNamesByLength[length].contains { HTTPHeaders.equal($0, name) }

@@ -4,6 +4,8 @@
 ///
 /// It holds one identity, in memory only (as the auth service that issued the credential does);
 /// the next request with another identity replaces it, so nothing lingers beyond the last user.
+/// With it, the last primary key and the URL and digest it was made of: a client polling one
+/// resource asks for the same key request after request.
 final class IdentityDigestMemo: Sendable {
     private struct Last {
         var fields: [String]
@@ -11,6 +13,27 @@ final class IdentityDigestMemo: Sendable {
     }
 
     private let last = LockedValue<Last?>(nil)
+
+    private struct LastKey {
+        var url: String
+        var digest: String
+        var key: String
+    }
+
+    private let lastKey = LockedValue<LastKey?>(nil)
+
+    /// The remembered primary key, when it was made for `url` (its absolute string) and `digest`.
+    func key(forURL url: String, digest: String) -> String? {
+        lastKey.withLock { last in
+            guard let last, last.url == url, last.digest == digest else { return nil }
+            return last.key
+        }
+    }
+
+    /// Remembers `key` as the primary key of `url` for `digest`, in place of the last one.
+    func remember(key: String, forURL url: String, digest: String) {
+        lastKey.withLock { $0 = LastKey(url: url, digest: digest, key: key) }
+    }
 
     /// The digest of `fields`: the remembered one when `fields` are the last ones, else `compute()`.
     func digest(of fields: [String], compute: () -> String) -> String {
