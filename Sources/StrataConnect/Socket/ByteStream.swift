@@ -22,6 +22,14 @@ package protocol ByteStream {
     ///   when the connection was reset.
     func read(into buffer: UnsafeMutableRawBufferPointer, deadline: ContinuousClock.Instant) throws(TransportError) -> Int
 
+    /// Reads into `buffer` what has already arrived, without waiting, so that a reader can take
+    /// everything that is there in one go before handing it on.
+    ///
+    /// - Returns: The number of bytes read; 0 when the peer closed the stream; `nil` when a read
+    ///   would have to wait (or the stream cannot tell without waiting).
+    /// - Throws: `TransportError` as ``read(into:deadline:)`` does.
+    func readWithoutWaiting(into buffer: UnsafeMutableRawBufferPointer) throws(TransportError) -> Int?
+
     /// Ends the stream in both directions. Idempotent; later reads see end of stream and later
     /// writes fail with ``/Strata/TransportError/Kind/connectionLost``.
     func close()
@@ -35,4 +43,7 @@ package protocol ByteStream {
 extension ByteStream {
     /// `true`: a stream without a secure layer has no way to authenticate its end.
     package var endOfStreamIsAuthenticated: Bool { true }
+
+    /// `nil`: a stream that cannot tell what has arrived without waiting never says it has.
+    package func readWithoutWaiting(into buffer: UnsafeMutableRawBufferPointer) throws(TransportError) -> Int? { nil }
 }

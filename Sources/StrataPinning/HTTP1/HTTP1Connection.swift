@@ -118,8 +118,13 @@ struct HTTP1Connection<Stream: ByteStream> {
     /// The next piece of the body being streamed: what is buffered, or else what one read of the
     /// stream brings (blocking until bytes arrive, the idle timeout, or `deadline`).
     ///
+    /// - Parameter gatheringLimit: Up to how many bytes a piece gathers from what has already
+    ///   arrived (read without waiting) before it is returned: one piece per batch instead of one
+    ///   per TLS record, so a fast body costs its reader fewer wake-ups. 0 returns each read's bytes.
     /// - Throws: ``HTTP1ExchangeError`` as ``send(_:body:deadline:)`` does; the connection is then closed.
-    mutating func nextBodyPart(deadline: ContinuousClock.Instant) throws(HTTP1ExchangeError) -> BodyPart {
+    mutating func nextBodyPart(deadline: ContinuousClock.Instant, gatheringLimit: Int = 0) throws(HTTP1ExchangeError)
+        -> BodyPart
+    {
         guard let request = streaming else {
             throw HTTP1ExchangeError(
                 error: TransportError(.other, message: "no response body is being read"),
@@ -137,8 +142,12 @@ struct HTTP1Connection<Stream: ByteStream> {
                     finished(response, to: request)
                     return .end(response)
                 }
-                let bytes = parser.takeBodyBytes()
-                if !bytes.isEmpty {
+                if parser.bodyByteCount > 0 {
+                    // What has already arrived goes with these bytes, parsed in place.
+                    if parser.bodyByteCount < gatheringLimit, try receiveWithoutWaiting(for: request, deadline: deadline) {
+                        continue
+                    }
+                    let bytes = parser.takeBodyBytes()
                     streamedBytes += bytes.count
                     return .bytes(bytes)
                 }
@@ -301,6 +310,22 @@ struct HTTP1Connection<Stream: ByteStream> {
             }
             if let response = try receive(for: request, deadline: deadline) { return response }
         }
+    }
+
+    /// Reads into the parser what has already arrived, without waiting; `false` when nothing
+    /// has (or the stream ended: the next waiting read sees that end and handles it).
+    private mutating func receiveWithoutWaiting(for request: HTTP1Request, deadline: ContinuousClock.Instant) throws(TransportError)
+        -> Bool
+    {
+        let stream = stream
+        try checkDeadline(request, deadline)
+        var arrived = false
+        _ = try parser.receive { (buffer) throws(TransportError) -> Int in
+            let count = try stream.readWithoutWaiting(into: buffer) ?? 0
+            arrived = count > 0
+            return count
+        }
+        return arrived
     }
 
     /// Reads once from the stream into the parser; at the end of the stream, the response that

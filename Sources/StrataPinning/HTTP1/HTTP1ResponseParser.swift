@@ -142,6 +142,9 @@ struct HTTP1ResponseParser: Sendable {
     var isIdle: Bool { state == .idle }
 
     /// In streaming mode, the body bytes parsed since the last call; empty when there are none.
+    /// How many body bytes ``takeBodyBytes()`` would take now.
+    var bodyByteCount: Int { body.count }
+
     mutating func takeBodyBytes() -> Data {
         var taken = Data()
         swap(&taken, &body)

@@ -21,8 +21,9 @@ final class HTTP2ConnectionLoop {
     static let closingGrace: Duration = .seconds(1)
     /// Decrypted bytes read per step; also the most given to nghttp2 at once.
     static let readSize = 64 * 1024
-    /// Reads per wake-up before writes and timers get their turn.
-    static let readsPerTurn = 16
+    /// Buffers read (each up to ``readSize``: up to 256 KiB in all) per wake-up before writes
+    /// and timers get their turn.
+    static let readsPerTurn = 4
     /// Bytes framed per turn before reads and timers get theirs (a large upload with a large
     /// window must not starve the other streams' responses).
     static let writeBudget = 1 << 20
@@ -247,28 +248,46 @@ final class HTTP2ConnectionLoop {
                     + "\(writeTimeout) while \(stream.pendingOutputBytes) bytes waited to be sent; the HTTP/2 connection was closed"))
     }
 
-    /// Reads and processes up to ``readsPerTurn`` pieces.
+    /// Reads and processes up to ``readsPerTurn`` buffers of what has arrived.
     ///
     /// - Returns: Whether more may be waiting (the turn ended before the reads ran dry).
     private func read() -> Bool {
         guard !transportEnded else { return false }
-        do throws(TransportError) {
-            for _ in 0..<Self.readsPerTurn {
-                switch try stream.readAvailable(into: buffer) {
-                case let .bytes(count):
-                    multiplexer.receive(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), now: .now)
-                case .wouldBlock:
-                    return false
-                case .closed:
-                    end(nil)
-                    return false
+        for _ in 0..<Self.readsPerTurn {
+            // The buffer is filled with what has arrived (a TLS read gives one 16 KiB record),
+            // then given to nghttp2 at once: a stream's reader gets one piece, and one wake-up,
+            // per buffer instead of one per record.
+            var filled = 0
+            var stop: ReadStop?
+            while filled < buffer.count, stop == nil {
+                do throws(TransportError) {
+                    switch try stream.readAvailable(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...])) {
+                    case let .bytes(count): filled += count
+                    case .wouldBlock: stop = .dry
+                    case .closed: stop = .ended(nil)
+                    }
+                } catch {
+                    stop = .ended(error)
                 }
             }
-            return true
-        } catch {
-            end(error)
-            return false
+            // What arrived before the end or a failure is processed first (a GOAWAY, a last frame).
+            if filled > 0 { multiplexer.receive(UnsafeRawBufferPointer(rebasing: buffer[0..<filled]), now: .now) }
+            switch stop {
+            case nil: continue
+            case .dry: return false
+            case .ended(let failure):
+                end(failure)
+                return false
+            }
         }
+        return true
+    }
+
+    /// Why a read turn stopped filling the buffer: nothing more has arrived, or the transport
+    /// ended (the server closed it, or it failed).
+    private enum ReadStop {
+        case dry
+        case ended(TransportError?)
     }
 
     private func end(_ failure: TransportError?) {

@@ -17,6 +17,10 @@ final class StreamedResponse: Sendable {
     static let maxDrainBytes = 64 * 1024
     /// The longest a drain waits for the server: a stalled server is not worth a connection.
     static let maxDrainWait = Duration.seconds(1)
+    /// The most body bytes handed over at once from what has already arrived: a fast body
+    /// reaches its reader in pieces of up to this size (a wake-up of the reader each), not one
+    /// per 16 KiB TLS record; a slow one still goes on as each read brings it.
+    static let maxGatheredBytes = 256 * 1024
 
     private enum Phase {
         /// The head was handed over and the thread has not looked at the body yet: a reader that
@@ -97,7 +101,7 @@ final class StreamedResponse: Sendable {
             if abandoned { break }
             let part: HTTP1Connection<Stream>.BodyPart
             do throws(HTTP1ExchangeError) {
-                part = try connection.nextBodyPart(deadline: deadline)
+                part = try connection.nextBodyPart(deadline: deadline, gatheringLimit: Self.maxGatheredBytes)
             } catch {
                 end(throwing: error.error)
                 return

@@ -106,6 +106,16 @@ final class TLSStream: ByteStream, @unchecked Sendable {
         }
     }
 
+    /// Decrypts what has already arrived into `buffer`: the bytes read, 0 at the end of the
+    /// stream, `nil` when a read would have to wait for the server.
+    func readWithoutWaiting(into buffer: UnsafeMutableRawBufferPointer) throws(TransportError) -> Int? {
+        switch try readAvailable(into: buffer) {
+        case .bytes(let count): count
+        case .closed: 0
+        case .wouldBlock: nil
+        }
+    }
+
     /// Whether the idle connection can carry another request (see ``TLSSession/isIdleAndOpen()``).
     var isIdleAndOpen: Bool {
         lock.withLock { _ in session.isIdleAndOpen() }

@@ -11,6 +11,8 @@ final class ScriptedByteStream: ByteStream, Sendable {
         case bytes([UInt8])
         case endOfStream
         case failure(TransportError)
+        /// A read would wait here: ``readWithoutWaiting(into:)`` stops at it, ``read(into:deadline:)`` goes past it.
+        case pause
 
         static func text(_ text: String) -> Step { .bytes(Array(text.utf8)) }
     }
@@ -48,6 +50,7 @@ final class ScriptedByteStream: ByteStream, Sendable {
     func read(into buffer: UnsafeMutableRawBufferPointer, deadline: ContinuousClock.Instant) throws(TransportError) -> Int {
         let step: Step = state.withLock { state in
             state.reads += 1
+            while case .pause? = state.script.first { state.script.removeFirst() }
             guard !state.script.isEmpty, state.closeCount == 0 else { return .endOfStream }
             guard case .bytes(let bytes) = state.script[0] else { return state.script.removeFirst() }
             let count = min(bytes.count, buffer.count)
@@ -62,7 +65,22 @@ final class ScriptedByteStream: ByteStream, Sendable {
             return 0
         case .failure(let error):
             throw error
+        case .pause:
+            return 0
         }
+    }
+
+    /// The next step's bytes when they are there (no pause, end or failure first); `nil` otherwise.
+    func readWithoutWaiting(into buffer: UnsafeMutableRawBufferPointer) throws(TransportError) -> Int? {
+        let bytes: [UInt8]? = state.withLock { state in
+            guard state.closeCount == 0, case .bytes(let bytes)? = state.script.first else { return nil }
+            let count = min(bytes.count, buffer.count)
+            if count == bytes.count { state.script.removeFirst() } else { state.script[0] = .bytes(Array(bytes[count...])) }
+            return Array(bytes[..<count])
+        }
+        guard let bytes else { return nil }
+        bytes.withUnsafeBytes { buffer.copyMemory(from: $0) }
+        return bytes.count
     }
 
     func close() { state.withLock { $0.closeCount += 1 } }
