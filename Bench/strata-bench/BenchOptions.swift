@@ -1,12 +1,13 @@
 /// The command line of `strata-bench`: a subcommand, then flags.
 ///
-///     strata-bench [layers | pinned | urlsession | stores | events | http2 | locks | download | decode | sse | idle] [--json] [--quick]
+///     strata-bench [layers | pinned | pinned-layers | urlsession | stores | events | http2 | locks | download | decode | sse | idle] [--json] [--quick]
 ///                  [--rounds N] [--requests N] [--only NAME] [--builtin-server]
 ///
 /// Without a subcommand it runs `layers` then `pinned`, the figures of issue 14.
 struct BenchOptions: Sendable {
     enum Command: String, CaseIterable, Sendable {
         case all, layers, pinned, urlsession, stores, events, http2, locks, download, decode, sse, idle
+        case pinnedLayers = "pinned-layers"
     }
 
     var command = Command.all
@@ -69,7 +70,7 @@ struct BenchOptions: Sendable {
 struct UsageError: Error, CustomStringConvertible {
     var message: String
     var description: String {
-        "strata-bench: \(message)\nusage: strata-bench [layers | pinned | urlsession | stores | events | http2 | locks | download | decode | sse | idle] "
+        "strata-bench: \(message)\nusage: strata-bench [layers | pinned | pinned-layers | urlsession | stores | events | http2 | locks | download | decode | sse | idle] "
             + "[--json] [--quick] [--rounds N] [--requests N] [--only NAME] [--builtin-server]"
     }
 }

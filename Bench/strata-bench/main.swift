@@ -4,6 +4,7 @@
 //   .build/release/strata-bench              (layers, then pinned: the README's performance figures)
 //   .build/release/strata-bench layers       (each decorator and the stack over an in-memory terminal)
 //   .build/release/strata-bench pinned       (bare PinningTransport vs the stack, and curl, over loopback TLS)
+//   .build/release/strata-bench pinned-layers [blocks]   (each layer alone and the stack over the network, paired blocks)
 //   .build/release/strata-bench urlsession   (PinningTransport vs URLSessionTransport on loopback)
 //   .build/release/strata-bench stores       (ETag stores: Redis vs file vs memory)
 //   .build/release/strata-bench events       (the event channel's cost per request)
@@ -47,6 +48,8 @@ Task.detached {
             try await HTTP2Benchmark.run(arguments: options.positional)
         case .download:
             try await DownloadBenchmark.run(options)
+        case .pinnedLayers:
+            try await PinnedLayerCostBenchmark.run(options)
         case .sse:
             try await ServerSentEventBenchmark.run(options)
         case .decode:

@@ -243,7 +243,11 @@ extension ConditionalRequestPolicy {
     private static func sameBytes(_ a: Data, _ b: Data) -> Bool {
         guard a.count == b.count else { return false }
         return a.withUnsafeBytes { a in
-            b.withUnsafeBytes { b in a.baseAddress == b.baseAddress || a.elementsEqual(b) }
+            b.withUnsafeBytes { b in
+                // memcmp: `elementsEqual` walks raw buffers a byte at a time.
+                guard let first = a.baseAddress, let second = b.baseAddress else { return true }
+                return first == second || memcmp(first, second, a.count) == 0
+            }
         }
     }
 

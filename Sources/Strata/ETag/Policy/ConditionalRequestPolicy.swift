@@ -99,16 +99,27 @@ public struct ConditionalRequestPolicy: Sendable, Hashable {
         default:
             return .passThrough(.method)
         }
-        if Self.conditionalFieldNames.contains(where: request.headers.contains) { return .passThrough(.callerConditional) }
-        if request.headers.contains("Range") { return .passThrough(.range) }
-        if HeaderRules.forbidsStorage(request.headers) { return .passThrough(.requestNoStore) }
+        // One pass over the request's fields (usually one or two), not one per name looked for.
+        var mayForbidStorage = false
+        for field in request.headers {
+            let name = field.name
+            if Self.isConditionalFieldName(name) { return .passThrough(.callerConditional) }
+            if HTTPHeaders.equal(name, "Range") { return .passThrough(.range) }
+            if HTTPHeaders.equal(name, "Cache-Control") { mayForbidStorage = true }
+        }
+        if mayForbidStorage, HeaderRules.forbidsStorage(request.headers) { return .passThrough(.requestNoStore) }
         return .useStore(storesBody: request.method == .get)
     }
 
-    private static let conditionalFieldNames = [
-        "If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since",
-        "If-Range",
-    ]
+    /// Whether `name` is a conditional request field (RFC 9110 §13.1): `If-None-Match`,
+    /// `If-Modified-Since`, `If-Match`, `If-Unmodified-Since` or `If-Range`.
+    private static func isConditionalFieldName(_ name: String) -> Bool {
+        // All start with "If-": most names are told apart by their first byte.
+        guard let first = name.utf8.first, first | 0x20 == UInt8(ascii: "i") else { return false }
+        return HTTPHeaders.equal(name, "If-None-Match") || HTTPHeaders.equal(name, "If-Modified-Since")
+            || HTTPHeaders.equal(name, "If-Match") || HTTPHeaders.equal(name, "If-Unmodified-Since")
+            || HTTPHeaders.equal(name, "If-Range")
+    }
 
     // MARK: Keys
 
