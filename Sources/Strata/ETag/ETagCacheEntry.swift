@@ -97,18 +97,9 @@ public struct ETagCacheEntry: Sendable, Hashable, Codable {
     ///   - exchangeTimes: When the request was sent and the response received; without them the
     ///     entry is stale from the start.
     package init(response: HTTPResponse, varyingRequestHeaders: HTTPHeaders = [:], exchangeTimes: ExchangeTimes? = nil) {
-        self.init(response: response, varyHeaderNames: nil, varyingRequestHeaders: varyingRequestHeaders, exchangeTimes: exchangeTimes)
-    }
-
-    /// ``init(response:varyingRequestHeaders:exchangeTimes:)`` with the response's
-    /// ``varyHeaderNames`` already read (`nil`: read them here).
-    init(
-        response: HTTPResponse, varyHeaderNames: [String]?, varyingRequestHeaders: HTTPHeaders,
-        exchangeTimes: ExchangeTimes?
-    ) {
         storage = Storage(
             statusCode: response.statusCode, headers: response.headers, body: response.body, url: response.url,
-            varyingRequestHeaders: varyingRequestHeaders, varyHeaderNames: varyHeaderNames)
+            varyingRequestHeaders: varyingRequestHeaders)
         times = exchangeTimes
     }
 

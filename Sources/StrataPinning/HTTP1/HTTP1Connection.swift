@@ -37,6 +37,9 @@ struct HTTP1Connection<Stream: ByteStream> {
     private var streaming: HTTP1Request?
     /// Body bytes of the streamed response handed out so far, for the event at its end.
     private var streamedBytes = 0
+    /// A failure met while gathering a body piece, reported by the next ``nextBodyPart(deadline:gatheringLimit:)``
+    /// after the bytes that arrived before it.
+    private var failureAfterBodyBytes: TransportError?
 
     /// Creates a connection over a connected `stream`.
     ///
@@ -131,25 +134,41 @@ struct HTTP1Connection<Stream: ByteStream> {
                 receivedResponseBytes: true)
         }
         do throws(TransportError) {
+            if let failure = failureAfterBodyBytes {
+                failureAfterBodyBytes = nil
+                throw failure
+            }
             while true {
-                if let response = try parsed(
-                    request,
-                    { (parser: inout HTTP1ResponseParser) throws(HTTP1ResponseError) in
-                        try parser.parse()
-                    })
-                {
+                let response: HTTP1Response?
+                do {
+                    response = try parsed(
+                        request,
+                        { (parser: inout HTTP1ResponseParser) throws(HTTP1ResponseError) in
+                            try parser.parse()
+                        })
+                } catch {
+                    // Bytes that arrived before the bad ones are the server's: handed over first.
+                    guard parser.bodyByteCount > 0 else { throw error }
+                    failureAfterBodyBytes = error
+                    return takeBodyBytes()
+                }
+                if let response {
                     streaming = nil
                     finished(response, to: request)
                     return .end(response)
                 }
                 if parser.bodyByteCount > 0 {
-                    // What has already arrived goes with these bytes, parsed in place.
-                    if parser.bodyByteCount < gatheringLimit, try receiveWithoutWaiting(for: request, deadline: deadline) {
-                        continue
+                    // What has already arrived goes with these bytes, parsed in place. A failure
+                    // (a reset) comes after them, on the next call: reading again would not see
+                    // it (a reset socket then reads as a clean end).
+                    if parser.bodyByteCount < gatheringLimit {
+                        do {
+                            if try receiveWithoutWaiting() { continue }
+                        } catch {
+                            failureAfterBodyBytes = error
+                        }
                     }
-                    let bytes = parser.takeBodyBytes()
-                    streamedBytes += bytes.count
-                    return .bytes(bytes)
+                    return takeBodyBytes()
                 }
                 if let response = try receive(for: request, deadline: deadline) {
                     streaming = nil
@@ -312,13 +331,18 @@ struct HTTP1Connection<Stream: ByteStream> {
         }
     }
 
+    /// The body bytes parsed so far, as the next piece.
+    private mutating func takeBodyBytes() -> BodyPart {
+        let bytes = parser.takeBodyBytes()
+        streamedBytes += bytes.count
+        return .bytes(bytes)
+    }
+
     /// Reads into the parser what has already arrived, without waiting; `false` when nothing
-    /// has (or the stream ended: the next waiting read sees that end and handles it).
-    private mutating func receiveWithoutWaiting(for request: HTTP1Request, deadline: ContinuousClock.Instant) throws(TransportError)
-        -> Bool
-    {
+    /// has (or the stream ended: the next waiting read sees that end and handles it). The
+    /// deadline is left to that waiting read.
+    private mutating func receiveWithoutWaiting() throws(TransportError) -> Bool {
         let stream = stream
-        try checkDeadline(request, deadline)
         var arrived = false
         _ = try parser.receive { (buffer) throws(TransportError) -> Int in
             let count = try stream.readWithoutWaiting(into: buffer) ?? 0

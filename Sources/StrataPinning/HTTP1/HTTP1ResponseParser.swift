@@ -141,10 +141,10 @@ struct HTTP1ResponseParser: Sendable {
     /// Whether no response is being read: the last one is complete (or none was expected).
     var isIdle: Bool { state == .idle }
 
-    /// In streaming mode, the body bytes parsed since the last call; empty when there are none.
     /// How many body bytes ``takeBodyBytes()`` would take now.
     var bodyByteCount: Int { body.count }
 
+    /// In streaming mode, the body bytes parsed since the last call; empty when there are none.
     mutating func takeBodyBytes() -> Data {
         var taken = Data()
         swap(&taken, &body)

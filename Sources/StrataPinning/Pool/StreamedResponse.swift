@@ -19,7 +19,8 @@ final class StreamedResponse: Sendable {
     static let maxDrainWait = Duration.seconds(1)
     /// The most body bytes handed over at once from what has already arrived: a fast body
     /// reaches its reader in pieces of up to this size (a wake-up of the reader each), not one
-    /// per 16 KiB TLS record; a slow one still goes on as each read brings it.
+    /// per 16 KiB TLS record; a slow one still goes on as each read brings it. With the
+    /// channel's 256 KiB high watermark, at most about 512 KiB of a body wait for their reader.
     static let maxGatheredBytes = 256 * 1024
 
     private enum Phase {

@@ -13,24 +13,34 @@ import Testing
 struct HTTP1BodyGatheringTests {
     private let farDeadline = ContinuousClock.now + .seconds(3600)
 
-    /// The pieces of a 12-byte body sent as "aaa", "bbb", a pause, "ccc", "ddd", read with `limit`.
-    private func pieces(gatheringLimit limit: Int) throws -> [String] {
-        let stream = ScriptedByteStream([
-            .text("HTTP/1.1 200 OK\r\nContent-Length: 12\r\n\r\n"), .text("aaa"), .text("bbb"), .pause, .text("ccc"),
-            .text("ddd"),
-        ])
+    /// The pieces of the body of `script`'s response (its head first), read with `limit`; a
+    /// failure ends the list as "error <kind>".
+    private func pieces(_ script: [ScriptedByteStream.Step], gatheringLimit limit: Int) throws -> [String] {
+        let stream = ScriptedByteStream(script)
         var connection = HTTP1Connection(stream: stream)
         let request = try HTTP1RequestEncoder.encode(HTTPRequest(url: URL(string: "http://example.test/")!))
         _ = try connection.sendStreaming(request, deadline: farDeadline)
         var pieces: [String] = []
         while connection.isReadingBody {
-            switch try connection.nextBodyPart(deadline: farDeadline, gatheringLimit: limit) {
-            case .bytes(let bytes): pieces.append(String(decoding: bytes, as: UTF8.self))
-            case .end(let response): pieces.append("end " + String(decoding: response.body, as: UTF8.self))
+            do throws(HTTP1ExchangeError) {
+                switch try connection.nextBodyPart(deadline: farDeadline, gatheringLimit: limit) {
+                case .bytes(let bytes): pieces.append(String(decoding: bytes, as: UTF8.self))
+                case .end(let response): pieces.append("end " + String(decoding: response.body, as: UTF8.self))
+                }
+            } catch {
+                pieces.append("error \(error.error.kind)")
             }
         }
-        #expect(connection.isReusable)
         return pieces
+    }
+
+    /// A 12-byte body sent as "aaa", "bbb", a pause, "ccc", "ddd", read with `limit`.
+    private func pieces(gatheringLimit limit: Int) throws -> [String] {
+        try pieces(
+            [
+                .text("HTTP/1.1 200 OK\r\nContent-Length: 12\r\n\r\n"), .text("aaa"), .text("bbb"), .pause, .text("ccc"),
+                .text("ddd"),
+            ], gatheringLimit: limit)
     }
 
     @Test("bytes that are already there join the piece; bytes after a pause start the next one, and the end takes the last")
@@ -47,5 +57,37 @@ struct HTTP1BodyGatheringTests {
     func limitBoundsAPiece() throws {
         #expect(try pieces(gatheringLimit: 3) == ["aaa", "bbb", "ccc", "end ddd"])
         #expect(try pieces(gatheringLimit: 4) == ["aaabbb", "end cccddd"])
+    }
+
+    @Test("chunked framing split across reads is gathered the same way, the last chunk with the end")
+    func chunked() throws {
+        let script: [ScriptedByteStream.Step] = [
+            .text("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"), .text("3\r\naaa\r\n3\r\nb"), .text("bb\r\n"), .pause,
+            .text("3\r\nccc\r\n0\r\n\r\n"),
+        ]
+        #expect(try pieces(script, gatheringLimit: 1 << 20) == ["aaabbb", "end ccc"])
+    }
+
+    @Test("a body that ends at the close: what arrived before the end is one piece, then the end")
+    func readUntilClose() throws {
+        let script: [ScriptedByteStream.Step] = [.text("HTTP/1.1 200 OK\r\n\r\n"), .text("aaa"), .text("bbb")]
+        #expect(try pieces(script, gatheringLimit: 1 << 20) == ["aaabbb", "end "])
+    }
+
+    @Test("bytes that arrived before a reset reach the reader, then the reset does")
+    func bytesThenReset() throws {
+        let script: [ScriptedByteStream.Step] = [
+            .text("HTTP/1.1 200 OK\r\nContent-Length: 12\r\n\r\n"), .text("aaa"),
+            .failure(TransportError(.connectionLost, message: "reset by peer")),
+        ]
+        #expect(try pieces(script, gatheringLimit: 1 << 20) == ["aaa", "error connectionLost"])
+    }
+
+    @Test("bytes that arrived before a malformed chunk reach the reader, then the error does")
+    func bytesThenMalformedChunk() throws {
+        let script: [ScriptedByteStream.Step] = [
+            .text("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"), .text("3\r\naaa\r\n"), .text("zz\r\n"),
+        ]
+        #expect(try pieces(script, gatheringLimit: 1 << 20) == ["aaa", "error invalidResponse"])
     }
 }

@@ -70,17 +70,29 @@ final class ScriptedByteStream: ByteStream, Sendable {
         }
     }
 
-    /// The next step's bytes when they are there (no pause, end or failure first); `nil` otherwise.
+    /// What the next step gives without waiting, as a real stream does: its bytes, 0 at the
+    /// end of the script, its failure (consumed: a reset socket then reads as an end); `nil` at
+    /// a pause.
     func readWithoutWaiting(into buffer: UnsafeMutableRawBufferPointer) throws(TransportError) -> Int? {
-        let bytes: [UInt8]? = state.withLock { state in
-            guard state.closeCount == 0, case .bytes(let bytes)? = state.script.first else { return nil }
-            let count = min(bytes.count, buffer.count)
-            if count == bytes.count { state.script.removeFirst() } else { state.script[0] = .bytes(Array(bytes[count...])) }
-            return Array(bytes[..<count])
+        let step: Step? = state.withLock { state in
+            guard state.closeCount == 0, let first = state.script.first else { return .endOfStream }
+            switch first {
+            case .pause, .endOfStream: return first
+            case .failure: return state.script.removeFirst()
+            case .bytes(let bytes):
+                let count = min(bytes.count, buffer.count)
+                if count == bytes.count { state.script.removeFirst() } else { state.script[0] = .bytes(Array(bytes[count...])) }
+                return .bytes(Array(bytes[..<count]))
+            }
         }
-        guard let bytes else { return nil }
-        bytes.withUnsafeBytes { buffer.copyMemory(from: $0) }
-        return bytes.count
+        switch step {
+        case .bytes(let bytes)?:
+            bytes.withUnsafeBytes { buffer.copyMemory(from: $0) }
+            return bytes.count
+        case .endOfStream?: return 0
+        case .failure(let error)?: throw error
+        case .pause?, nil: return nil
+        }
     }
 
     func close() { state.withLock { $0.closeCount += 1 } }

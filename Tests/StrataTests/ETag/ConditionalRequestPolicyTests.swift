@@ -31,6 +31,17 @@ struct ConditionalRequestPolicyTests {
         #expect(
             policy.plan(for: makeRequest(url, headers: ["Cache-Control": "max-age=0, No-Store"]))
                 == .passThrough(.requestNoStore))
+        #expect(policy.plan(for: makeRequest(url, headers: ["Cache-Control": "max-age=0"])) == .useStore(storesBody: true))
+    }
+
+    @Test("a conditional field is the reason a request passes through, wherever it stands: Range comes with If-Range")
+    func conditionalReasonWinsOverRange() {
+        let rangeFirst = HTTPRequest(
+            url: URL(string: url)!, headers: HTTPHeaders([("Range", "bytes=0-99"), ("If-Range", "\"v1\"")]))
+        #expect(policy.plan(for: rangeFirst) == .passThrough(.callerConditional))
+        let rangeLast = HTTPRequest(
+            url: URL(string: url)!, headers: HTTPHeaders([("If-Range", "\"v1\""), ("Range", "bytes=0-99")]))
+        #expect(policy.plan(for: rangeLast) == .passThrough(.callerConditional))
     }
 
     // MARK: Keys

@@ -41,4 +41,22 @@ struct IdentityDigestMemoTests {
         // Three users, three resources (the userinfo is part of the partition): nine keys.
         #expect(keys.count == 9)
     }
+
+    @Test("the remembered key is another identity's never: the same URL and token with another client certificate or partition")
+    func rememberedKeyKeepsItsIdentity() {
+        let memo = IdentityDigestMemo()
+        let request = makeRequest("https://api.example.com/items", headers: ["Authorization": "Bearer alice"])
+        let plain = ConditionalRequestPolicy()
+        let named = ConditionalRequestPolicy(partition: .named("tenant-a"))
+        var keys: [String] = []
+        for (policy, identity) in [(plain, nil), (plain, "cert-a"), (plain, "cert-b"), (named, nil), (plain, nil), (plain, "cert-a")]
+            as [(ConditionalRequestPolicy, String?)]
+        {
+            let key = policy.primaryKey(for: request, clientIdentity: identity, memo: memo)
+            #expect(key == policy.primaryKey(for: request, clientIdentity: identity))
+            keys.append(key)
+        }
+        #expect(Set(keys).count == 4)
+        #expect(keys[0] == keys[4] && keys[1] == keys[5])
+    }
 }

@@ -219,7 +219,8 @@ extension ConditionalRequestPolicy {
     /// cannot compare). It is, when both are 200s from the same URL with the same body, `entry`
     /// has a validator, times (see `timesMatter`) and no `Vary`, and the response's fields are
     /// the entry's, in order and spelled alike, apart from `Date` and `Age` and the hop-by-hop
-    /// and cookie fields a store never keeps. Then every storage rule reads the same fields as
+    /// and cookie fields a store never keeps (a response carrying a field its `Connection` names
+    /// is never a repeat). Then every storage rule reads the same fields as
     /// it did for `entry`, so storing again would change nothing. `false` sends the caller to
     /// the full decision, never to a wrong one.
     ///
@@ -231,6 +232,10 @@ extension ConditionalRequestPolicy {
             entry.exchangeTimes != nil, entry.varyHeaderNames.isEmpty, entry.etag != nil || entry.lastModified != nil,
             response.url == entry.url, Self.sameBytes(entry.body, response.body)
         else { return false }
+        // A field the response's Connection names would be dropped from what is stored: with one
+        // present, the in-place comparison would not be the full decision's.
+        let connectionNames = HeaderRules.connectionNames(in: response.headers)
+        guard !connectionNames.contains(where: response.headers.contains) else { return false }
         func isSkipped(_ name: String) -> Bool {
             HTTPHeaders.equal(name, "Date") || HTTPHeaders.equal(name, "Age") || HeaderRules.isAlwaysUnstorable(name)
         }

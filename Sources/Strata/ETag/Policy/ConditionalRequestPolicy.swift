@@ -100,13 +100,16 @@ public struct ConditionalRequestPolicy: Sendable, Hashable {
             return .passThrough(.method)
         }
         // One pass over the request's fields (usually one or two), not one per name looked for.
+        // A conditional field is the reason whatever its place (`Range` usually comes with `If-Range`).
+        var hasRange = false
         var mayForbidStorage = false
         for field in request.headers {
             let name = field.name
             if Self.isConditionalFieldName(name) { return .passThrough(.callerConditional) }
-            if HTTPHeaders.equal(name, "Range") { return .passThrough(.range) }
+            if HTTPHeaders.equal(name, "Range") { hasRange = true }
             if HTTPHeaders.equal(name, "Cache-Control") { mayForbidStorage = true }
         }
+        if hasRange { return .passThrough(.range) }
         if mayForbidStorage, HeaderRules.forbidsStorage(request.headers) { return .passThrough(.requestNoStore) }
         return .useStore(storesBody: request.method == .get)
     }
@@ -133,14 +136,16 @@ public struct ConditionalRequestPolicy: Sendable, Hashable {
         func commonDigest() -> String {
             identityDigest(of: request, userinfo: nil, clientIdentity: clientIdentity, memo: memo)
         }
-        if let memo {
+        // A URL with userinfo ("@") is never of the common shape: its digest would be computed
+        // for nothing (and replace the memo's), so it does not ask the memo for a key.
+        if let memo, !text.utf8.contains(UInt8(ascii: "@")) {
             let digest = commonDigest()
             if let key = memo.key(forURL: text, digest: digest) { return key }
-            if let key = Self.commonShapeKey(ofAbsoluteString: text, digest: digest) {
+            if let key = Self.commonShapeKey(ofAbsoluteString: text, digest: { digest }) {
                 memo.remember(key: key, forURL: text, digest: digest)
                 return key
             }
-        } else if let key = Self.commonShapeKey(ofAbsoluteString: text, digest: commonDigest()) {
+        } else if let key = Self.commonShapeKey(ofAbsoluteString: text, digest: commonDigest) {
             return key
         }
         let key = ResourceKey.parsed(request.url, absoluteString: text)
@@ -153,12 +158,12 @@ public struct ConditionalRequestPolicy: Sendable, Hashable {
         return primaryKey
     }
 
-    /// The primary key of a URL of the common shape (see ``SimpleURL``) for `digest`, built in
-    /// one allocation; `nil` for any other URL.
-    private static func commonShapeKey(ofAbsoluteString text: String, digest: String) -> String? {
-        var digest = digest
-        return SimpleURL.withResource(ofAbsoluteString: text) { resource, lowercasedCount in
-            digest.withUTF8 { digest in
+    /// The primary key of a URL of the common shape (see ``SimpleURL``) with the identity part
+    /// `digest` gives (asked for only then), built in one allocation; `nil` for any other URL.
+    private static func commonShapeKey(ofAbsoluteString text: String, digest: () -> String) -> String? {
+        SimpleURL.withResource(ofAbsoluteString: text) { resource, lowercasedCount in
+            var digest = digest()
+            return digest.withUTF8 { digest in
                 let prefix: StaticString = "etag-v1 ", separator: StaticString = " id="
                 let length = prefix.utf8CodeUnitCount + resource.count + separator.utf8CodeUnitCount + digest.count
                 return String(unsafeUninitializedCapacity: length) { output in
