@@ -132,7 +132,7 @@ public struct ETagCacheEntry: Sendable, Hashable, Codable {
                     && a.varyingRequestHeaders == b.varyingRequestHeaders))
     }
 
-    /// Hashes the parts ``==`` compares.
+    /// Hashes the parts equality compares.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(statusCode)
         hasher.combine(headers)
