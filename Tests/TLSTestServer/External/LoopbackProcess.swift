@@ -47,7 +47,8 @@ public final class LoopbackProcess: Sendable {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var lastError = ""
         for _ in 0..<3 {
-            // Bound by the OS and released at once (as the Redis test server does).
+            // Bound by the OS and released at once (as the Redis test server does); see
+            // waitUntilListening for another server being given it meanwhile.
             let port = try RefusingPort().port
             try prepare(port, directory)
             let process = Process()
@@ -95,25 +96,78 @@ public final class LoopbackProcess: Sendable {
         process.waitForExit()
     }
 
-    /// Polls until a TCP connect to the port succeeds (at most about 5 s), or the program exits.
+    /// Polls until the program itself listens on the port (at most about 5 s), or it exits.
+    ///
+    /// "Itself": the port was free when it was chosen, but another test's server can be given it
+    /// before the program binds it. The program then fails to bind and exits; a connect made to
+    /// check would reach that other server instead, report this program ready, and be counted
+    /// as a connection by a test asserting on its server's connections. So readiness is read
+    /// from /proc, without connecting: a socket listening on 127.0.0.1:port among the program's
+    /// descriptors. Where /proc cannot tell, a connect is the check.
     private static func waitUntilListening(port: Int, process: Process) -> Bool {
         for _ in 0..<500 {
             guard process.isRunning else { return false }
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            address.sin_port = in_port_t(UInt16(port).bigEndian)
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-                }
+            switch listens(process.processIdentifier, on: port) {
+            case true?: return true
+            case false?: break
+            case nil: if connects(to: port) { return true }
             }
-            close(fd)
-            if connected { return true }
             usleep(10_000)
         }
         return false
+    }
+
+    /// Whether process `pid` holds a socket listening on 127.0.0.1:`port`; nil when /proc cannot tell.
+    private static func listens(_ pid: Int32, on port: Int) -> Bool? {
+        guard let table = contents(of: "/proc/net/tcp") else { return nil }
+        // Each line: sl local_address rem_address st ... inode; 127.0.0.1 is 0100007F, LISTEN is 0A.
+        let hex = String(port, radix: 16, uppercase: true)
+        let local = "0100007F:" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+        var inodes: Set<Substring> = []
+        for line in table.split(separator: "\n").dropFirst() {
+            let fields = line.split(separator: " ")
+            guard fields.count > 9, fields[1] == local, fields[3] == "0A" else { continue }
+            inodes.insert(fields[9])
+        }
+        guard !inodes.isEmpty else { return false }
+        guard let descriptors = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd") else { return nil }
+        return descriptors.contains { descriptor in
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(descriptor)"),
+                target.hasPrefix("socket:["), target.hasSuffix("]")
+            else { return false }
+            return inodes.contains(target.dropFirst("socket:[".count).dropLast())
+        }
+    }
+
+    /// The whole of a /proc file, read with POSIX calls (its size reads as 0, so it is read to the end).
+    private static func contents(of path: String) -> String? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 { return nil }
+            if count == 0 { break }
+            bytes += chunk[0..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Whether a TCP connect to 127.0.0.1:`port` succeeds.
+    private static func connects(to port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
     }
 
     /// The lines of a file in the process's directory (a log the server appends to), empty
