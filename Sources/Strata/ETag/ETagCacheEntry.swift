@@ -17,22 +17,18 @@ public struct ETagCacheEntry: Sendable, Hashable, Codable {
         let body: Data
         let url: URL?
         let varyingRequestHeaders: HTTPHeaders
-        let varyHeaderNames: [String]
-        let etag: String?
-        let lastModified: String?
+        let facts: HeaderFacts
 
         init(
             statusCode: Int, headers: HTTPHeaders, body: Data, url: URL?, varyingRequestHeaders: HTTPHeaders,
-            varyHeaderNames: [String]? = nil
+            facts: HeaderFacts? = nil
         ) {
             self.statusCode = statusCode
             self.headers = headers
             self.body = body
             self.url = url
             self.varyingRequestHeaders = varyingRequestHeaders
-            self.varyHeaderNames = varyHeaderNames ?? HeaderRules.selectingNames(in: headers)
-            etag = headers["ETag"]
-            lastModified = headers["Last-Modified"]
+            self.facts = facts ?? HeaderFacts(headers)
         }
 
         /// A copy with some parts replaced; the facts are read again only when the headers change.
@@ -43,7 +39,20 @@ public struct ETagCacheEntry: Sendable, Hashable, Codable {
             Storage(
                 statusCode: statusCode ?? self.statusCode, headers: headers ?? self.headers, body: body ?? self.body,
                 url: url ?? self.url, varyingRequestHeaders: varyingRequestHeaders ?? self.varyingRequestHeaders,
-                varyHeaderNames: headers == nil ? varyHeaderNames : nil)
+                facts: headers == nil ? facts : nil)
+        }
+    }
+
+    /// What the lookups read from the stored headers.
+    private struct HeaderFacts: Sendable {
+        let varyHeaderNames: [String]
+        let etag: String?
+        let lastModified: String?
+
+        init(_ headers: HTTPHeaders) {
+            varyHeaderNames = HeaderRules.selectingNames(in: headers)
+            etag = headers["ETag"]
+            lastModified = headers["Last-Modified"]
         }
     }
 
@@ -113,15 +122,15 @@ public struct ETagCacheEntry: Sendable, Hashable, Codable {
     }
 
     /// The stored `ETag` field, used as `If-None-Match`.
-    package var etag: String? { storage.etag }
+    package var etag: String? { storage.facts.etag }
 
     /// The stored `Last-Modified` field, used as `If-Modified-Since` when there is no ETag.
-    package var lastModified: String? { storage.lastModified }
+    package var lastModified: String? { storage.facts.lastModified }
 
     /// The lower-cased field names in the stored response's `Vary`, plus `accept-encoding` when
     /// the response has a `Content-Encoding` (other than `identity`) and its `Vary` does not name
     /// it: a coded body is only served to requests asking for codings as its own did.
-    package var varyHeaderNames: [String] { storage.varyHeaderNames }
+    package var varyHeaderNames: [String] { storage.facts.varyHeaderNames }
 
     /// Whether two entries hold the same parts (the facts follow from them).
     public static func == (lhs: ETagCacheEntry, rhs: ETagCacheEntry) -> Bool {

@@ -156,16 +156,11 @@ package final class POSIXSocketStream: ByteStream, Sendable {
         }
     }
 
-    /// ``receiveAvailable(into:)``, as ``ByteStream`` names it.
-    package func readWithoutWaiting(into buffer: UnsafeMutableRawBufferPointer) throws(TransportError) -> Int? {
-        try receiveAvailable(into: buffer)
-    }
-
     /// Receives what has arrived.
     ///
     /// - Returns: The number of bytes read, 0 at end of stream, nil when nothing is there yet.
     /// - Throws: `TransportError` ``/Strata/TransportError/Kind/connectionLost`` when the connection was reset.
-    package func receiveAvailable(into buffer: UnsafeMutableRawBufferPointer) throws(TransportError) -> Int? {
+    package func readWithoutWaiting(into buffer: UnsafeMutableRawBufferPointer) throws(TransportError) -> Int? {
         guard !buffer.isEmpty else { return nil }
         while true {
             let received = recv(descriptor, buffer.baseAddress, buffer.count, 0)

@@ -205,7 +205,7 @@ final class TLSSession {
             case .closed:
                 return .closed
             case .wantRead:
-                guard let received = try socket.receiveAvailable(into: scratch) else { return .wouldBlock }
+                guard let received = try socket.readWithoutWaiting(into: scratch) else { return .wouldBlock }
                 guard received > 0 else { return .closed }
                 try connection.giveCiphertext(UnsafeRawBufferPointer(rebasing: scratch[0..<received]))
             case .wantWrite, .failed:

@@ -179,13 +179,13 @@ extension ConditionalRequestPolicy {
             // A namesake of a kept field is kept too: `isDropped` ignores case.
             for other in headers where HTTPHeaders.equal(other.name, update.name) { namesakes += 1 }
             guard namesakes == 1 else { return nil }
-            var position: Int?
+            var match: (index: Int, value: String)?
             for (index, field) in stored.enumerated() where HTTPHeaders.equal(field.name, update.name) {
-                guard position == nil, field.name == update.name else { return nil }
-                position = field.value == update.value ? -1 : index
+                guard match == nil, field.name == update.name else { return nil }
+                match = (index, field.value)
             }
-            guard let position else { return nil }
-            if position >= 0 { updated.setValue(update.value, at: position) }
+            guard let match else { return nil }
+            if match.value != update.value { updated.setValue(update.value, at: match.index) }
         }
         return updated
     }
