@@ -109,18 +109,37 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     /// Whether the fields `isKept` picks from each are the same, in the same order (names
     /// compared case-insensitively, values exactly): `==` for the fields that matter, compared
     /// in place without building the filtered copies.
+    ///
+    /// The two lists are walked side by side and `isKept` is asked only where they differ: two
+    /// equal fields are kept or left out together (`isKept` must depend on the name alone, and
+    /// treat names case-insensitively), so pairing them is what comparing the filtered lists
+    /// would do. Headers that are mostly the same, the usual case, cost one comparison per field.
     package func equalsFields(of other: HTTPHeaders, keeping isKept: (String) -> Bool) -> Bool {
-        var theirs = other.fields.makeIterator()
-        for field in fields where isKept(field.name) {
-            var next = theirs.next()
-            while let skipped = next, !isKept(skipped.name) { next = theirs.next() }
-            guard let next, Self.equal(field.name, next.name), field.value == next.value else { return false }
+        let mine = fields, theirs = other.fields
+        var index = 0, otherIndex = 0
+        while index < mine.count || otherIndex < theirs.count {
+            if index < mine.count, otherIndex < theirs.count, Self.sameField(mine[index], theirs[otherIndex]) {
+                index += 1
+                otherIndex += 1
+            } else {
+                // Where they differ, a field left out on either side is passed over (on both
+                // sides at once, for a changed `Date`).
+                let skipsMine = index < mine.count && !isKept(mine[index].name)
+                let skipsTheirs = otherIndex < theirs.count && !isKept(theirs[otherIndex].name)
+                guard skipsMine || skipsTheirs else { return false }
+                if skipsMine { index += 1 }
+                if skipsTheirs { otherIndex += 1 }
+            }
         }
-        while let rest = theirs.next() { if isKept(rest.name) { return false } }
         return true
     }
 
-    /// Replaces the value of the field at `index` (in iteration order), keeping its name and place.
+    /// Whether two fields are the same: the value exactly, the name case-insensitively.
+    @inline(__always)
+    private static func sameField(_ a: (name: String, value: String), _ b: (name: String, value: String)) -> Bool {
+        a.value == b.value && (a.name == b.name || equal(a.name, b.name))
+    }
+
     package mutating func setValue(_ value: String, at index: Int) {
         fields[index].value = value
     }
