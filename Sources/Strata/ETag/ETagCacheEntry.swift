@@ -48,11 +48,13 @@ public struct ETagCacheEntry: Sendable, Hashable, Codable {
         let varyHeaderNames: [String]
         let etag: String?
         let lastModified: String?
+        let declaresFreshness: Bool
 
         init(_ headers: HTTPHeaders) {
             varyHeaderNames = HeaderRules.selectingNames(in: headers)
             etag = headers["ETag"]
             lastModified = headers["Last-Modified"]
+            declaresFreshness = headers.contains("Cache-Control") || headers.contains("Expires")
         }
     }
 
@@ -126,6 +128,10 @@ public struct ETagCacheEntry: Sendable, Hashable, Codable {
 
     /// The stored `Last-Modified` field, used as `If-Modified-Since` when there is no ETag.
     package var lastModified: String? { storage.facts.lastModified }
+
+    /// Whether the stored response has a `Cache-Control` or an `Expires` field: whether its own
+    /// headers may give it a lifetime (read once, as every request's freshness check asks).
+    package var declaresFreshness: Bool { storage.facts.declaresFreshness }
 
     /// The lower-cased field names in the stored response's `Vary`, plus `accept-encoding` when
     /// the response has a `Content-Encoding` (other than `identity`) and its `Vary` does not name

@@ -1,6 +1,7 @@
 import Foundation
 @testable import Strata
 import StrataTesting
+import TestServer
 import Testing
 
 @Suite("InMemoryETagStore bounds")
@@ -107,5 +108,61 @@ struct LeastRecentlyUsedOrderTests {
         order.remove(2)
         order.remove(4)
         #expect(order.oldest == nil && order.keysOldestFirst.isEmpty)
+    }
+}
+
+@Suite("InMemoryETagStore's most recent entry, kept beside the table")
+struct InMemoryETagStoreRecentEntryTests {
+    func entry(_ body: String) -> ETagCacheEntry {
+        ETagCacheEntry(response: makeResponse(body, headers: ["ETag": "\"1\""]))
+    }
+
+    @Test("the entry read last is answered again, and never once replaced, removed or evicted")
+    func recentEntryFollowsTheTable() async {
+        let store = InMemoryETagStore(maxEntries: 1)
+        await store.store(entry("a1"), for: "a")
+        #expect(await store.cachedResponse(for: "a") == entry("a1"))
+        await store.store(entry("a2"), for: "a")
+        #expect(await store.cachedResponse(for: "a") == entry("a2"))
+        await store.remove(for: "a")
+        #expect(await store.cachedResponse(for: "a") == nil)
+        #expect(await !store.containsEntry(for: "a"))
+        await store.store(entry("a3"), for: "a")
+        await store.store(entry("b1"), for: "b") // evicts "a", the oldest
+        #expect(await store.cachedResponse(for: "a") == nil)
+        #expect(await store.cachedResponse(for: "b") == entry("b1"))
+        await store.removeAll()
+        #expect(await store.cachedResponse(for: "b") == nil)
+        #expect(await !store.containsEntry(for: "b"))
+    }
+
+    @Test("under random stores, reads and removals the store answers as a plain least-recently-used table does")
+    func matchesAReferenceModel() async {
+        var random = SeededGenerator(seed: 0x1A57_E27)
+        let keys = ["a", "b", "c", "d"]
+        for _ in 0..<200 {
+            let store = InMemoryETagStore(maxEntries: 3)
+            var model: [(key: String, body: String)] = [] // oldest first
+            for step in 0..<40 {
+                let key = keys.randomElement(using: &random)!
+                switch Int.random(in: 0..<10, using: &random) {
+                case 0..<4:
+                    let body = "\(key)\(step)"
+                    await store.store(entry(body), for: key)
+                    model.removeAll { $0.key == key }
+                    model.append((key, body))
+                    if model.count > 3 { model.removeFirst() }
+                case 4..<8:
+                    let expected = model.first { $0.key == key }.map { entry($0.body) }
+                    #expect(await store.cachedResponse(for: key) == expected)
+                    if let index = model.firstIndex(where: { $0.key == key }) { model.append(model.remove(at: index)) }
+                case 8:
+                    #expect(await store.containsEntry(for: key) == model.contains { $0.key == key })
+                default:
+                    await store.remove(for: key)
+                    model.removeAll { $0.key == key }
+                }
+            }
+        }
     }
 }

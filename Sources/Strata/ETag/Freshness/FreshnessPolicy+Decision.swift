@@ -148,7 +148,7 @@ extension FreshnessPolicy {
     /// after a 304 changes no decision, and the store need not be rewritten for them.
     func usesAge(of entry: ETagCacheEntry, rule: EndpointCachePolicy) -> Bool {
         if rule.reusesForATime || staleIfError != nil { return true }
-        if entry.headers.contains("Cache-Control") || entry.headers.contains("Expires") { return true }
-        return heuristicLimit != nil && entry.headers.contains("Last-Modified")
+        if entry.declaresFreshness { return true }
+        return heuristicLimit != nil && entry.lastModified != nil
     }
 }

@@ -138,7 +138,7 @@ public struct ConditionalRequestPolicy: Sendable, Hashable {
         }
         // A URL with userinfo ("@") is never of the common shape: its digest would be computed
         // for nothing (and replace the memo's), so it does not ask the memo for a key.
-        if let memo, !text.utf8.contains(UInt8(ascii: "@")) {
+        if let memo, !Self.containsAt(text) {
             let digest = commonDigest()
             if let key = memo.key(forURL: text, digest: digest) { return key }
             if let key = Self.commonShapeKey(ofAbsoluteString: text, digest: { digest }) {
@@ -156,6 +156,15 @@ public struct ConditionalRequestPolicy: Sendable, Hashable {
         primaryKey += " id="
         primaryKey += digest
         return primaryKey
+    }
+
+    /// Whether `text` holds an "@", found with `memchr` (a byte-by-byte `contains` over a URL
+    /// cost more than the rest of the key's lookup).
+    private static func containsAt(_ text: String) -> Bool {
+        text.utf8.withContiguousStorageIfAvailable { bytes in
+            guard let base = bytes.baseAddress else { return false }
+            return memchr(base, Int32(UInt8(ascii: "@")), bytes.count) != nil
+        } ?? text.utf8.contains(UInt8(ascii: "@"))
     }
 
     /// The primary key of a URL of the common shape (see ``SimpleURL``) with the identity part

@@ -14,11 +14,17 @@ public actor InMemoryETagStore: ETagStoreProtocol {
         var entries: [String: (entry: ETagCacheEntry, bytes: Int)] = [:]
         var order = LeastRecentlyUsedOrder<String>()
         var totalBytes = 0
+        /// The most recently used entry and its key, beside the table: a key asked for again
+        /// (every request's lookup, then its check after the response) is compared with this
+        /// one, which costs far less than hashing it. When set, it is `entries[newest.key]` and
+        /// `order`'s newest key.
+        var newest: (key: String, entry: ETagCacheEntry)?
 
         mutating func remove(_ key: String) {
             guard let removed = entries.removeValue(forKey: key) else { return }
             totalBytes -= removed.bytes
             order.remove(key)
+            if newest?.key == key { newest = nil }
         }
     }
 
@@ -41,15 +47,17 @@ public actor InMemoryETagStore: ETagStoreProtocol {
     /// Returns the entry under `key` and marks it as the most recently used.
     nonisolated public func cachedResponse(for key: String) async -> ETagCacheEntry? {
         state.withLock { state in
+            if let newest = state.newest, newest.key == key { return newest.entry }
             guard let stored = state.entries[key] else { return nil }
             state.order.touch(key)
+            state.newest = (key, stored.entry)
             return stored.entry
         }
     }
 
     /// Whether an entry is stored under `key`; does not count as a use.
     nonisolated public func containsEntry(for key: String) async -> Bool {
-        state.withLock { $0.entries[key] != nil }
+        state.withLock { $0.newest?.key == key || $0.entries[key] != nil }
     }
 
     /// Stores `entry` under `key`, then evicts least recently used entries until both bounds hold.
@@ -69,6 +77,7 @@ public actor InMemoryETagStore: ETagStoreProtocol {
             if let replaced = state.entries.updateValue((entry, bytes), forKey: key) { state.totalBytes -= replaced.bytes }
             state.totalBytes += bytes
             state.order.touch(key)
+            state.newest = (key, entry)
             var evicted: [(key: String, bytes: Int)] = []
             while state.entries.count > maxEntries || state.totalBytes > maxTotalBytes, let victim = state.order.oldest {
                 evicted.append((victim, state.entries[victim]?.bytes ?? 0))
