@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Counts the instructions each layer executes per request, exactly, with callgrind: a measure
-# that no noise moves, to compare two builds or to find where a layer's work goes.
+# Counts the instructions each layer executes per request with callgrind: a measure that load
+# and clock drift do not move (runs agree within a few instructions), to compare two builds or to
+# find where a layer's work goes.
 #
 #   scripts/layer-instructions.sh                      every scenario of `strata-bench layers`
-#   scripts/layer-instructions.sh "ETagTransport, 200 stored" ...   only these
+#   scripts/layer-instructions.sh "ETagTransport, 200 stored" ...   only these (whole names, as
+#                                                      `strata-bench layers` prints them)
 #   BIN=/other/build/strata-bench scripts/layer-instructions.sh     another build (side by side)
 #   TOP=30 scripts/layer-instructions.sh "…"           also the 30 functions with the most own
 #                                                      instructions per request
@@ -14,8 +16,11 @@
 # work when it calls the terminal once, negative when it answers without it (a fresh hit).
 # Why it matters: over loopback TLS the bare pinned client runs about 170,000 instructions per
 # request on this machine, so a layer's share of a request's time follows its count (see
-# docs/performance.md, "What a layer costs over the network").
+# Sources/Strata/Strata.docc/Performance.md, "Counting instructions").
 set -euo pipefail
+# Hashing seeded the same way in every run: dictionary probes then cost the same each time.
+export SWIFT_DETERMINISTIC_HASHING=1
+if [ -n "${BIN:-}" ]; then BIN=$(realpath "$BIN"); fi
 cd "$(dirname "$0")/.."
 
 command -v valgrind >/dev/null || {
@@ -34,16 +39,30 @@ run() {
         --requests "$3" >/dev/null 2>&1 || { echo "layer-instructions: $bin layers failed under valgrind" >&2; exit 1; }
     callgrind_annotate --threshold=100 "$work/$1.out" 2>/dev/null | sed -n '/file:function/,$p' | tail -n +3 \
         | grep -v '=>' | sed -E 's/^ *([0-9,]+) \([^)]*\) +/\1\t/' | tr -d , > "$work/$1.tsv"
-    callgrind_annotate "$work/$1.out" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }'
+    local total
+    total=$(callgrind_annotate "$work/$1.out" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }')
+    [ -n "$total" ] || { echo "layer-instructions: callgrind_annotate gave no total for \"$2\"" >&2; exit 1; }
+    echo "$total"
 }
 
 terminal="in-memory terminal alone"
+listing=$("$bin" layers --rounds 1 --requests 1 2>/dev/null \
+    | awk '/^scenario/ { table = 1; next } table && NF > 3 && !/^load/ { sub(/  +[0-9,].*/, ""); print }' \
+    | grep -v "^$terminal\$") || true
+[ -n "$listing" ] || { echo "layer-instructions: $bin layers listed no scenario" >&2; exit 1; }
+mapfile -t known <<<"$listing"
 if [ $# -eq 0 ]; then
-    mapfile -t scenarios < <("$bin" layers --rounds 1 --requests 1 2>/dev/null \
-        | awk '/^scenario/ { table = 1; next } table && NF > 3 && !/^load/ { sub(/  +[0-9,].*/, ""); print }' \
-        | grep -v "^$terminal\$")
+    scenarios=("${known[@]}")
 else
     scenarios=("$@")
+    # `--only` matches parts of names: a part would sum several scenarios into one row.
+    for scenario in "${scenarios[@]}"; do
+        printf '%s\n' "${known[@]}" | grep -qxF -- "$scenario" || {
+            echo "layer-instructions: no scenario is named \"$scenario\"; the names are:" >&2
+            printf '  %s\n' "${known[@]}" >&2
+            exit 64
+        }
+    done
 fi
 
 t1=$(run t1 "$terminal" "$requests")
@@ -57,12 +76,13 @@ for scenario in "${scenarios[@]}"; do
     printf '%-52s %12s %16s\n' "$scenario" $(((s2 - s1 - (t2 - t1)) / requests)) $(((s2 - s1 - 2 * (t2 - t1)) / requests))
     if [ -n "${TOP:-}" ]; then
         awk -F'\t' -v n="$requests" '
-            FILENAME ~ /t1.tsv/ { t1[$2] = $1; next }
-            FILENAME ~ /t2.tsv/ { t2[$2] = $1; next }
-            FILENAME ~ /s1.tsv/ { s1[$2] = $1; seen[$2] = 1; next }
+            FNR == 1 { file++ }
+            file == 1 { t1[$2] = $1; next }
+            file == 2 { t2[$2] = $1; next }
+            file == 3 { s1[$2] = $1; seen[$2] = 1; next }
             { s2[$2] = $1; seen[$2] = 1 }
             END { for (f in seen) { d = ((s2[f] - s1[f]) - 2 * (t2[f] - t1[f])) / n; if (d > 3) printf "%10.1f  %s\n", d, f } }
         ' "$work/t1.tsv" "$work/t2.tsv" "$work/s1.tsv" "$work/s2.tsv" | sort -rn | head -"$TOP" \
-            | swift demangle --simplified | sed -E 's# \[/[^]]*\]##' | cut -c1-160
+            | swift demangle --simplified | sed -E 's# \[/[^]]*\]##' | cut -c1-160 || true
     fi
 done

@@ -134,12 +134,25 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
         return true
     }
 
-    /// Whether two fields are the same: the value exactly, the name case-insensitively.
+    /// Whether two fields are the same: the value exactly, the name as `equal(_:_:)` compares
+    /// names (bytes, ASCII case folded; not `==`, which would pair two spellings of one accented
+    /// name that `==` on the headers tells apart).
     @inline(__always)
     private static func sameField(_ a: (name: String, value: String), _ b: (name: String, value: String)) -> Bool {
-        a.value == b.value && (a.name == b.name || equal(a.name, b.name))
+        a.value == b.value && (sameRepresentation(a.name, b.name) || equal(a.name, b.name))
     }
 
+    /// Whether two strings are represented alike, which means the same bytes: a string of up to
+    /// 15 UTF-8 bytes (every usual field name) holds them in its two words, a longer one points
+    /// to its storage. Never true for different bytes; false for equal bytes in two storages,
+    /// which `equal(_:_:)` then compares. It spares comparing names byte by byte for the many
+    /// fields of two responses that are spelled alike.
+    @inline(__always)
+    private static func sameRepresentation(_ a: String, _ b: String) -> Bool {
+        unsafeBitCast(a, to: (UInt64, UInt64).self) == unsafeBitCast(b, to: (UInt64, UInt64).self)
+    }
+
+    /// Replaces the value of the field at `index` (in iteration order), keeping its name and place.
     package mutating func setValue(_ value: String, at index: Int) {
         fields[index].value = value
     }

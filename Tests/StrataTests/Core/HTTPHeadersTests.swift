@@ -80,7 +80,8 @@ struct HTTPHeadersTests {
     @Test("comparing kept fields in place agrees with comparing the filtered lists, for 20,000 random pairs")
     func equalsKeptFieldsAgreesWithFiltering() {
         var random = SeededGenerator(seed: 0xF1E1D5)
-        let names = ["ETag", "etag", "Date", "DATE", "Age", "Content-Type", "Vary", "X-A"]
+        // Two spellings of one accented name: equal as Strings, different as field names.
+        let names = ["ETag", "etag", "Date", "DATE", "Age", "Content-Type", "Vary", "X-A", "X-\u{E9}", "X-e\u{301}"]
         let values = ["1", "2", ""]
         let isKept = { (name: String) in !HTTPHeaders.equal(name, "Date") && !HTTPHeaders.equal(name, "Age") }
         func randomHeaders() -> HTTPHeaders {

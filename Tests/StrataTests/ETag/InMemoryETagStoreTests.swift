@@ -136,6 +136,17 @@ struct InMemoryETagStoreRecentEntryTests {
         #expect(await !store.containsEntry(for: "b"))
     }
 
+    @Test("an entry too large to keep, stored under the key read last, leaves nothing to answer")
+    func tooLargeReplacementClearsTheRecentEntry() async {
+        let small = entry("a")
+        let store = InMemoryETagStore(maxEntries: 10, maxTotalBytes: small.approximateByteCount * 2)
+        await store.store(small, for: "a")
+        #expect(await store.cachedResponse(for: "a") == small)
+        await store.store(entry(String(repeating: "x", count: small.approximateByteCount * 3)), for: "a")
+        #expect(await store.cachedResponse(for: "a") == nil)
+        #expect(await !store.containsEntry(for: "a"))
+    }
+
     @Test("under random stores, reads and removals the store answers as a plain least-recently-used table does")
     func matchesAReferenceModel() async {
         var random = SeededGenerator(seed: 0x1A57_E27)
