@@ -4,12 +4,13 @@ import StrataTesting
 import TestServer
 import Testing
 
+/// An entry whose body is `body`, with an ETag: the store's tests tell entries apart by body.
+private func entry(_ body: String) -> ETagCacheEntry {
+    ETagCacheEntry(response: makeResponse(body, headers: ["ETag": "\"1\""]))
+}
+
 @Suite("InMemoryETagStore bounds")
 struct InMemoryETagStoreTests {
-    func entry(_ body: String) -> ETagCacheEntry {
-        ETagCacheEntry(response: makeResponse(body, headers: ["ETag": "\"1\""]))
-    }
-
     @Test("beyond maxEntries the least recently used entry goes, and reading counts as using")
     func entryBound() async {
         let events = RecordingObserver()
@@ -113,10 +114,6 @@ struct LeastRecentlyUsedOrderTests {
 
 @Suite("InMemoryETagStore's most recent entry, kept beside the table")
 struct InMemoryETagStoreRecentEntryTests {
-    func entry(_ body: String) -> ETagCacheEntry {
-        ETagCacheEntry(response: makeResponse(body, headers: ["ETag": "\"1\""]))
-    }
-
     @Test("the entry read last is answered again, and never once replaced, removed or evicted")
     func recentEntryFollowsTheTable() async {
         let store = InMemoryETagStore(maxEntries: 1)
