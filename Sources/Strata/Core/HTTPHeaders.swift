@@ -149,7 +149,9 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     /// fields of two responses that are spelled alike.
     @inline(__always)
     private static func sameRepresentation(_ a: String, _ b: String) -> Bool {
-        unsafeBitCast(a, to: (UInt64, UInt64).self) == unsafeBitCast(b, to: (UInt64, UInt64).self)
+        // Two words on 64-bit platforms; elsewhere there is no shortcut (a constant, folded away).
+        guard MemoryLayout<String>.size == MemoryLayout<(UInt64, UInt64)>.size else { return false }
+        return unsafeBitCast(a, to: (UInt64, UInt64).self) == unsafeBitCast(b, to: (UInt64, UInt64).self)
     }
 
     /// Replaces the value of the field at `index` (in iteration order), keeping its name and place.
