@@ -47,7 +47,9 @@ enum LayerBenchmark {
     /// fields nginx sends; with `revalidates`, a request whose If-None-Match holds that ETag gets
     /// nginx's 304 instead; with `freshFor`, the 200 is dated now and says `Cache-Control: max-age`
     /// (nginx's `expires`), so that a cache serves it fresh.
-    private struct Answering: Transport {
+    private struct Answering: Transport, EventObservationScope {
+        /// A terminal, as the network's are: nothing below observes.
+        var mayObserveEvents: Bool { false }
         static let etag = "\"v1\""
         let revalidates: Bool
         private let ok: HTTPResponse

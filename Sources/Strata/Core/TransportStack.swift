@@ -60,3 +60,7 @@ extension TransportStack: CacheIdentityProviding {
         cacheIdentities?.cacheIdentity(for: url)
     }
 }
+
+extension TransportStack: EventObservationScope {
+    package var mayObserveEvents: Bool { TransportEvents.mayBeObserved(within: inner) }
+}

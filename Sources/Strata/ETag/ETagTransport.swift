@@ -266,3 +266,7 @@ extension TransportLayer {
         TransportLayer { ETagTransport(inner: $0, store: store, policy: policy, freshness: freshness) }
     }
 }
+
+extension ETagTransport: EventObservationScope {
+    package var mayObserveEvents: Bool { TransportEvents.mayBeObserved(within: inner) }
+}

@@ -187,3 +187,8 @@ extension LoggingTransport: CacheIdentityProviding {
         cacheIdentities?.cacheIdentity(for: url)
     }
 }
+
+extension LoggingTransport: EventObservationScope {
+    /// `true`: it installs an observer.
+    package var mayObserveEvents: Bool { true }
+}

@@ -126,3 +126,8 @@ extension ObservingTransport: CacheIdentityProviding {
         cacheIdentities?.cacheIdentity(for: url)
     }
 }
+
+extension ObservingTransport: EventObservationScope {
+    /// `true`: it installs an observer.
+    package var mayObserveEvents: Bool { true }
+}

@@ -56,6 +56,8 @@ public struct ReauthTransport: Transport {
     private let cacheIdentities: (any CacheIdentityProviding)?
     private let authService: any AuthServiceProtocol
     private let sharedRefresh: SingleFlightRefresh
+    /// Whether a layer below may observe events: only then is a logical request begun.
+    private let beginsLogicalRequest: Bool
 
     /// Creates the transport.
     ///
@@ -76,6 +78,7 @@ public struct ReauthTransport: Transport {
     ) {
         self.inner = inner
         cacheIdentities = inner as? any CacheIdentityProviding
+        beginsLogicalRequest = TransportEvents.mayBeObserved(within: inner)
         self.authService = authService
         sharedRefresh = SingleFlightRefresh(
             authService: authService, refreshToken: refreshToken,
@@ -90,10 +93,11 @@ public struct ReauthTransport: Transport {
     ///   throws, or `CancellationError` when the calling task is cancelled.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         // One logical request: a LoggingTransport below sees the resend under the same identifier.
-        try await TransportEvents.withinRequest { try await sendRenewing(request) }
+        guard beginsLogicalRequest else { return try await sendRenewing(request) }
+        return try await TransportEvents.withinRequest { try await sendRenewing(request) }
     }
 
-    private func sendRenewing(_ request: HTTPRequest) async throws -> HTTPResponse {
+    private nonisolated(nonsending) func sendRenewing(_ request: HTTPRequest) async throws -> HTTPResponse {
         guard let sentToken = await ownToken(in: request) else { return try await inner.send(request) }
         let response = try await inner.send(request)
         guard isRenewable(request, answeredBy: response.head) else { return response }
@@ -139,7 +143,7 @@ public struct ReauthTransport: Transport {
 
     /// The bearer token `request` carries when it is ours to renew: `nil` for a request without
     /// one, or with the caller's own credential.
-    private func ownToken(in request: HTTPRequest) async -> String? {
+    private nonisolated(nonsending) func ownToken(in request: HTTPRequest) async -> String? {
         guard let sentToken = BearerCredential.token(in: request) else { return nil }
         // The token last seen as current is ours, whatever the service holds now: asking it
         // again (an actor hop on every request) would change nothing. A newer token the service
@@ -168,7 +172,7 @@ public struct ReauthTransport: Transport {
 
     /// Refreshes the token (or joins the refresh in flight, or takes the token that replaced
     /// `sentToken` meanwhile) and says what to send.
-    private func recovery(for request: HTTPRequest, rejecting sentToken: String) async throws -> Recovery {
+    private nonisolated(nonsending) func recovery(for request: HTTPRequest, rejecting sentToken: String) async throws -> Recovery {
         guard let current = await currentToken() else {
             return .unauthorizedStands // Signed out while the request was in flight: the 401 stands.
         }
@@ -201,7 +205,7 @@ public struct ReauthTransport: Transport {
         do { return try BearerCredential.authorizing(request, with: token) } catch { throw .invalidToken(error) }
     }
 
-    private func currentToken() async -> String? {
+    private nonisolated(nonsending) func currentToken() async -> String? {
         guard let token = await authService.accessToken(), !token.isEmpty else { return nil }
         return token
     }
@@ -231,4 +235,8 @@ extension ReauthTransport: CacheIdentityProviding {
     public func cacheIdentity(for url: URL) -> String? {
         cacheIdentities?.cacheIdentity(for: url)
     }
+}
+
+extension ReauthTransport: EventObservationScope {
+    package var mayObserveEvents: Bool { beginsLogicalRequest }
 }

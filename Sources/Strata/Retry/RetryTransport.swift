@@ -43,6 +43,8 @@ public struct RetryTransport: Transport {
     private let wallClockOrigin: Date
     private let random: @Sendable () -> Double
     private let budget: SharedRetryBudget?
+    /// Whether a layer below may observe events: only then is a logical request begun.
+    private let beginsLogicalRequest: Bool
 
     /// Creates a retrying transport.
     ///
@@ -65,6 +67,7 @@ public struct RetryTransport: Transport {
         wallClockOrigin = Date()
         self.random = random
         budget = policy.budget.map(SharedRetryBudget.init)
+        beginsLogicalRequest = TransportEvents.mayBeObserved(within: inner)
     }
 
     /// The tokens left in the shared retry budget, or `nil` when the policy has no budget.
@@ -78,10 +81,11 @@ public struct RetryTransport: Transport {
     ///   when the calling task is cancelled.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         // One logical request: a LoggingTransport below sees every attempt under one identifier.
-        try await TransportEvents.withinRequest { try await sendRetrying(request) }
+        guard beginsLogicalRequest else { return try await sendRetrying(request) }
+        return try await TransportEvents.withinRequest { try await sendRetrying(request) }
     }
 
-    private func sendRetrying(_ request: HTTPRequest) async throws -> HTTPResponse {
+    private nonisolated(nonsending) func sendRetrying(_ request: HTTPRequest) async throws -> HTTPResponse {
         var run = RetryRun(started: clock.elapsed(), timeBudget: RequestDeadline.remaining)
         while true {
             try Task.checkCancellation()
@@ -178,7 +182,7 @@ public struct RetryTransport: Transport {
     }
 
     /// Reports the retry and waits for its delay.
-    private func wait(_ plan: RetryPlan, for request: HTTPRequest, in run: inout RetryRun) async throws {
+    private nonisolated(nonsending) func wait(_ plan: RetryPlan, for request: HTTPRequest, in run: inout RetryRun) async throws {
         run.retries += 1
         if plan.delaySource == .backoff { run.previousBackoff = plan.delay }
         let retries = run.retries
@@ -229,4 +233,8 @@ extension RetryTransport: CacheIdentityProviding {
     public func cacheIdentity(for url: URL) -> String? {
         cacheIdentities?.cacheIdentity(for: url)
     }
+}
+
+extension RetryTransport: EventObservationScope {
+    package var mayObserveEvents: Bool { beginsLogicalRequest }
 }

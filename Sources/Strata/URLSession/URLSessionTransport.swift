@@ -264,3 +264,8 @@ public struct URLSessionTransport: Transport {
         }
     }
 }
+
+extension URLSessionTransport: EventObservationScope {
+    /// `false`: a terminal, with no transport below.
+    package var mayObserveEvents: Bool { false }
+}

@@ -405,3 +405,8 @@ public struct PinningTransport: Transport {
         return url.port ?? 443
     }
 }
+
+extension PinningTransport: EventObservationScope {
+    /// `false`: a terminal, with no transport below.
+    package var mayObserveEvents: Bool { false }
+}

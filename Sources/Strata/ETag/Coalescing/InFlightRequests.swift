@@ -80,7 +80,7 @@ final class InFlightRequests: Sendable {
     ///   ``RequestDeadline`` passed while it waited.
     nonisolated(nonsending) func run(
         _ key: Key, url: URL, joined: () -> Void,
-        _ exchange: () async throws -> HTTPResponse
+        _ exchange: nonisolated(nonsending) () async throws -> HTTPResponse
     ) async throws -> HTTPResponse {
         while true {
             let leads = state.withLock { state -> Bool in
@@ -99,7 +99,9 @@ final class InFlightRequests: Sendable {
         }
     }
 
-    private nonisolated(nonsending) func lead(_ key: Key, _ exchange: () async throws -> HTTPResponse) async throws -> HTTPResponse {
+    private nonisolated(nonsending) func lead(
+        _ key: Key, _ exchange: nonisolated(nonsending) () async throws -> HTTPResponse
+    ) async throws -> HTTPResponse {
         do {
             let response = try await exchange()
             finish(key, with: .response(response))
