@@ -110,6 +110,30 @@ struct LeastRecentlyUsedOrderTests {
         order.remove(4)
         #expect(order.oldest == nil && order.keysOldestFirst.isEmpty)
     }
+
+    @Test("under random touches and removals (freed slots reused) it keeps a plain list's order")
+    func matchesAReferenceList() {
+        var random = SeededGenerator(seed: 0x0_5107)
+        for _ in 0..<200 {
+            var order = LeastRecentlyUsedOrder<Int>()
+            var model: [Int] = [] // oldest first
+            for _ in 0..<60 {
+                let key = Int.random(in: 0..<6, using: &random)
+                if Int.random(in: 0..<3, using: &random) == 0 {
+                    order.remove(key)
+                    model.removeAll { $0 == key }
+                } else {
+                    order.touch(key)
+                    model.removeAll { $0 == key }
+                    model.append(key)
+                }
+                #expect(order.keysOldestFirst == model)
+                #expect(order.oldest == model.first && order.count == model.count)
+            }
+            order.removeAll()
+            #expect(order.oldest == nil && order.count == 0 && order.keysOldestFirst.isEmpty)
+        }
+    }
 }
 
 @Suite("InMemoryETagStore's most recent entry, kept beside the table")
