@@ -19,7 +19,8 @@ struct BenchOptions: Sendable {
     var rounds: Int?
     /// Requests per scenario and round.
     var requests: Int?
-    /// Runs only the scenarios whose name contains this text (for `perf record` or callgrind).
+    /// Runs only the scenarios whose name contains this text (for `perf record` or callgrind);
+    /// a trailing `$` anchors it at the name's end (`"alone c=1$"` is not `"alone c=16"`).
     var only: String?
     /// `pinned` uses the built-in TLS server even when nginx is installed (`--builtin-server`):
     /// for valgrind, under which nginx cannot be started.
@@ -55,7 +56,9 @@ struct BenchOptions: Sendable {
 
     /// Whether the scenario called `name` runs (see `--only`).
     func includes(_ name: String) -> Bool {
-        only.map { name.localizedCaseInsensitiveContains($0) } ?? true
+        guard let only else { return true }
+        guard only.hasSuffix("$") else { return name.localizedCaseInsensitiveContains(only) }
+        return name.lowercased().hasSuffix(only.dropLast().lowercased())
     }
 
     private static func positiveNumber(after flag: String, in rest: inout ArraySlice<String>) throws(UsageError) -> Int {
