@@ -154,7 +154,7 @@ extension ETagTransport {
         var writeBack = policy.needsStoreUpdate(
             from: candidate.entry, to: fresh,
             timesMatter: freshness.usesAge(of: fresh, rule: rule))
-        if !writeBack { writeBack = await !store.containsEntry(for: candidate.key) }
+        if !writeBack { writeBack = await !holdsEntry(for: candidate.key) }
         if writeBack {
             await storeEntry(fresh, primaryKey: primaryKey, request: request)
         }
@@ -202,7 +202,7 @@ extension ETagTransport {
             policy.repeatsStoredEntry(
                 candidate.entry, in: response, to: request,
                 timesMatter: freshness.usesAge(of: candidate.entry, rule: rule)),
-            await store.containsEntry(for: primaryKey)
+            await holdsEntry(for: primaryKey)
         {
             return response
         }
@@ -239,7 +239,7 @@ extension ETagTransport {
             entry.varyHeaderNames.isEmpty, candidate.entry.varyHeaderNames.isEmpty,
             !policy.needsStoreUpdate(from: candidate.entry, to: entry, timesMatter: timesMatter)
         else { return false }
-        return await store.containsEntry(for: candidate.key)
+        return await holdsEntry(for: candidate.key)
     }
 
     /// The stale entry of `fallback` as the response, when it is still within its window.

@@ -71,6 +71,9 @@ public struct ETagTransport: Transport {
     /// The transport that sends requests.
     public let inner: any Transport
     let store: any ETagStoreProtocol
+    /// `store`, when it is an ``InMemoryETagStore``: read in place, without an async call
+    /// through the protocol (two on every request that goes to the network).
+    private let memoryStore: InMemoryETagStore?
     let policy: ConditionalRequestPolicy
     let freshness: FreshnessPolicy
     /// The largest streamed body kept for the store, copied as the caller reads it; a larger one
@@ -129,6 +132,7 @@ public struct ETagTransport: Transport {
         self.inner = inner
         clientIdentities = inner as? any CacheIdentityProviding
         self.store = store
+        memoryStore = store as? InMemoryETagStore
         self.policy = policy
         self.freshness = freshness
         self.maxStreamedBodyBytes = max(0, maxStreamedBodyBytes)
@@ -219,15 +223,27 @@ public struct ETagTransport: Transport {
     /// The stored entry that may answer `request`: the primary key's, or the variant its `Vary`
     /// points to.
     nonisolated(nonsending) func lookUp(_ request: HTTPRequest, primaryKey: String) async -> Candidate? {
-        guard let primary = await store.cachedResponse(for: primaryKey) else { return nil }
+        guard let primary = await storedEntry(for: primaryKey) else { return nil }
         if policy.selects(primary, for: request) { return Candidate(entry: primary, key: primaryKey) }
         let names = primary.varyHeaderNames
         guard !names.isEmpty else { return nil }
         let variantKey = policy.variantKey(primaryKey: primaryKey, varyNames: names, request: request)
-        guard let variant = await store.cachedResponse(for: variantKey), policy.selects(variant, for: request) else {
+        guard let variant = await storedEntry(for: variantKey), policy.selects(variant, for: request) else {
             return nil
         }
         return Candidate(entry: variant, key: variantKey)
+    }
+
+    /// The entry `store` holds under `key`.
+    nonisolated(nonsending) func storedEntry(for key: String) async -> ETagCacheEntry? {
+        if let memoryStore { return memoryStore.entry(for: key) }
+        return await store.cachedResponse(for: key)
+    }
+
+    /// Whether `store` holds an entry under `key`.
+    nonisolated(nonsending) func holdsEntry(for key: String) async -> Bool {
+        if let memoryStore { return memoryStore.holdsEntry(for: key) }
+        return await store.containsEntry(for: key)
     }
 
     /// Stores `entry` under the keys ``ConditionalRequestPolicy/storageKeys(for:primaryKey:request:)``

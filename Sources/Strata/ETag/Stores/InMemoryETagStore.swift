@@ -46,6 +46,11 @@ public actor InMemoryETagStore: ETagStoreProtocol {
 
     /// Returns the entry under `key` and marks it as the most recently used.
     nonisolated public func cachedResponse(for key: String) async -> ETagCacheEntry? {
+        entry(for: key)
+    }
+
+    /// ``cachedResponse(for:)``, for a caller that knows the store's type: no async call.
+    nonisolated package func entry(for key: String) -> ETagCacheEntry? {
         state.withLock { state in
             if let newest = state.newest, newest.key == key { return newest.entry }
             guard let stored = state.entries[key] else { return nil }
@@ -57,6 +62,11 @@ public actor InMemoryETagStore: ETagStoreProtocol {
 
     /// Whether an entry is stored under `key`; does not count as a use.
     nonisolated public func containsEntry(for key: String) async -> Bool {
+        holdsEntry(for: key)
+    }
+
+    /// ``containsEntry(for:)``, for a caller that knows the store's type: no async call.
+    nonisolated package func holdsEntry(for key: String) -> Bool {
         state.withLock { $0.newest?.key == key || $0.entries[key] != nil }
     }
 
