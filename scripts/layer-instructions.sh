@@ -18,20 +18,8 @@
 # request on this machine, so a layer's share of a request's time follows its count (see
 # Sources/Strata/Strata.docc/Performance.md, "Counting instructions").
 set -euo pipefail
-# Hashing seeded the same way in every run: dictionary probes then cost the same each time.
-export SWIFT_DETERMINISTIC_HASHING=1
-if [ -n "${BIN:-}" ]; then BIN=$(realpath "$BIN"); fi
-cd "$(dirname "$0")/.."
-
-command -v valgrind >/dev/null || {
-    echo "layer-instructions: valgrind is not installed (apt-get install valgrind)" >&2
-    exit 2
-}
-bin=${BIN:-.build/release/strata-bench}
-if [ -z "${BIN:-}" ]; then swift build -c release --product strata-bench >/dev/null; fi
-requests=${REQUESTS:-1000}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+tool=layer-instructions
+source "$(dirname "$0")/callgrind-setup.sh"
 
 # run NAME SCENARIO COUNT: the program's total instructions; its per-function table in NAME.tsv.
 run() {

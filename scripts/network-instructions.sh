@@ -12,19 +12,8 @@
 # (valgrind cannot start nginx), so its instructions (everything under its threads' loop) are
 # taken away: what is left is the client's. See Sources/Strata/Strata.docc/Performance.md.
 set -euo pipefail
-export SWIFT_DETERMINISTIC_HASHING=1
-if [ -n "${BIN:-}" ]; then BIN=$(realpath "$BIN"); fi
-cd "$(dirname "$0")/.."
-
-command -v valgrind >/dev/null || {
-    echo "network-instructions: valgrind is not installed (apt-get install valgrind)" >&2
-    exit 2
-}
-bin=${BIN:-.build/release/strata-bench}
-if [ -z "${BIN:-}" ]; then swift build -c release --product strata-bench >/dev/null; fi
-requests=${REQUESTS:-1000}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+tool=network-instructions
+source "$(dirname "$0")/callgrind-setup.sh"
 
 # client NAME COUNT: the instructions outside the built-in server, for COUNT requests of the
 # variant named exactly NAME (`$` anchors `--only` at the end: "c=1" is not "c=16").
