@@ -8,12 +8,13 @@ export SWIFT_DETERMINISTIC_HASHING=1
 if [ -n "${BIN:-}" ]; then BIN=$(realpath "$BIN"); fi
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-command -v valgrind >/dev/null || {
+command -v valgrind >/dev/null && command -v callgrind_annotate >/dev/null || {
     echo "$tool: valgrind is not installed (apt-get install valgrind)" >&2
     exit 2
 }
 bin=${BIN:-.build/release/strata-bench}
 if [ -z "${BIN:-}" ]; then swift build -c release --product strata-bench >/dev/null; fi
 requests=${REQUESTS:-1000}
+[[ $requests =~ ^[1-9][0-9]*$ ]] || { echo "$tool: REQUESTS must be a positive number" >&2; exit 64; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -14,19 +14,22 @@
 set -euo pipefail
 tool=network-instructions
 source "$(dirname "$0")/callgrind-setup.sh"
+command -v swift >/dev/null || { echo "network-instructions: swift is needed (swift demangle)" >&2; exit 2; }
 
 # client NAME COUNT: the instructions outside the built-in server, for COUNT requests of the
 # variant named exactly NAME (`$` anchors `--only` at the end: "c=1" is not "c=16").
 client() {
-    local out="$work/$RANDOM.out" total server
+    local out="$work/callgrind.out" total server
     valgrind --tool=callgrind --callgrind-out-file="$out" "$bin" pinned --builtin-server --only "$1\$" \
-        --rounds 1 --requests "$2" >/dev/null 2>&1 || {
-        echo "network-instructions: $bin pinned failed under valgrind" >&2
+        --rounds 1 --requests "$2" >"$work/log" 2>&1 || {
+        echo "network-instructions: $bin pinned failed under valgrind:" >&2
+        tail -5 "$work/log" >&2
         exit 1
     }
     total=$(callgrind_annotate "$out" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }')
+    # The server's loop itself, not a closure inside it (`serve` is never inlined).
     server=$(callgrind_annotate --inclusive=yes "$out" 2>/dev/null | swift demangle --simplified \
-        | awk '/LoopbackHTTPServer\.Threads\.serve/ { gsub(",", "", $1); print $1; exit }')
+        | awk '/LoopbackHTTPServer\.Threads\.serve\(_:\)/ && !/closure/ { gsub(",", "", $1); print $1; exit }')
     [ -n "$total" ] && [ -n "$server" ] || {
         echo "network-instructions: no count for \"$1\" (did the variant run?)" >&2
         exit 1

@@ -1,7 +1,7 @@
 /// The command line of `strata-bench`: a subcommand, then flags.
 ///
 ///     strata-bench [layers | pinned | pinned-layers | urlsession | stores | events | http2 | locks | download | decode | sse | idle] [--json] [--quick]
-///                  [--rounds N] [--requests N] [--only NAME] [--builtin-server]
+///                  [--rounds N] [--requests N] [--only NAME[$]] [--builtin-server]
 ///
 /// Without a subcommand it runs `layers` then `pinned`, the figures of issue 14.
 struct BenchOptions: Sendable {
@@ -74,6 +74,6 @@ struct UsageError: Error, CustomStringConvertible {
     var message: String
     var description: String {
         "strata-bench: \(message)\nusage: strata-bench [layers | pinned | pinned-layers | urlsession | stores | events | http2 | locks | download | decode | sse | idle] "
-            + "[--json] [--quick] [--rounds N] [--requests N] [--only NAME] [--builtin-server]"
+            + "[--json] [--quick] [--rounds N] [--requests N] [--only NAME[$]] [--builtin-server]"
     }
 }

@@ -15,7 +15,8 @@
 //   .build/release/strata-bench idle [counts…]   (16, 256, 1,000 idle pinned connections: threads, RSS, wake-ups, a request's cost)
 //   .build/release/strata-bench locks [increments]   (LockedValue vs Synchronization.Mutex; see LockBenchmark)
 //   flags: --json (one JSON object on stdout), --quick (a short run for CI), --rounds N,
-//          --requests N, --only NAME (scenarios whose name contains NAME, for perf or callgrind)
+//          --requests N, --only NAME (scenarios whose name contains NAME, for perf or callgrind;
+//          NAME$ for a name that ends so)
 //
 // Figures depend on the machine and its load; a quick run checks that every scenario works,
 // its figures are rough. CI builds this target and runs it with --quick; nothing fails on a

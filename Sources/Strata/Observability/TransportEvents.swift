@@ -102,7 +102,9 @@ public enum TransportEvents {
     }
 
     /// Runs `body` as the next attempt of the current logical request; a layer that sends a
-    /// request again (a retry, a resend after a token refresh) wraps the resend in it.
+    /// request again (a retry, a resend after a token refresh) wraps the resend in it. Without
+    /// one (a layer that began none, as nothing below it can observe: see
+    /// `EventObservationScope`), the resend begins its own, which nothing reads.
     public static func withNextAttempt<T>(_ body: () async throws -> T) async rethrows -> T {
         var updated = context ?? newContext()
         updated.attempt = updated.request.nextAttempt()

@@ -115,6 +115,7 @@ public struct ReauthTransport: Transport {
         _ request: HTTPRequest,
         _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result
     ) async throws -> Result {
+        // Always one logical request: a stream's cost is its body, not this push.
         try await TransportEvents.withinRequest {
             guard let sentToken = await ownToken(in: request) else { return try await inner.stream(request, consume) }
             let step = try await inner.stream(request) { head, body -> StreamStep<Result> in

@@ -109,6 +109,7 @@ public struct RetryTransport: Transport {
         _ request: HTTPRequest,
         _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result
     ) async throws -> Result {
+        // Always one logical request: a stream's cost is its body, not this push.
         try await TransportEvents.withinRequest {
             var run = RetryRun(started: clock.elapsed(), timeBudget: RequestDeadline.remaining)
             while true {

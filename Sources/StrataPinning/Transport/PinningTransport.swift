@@ -407,6 +407,7 @@ public struct PinningTransport: Transport {
 }
 
 extension PinningTransport: EventObservationScope {
-    /// `false`: a terminal, with no transport below.
-    package var mayObserveEvents: Bool { false }
+    /// What `inner` says: it sends every request to a host that is not pinned (by default a
+    /// ``URLSessionTransport``, which cannot observe); pinned hosts are served here, unobserved.
+    package var mayObserveEvents: Bool { TransportEvents.mayBeObserved(within: inner) }
 }

@@ -7,17 +7,24 @@ import StrataTesting
 import Testing
 
 /// A terminal that says nothing below it observes, as the network's terminals do, and records
-/// whether each send ran inside a logical request.
+/// whether each send ran inside a logical request. It answers with `statuses` in turn, then 200s.
 private final class UnobservedTerminal: Transport, EventObservationScope, Sendable {
-    private let scoped = LockedValue<[Bool]>([])
+    private let state: LockedValue<(statuses: [Int], scoped: [Bool])>
     var mayObserveEvents: Bool { false }
     /// For each send, whether it ran inside a logical request.
-    var sendsInsideRequest: [Bool] { scoped.withLock { $0 } }
+    var sendsInsideRequest: [Bool] { state.withLock { $0.scoped } }
+
+    init(statuses: [Int] = []) {
+        state = LockedValue((statuses, []))
+    }
 
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let inside = TransportEvents.context != nil
-        scoped.withLock { $0.append(inside) }
-        return HTTPResponse(statusCode: 200, headers: ["ETag": "\"v1\""], body: Data("x".utf8), url: request.url)
+        let status = state.withLock { state in
+            state.scoped.append(inside)
+            return state.statuses.isEmpty ? 200 : state.statuses.removeFirst()
+        }
+        return HTTPResponse(statusCode: status, headers: ["ETag": "\"v1\""], body: Data("x".utf8), url: request.url)
     }
 }
 
@@ -46,6 +53,19 @@ struct EventObservationScopeTests {
         _ = try await RetryTransport(inner: unknown).send(request)
         _ = try await ReauthTransport(inner: unknown, authService: auth) {}.send(request)
         #expect(inside.withLock { $0 } == [true, true])
+    }
+
+    @Test("an observer between the layers and such a terminal sees every attempt under one identifier")
+    func observerAboveAnUnobservedTerminal() async throws {
+        let recorder = RecordingObserver()
+        let stack = RetryTransport(
+            inner: ETagTransport(inner: recorder.observing(UnobservedTerminal(statuses: [503]))),
+            policy: RetryPolicy(jitter: .none, budget: nil), clock: TestClock())
+        let response = try await stack.send(request)
+        #expect(response.statusCode == 200)
+        #expect(recorder.names == ["request.start", "request.response", "request.start", "request.response"])
+        #expect(recorder.all.map(\.attempt) == [1, 1, 2, 2])
+        #expect(Set(recorder.all.map(\.requestID)).count == 1)
     }
 
     @Test("a LoggingTransport or ObservingTransport anywhere below makes the layers above begin one")
