@@ -3,9 +3,9 @@
 ///
 /// ``RetryTransport`` and ``ReauthTransport`` begin a logical request (``TransportEvents``) so
 /// that an observer *below* them (a ``LoggingTransport`` between a retry and the terminal) sees
-/// every attempt under one identifier. Beginning one is a task-local push, about a tenth of a
-/// layer's work on a cached request; when nothing below can observe, nothing would read it, so
-/// they skip it. Events they emit still reach observers above: those observers began the
+/// every attempt under one identifier. Beginning one is a task-local push, about a third of
+/// either layer's own work on a request; when nothing below can observe, nothing would read it,
+/// so they skip it. Events they emit still reach observers above: those observers began the
 /// logical request already.
 ///
 /// Strata's own transports conform. A transport that does not (a third-party layer, a test
