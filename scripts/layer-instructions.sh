@@ -9,6 +9,9 @@
 #   BIN=/other/build/strata-bench scripts/layer-instructions.sh     another build (side by side)
 #   TOP=30 scripts/layer-instructions.sh "…"           also the 30 functions with the most own
 #                                                      instructions per request
+#   COLD=1 scripts/layer-instructions.sh "…"           cache lines instead of instructions: what
+#                                                      each request fetches beyond L2 when the
+#                                                      caches were evicted before it
 #
 # Each scenario runs under valgrind with N and 2N requests (N=1000, or REQUESTS=…); the slope is
 # per request, so start-up and warm-up cancel. Each scenario is reported whole (its terminal
@@ -16,19 +19,57 @@
 # work when it calls the terminal once, negative when it answers without it (a fresh hit).
 # Why it matters: over loopback TLS the bare pinned client runs about 170,000 instructions per
 # request on this machine, so a layer's share of a request's time follows its count (see
-# Sources/Strata/Strata.docc/Performance.md, "Counting instructions").
+# Sources/Strata/Strata.docc/Performance.md, "Counting instructions"). Over a network, a
+# request's trip through the kernel also evicts the layers' code and data from the caches, and
+# fetching those lines again costs more than executing the instructions: COLD=1 counts them
+# ("Counting cold cache lines"; meaningless for a fresh hit, which never calls the terminal).
 set -euo pipefail
 tool=layer-instructions
 source "$(dirname "$0")/callgrind-setup.sh"
 
-# run NAME SCENARIO COUNT: the program's total instructions; its per-function table in NAME.tsv.
+# What is counted: instructions, or with COLD=1 the cache lines a request fetches from beyond the
+# last simulated level (instructions and data): the terminal reads twice that level's size before
+# each answer, so every line a layer touches is one it fetches again, as after a trip through the
+# kernel. The caches simulated are this machine's L1s, and its L2 as the last level.
+events=Ir
+valgrind_flags=()
+bench_flags=()
+if [ -n "${COLD:-}" ]; then
+    cache=/sys/devices/system/cpu/cpu0/cache
+    geometry() { # level type -> size,ways,line for valgrind
+        local index
+        for index in "$cache"/index*; do
+            [ "$(cat "$index/level")" = "$1" ] && [ "$(cat "$index/type")" = "$2" ] || continue
+            echo "$(($(sed 's/K$//' "$index/size") * 1024)),$(cat "$index/ways_of_associativity"),$(cat "$index/coherency_line_size")"
+            return
+        done
+        echo "layer-instructions: no level-$1 $2 cache in $cache (COLD=1 needs it)" >&2
+        exit 2
+    }
+    l1i=$(geometry 1 Instruction) l1d=$(geometry 1 Data) l2=$(geometry 2 Unified)
+    events=ILmr,DLmr,DLmw
+    valgrind_flags=(--cache-sim=yes "--I1=$l1i" "--D1=$l1d" "--LL=$l2")
+    bench_flags=(--evict-bytes $((2 * ${l2%%,*})))
+fi
+
+# run NAME SCENARIO COUNT: the program's total of the counted events; its per-function table
+# (count, tab, function) in NAME.tsv.
 run() {
-    valgrind --tool=callgrind --callgrind-out-file="$work/$1.out" "$bin" layers --only "$2" --rounds 1 \
-        --requests "$3" >/dev/null 2>&1 || { echo "layer-instructions: $bin layers failed under valgrind" >&2; exit 1; }
-    callgrind_annotate --threshold=100 "$work/$1.out" 2>/dev/null | sed -n '/file:function/,$p' | tail -n +3 \
-        | grep -v '=>' | sed -E 's/^ *([0-9,]+) \([^)]*\) +/\1\t/' | tr -d , > "$work/$1.tsv"
+    valgrind --tool=callgrind "${valgrind_flags[@]}" --callgrind-out-file="$work/$1.out" "$bin" layers \
+        --only "$2" --rounds 1 --requests "$3" "${bench_flags[@]}" >/dev/null 2>&1 \
+        || { echo "layer-instructions: $bin layers failed under valgrind" >&2; exit 1; }
+    # Each event's count is followed by its share, "( 1.2%)", dropped here; "." counts nothing.
+    callgrind_annotate --show="$events" --threshold=100 --auto=no "$work/$1.out" 2>/dev/null | sed -n '/file:function/,$p' \
+        | tail -n +3 | grep -v '=>' | sed -E 's/\( *[0-9.]+%\)//g' | awk -v n="$(tr -cd , <<<"$events" | wc -c)" '{
+            total = 0
+            for (field = 1; field <= n + 1; field++) { value = $field; gsub(",", "", value); if (value != ".") total += value }
+            name = ""; for (; field <= NF; field++) name = name (name == "" ? "" : " ") $field
+            printf "%d\t%s\n", total, name
+        }' > "$work/$1.tsv"
     local total
-    total=$(callgrind_annotate "$work/$1.out" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }')
+    total=$(callgrind_annotate --show="$events" "$work/$1.out" 2>/dev/null | sed -E 's/\( *[0-9.]+%\)//g' | awk '/PROGRAM TOTALS/ {
+        total = 0; for (field = 1; $field != "PROGRAM"; field++) { gsub(",", "", $field); total += $field }
+        print total }')
     [ -n "$total" ] || { echo "layer-instructions: callgrind_annotate gave no total for \"$2\"" >&2; exit 1; }
     echo "$total"
 }
@@ -55,7 +96,11 @@ fi
 
 t1=$(run t1 "$terminal" "$requests")
 t2=$(run t2 "$terminal" $((2 * requests)))
-echo "instructions per request, by callgrind ($requests and $((2 * requests)) requests; $bin)"
+if [ -n "${COLD:-}" ]; then
+    echo "cache lines fetched beyond L2 per request, caches evicted before each ($requests and $((2 * requests)) requests; $bin)"
+else
+    echo "instructions per request, by callgrind ($requests and $((2 * requests)) requests; $bin)"
+fi
 printf '%-52s %12s %16s\n' scenario whole "over terminal"
 printf '%-52s %12s\n' "$terminal" $(((t2 - t1) / requests))
 for scenario in "${scenarios[@]}"; do

@@ -2,6 +2,7 @@
 ///
 ///     strata-bench [layers | pinned | pinned-layers | urlsession | stores | events | http2 | locks | download | decode | sse | idle] [--json] [--quick]
 ///                  [--rounds N] [--requests N] [--only NAME[$]] [--builtin-server]
+///                  [--evict-bytes N]
 ///
 /// Without a subcommand it runs `layers` then `pinned`, the figures of issue 14.
 struct BenchOptions: Sendable {
@@ -25,6 +26,11 @@ struct BenchOptions: Sendable {
     /// `pinned` uses the built-in TLS server even when nginx is installed (`--builtin-server`):
     /// for valgrind, under which nginx cannot be started.
     var builtInServer = false
+    /// `layers`: the in-memory terminal reads this many bytes, one per cache line, before each
+    /// answer (`--evict-bytes N`), so each request finds the layers' code and data evicted, as
+    /// a trip through the kernel's network path leaves them. For callgrind's cache simulation
+    /// (`COLD=1 scripts/layer-instructions.sh`): the reads take longer than a layer's work.
+    var evictBytes = 0
     /// Positional arguments after the subcommand (the `urlsession`, `http2` and `locks` scenarios' counts).
     var positional: [String] = []
 
@@ -42,6 +48,7 @@ struct BenchOptions: Sendable {
             case "--builtin-server": options.builtInServer = true
             case "--rounds": options.rounds = try positiveNumber(after: argument, in: &rest)
             case "--requests": options.requests = try positiveNumber(after: argument, in: &rest)
+            case "--evict-bytes": options.evictBytes = try positiveNumber(after: argument, in: &rest)
             case "--only":
                 guard let value = rest.popFirst() else { throw UsageError(message: "--only needs a scenario name") }
                 options.only = value
@@ -74,6 +81,6 @@ struct UsageError: Error, CustomStringConvertible {
     var message: String
     var description: String {
         "strata-bench: \(message)\nusage: strata-bench [layers | pinned | pinned-layers | urlsession | stores | events | http2 | locks | download | decode | sse | idle] "
-            + "[--json] [--quick] [--rounds N] [--requests N] [--only NAME[$]] [--builtin-server]"
+            + "[--json] [--quick] [--rounds N] [--requests N] [--only NAME[$]] [--builtin-server] [--evict-bytes N]"
     }
 }

@@ -52,6 +52,8 @@ enum LayerBenchmark {
         var mayObserveEvents: Bool { false }
         static let etag = "\"v1\""
         let revalidates: Bool
+        /// Evicts the caches before each answer (`--evict-bytes`).
+        let evictor: CacheEvictor?
         private let ok: HTTPResponse
         private let notModified = HTTPResponse(
             statusCode: 304,
@@ -60,8 +62,9 @@ enum LayerBenchmark {
                 ("ETag", Answering.etag),
             ]))
 
-        init(revalidates: Bool, freshFor seconds: Int? = nil) {
+        init(revalidates: Bool, freshFor seconds: Int? = nil, evictor: CacheEvictor? = nil) {
             self.revalidates = revalidates
+            self.evictor = evictor
             var headers = HTTPHeaders([
                 ("Server", "nginx/1.22.1"), ("Date", "Sun, 30 Nov 2025 16:00:00 GMT"), ("Content-Type", "application/json"),
                 ("Content-Length", "71"), ("Connection", "keep-alive"), ("ETag", Answering.etag),
@@ -85,6 +88,7 @@ enum LayerBenchmark {
         }
 
         func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+            evictor?.evict()
             var response = Self.parsedCopy(request.headers["If-None-Match"] == Self.etag && revalidates ? notModified : ok)
             response.url = request.url
             return response
@@ -110,10 +114,10 @@ enum LayerBenchmark {
         var transport: any Transport
     }
 
-    private static func scenarios() -> [Scenario] {
+    private static func scenarios(evictor: CacheEvictor?) -> [Scenario] {
         let auth = InMemoryAuthService(accessToken: "token")
-        let stored = Answering(revalidates: false)
-        let revalidating = Answering(revalidates: true)
+        let stored = Answering(revalidates: false, evictor: evictor)
+        let revalidating = Answering(revalidates: true, evictor: evictor)
         func reauth(_ inner: any Transport) -> any Transport { ReauthTransport(inner: inner, authService: auth) {} }
         func stack(_ terminal: Answering) -> any Transport {
             reauth(RetryTransport(inner: ETagTransport(inner: terminal, store: InMemoryETagStore())))
@@ -135,7 +139,7 @@ enum LayerBenchmark {
             Scenario(
                 name: "ETagTransport, fresh hit (max-age)", target: 1_500,
                 transport: ETagTransport(
-                    inner: Answering(revalidates: false, freshFor: 86_400),
+                    inner: Answering(revalidates: false, freshFor: 86_400, evictor: evictor),
                     store: InMemoryETagStore())),
             Scenario(name: "Reauth → Retry → ETag, 200 stored", transport: stack(stored)),
             Scenario(name: "Reauth → Retry → ETag, 304 revalidated", transport: stack(revalidating)),
@@ -148,7 +152,7 @@ enum LayerBenchmark {
     static func run(_ options: BenchOptions, output: BenchOutput) async throws -> Report {
         let requests = options.requests ?? (options.quick ? 10_000 : 100_000)
         let rounds = options.rounds ?? (options.quick ? 3 : 5)
-        let all = scenarios()
+        let all = scenarios(evictor: options.evictBytes > 0 ? CacheEvictor(bytes: options.evictBytes) : nil)
         let baseline = all[0].name
         let chosen = all.enumerated().filter { $0.offset == 0 || options.includes($0.element.name) }.map(\.element)
         let request = HTTPRequest(
