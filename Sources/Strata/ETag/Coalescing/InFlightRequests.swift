@@ -16,22 +16,22 @@ final class InFlightRequests: Sendable {
     /// What makes two requests identical for coalescing: the store key (resource and
     /// partition), the method, every header field in order, and the endpoint's cache policy.
     ///
-    /// Its hash is computed once, from the store key alone: identical requests share it, and
-    /// the dictionary then hashes one integer on each of its two operations per request
-    /// instead of the key's hundred-odd bytes and every header field.
+    /// Its hash is the store key's alone, set by the table when the key is used (see
+    /// `State.hash(of:)`): identical requests share it, and the dictionary then hashes one
+    /// integer on each of its two operations per request instead of the key's hundred-odd bytes
+    /// and every header field.
     struct Key: Hashable, Sendable {
         let primaryKey: String
         let method: HTTPMethod
         let headers: HTTPHeaders
         let rule: EndpointCachePolicy
-        private let hash: Int
+        fileprivate var hash = 0
 
         init(primaryKey: String, method: HTTPMethod, headers: HTTPHeaders, rule: EndpointCachePolicy) {
             self.primaryKey = primaryKey
             self.method = method
             self.headers = headers
             self.rule = rule
-            hash = primaryKey.hashValue
         }
 
         static func == (lhs: Key, rhs: Key) -> Bool {
@@ -56,12 +56,27 @@ final class InFlightRequests: Sendable {
     }
 
     private struct Flight {
-        var waiters: [UInt64: CheckedContinuation<Outcome, Never>] = [:]
+        // `Dictionary()`, not the literal `[:]`, which calls the literal's initializer on every
+        // request this table sees (about 240 instructions, each time from cold code).
+        var waiters = [UInt64: CheckedContinuation<Outcome, Never>]()
     }
 
     private struct State {
         var flights: [Key: Flight] = [:]
         var nextWaiter: UInt64 = 0
+        /// The store key hashed last, and its hash. Hashing a key (a URL and a 64-digit digest)
+        /// costs more than the rest of the table's work, and the same resource is usually asked
+        /// for again by the next request (one task's requests, a poller).
+        var lastHashed: (primaryKey: String, hash: Int)?
+
+        /// `primaryKey`'s hash, remembered for the next request (an identical key usually shares
+        /// its storage, so the comparison costs nothing).
+        mutating func hash(of primaryKey: String) -> Int {
+            if let lastHashed, lastHashed.primaryKey == primaryKey { return lastHashed.hash }
+            let hash = primaryKey.hashValue
+            lastHashed = (primaryKey, hash)
+            return hash
+        }
     }
 
     private let state = LockedValue(State())
@@ -78,18 +93,23 @@ final class InFlightRequests: Sendable {
     /// - Throws: The exchange's error, `CancellationError` when the caller was cancelled, or
     ///   ``TransportError`` of kind ``TransportError/Kind/timedOut`` when the caller's
     ///   ``RequestDeadline`` passed while it waited.
+    // Inlined (as is `lead`) into `ETagTransport`: as calls of their own, the optimizer's choice
+    // once `run` grew, they cost two more async frames per request, more than the hash saves.
+    @inline(__always)
     nonisolated(nonsending) func run(
         _ key: Key, url: URL, joined: () -> Void,
         _ exchange: nonisolated(nonsending) () async throws -> HTTPResponse
     ) async throws -> HTTPResponse {
         while true {
-            let leads = state.withLock { state -> Bool in
-                guard state.flights[key] == nil else { return false }
-                state.flights[key] = Flight()
-                return true
+            let (leads, hashed) = state.withLock { state -> (Bool, Key) in
+                var hashed = key
+                hashed.hash = state.hash(of: key.primaryKey)
+                guard state.flights[hashed] == nil else { return (false, hashed) }
+                state.flights[hashed] = Flight()
+                return (true, hashed)
             }
-            if leads { return try await lead(key, exchange) }
-            switch await wait(for: key, joined: joined) {
+            if leads { return try await lead(hashed, exchange) }
+            switch await wait(for: hashed, joined: joined) {
             case .response(let response): return response
             case .failure(let error): throw error
             case .cancelled: throw CancellationError()
@@ -99,6 +119,7 @@ final class InFlightRequests: Sendable {
         }
     }
 
+    @inline(__always)
     private nonisolated(nonsending) func lead(
         _ key: Key, _ exchange: nonisolated(nonsending) () async throws -> HTTPResponse
     ) async throws -> HTTPResponse {

@@ -99,6 +99,30 @@ struct CoalescingTests {
         #expect(cache.origin.requests == 4 && coalescedCount(cache) == 0)
     }
 
+    @Test("GETs of two resources asked for in turn each join the request of their own resource")
+    func alternatingResourcesJoinTheirOwn() async throws {
+        // The table remembers the hash of the key it saw last; here the key changes on every
+        // request, so each request's hash is the other resource's remembered one, replaced.
+        let cache = CacheHarness(headers: [:])
+        let gate = AsyncGate()
+        cache.origin.hold(at: gate)
+        let other = cache.url + "?page=2"
+        func send(_ url: String) -> Task<HTTPResponse, any Error> {
+            Task { try await cache.observed.send(makeRequest(url)) }
+        }
+        var tasks = [send(cache.url)]
+        await cache.counter.wait(for: "etag.miss", count: 1)
+        tasks.append(send(other))
+        await cache.counter.wait(for: "etag.miss", count: 2)
+        for (index, url) in [cache.url, other, cache.url, other].enumerated() {
+            tasks.append(send(url))
+            await cache.counter.wait(for: "etag.coalesced", count: index + 1)
+        }
+        gate.open()
+        for task in tasks { #expect(try await task.value.statusCode == 200) }
+        #expect(cache.origin.requests == 2 && coalescedCount(cache) == 4)
+    }
+
     @Test("a failed exchange is every waiter's error")
     func sharedFailure() async throws {
         let cache = CacheHarness(headers: [:])
