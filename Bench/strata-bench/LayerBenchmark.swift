@@ -162,6 +162,11 @@ enum LayerBenchmark {
         output.line(
             "In-memory layers: \(formatted(Double(requests))) sequential GETs with a bearer token per scenario "
                 + "and round, \(rounds) interleaved rounds, medians")
+        if options.evictBytes > 0 {
+            output.line(
+                "the terminal reads \(formatted(Double(options.evictBytes))) bytes before each answer (--evict-bytes): "
+                    + "times include those reads; for callgrind's cache simulation (COLD=1 scripts/layer-instructions.sh)")
+        }
         var nanoseconds: [String: [Double]] = [:]
         var cpuNanoseconds: [String: [Double]] = [:]
         var allocations: [String: [Double]] = [:]
