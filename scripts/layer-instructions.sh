@@ -28,9 +28,12 @@ tool=layer-instructions
 source "$(dirname "$0")/callgrind-setup.sh"
 
 # What is counted: instructions, or with COLD=1 the cache lines a request fetches from beyond the
-# last simulated level (instructions and data): the terminal reads twice that level's size before
-# each answer, so every line a layer touches is one it fetches again, as after a trip through the
-# kernel. The caches simulated are this machine's L1s, and its L2 as the last level.
+# last simulated level (instructions and data): before each answer the terminal reads twice that
+# level's size and runs 128 KiB of code (x86-64), so every line a layer touches is one it fetches
+# again, as after a trip through the kernel; lines a layer touches both before and after its
+# call to the terminal count twice, as they do over a network. The caches simulated are this
+# machine's L1s, and its L2 as the last level. In this mode only "over terminal" means
+# anything: "whole" includes the eviction's own lines.
 events=Ir
 valgrind_flags=()
 bench_flags=()
@@ -46,7 +49,10 @@ if [ -n "${COLD:-}" ]; then
         echo "layer-instructions: no level-$1 $2 cache in $cache (COLD=1 needs it)" >&2
         exit 2
     }
-    l1i=$(geometry 1 Instruction) l1d=$(geometry 1 Data) l2=$(geometry 2 Unified)
+    # One assignment each: a failed lookup's exit must stop the script.
+    l1i=$(geometry 1 Instruction)
+    l1d=$(geometry 1 Data)
+    l2=$(geometry 2 Unified)
     events=ILmr,DLmr,DLmw
     valgrind_flags=(--cache-sim=yes "--I1=$l1i" "--D1=$l1d" "--LL=$l2")
     bench_flags=(--evict-bytes $((2 * ${l2%%,*})))
@@ -64,12 +70,12 @@ run() {
             total = 0
             for (field = 1; field <= n + 1; field++) { value = $field; gsub(",", "", value); if (value != ".") total += value }
             name = ""; for (; field <= NF; field++) name = name (name == "" ? "" : " ") $field
-            printf "%d\t%s\n", total, name
+            printf "%.0f\t%s\n", total, name
         }' > "$work/$1.tsv"
     local total
-    total=$(callgrind_annotate --show="$events" "$work/$1.out" 2>/dev/null | sed -E 's/\( *[0-9.]+%\)//g' | awk '/PROGRAM TOTALS/ {
+    total=$(callgrind_annotate --show="$events" --auto=no "$work/$1.out" 2>/dev/null | sed -E 's/\( *[0-9.]+%\)//g' | awk '/PROGRAM TOTALS/ {
         total = 0; for (field = 1; $field != "PROGRAM"; field++) { gsub(",", "", $field); total += $field }
-        print total }')
+        printf "%.0f\n", total }')
     [ -n "$total" ] || { echo "layer-instructions: callgrind_annotate gave no total for \"$2\"" >&2; exit 1; }
     echo "$total"
 }

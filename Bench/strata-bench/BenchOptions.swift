@@ -26,10 +26,11 @@ struct BenchOptions: Sendable {
     /// `pinned` uses the built-in TLS server even when nginx is installed (`--builtin-server`):
     /// for valgrind, under which nginx cannot be started.
     var builtInServer = false
-    /// `layers`: the in-memory terminal reads this many bytes, one per cache line, before each
-    /// answer (`--evict-bytes N`), so each request finds the layers' code and data evicted, as
-    /// a trip through the kernel's network path leaves them. For callgrind's cache simulation
-    /// (`COLD=1 scripts/layer-instructions.sh`): the reads take longer than a layer's work.
+    /// `layers` only: the in-memory terminal reads this many bytes (at most 1 GiB), one per
+    /// cache line, and runs a block of code before each answer (`--evict-bytes N`), so the layers
+    /// find their code and data evicted, as a trip through the kernel's network path leaves them.
+    /// For callgrind's cache simulation (`COLD=1 scripts/layer-instructions.sh`): the eviction
+    /// takes longer than a layer's work.
     var evictBytes = 0
     /// Positional arguments after the subcommand (the `urlsession`, `http2` and `locks` scenarios' counts).
     var positional: [String] = []
@@ -48,7 +49,9 @@ struct BenchOptions: Sendable {
             case "--builtin-server": options.builtInServer = true
             case "--rounds": options.rounds = try positiveNumber(after: argument, in: &rest)
             case "--requests": options.requests = try positiveNumber(after: argument, in: &rest)
-            case "--evict-bytes": options.evictBytes = try positiveNumber(after: argument, in: &rest)
+            case "--evict-bytes":
+                options.evictBytes = try positiveNumber(after: argument, in: &rest)
+                guard options.evictBytes <= 1 << 30 else { throw UsageError(message: "--evict-bytes is at most 1073741824 (1 GiB)") }
             case "--only":
                 guard let value = rest.popFirst() else { throw UsageError(message: "--only needs a scenario name") }
                 options.only = value

@@ -34,6 +34,9 @@ enum LayerBenchmark {
     struct Report: Encodable {
         var requestsPerRound: Int
         var rounds: Int
+        /// `--evict-bytes`: bytes the terminal read before each answer (0: none); the times
+        /// include that eviction.
+        var evictBytes: Int
         var rows: [Row]
     }
 
@@ -164,7 +167,7 @@ enum LayerBenchmark {
                 + "and round, \(rounds) interleaved rounds, medians")
         if options.evictBytes > 0 {
             output.line(
-                "the terminal reads \(formatted(Double(options.evictBytes))) bytes before each answer (--evict-bytes): "
+                "the terminal reads \(formatted(Double(options.evictBytes))) bytes and calls code in each line of 128 KiB before each answer (--evict-bytes): "
                     + "times include those reads; for callgrind's cache simulation (COLD=1 scripts/layer-instructions.sh)")
         }
         var nanoseconds: [String: [Double]] = [:]
@@ -222,6 +225,6 @@ enum LayerBenchmark {
                     + (row.name == baseline ? "" : formatted(row.extraAllocationsPerRequest, decimals: 1)).leftPadded(to: 7)
                     + "  " + target)
         }
-        return Report(requestsPerRound: requests, rounds: rounds, rows: rows)
+        return Report(requestsPerRound: requests, rounds: rounds, evictBytes: options.evictBytes, rows: rows)
     }
 }

@@ -17,7 +17,7 @@ final class InFlightRequests: Sendable {
     /// partition), the method, every header field in order, and the endpoint's cache policy.
     ///
     /// Its hash is the store key's alone, set by the table when the key is used (see
-    /// `State.hash(of:)`): identical requests share it, and the dictionary then hashes one
+    /// `State.lastHashed`): identical requests share it, and the dictionary then hashes one
     /// integer on each of its two operations per request instead of the key's hundred-odd bytes
     /// and every header field.
     struct Key: Hashable, Sendable {
@@ -69,17 +69,18 @@ final class InFlightRequests: Sendable {
         /// for again by the next request (one task's requests, a poller).
         var lastHashed: (primaryKey: String, hash: Int)?
 
-        /// `primaryKey`'s hash, remembered for the next request (an identical key usually shares
-        /// its storage, so the comparison costs nothing).
-        mutating func hash(of primaryKey: String) -> Int {
-            if let lastHashed, lastHashed.primaryKey == primaryKey { return lastHashed.hash }
-            let hash = primaryKey.hashValue
-            lastHashed = (primaryKey, hash)
-            return hash
+        /// `primaryKey`'s hash when it is the key hashed last (an identical key usually shares
+        /// its storage, so the comparison costs nothing); `nil` otherwise.
+        func rememberedHash(of primaryKey: String) -> Int? {
+            guard let lastHashed, lastHashed.primaryKey == primaryKey else { return nil }
+            return lastHashed.hash
         }
     }
 
     private let state = LockedValue(State())
+
+    // Inlined (as is `lead`) into `ETagTransport`: as calls of their own, the optimizer's choice
+    // once `run` grew, they cost two more async frames per request, more than the hash saves.
 
     /// Runs `exchange` for `key`, or awaits the run already in flight for it.
     ///
@@ -93,20 +94,34 @@ final class InFlightRequests: Sendable {
     /// - Throws: The exchange's error, `CancellationError` when the caller was cancelled, or
     ///   ``TransportError`` of kind ``TransportError/Kind/timedOut`` when the caller's
     ///   ``RequestDeadline`` passed while it waited.
-    // Inlined (as is `lead`) into `ETagTransport`: as calls of their own, the optimizer's choice
-    // once `run` grew, they cost two more async frames per request, more than the hash saves.
     @inline(__always)
     nonisolated(nonsending) func run(
         _ key: Key, url: URL, joined: () -> Void,
         _ exchange: nonisolated(nonsending) () async throws -> HTTPResponse
     ) async throws -> HTTPResponse {
+        // Hashed outside the lock, which many tasks share, and only when not remembered.
+        var computedHash: Int?
         while true {
-            let (leads, hashed) = state.withLock { state -> (Bool, Key) in
+            // A constant for the closure: capturing the variable would box it on every request.
+            let known = computedHash
+            // `leads` is nil when the hash must be computed first.
+            let (leads, hashed) = state.withLock { state -> (Bool?, Key) in
                 var hashed = key
-                hashed.hash = state.hash(of: key.primaryKey)
+                if let known {
+                    hashed.hash = known
+                    state.lastHashed = (key.primaryKey, known)
+                } else if let remembered = state.rememberedHash(of: key.primaryKey) {
+                    hashed.hash = remembered
+                } else {
+                    return (nil, hashed)
+                }
                 guard state.flights[hashed] == nil else { return (false, hashed) }
                 state.flights[hashed] = Flight()
                 return (true, hashed)
+            }
+            guard let leads else {
+                computedHash = key.primaryKey.hashValue
+                continue
             }
             if leads { return try await lead(hashed, exchange) }
             switch await wait(for: hashed, joined: joined) {

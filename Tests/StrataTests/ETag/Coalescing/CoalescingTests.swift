@@ -102,7 +102,7 @@ struct CoalescingTests {
     @Test("GETs of two resources asked for in turn each join the request of their own resource")
     func alternatingResourcesJoinTheirOwn() async throws {
         // The table remembers the hash of the key it saw last; here the key changes on every
-        // request, so each request's hash is the other resource's remembered one, replaced.
+        // request, so each request finds the other resource's hash remembered and replaces it.
         let cache = CacheHarness(headers: [:])
         let gate = AsyncGate()
         cache.origin.hold(at: gate)
