@@ -38,6 +38,9 @@ events=Ir
 valgrind_flags=()
 bench_flags=()
 if [ -n "${COLD:-}" ]; then
+    # The terminal evicts the instruction cache by calling x86-64 code it writes; elsewhere the
+    # layers' code would be under-counted.
+    [ "$(uname -m)" = x86_64 ] || { echo "layer-instructions: COLD=1 needs an x86-64 machine" >&2; exit 2; }
     cache=/sys/devices/system/cpu/cpu0/cache
     geometry() { # level type -> size,ways,line for valgrind
         local index

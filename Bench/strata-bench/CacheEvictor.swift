@@ -2,14 +2,18 @@ import Foundation
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #endif
 
 /// Replaces what the caches hold, as a request's trip through the kernel (sockets, TLS records,
 /// the server on the other core) does while a layer waits for its answer: it reads one byte of
 /// each line of a buffer larger than the caches, and (on x86-64) calls code in each line of a
-/// region larger than the first-level instruction cache, which data reads leave alone. After it, a layer's
-/// code and data are fetched again, as over a network, and callgrind's cache simulation counts
-/// the lines (`COLD=1 scripts/layer-instructions.sh`).
+/// region larger than the first-level instruction cache, which data reads leave alone. After it,
+/// a layer's code and data are fetched again, as over a network, and callgrind's cache
+/// simulation counts the lines (`COLD=1 scripts/layer-instructions.sh`). Where the code cannot
+/// be mapped (another architecture, executable memory refused), ``evictsCode`` is false and only
+/// data is evicted.
 final class CacheEvictor: @unchecked Sendable {
     // `@unchecked`: the buffer and the code are written once, here, and only read (or run)
     // afterwards, from any thread.
@@ -28,6 +32,9 @@ final class CacheEvictor: @unchecked Sendable {
         buffer.initializeMemory(as: UInt8.self, repeating: 1)
         code = Self.mapNoOperations()
     }
+
+    /// Whether the instruction cache is evicted too (see the type's description).
+    var evictsCode: Bool { code != nil }
 
     deinit {
         buffer.deallocate()

@@ -37,6 +37,9 @@ enum LayerBenchmark {
         /// `--evict-bytes`: bytes the terminal read before each answer (0: none); the times
         /// include that eviction.
         var evictBytes: Int
+        /// Whether that eviction also evicted the instruction cache (x86-64, executable memory
+        /// allowed); without it a layer's code is under-counted.
+        var evictsCode: Bool
         var rows: [Row]
     }
 
@@ -155,7 +158,8 @@ enum LayerBenchmark {
     static func run(_ options: BenchOptions, output: BenchOutput) async throws -> Report {
         let requests = options.requests ?? (options.quick ? 10_000 : 100_000)
         let rounds = options.rounds ?? (options.quick ? 3 : 5)
-        let all = scenarios(evictor: options.evictBytes > 0 ? CacheEvictor(bytes: options.evictBytes) : nil)
+        let evictor = options.evictBytes > 0 ? CacheEvictor(bytes: options.evictBytes) : nil
+        let all = scenarios(evictor: evictor)
         let baseline = all[0].name
         let chosen = all.enumerated().filter { $0.offset == 0 || options.includes($0.element.name) }.map(\.element)
         let request = HTTPRequest(
@@ -165,10 +169,14 @@ enum LayerBenchmark {
         output.line(
             "In-memory layers: \(formatted(Double(requests))) sequential GETs with a bearer token per scenario "
                 + "and round, \(rounds) interleaved rounds, medians")
-        if options.evictBytes > 0 {
+        if let evictor {
+            let code =
+                evictor.evictsCode
+                ? "and calls code in each line of 128 KiB"
+                : "but evicts no code (it cannot map executable memory here): a layer's code is under-counted"
             output.line(
-                "the terminal reads \(formatted(Double(options.evictBytes))) bytes and calls code in each line of 128 KiB before each answer (--evict-bytes): "
-                    + "times include those reads; for callgrind's cache simulation (COLD=1 scripts/layer-instructions.sh)")
+                "the terminal reads \(formatted(Double(options.evictBytes))) bytes \(code) before each answer (--evict-bytes): "
+                    + "times include the eviction; for callgrind's cache simulation (COLD=1 scripts/layer-instructions.sh)")
         }
         var nanoseconds: [String: [Double]] = [:]
         var cpuNanoseconds: [String: [Double]] = [:]
@@ -225,6 +233,8 @@ enum LayerBenchmark {
                     + (row.name == baseline ? "" : formatted(row.extraAllocationsPerRequest, decimals: 1)).leftPadded(to: 7)
                     + "  " + target)
         }
-        return Report(requestsPerRound: requests, rounds: rounds, evictBytes: options.evictBytes, rows: rows)
+        return Report(
+            requestsPerRound: requests, rounds: rounds, evictBytes: options.evictBytes,
+            evictsCode: evictor?.evictsCode ?? false, rows: rows)
     }
 }

@@ -102,7 +102,7 @@ final class InFlightRequests: Sendable {
         // Hashed outside the lock, which many tasks share, and only when not remembered.
         var computedHash: Int?
         while true {
-            // A constant for the closure: capturing the variable would box it on every request.
+            // A constant for the closure, which then captures a value rather than the variable.
             let known = computedHash
             // `leads` is nil when the hash must be computed first.
             let (leads, hashed) = state.withLock { state -> (Bool?, Key) in
