@@ -51,8 +51,10 @@ struct HTTP2StalledServerTests {
         let pins = try Pinning.pins(Fixtures.Pin.leafEC)
         // One connection per host, so a connection that never ended would hold the host's only
         // place; no PING and no read timeout during the test: only the write deadline can end it.
+        // The deadline also bounds the last GET (a new connection and its handshake): 2 s was
+        // once too short for it in CI, with the suite's heaviest tests on both cores.
         let configuration = PinningTransport.Configuration(
-            idleReadTimeout: .seconds(3600), requestTimeout: TestTimeScale.scaled(.milliseconds(2000)),
+            idleReadTimeout: .seconds(3600), requestTimeout: TestTimeScale.scaled(.milliseconds(5000)),
             maxConnectionsPerHost: 1, idleConnectionTimeout: .milliseconds(50), http2PingInterval: .seconds(3600))
         let transport = PinningTransport(
             inner: CannedRoutesTransport(routes: []), pinnedDomains: ["localhost": pins],
