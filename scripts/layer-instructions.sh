@@ -29,7 +29,7 @@ source "$(dirname "$0")/callgrind-setup.sh"
 
 # What is counted: instructions, or with COLD=1 the cache lines a request fetches from beyond the
 # last simulated level (instructions and data): before each answer the terminal reads twice that
-# level's size and runs 128 KiB of code (x86-64), so every line a layer touches is one it fetches
+# level's size and calls code in each line of 128 KiB (x86-64), so every line a layer touches is one it fetches
 # again, as after a trip through the kernel; lines a layer touches both before and after its
 # call to the terminal count twice, as they do over a network. The caches simulated are this
 # machine's L1s, and its L2 as the last level. In this mode only "over terminal" means

@@ -30,7 +30,7 @@ final class CacheEvictor: @unchecked Sendable {
         let lines = (min(max(bytes, 1), 1 << 30) + Self.lineSize - 1) / Self.lineSize
         buffer = .allocate(byteCount: lines * Self.lineSize, alignment: Self.lineSize)
         buffer.initializeMemory(as: UInt8.self, repeating: 1)
-        code = Self.mapNoOperations()
+        code = Self.mapReturningLines()
     }
 
     /// Whether the instruction cache is evicted too (see the type's description).
@@ -59,7 +59,7 @@ final class CacheEvictor: @unchecked Sendable {
 
     /// `codeBytes` of x86-64 code: a `ret` at the start of each line, `int3` after it; written,
     /// then made executable (never both).
-    private static func mapNoOperations() -> UnsafeMutableRawBufferPointer? {
+    private static func mapReturningLines() -> UnsafeMutableRawBufferPointer? {
         #if arch(x86_64)
         guard let region = mmap(nil, codeBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
             region != MAP_FAILED
