@@ -10,7 +10,7 @@ extension ETagTransport {
         /// A response made from the store (fresh, stale, or the 504 of `only-if-cached`).
         case answered(HTTPResponse)
         /// Send it: `candidate` may validate it, `fallback` may answer if that fails.
-        case network(primaryKey: String, candidate: Candidate?, fallback: StaleFallback?)
+        case network(primaryKey: StoreKey, candidate: Candidate?, fallback: StaleFallback?)
     }
 
     /// Looks `request` up and decides with ``FreshnessPolicy`` whether the store answers it.
@@ -60,7 +60,7 @@ extension ETagTransport {
     /// otherwise sent (coalesced with identical `GET`s in flight, unless a ``ResponseBodyLimit``
     /// is set).
     nonisolated(nonsending) func sendUsingStore(_ request: HTTPRequest, rule: EndpointCachePolicy) async throws -> HTTPResponse {
-        let (primaryKey, candidate, fallback): (String, Candidate?, StaleFallback?)
+        let (primaryKey, candidate, fallback): (StoreKey, Candidate?, StaleFallback?)
         switch await answerFromStore(request, rule: rule) {
         case .answered(let response): return response
         case .network(let key, let found, let stale): (primaryKey, candidate, fallback) = (key, found, stale)
@@ -83,7 +83,7 @@ extension ETagTransport {
     /// within `fallback`'s window, a failure or a 500/502/503/504 is answered with the stale
     /// entry instead (RFC 5861 §4).
     nonisolated(nonsending) func exchange(
-        _ request: HTTPRequest, primaryKey: String, candidate: Candidate?, rule: EndpointCachePolicy,
+        _ request: HTTPRequest, primaryKey: StoreKey, candidate: Candidate?, rule: EndpointCachePolicy,
         fallback: StaleFallback?
     ) async throws -> HTTPResponse {
         do {
@@ -105,7 +105,7 @@ extension ETagTransport {
     }
 
     private nonisolated(nonsending) func revalidateOrSend(
-        _ request: HTTPRequest, primaryKey: String, candidate: Candidate?,
+        _ request: HTTPRequest, primaryKey: StoreKey, candidate: Candidate?,
         rule: EndpointCachePolicy, keepsErrorsFor fallback: StaleFallback?
     ) async throws -> HTTPResponse {
         let url = request.url
@@ -140,12 +140,12 @@ extension ETagTransport {
     /// back when they changed; `nil` (and the entry removed) when the 304 does not match it.
     nonisolated(nonsending) func revalidate(
         _ candidate: Candidate, with notModified: HTTPResponse, for request: HTTPRequest,
-        primaryKey: String, times: ExchangeTimes, rule: EndpointCachePolicy
+        primaryKey: StoreKey, times: ExchangeTimes, rule: EndpointCachePolicy
     ) async -> ETagCacheEntry? {
         let url = request.url
         guard let fresh = policy.freshened(candidate.entry, with: notModified, times: times) else {
             report(.validatorMismatch(url))
-            await store.remove(for: candidate.key)
+            await removeEntry(for: candidate.key)
             return nil
         }
         // The entry is already in hand, so an eviction while the request was in flight does not
@@ -167,7 +167,7 @@ extension ETagTransport {
     /// - Parameter keepsErrors: Whether a 500/502/503/504 leaves `candidate` stored (for
     ///   stale-if-error) instead of being handled as a response.
     private nonisolated(nonsending) func sendUnconditionally(
-        _ request: HTTPRequest, primaryKey: String, replacing candidate: Candidate?,
+        _ request: HTTPRequest, primaryKey: StoreKey, replacing candidate: Candidate?,
         rule: EndpointCachePolicy, keepsErrors: Bool
     ) async throws -> HTTPResponse {
         let requestTime = now()
@@ -185,13 +185,13 @@ extension ETagTransport {
 
     /// Stores a full response when the policy allows it, and drops an entry it outdates.
     private nonisolated(nonsending) func keep(
-        _ response: HTTPResponse, for request: HTTPRequest, primaryKey: String,
+        _ response: HTTPResponse, for request: HTTPRequest, primaryKey: StoreKey,
         replacing candidate: Candidate?, times: ExchangeTimes, rule: EndpointCachePolicy
     ) async -> HTTPResponse {
         let url = request.url
         if request.method == .head {
             if let candidate, policy.headResponse(response, outdates: candidate.entry) {
-                await store.remove(for: candidate.key)
+                await removeEntry(for: candidate.key)
                 report(.invalidated(url))
             }
             return response
@@ -217,7 +217,7 @@ extension ETagTransport {
             report(.stored(url, bodyBytes: entry.body.count))
         case .doNotStore(let reason):
             // A 200 that may not be stored still outdates what was stored before it.
-            if let candidate, response.statusCode == 200 { await store.remove(for: candidate.key) }
+            if let candidate, response.statusCode == 200 { await removeEntry(for: candidate.key) }
             report(.notStored(url, reason: reason))
         }
         return response
@@ -231,7 +231,7 @@ extension ETagTransport {
     /// §3.2). Only an entry from the same final URL, without `Vary`, stored under the primary
     /// key, and still in the store (it may have been evicted meanwhile).
     private nonisolated(nonsending) func isAlreadyStored(
-        _ entry: ETagCacheEntry, as candidate: Candidate, primaryKey: String,
+        _ entry: ETagCacheEntry, as candidate: Candidate, primaryKey: StoreKey,
         rule: EndpointCachePolicy
     ) async -> Bool {
         let timesMatter = freshness.usesAge(of: entry, rule: rule) || freshness.usesAge(of: candidate.entry, rule: rule)

@@ -10,7 +10,7 @@ extension ETagTransport {
     /// task-local (the entry's `rule` still decides what it stores); it is not coalesced: a caller that must go to the network meanwhile
     /// sends its own request, under its own deadline, instead of waiting for the refresh.
     func refreshInBackground(
-        _ request: HTTPRequest, candidate: Candidate, primaryKey: String,
+        _ request: HTTPRequest, candidate: Candidate, primaryKey: StoreKey,
         rule: EndpointCachePolicy
     ) {
         guard let registry = backgroundRefreshes else { return }
@@ -20,7 +20,7 @@ extension ETagTransport {
         copy.backgroundRefreshes = nil
         let worker = copy
         let url = request.url
-        let start = registry.start(key: candidate.key) {
+        let start = registry.start(key: candidate.key.text) {
             await RequestDeadline.withoutCallerScope {
                 do {
                     _ = try await worker.exchange(

@@ -53,7 +53,7 @@ extension ETagTransport {
     /// saw anything, or a 500/502/503/504 head, is answered with the stale entry. Past the
     /// window, such a head reaches `consume` with its own body.
     private func streamUsingStore<Result: Sendable>(
-        _ request: HTTPRequest, primaryKey: String, candidate: Candidate?, rule: EndpointCachePolicy,
+        _ request: HTTPRequest, primaryKey: StoreKey, candidate: Candidate?, rule: EndpointCachePolicy,
         fallback: StaleFallback?, _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result
     ) async throws -> Result {
         let consumed = LockedValue(false)
@@ -85,7 +85,7 @@ extension ETagTransport {
     /// `fallback` answers for now is intercepted (its body unread) as the stale response
     /// instead of consumed.
     private func streamRevalidating<Result: Sendable>(
-        _ request: HTTPRequest, primaryKey: String, candidate: Candidate?, rule: EndpointCachePolicy,
+        _ request: HTTPRequest, primaryKey: StoreKey, candidate: Candidate?, rule: EndpointCachePolicy,
         fallback: StaleFallback?, _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result
     ) async throws -> StreamStep<Result> {
         guard let candidate, let conditional = policy.conditionalRequest(request, validating: candidate.entry) else {
@@ -133,7 +133,7 @@ extension ETagTransport {
 
     /// Streams `request` as given (it has no conditional header) and keeps what it may.
     private func streamUnconditionally<Result: Sendable>(
-        _ request: HTTPRequest, primaryKey: String, replacing candidate: Candidate?, rule: EndpointCachePolicy,
+        _ request: HTTPRequest, primaryKey: StoreKey, replacing candidate: Candidate?, rule: EndpointCachePolicy,
         fallback: StaleFallback?, _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result
     ) async throws -> StreamStep<Result> {
         let requestTime = now()
@@ -167,14 +167,14 @@ extension ETagTransport {
     /// Hands a full response to `consume`, keeping a copy of its body for the store when the
     /// policy allows it and it is small enough, and storing it once `consume` has read it all.
     private func consumeKeeping<Result: Sendable>(
-        _ head: HTTPResponseHead, _ body: HTTPBody, for request: HTTPRequest, primaryKey: String,
+        _ head: HTTPResponseHead, _ body: HTTPBody, for request: HTTPRequest, primaryKey: StoreKey,
         replacing candidate: Candidate?, times: ExchangeTimes, rule: EndpointCachePolicy,
         _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result
     ) async throws -> Result {
         let response = HTTPResponse(statusCode: head.statusCode, headers: head.headers, url: head.url)
         if request.method == .head {
             if let candidate, policy.headResponse(response, outdates: candidate.entry) {
-                await store.remove(for: candidate.key)
+                await removeEntry(for: candidate.key)
                 report(.invalidated(request.url))
             }
             return try await consume(head, body)
@@ -185,7 +185,7 @@ extension ETagTransport {
             entry = decided
         case .doNotStore(let reason):
             // A 200 that may not be stored still outdates what was stored before it.
-            if let candidate, response.statusCode == 200 { await store.remove(for: candidate.key) }
+            if let candidate, response.statusCode == 200 { await removeEntry(for: candidate.key) }
             report(.notStored(request.url, reason: reason))
             return try await consume(head, body)
         }
@@ -207,7 +207,7 @@ extension ETagTransport {
 
     /// A new 200 outdates the entry it replaces, even when it is not stored itself.
     private func forget(_ candidate: Candidate?, for request: HTTPRequest, reason: ETagEvent.NotStoredReason) async {
-        if let candidate { await store.remove(for: candidate.key) }
+        if let candidate { await removeEntry(for: candidate.key) }
         report(.notStored(request.url, reason: reason))
     }
 }

@@ -210,24 +210,24 @@ public struct ETagTransport: Transport {
 
     struct Candidate {
         var entry: ETagCacheEntry
-        var key: String
+        var key: StoreKey
     }
 
     /// The primary key of `request`, in the partition of the client identity it will be sent with.
-    func primaryKey(for request: HTTPRequest) -> String {
-        policy.primaryKey(
+    func primaryKey(for request: HTTPRequest) -> StoreKey {
+        policy.storeKey(
             for: request, clientIdentity: clientIdentities?.cacheIdentity(for: request.url),
             memo: identityDigests)
     }
 
     /// The stored entry that may answer `request`: the primary key's, or the variant its `Vary`
     /// points to.
-    nonisolated(nonsending) func lookUp(_ request: HTTPRequest, primaryKey: String) async -> Candidate? {
+    nonisolated(nonsending) func lookUp(_ request: HTTPRequest, primaryKey: StoreKey) async -> Candidate? {
         guard let primary = await storedEntry(for: primaryKey) else { return nil }
         if policy.selects(primary, for: request) { return Candidate(entry: primary, key: primaryKey) }
         let names = primary.varyHeaderNames
         guard !names.isEmpty else { return nil }
-        let variantKey = policy.variantKey(primaryKey: primaryKey, varyNames: names, request: request)
+        let variantKey = StoreKey(policy.variantKey(primaryKey: primaryKey.text, varyNames: names, request: request))
         guard let variant = await storedEntry(for: variantKey), policy.selects(variant, for: request) else {
             return nil
         }
@@ -235,24 +235,36 @@ public struct ETagTransport: Transport {
     }
 
     /// The entry `store` holds under `key`.
-    nonisolated(nonsending) func storedEntry(for key: String) async -> ETagCacheEntry? {
+    nonisolated(nonsending) func storedEntry(for key: StoreKey) async -> ETagCacheEntry? {
         if let memoryStore { return memoryStore.entry(for: key) }
-        return await store.cachedResponse(for: key)
+        return await store.cachedResponse(for: key.text)
     }
 
     /// Whether `store` holds an entry under `key`.
-    nonisolated(nonsending) func holdsEntry(for key: String) async -> Bool {
+    nonisolated(nonsending) func holdsEntry(for key: StoreKey) async -> Bool {
         if let memoryStore { return memoryStore.holdsEntry(for: key) }
-        return await store.containsEntry(for: key)
+        return await store.containsEntry(for: key.text)
+    }
+
+    /// Stores `entry` under `key` in `store`.
+    nonisolated(nonsending) func put(_ entry: ETagCacheEntry, for key: StoreKey) async {
+        if let memoryStore { return memoryStore.store(entry, for: key) }
+        await store.store(entry, for: key.text)
+    }
+
+    /// Removes the entry under `key` from `store`.
+    nonisolated(nonsending) func removeEntry(for key: StoreKey) async {
+        if let memoryStore { return memoryStore.remove(key) }
+        await store.remove(for: key.text)
     }
 
     /// Stores `entry` under the keys ``ConditionalRequestPolicy/storageKeys(for:primaryKey:request:)``
     /// gives, in their order, without building their array for the usual entry with no `Vary`.
-    nonisolated(nonsending) func storeEntry(_ entry: ETagCacheEntry, primaryKey: String, request: HTTPRequest) async {
+    nonisolated(nonsending) func storeEntry(_ entry: ETagCacheEntry, primaryKey: StoreKey, request: HTTPRequest) async {
         let names = entry.varyHeaderNames
-        await store.store(entry, for: primaryKey)
+        await put(entry, for: primaryKey)
         guard !names.isEmpty else { return }
-        await store.store(entry, for: policy.variantKey(primaryKey: primaryKey, varyNames: names, request: request))
+        await put(entry, for: StoreKey(policy.variantKey(primaryKey: primaryKey.text, varyNames: names, request: request)))
     }
 
     /// Removes the entries `request`'s identity has for `url`: the primary entry and the
@@ -260,7 +272,7 @@ public struct ETagTransport: Transport {
     func invalidate(_ url: URL, asSeenBy request: HTTPRequest) async {
         var lookup = request
         lookup.url = url
-        let primaryKey = primaryKey(for: lookup)
+        let primaryKey = primaryKey(for: lookup).text
         if let primary = await store.cachedResponse(for: primaryKey), !primary.varyHeaderNames.isEmpty {
             await store.remove(
                 for: policy.variantKey(

@@ -16,31 +16,22 @@ final class InFlightRequests: Sendable {
     /// What makes two requests identical for coalescing: the store key (resource and
     /// partition), the method, every header field in order, and the endpoint's cache policy.
     ///
-    /// Its hash is the store key's alone, set by the table when the key is used (see
-    /// `State.lastHashed`): identical requests share it, and the dictionary then hashes one
-    /// integer on each of its two operations per request instead of the key's hundred-odd bytes
-    /// and every header field.
+    /// Its hash is the store key's, computed once per request (see ``StoreKey``): identical
+    /// requests share it, and the table hashes one integer on each of its two operations per
+    /// request instead of the key's hundred-odd bytes and every header field.
     struct Key: Hashable, Sendable {
-        let primaryKey: String
+        let primaryKey: StoreKey
         let method: HTTPMethod
         let headers: HTTPHeaders
         let rule: EndpointCachePolicy
-        fileprivate var hash = 0
-
-        init(primaryKey: String, method: HTTPMethod, headers: HTTPHeaders, rule: EndpointCachePolicy) {
-            self.primaryKey = primaryKey
-            self.method = method
-            self.headers = headers
-            self.rule = rule
-        }
 
         static func == (lhs: Key, rhs: Key) -> Bool {
-            lhs.hash == rhs.hash && lhs.primaryKey == rhs.primaryKey && lhs.method == rhs.method
-                && lhs.headers == rhs.headers && lhs.rule == rhs.rule
+            lhs.primaryKey == rhs.primaryKey && lhs.method == rhs.method && lhs.headers == rhs.headers
+                && lhs.rule == rhs.rule
         }
 
         func hash(into hasher: inout Hasher) {
-            hasher.combine(hash)
+            hasher.combine(primaryKey.hash)
         }
     }
 
@@ -64,23 +55,12 @@ final class InFlightRequests: Sendable {
     private struct State {
         var flights: [Key: Flight] = [:]
         var nextWaiter: UInt64 = 0
-        /// The store key hashed last, and its hash. Hashing a key (a URL and a 64-digit digest)
-        /// costs more than the rest of the table's work, and the same resource is usually asked
-        /// for again by the next request (one task's requests, a poller).
-        var lastHashed: (primaryKey: String, hash: Int)?
-
-        /// `primaryKey`'s hash when it is the key hashed last (an identical key usually shares
-        /// its storage, so the comparison costs nothing); `nil` otherwise.
-        func rememberedHash(of primaryKey: String) -> Int? {
-            guard let lastHashed, lastHashed.primaryKey == primaryKey else { return nil }
-            return lastHashed.hash
-        }
     }
 
     private let state = LockedValue(State())
 
-    // Inlined (as is `lead`) into `ETagTransport`: as calls of their own, the optimizer's choice
-    // once `run` grew, they cost two more async frames per request, more than the hash saves.
+    // Inlined (as is `lead`) into `ETagTransport`: as calls of their own, which the optimizer
+    // chose when `run` was longer, they cost two more async frames per request.
 
     /// Runs `exchange` for `key`, or awaits the run already in flight for it.
     ///
@@ -99,32 +79,14 @@ final class InFlightRequests: Sendable {
         _ key: Key, url: URL, joined: () -> Void,
         _ exchange: nonisolated(nonsending) () async throws -> HTTPResponse
     ) async throws -> HTTPResponse {
-        // Hashed outside the lock, which many tasks share, and only when not remembered.
-        var computedHash: Int?
         while true {
-            // A constant for the closure, which then captures a value rather than the variable.
-            let known = computedHash
-            // `leads` is nil when the hash must be computed first.
-            let (leads, hashed) = state.withLock { state -> (Bool?, Key) in
-                var hashed = key
-                if let known {
-                    hashed.hash = known
-                    state.lastHashed = (key.primaryKey, known)
-                } else if let remembered = state.rememberedHash(of: key.primaryKey) {
-                    hashed.hash = remembered
-                } else {
-                    return (nil, hashed)
-                }
-                guard state.flights[hashed] == nil else { return (false, hashed) }
-                state.flights[hashed] = Flight()
-                return (true, hashed)
+            let leads = state.withLock { state -> Bool in
+                guard state.flights[key] == nil else { return false }
+                state.flights[key] = Flight()
+                return true
             }
-            guard let leads else {
-                computedHash = key.primaryKey.hashValue
-                continue
-            }
-            if leads { return try await lead(hashed, exchange) }
-            switch await wait(for: hashed, joined: joined) {
+            if leads { return try await lead(key, exchange) }
+            switch await wait(for: key, joined: joined) {
             case .response(let response): return response
             case .failure(let error): throw error
             case .cancelled: throw CancellationError()

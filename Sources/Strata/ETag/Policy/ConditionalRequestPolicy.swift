@@ -129,6 +129,11 @@ public struct ConditionalRequestPolicy: Sendable, Hashable {
     /// The primary key for `request`; with `memo`, the identity digest of the same partition as
     /// last time is not computed again, nor the key of the same URL and partition.
     func primaryKey(for request: HTTPRequest, clientIdentity: String? = nil, memo: IdentityDigestMemo? = nil) -> String {
+        storeKey(for: request, clientIdentity: clientIdentity, memo: memo).text
+    }
+
+    /// ``primaryKey(for:clientIdentity:memo:)`` with its hash, which `memo` remembers with it.
+    func storeKey(for request: HTTPRequest, clientIdentity: String? = nil, memo: IdentityDigestMemo? = nil) -> StoreKey {
         let text = request.url.absoluteString
         // A URL of the common shape has no userinfo; its key is written in one string, the
         // resource lower-cased in place. With `memo`, the same resource asked for by the same
@@ -142,11 +147,12 @@ public struct ConditionalRequestPolicy: Sendable, Hashable {
             let digest = commonDigest()
             if let key = memo.key(forURL: text, digest: digest) { return key }
             if let key = Self.commonShapeKey(ofAbsoluteString: text, digest: { digest }) {
-                memo.remember(key: key, forURL: text, digest: digest)
-                return key
+                let storeKey = StoreKey(key)
+                memo.remember(key: storeKey, forURL: text, digest: digest)
+                return storeKey
             }
         } else if let key = Self.commonShapeKey(ofAbsoluteString: text, digest: commonDigest) {
-            return key
+            return StoreKey(key)
         }
         let key = ResourceKey.parsed(request.url, absoluteString: text)
         let digest = identityDigest(of: request, userinfo: key.userinfo, clientIdentity: clientIdentity, memo: memo)
@@ -155,7 +161,7 @@ public struct ConditionalRequestPolicy: Sendable, Hashable {
         primaryKey += key.resource
         primaryKey += " id="
         primaryKey += digest
-        return primaryKey
+        return StoreKey(primaryKey)
     }
 
     /// Whether `text` holds an "@", found with `memchr` (a byte-by-byte `contains` over a URL

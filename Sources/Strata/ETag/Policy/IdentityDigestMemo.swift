@@ -17,13 +17,14 @@ final class IdentityDigestMemo: Sendable {
     private struct LastKey {
         var url: String
         var digest: String
-        var key: String
+        /// Kept with its hash, which is then not computed again either.
+        var key: StoreKey
     }
 
     private let lastKey = LockedValue<LastKey?>(nil)
 
     /// The remembered primary key, when it was made for `url` (its absolute string) and `digest`.
-    func key(forURL url: String, digest: String) -> String? {
+    func key(forURL url: String, digest: String) -> StoreKey? {
         lastKey.withLock { last in
             guard let last, last.url == url, last.digest == digest else { return nil }
             return last.key
@@ -31,7 +32,7 @@ final class IdentityDigestMemo: Sendable {
     }
 
     /// Remembers `key` as the primary key of `url` for `digest`, in place of the last one.
-    func remember(key: String, forURL url: String, digest: String) {
+    func remember(key: StoreKey, forURL url: String, digest: String) {
         lastKey.withLock { $0 = LastKey(url: url, digest: digest, key: key) }
     }
 

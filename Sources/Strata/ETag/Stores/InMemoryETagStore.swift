@@ -11,16 +11,18 @@
 public actor InMemoryETagStore: ETagStoreProtocol {
     private struct State {
         /// Each entry with its ``ETagCacheEntry/approximateByteCount``, counted once when stored.
-        var entries: [String: (entry: ETagCacheEntry, bytes: Int)] = [:]
-        var order = LeastRecentlyUsedOrder<String>()
+        /// Keyed with their hashes, so that ``ETagTransport``, which has a request's key hashed
+        /// already, looks it up and reorders it without hashing the text again.
+        var entries: [StoreKey: (entry: ETagCacheEntry, bytes: Int)] = [:]
+        var order = LeastRecentlyUsedOrder<StoreKey>()
         var totalBytes = 0
         /// The most recently used entry and its key, beside the table: a key asked for again
         /// (every request's lookup, then its check after the response) is compared with this
-        /// one, which costs far less than hashing it. When set, it is `entries[newest.key]` and
+        /// one, which costs less than a lookup. When set, it is `entries[newest.key]` and
         /// `order`'s newest key.
-        var newest: (key: String, entry: ETagCacheEntry)?
+        var newest: (key: StoreKey, entry: ETagCacheEntry)?
 
-        mutating func remove(_ key: String) {
+        mutating func remove(_ key: StoreKey) {
             guard let removed = entries.removeValue(forKey: key) else { return }
             totalBytes -= removed.bytes
             order.remove(key)
@@ -46,11 +48,12 @@ public actor InMemoryETagStore: ETagStoreProtocol {
 
     /// Returns the entry under `key` and marks it as the most recently used.
     nonisolated public func cachedResponse(for key: String) async -> ETagCacheEntry? {
-        entry(for: key)
+        entry(for: StoreKey(key))
     }
 
-    /// ``cachedResponse(for:)``, for a caller that knows the store's type: no async call.
-    nonisolated package func entry(for key: String) -> ETagCacheEntry? {
+    /// ``cachedResponse(for:)``, for a caller that knows the store's type and has the key
+    /// hashed: no async call, no hashing.
+    nonisolated func entry(for key: StoreKey) -> ETagCacheEntry? {
         state.withLock { state in
             if let newest = state.newest, newest.key == key { return newest.entry }
             guard let stored = state.entries[key] else { return nil }
@@ -62,33 +65,40 @@ public actor InMemoryETagStore: ETagStoreProtocol {
 
     /// Whether an entry is stored under `key`; does not count as a use.
     nonisolated public func containsEntry(for key: String) async -> Bool {
-        holdsEntry(for: key)
+        holdsEntry(for: StoreKey(key))
     }
 
-    /// ``containsEntry(for:)``, for a caller that knows the store's type: no async call.
-    nonisolated package func holdsEntry(for key: String) -> Bool {
+    /// ``containsEntry(for:)``, for a caller that knows the store's type and has the key
+    /// hashed: no async call, no hashing.
+    nonisolated func holdsEntry(for key: StoreKey) -> Bool {
         state.withLock { $0.newest?.key == key || $0.entries[key] != nil }
     }
 
     /// Stores `entry` under `key`, then evicts least recently used entries until both bounds hold.
     nonisolated public func store(_ entry: ETagCacheEntry, for key: String) async {
+        store(entry, for: StoreKey(key))
+    }
+
+    /// ``store(_:for:)``, for a caller that knows the store's type and has the key
+    /// hashed: no async call, no hashing.
+    nonisolated func store(_ entry: ETagCacheEntry, for key: StoreKey) {
         let bytes = entry.approximateByteCount
         guard bytes <= maxTotalBytes else {
             state.withLock { $0.remove(key) }
             TransportEvents.emit(
                 ETagStoreEvent.rejectedTooLarge(
-                    keyDigest: ETagStoreEvent.keyDigest(of: key), bytes: bytes,
+                    keyDigest: ETagStoreEvent.keyDigest(of: key.text), bytes: bytes,
                     limit: maxTotalBytes))
             return
         }
-        let evicted = state.withLock { state -> [(key: String, bytes: Int)] in
+        let evicted = state.withLock { state -> [(key: StoreKey, bytes: Int)] in
             // One lookup whether the key is new or replaced (the common case: a stored entry
             // written again after each 200 or changed 304).
             if let replaced = state.entries.updateValue((entry, bytes), forKey: key) { state.totalBytes -= replaced.bytes }
             state.totalBytes += bytes
             state.order.touch(key)
             state.newest = (key, entry)
-            var evicted: [(key: String, bytes: Int)] = []
+            var evicted: [(key: StoreKey, bytes: Int)] = []
             while state.entries.count > maxEntries || state.totalBytes > maxTotalBytes, let victim = state.order.oldest {
                 evicted.append((victim, state.entries[victim]?.bytes ?? 0))
                 state.remove(victim)
@@ -97,12 +107,18 @@ public actor InMemoryETagStore: ETagStoreProtocol {
         }
         // Reported outside the lock, in the caller's task (observers are task-local).
         for victim in evicted {
-            TransportEvents.emit(ETagStoreEvent.evicted(keyDigest: ETagStoreEvent.keyDigest(of: victim.key), bytes: victim.bytes))
+            TransportEvents.emit(ETagStoreEvent.evicted(keyDigest: ETagStoreEvent.keyDigest(of: victim.key.text), bytes: victim.bytes))
         }
     }
 
     /// Removes the entry under `key`, if any.
     nonisolated public func remove(for key: String) async {
+        remove(StoreKey(key))
+    }
+
+    /// ``remove(for:)``, for a caller that knows the store's type and has the key hashed: no
+    /// async call, no hashing.
+    nonisolated func remove(_ key: StoreKey) {
         state.withLock { $0.remove(key) }
     }
 

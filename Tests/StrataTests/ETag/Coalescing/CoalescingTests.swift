@@ -101,8 +101,8 @@ struct CoalescingTests {
 
     @Test("GETs of two resources asked for in turn each join the request of their own resource")
     func alternatingResourcesJoinTheirOwn() async throws {
-        // The table remembers the hash of the key it saw last; here the key changes on every
-        // request, so each request finds the other resource's hash remembered and replaces it.
+        // The table files flights under the store key's hash; here the key changes on every
+        // request, so each must be told apart from the other resource's by its hash and text.
         let cache = CacheHarness(headers: [:])
         let gate = AsyncGate()
         cache.origin.hold(at: gate)
