@@ -25,7 +25,7 @@ enum PercentEncoding {
                 index += 3
                 continue
             }
-            if isUnreserved(byte) || "!$&'()*+,;=:@/".utf8.contains(byte) {
+            if isUnreserved(byte) || isPathDelimiter(byte) {
                 output.unicodeScalars.append(Unicode.Scalar(byte))
             } else {
                 output += escape(byte)
@@ -64,6 +64,18 @@ enum PercentEncoding {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
             UInt8(ascii: "_"), UInt8(ascii: "~"):
+            true
+        default:
+            false
+        }
+    }
+
+    /// Sub-delimiters, `:`, `@` and `/`: literal in a path (RFC 3986 §3.3).
+    private static func isPathDelimiter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "!"), UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("),
+            UInt8(ascii: ")"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"),
+            UInt8(ascii: "="), UInt8(ascii: ":"), UInt8(ascii: "@"), UInt8(ascii: "/"):
             true
         default:
             false

@@ -1,3 +1,5 @@
+import Strata
+
 /// Pure parsers for the single lines of an HTTP/1.1 response: the status line, a header or
 /// trailer field line, and a chunk-size line. Each takes the line's bytes without CR LF and
 /// either returns what it means or throws the ``HTTP1ResponseError`` that names the fault.
@@ -69,7 +71,7 @@ enum HTTP1LineParsing {
         guard let first = line.first else { throw .invalidHeaderField(excerpt: HTTPGrammar.excerpt(line)) }
         if HTTPGrammar.isWhitespace(first) { throw .obsoleteLineFolding(excerpt: HTTPGrammar.excerpt(line)) }
         var colon = line.startIndex
-        while colon < line.endIndex, HTTPGrammar.isTokenCharacter(line[colon]) { colon += 1 }
+        while colon < line.endIndex, HTTPHeaders.isTokenCharacter(line[colon]) { colon += 1 }
         // No whitespace between name and colon (RFC 9112 §5.1), and a name of at least one tchar.
         guard colon > line.startIndex, colon < line.endIndex, line[colon] == HTTPGrammar.colon else {
             throw .invalidHeaderField(excerpt: HTTPGrammar.excerpt(line))

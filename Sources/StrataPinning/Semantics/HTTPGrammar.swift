@@ -1,5 +1,6 @@
 /// Byte-level rules of the HTTP grammar (RFC 9110 §5.6, and RFC 9112 for HTTP/1.1's framing), shared
-/// by the encoders, the parser and the HTTP/2 client so all judge bytes the same way.
+/// by the encoders, the parser and the HTTP/2 client so all judge bytes the same way. Tokens are
+/// judged by `HTTPHeaders.isTokenCharacter`, which header validation in the core uses too.
 enum HTTPGrammar {
     static let cr = UInt8(ascii: "\r")
     static let lf = UInt8(ascii: "\n")
@@ -8,20 +9,6 @@ enum HTTPGrammar {
     static let colon = UInt8(ascii: ":")
     static let semicolon = UInt8(ascii: ";")
     static let comma = UInt8(ascii: ",")
-
-    /// RFC 9110 §5.6.2: `tchar`, the characters of a token such as a header name or a method.
-    static func isTokenCharacter(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"),
-            UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
-            UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
-            UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
-            true
-        default:
-            false
-        }
-    }
 
     /// RFC 9110 §5.5: field values (and reason phrases) may hold HTAB, SP, VCHAR and obs-text;
     /// any other control character, CR, LF and NUL above all, is refused.

@@ -45,7 +45,7 @@ extension ValidatedRequestHead {
         let scheme = parts.scheme.lowercased()
         guard scheme == "http" || scheme == "https" else { throw .unsupportedScheme(parts.scheme) }
         let method = request.method
-        guard !method.rawValue.isEmpty, method.rawValue.utf8.allSatisfy(HTTPGrammar.isTokenCharacter),
+        guard !method.rawValue.isEmpty, method.rawValue.utf8.allSatisfy(HTTPHeaders.isTokenCharacter),
             method.rawValue != "CONNECT"
         else { throw .unsupportedMethod(method.rawValue) }
 
@@ -171,14 +171,20 @@ extension ValidatedRequestHead {
         }
     }
 
-    /// Unreserved, sub-delims, `:`, `@`, `/`, `?` and `%` (existing escapes are kept).
+    /// Unreserved, sub-delims, `:`, `@`, `/`, `?` and `%` (existing escapes are kept). One
+    /// `switch`, not a search of a string literal's bytes: every `/` and `=` of every target.
     private static func isTargetCharacter(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            UInt8(ascii: "0")...UInt8(ascii: "9"),
+            UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"),
+            UInt8(ascii: "!"), UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("),
+            UInt8(ascii: ")"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"),
+            UInt8(ascii: "="), UInt8(ascii: ":"), UInt8(ascii: "@"), UInt8(ascii: "/"), UInt8(ascii: "?"),
+            UInt8(ascii: "%"):
             true
         default:
-            "-._~!$&'()*+,;=:@/?%".utf8.contains(byte)
+            false
         }
     }
 }

@@ -43,6 +43,12 @@ struct HTTP1RequestEncoderTests {
         #expect(try encode("http://h/caf\u{E9}?q=\u{E9}").hasPrefix("GET /caf%C3%A9?q=%C3%A9 HTTP/1.1\r\n"))
     }
 
+    @Test("unreserved characters, sub-delimiters, ':', '@', '/', '?' and escapes stay literal in the target")
+    func literalTargetCharacters() throws {
+        let target = "/a-._~!$&'()*+,;=:@/b?q=/?:@!$&'()*+,;=-._~%41"
+        #expect(try encode("http://h" + target).hasPrefix("GET \(target) HTTP/1.1\r\n"))
+    }
+
     @Test("Host carries the port only when it is not the scheme's default")
     func hostPort() throws {
         #expect(try encode("http://h:8080/").contains("\r\nHost: h:8080\r\n"))

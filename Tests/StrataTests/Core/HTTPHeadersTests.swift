@@ -144,6 +144,17 @@ struct HTTPHeadersTests {
         #expect(throws: HTTPHeaderError.self) { try HTTPHeaders([("X-Test", value)]).validate() }
     }
 
+    @Test("every byte is a token character exactly when RFC 9110's tchar says so")
+    func tokenCharacters() {
+        // The reference, spelled as the RFC spells it: ALPHA, DIGIT and fifteen marks.
+        let marks = Set("!#$%&'*+-.^_`|~".utf8)
+        for byte in UInt8.min...UInt8.max {
+            let isAlphanumeric = (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte)
+            #expect(HTTPHeaders.isTokenCharacter(byte) == (isAlphanumeric || marks.contains(byte)), "byte \(byte)")
+        }
+        #expect(throws: Never.self) { try HTTPHeaders.validate(name: "X-!#$%&'*+-.^_`|~", value: "v") }
+    }
+
     @Test("a name that is not an RFC 9110 token is refused", arguments: ["", "Bad Name", "X-A\r\nB", "Colon:", "é"])
     func badNames(name: String) {
         #expect(throws: HTTPHeaderError.invalidName(name)) { try HTTPHeaders.validate(name: name, value: "v") }

@@ -80,6 +80,12 @@ struct RequestBuildingTests {
         #expect(preEncoded.url.absoluteString == "https://api.example.com/files/a%20b")
     }
 
+    @Test("sub-delimiters, ':', '@' and '/' stay literal in a path; '[', ']', '\"' and space do not")
+    func pathDelimitersKept() async throws {
+        let built = try await request(TestEndpoint(path: "/a!$&'()*+,;=:@b/c[d]\"e f"))
+        #expect(built.url.absoluteString == "https://api.example.com/a!$&'()*+,;=:@b/c%5Bd%5D%22e%20f")
+    }
+
     @Test(
         "a value encoded with PathSegment stays one segment, whatever it holds",
         arguments: [
