@@ -1,7 +1,7 @@
 @testable import Strata
 import Testing
 
-@Suite("IdentityDigestMemo: the last credential's digest is reused, never another's")
+@Suite("IdentityDigestMemo: the last credential's digest and recent keys are reused, never another's")
 struct IdentityDigestMemoTests {
     @Test("the same fields reuse the digest; other fields compute theirs; going back computes again")
     func remembersTheLastIdentityOnly() {
@@ -40,6 +40,27 @@ struct IdentityDigestMemoTests {
         }
         // Three users, three resources (the userinfo is part of the partition): nine keys.
         #expect(keys.count == 9)
+    }
+
+    @Test("keys of several URLs asked for in turn are all remembered; another URL or digest is never given one")
+    func remembersRecentKeysOfSeveralURLs() {
+        let memo = IdentityDigestMemo()
+        let urls = (0..<16).map { "https://api.example.com/items?task=\($0)" }
+        // Slots are chosen by the URL: keep the URLs that fall in slots of their own.
+        var distinct: [String] = []
+        for url in urls {
+            memo.remember(key: StoreKey("key of " + url), forURL: url, digest: "d")
+            if memo.key(forURL: url, digest: "d") != nil { distinct.append(url) }
+        }
+        let kept = distinct.filter { memo.key(forURL: $0, digest: "d") != nil }
+        #expect(kept.count >= 12)
+        for _ in 0..<3 {
+            for url in kept {
+                #expect(memo.key(forURL: url, digest: "d") == StoreKey("key of " + url))
+                #expect(memo.key(forURL: url, digest: "another digest") == nil)
+            }
+        }
+        #expect(memo.key(forURL: "https://api.example.com/other", digest: "d") == nil)
     }
 
     @Test("the remembered key is another identity's never: the same URL and token with another client certificate or partition")

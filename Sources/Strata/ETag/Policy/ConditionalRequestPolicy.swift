@@ -127,7 +127,7 @@ public struct ConditionalRequestPolicy: Sendable, Hashable {
     // MARK: Keys
 
     /// The primary key for `request`; with `memo`, the identity digest of the same partition as
-    /// last time is not computed again, nor the key of the same URL and partition.
+    /// last time is not computed again, nor the key of a URL and partition it remembers.
     func primaryKey(for request: HTTPRequest, clientIdentity: String? = nil, memo: IdentityDigestMemo? = nil) -> String {
         storeKey(for: request, clientIdentity: clientIdentity, memo: memo).text
     }
@@ -136,8 +136,8 @@ public struct ConditionalRequestPolicy: Sendable, Hashable {
     func storeKey(for request: HTTPRequest, clientIdentity: String? = nil, memo: IdentityDigestMemo? = nil) -> StoreKey {
         let text = request.url.absoluteString
         // A URL of the common shape has no userinfo; its key is written in one string, the
-        // resource lower-cased in place. With `memo`, the same resource asked for by the same
-        // identity as last time reuses that key (only keys of that shape are remembered).
+        // resource lower-cased in place. With `memo`, a resource asked for recently by the same
+        // identity reuses its key (only keys of that shape are remembered).
         func commonDigest() -> String {
             identityDigest(of: request, userinfo: nil, clientIdentity: clientIdentity, memo: memo)
         }
