@@ -42,25 +42,37 @@ struct IdentityDigestMemoTests {
         #expect(keys.count == 9)
     }
 
-    @Test("keys of several URLs asked for in turn are all remembered; another URL or digest is never given one")
+    @Test("keys of 16 URLs asked for in turn are all remembered; another URL or digest is never given one")
     func remembersRecentKeysOfSeveralURLs() {
         let memo = IdentityDigestMemo()
         let urls = (0..<16).map { "https://api.example.com/items?task=\($0)" }
-        // Slots are chosen by the URL: keep the URLs that fall in slots of their own.
-        var distinct: [String] = []
-        for url in urls {
-            memo.remember(key: StoreKey("key of " + url), forURL: url, digest: "d")
-            if memo.key(forURL: url, digest: "d") != nil { distinct.append(url) }
-        }
-        let kept = distinct.filter { memo.key(forURL: $0, digest: "d") != nil }
-        #expect(kept.count >= 12)
+        for url in urls { memo.remember(key: StoreKey("key of " + url), forURL: url, digest: "d") }
         for _ in 0..<3 {
-            for url in kept {
+            for url in urls {
                 #expect(memo.key(forURL: url, digest: "d") == StoreKey("key of " + url))
                 #expect(memo.key(forURL: url, digest: "another digest") == nil)
             }
         }
         #expect(memo.key(forURL: "https://api.example.com/other", digest: "d") == nil)
+    }
+
+    @Test("two URLs sharing a bucket are both kept; a third replaces the one used less recently, never gets its key")
+    func bucketKeepsTwo() throws {
+        let first = "https://api.example.com/items/0"
+        let bucket = IdentityDigestMemo.bucket(of: first)
+        let sharing = (1..<10_000).lazy.map { "https://api.example.com/items/\($0)" }
+            .filter { IdentityDigestMemo.bucket(of: $0) == bucket }
+        let second = try #require(sharing.first), third = try #require(sharing.dropFirst().first)
+        let memo = IdentityDigestMemo()
+        for url in [first, second] { memo.remember(key: StoreKey("key of " + url), forURL: url, digest: "d") }
+        #expect(memo.key(forURL: second, digest: "d") == StoreKey("key of " + second))
+        #expect(memo.key(forURL: first, digest: "d") == StoreKey("key of " + first))
+        // `first` was used last: `third` replaces `second`.
+        #expect(memo.key(forURL: third, digest: "d") == nil)
+        memo.remember(key: StoreKey("key of " + third), forURL: third, digest: "d")
+        #expect(memo.key(forURL: first, digest: "d") == StoreKey("key of " + first))
+        #expect(memo.key(forURL: third, digest: "d") == StoreKey("key of " + third))
+        #expect(memo.key(forURL: second, digest: "d") == nil)
     }
 
     @Test("the remembered key is another identity's never: the same URL and token with another client certificate or partition")
