@@ -24,12 +24,26 @@ struct ContentNegotiation: Sendable {
     /// The codings offered; empty when none were (the caller chose, a range, decoding off).
     let offered: [ContentCoding]
 
-    /// Decides what `request` offers under `decoding`.
-    init(_ request: HTTPRequest, decoding: ContentDecoding) {
+    /// What a transport offers every request: its codings and the `Accept-Encoding` value
+    /// listing them, worked out once when the transport is made rather than for each request.
+    struct Offer: Sendable {
+        /// ``ContentDecoding/offered``: the configured codings this build includes, each once.
+        let codings: [ContentCoding]
+        /// The codings as an `Accept-Encoding` value, in order.
+        let acceptEncoding: String
+
+        init(_ decoding: ContentDecoding) {
+            codings = decoding.offered
+            acceptEncoding = codings.map(\.description).joined(separator: ", ")
+        }
+    }
+
+    /// Decides what `request` offers under `offer`.
+    init(_ request: HTTPRequest, offer: Offer) {
         var request = request
-        let offered = request.headers.contains("Accept-Encoding") || request.headers.contains("Range") ? [] : decoding.offered
+        let offered = request.headers.contains("Accept-Encoding") || request.headers.contains("Range") ? [] : offer.codings
         if !offered.isEmpty {
-            request.headers["Accept-Encoding"] = offered.map(\.description).joined(separator: ", ")
+            request.headers["Accept-Encoding"] = offer.acceptEncoding
         }
         self.request = request
         self.offered = offered

@@ -83,6 +83,8 @@ public struct PinningTransport: Transport {
     let maxRedirects: Int
     private let redirectSafety: RedirectSafety
     private let contentDecoding: ContentDecoding
+    /// What `contentDecoding` offers each request.
+    private let contentOffer: ContentNegotiation.Offer
     /// The buffered body limit of the configuration (`limits.maxResponseBodyBytes`).
     private let maxResponseBodyBytes: Int
 
@@ -136,6 +138,7 @@ public struct PinningTransport: Transport {
         self.maxRedirects = configuration.maxRedirects
         self.redirectSafety = configuration.redirectSafety
         contentDecoding = configuration.contentDecoding
+        contentOffer = ContentNegotiation.Offer(configuration.contentDecoding)
         maxResponseBodyBytes = configuration.limits.maxResponseBodyBytes
         engine = Result { () throws(PinningConfigurationError) -> Engine in
             let domains = try PinnedDomains(pinnedDomains)
@@ -309,7 +312,7 @@ public struct PinningTransport: Transport {
         guard let pinned = try Self.pinnedRoute(for: request, engine: engine) else {
             return try await sendToInner(request)
         }
-        let negotiation = ContentNegotiation(Self.withDefaultUserAgent(request), decoding: contentDecoding)
+        let negotiation = ContentNegotiation(Self.withDefaultUserAgent(request), offer: contentOffer)
         let limit = ResponseBodyLimit.effective(
             configured: maxResponseBodyBytes,
             setting: "PinningTransport.Configuration.limits.maxResponseBodyBytes")
@@ -343,7 +346,7 @@ public struct PinningTransport: Transport {
             TransportEvents.emit(PinningEvent.sentToInner(url: request.url))
             return try await RedirectPolicy.$isFollowedAbove.withValue(true) { try await inner.stream(request, consume) }
         }
-        let negotiation = ContentNegotiation(Self.withDefaultUserAgent(request), decoding: contentDecoding)
+        let negotiation = ContentNegotiation(Self.withDefaultUserAgent(request), offer: contentOffer)
         let maxStreamed = contentDecoding.maxStreamedBytes.map {
             ($0, "PinningTransport.Configuration.contentDecoding.maxStreamedBytes")
         }

@@ -13,7 +13,7 @@ struct ContentNegotiationTests {
         _ headers: HTTPHeaders = [:], method: HTTPMethod = .get,
         decoding: ContentDecoding = ContentDecoding()
     ) -> ContentNegotiation {
-        ContentNegotiation(HTTPRequest(method: method, url: url, headers: headers), decoding: decoding)
+        ContentNegotiation(HTTPRequest(method: method, url: url, headers: headers), offer: .init(decoding))
     }
 
     static func head(_ contentEncoding: String?, status: Int = 200) -> HTTPResponseHead {

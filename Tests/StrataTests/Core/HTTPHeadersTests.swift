@@ -1,3 +1,4 @@
+import Foundation
 @testable import Strata
 import TestServer
 import Testing
@@ -158,6 +159,31 @@ struct HTTPHeadersTests {
     @Test("a name that is not an RFC 9110 token is refused", arguments: ["", "Bad Name", "X-A\r\nB", "Colon:", "é"])
     func badNames(name: String) {
         #expect(throws: HTTPHeaderError.invalidName(name)) { try HTTPHeaders.validate(name: name, value: "v") }
+    }
+
+    @Test(
+        "names and values are judged alike, short or long, native or bridged",
+        arguments: [("X-Test", "a"), ("X-A-Much-Longer-Header-Name", "a value longer than fifteen bytes, é")])
+    func everyStringForm(name: String, value: String) throws {
+        // Short strings live inline, long ones on the heap, bridged ones may have no contiguous
+        // UTF-8: each takes its own path to the same rule.
+        let bridgedName = NSString(string: name) as String, bridgedValue = NSString(string: value) as String
+        try HTTPHeaders.validate(name: name, value: value)
+        try HTTPHeaders.validate(name: bridgedName, value: bridgedValue)
+        for forbidden: UInt8 in [0x00, 0x0A, 0x0D, 0x1F, 0x7F] {
+            let bad = value + String(UnicodeScalar(forbidden)) + value
+            #expect(throws: HTTPHeaderError.invalidValue(name: name, byte: forbidden)) {
+                try HTTPHeaders.validate(name: name, value: bad)
+            }
+            #expect(throws: HTTPHeaderError.invalidValue(name: name, byte: forbidden)) {
+                try HTTPHeaders.validate(name: bridgedName, value: NSString(string: bad) as String)
+            }
+        }
+        let badName = name + " " + name
+        #expect(throws: HTTPHeaderError.invalidName(badName)) { try HTTPHeaders.validate(name: badName, value: value) }
+        #expect(throws: HTTPHeaderError.invalidName(badName)) {
+            try HTTPHeaders.validate(name: NSString(string: badName) as String, value: value)
+        }
     }
 
     @Test("ordinary values and tabs are accepted")
