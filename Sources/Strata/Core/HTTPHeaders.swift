@@ -205,12 +205,12 @@ extension HTTPHeaders {
     /// Checks that `name` is an RFC 9110 token and `value` contains no control character other
     /// than horizontal tab, so the field cannot inject headers or split a request.
     ///
-    /// - Throws: ``HTTPHeaderError`` naming the offending field.
-    ///
     /// It runs for every field of every request the pinned clients send, so it reads each
     /// string's contiguous UTF-8 in place: walking a `String.UTF8View` byte by byte cost about
     /// 60 instructions a byte, some 1,500 a field. A bridged string with no contiguous UTF-8
     /// takes the byte-by-byte walk.
+    ///
+    /// - Throws: ``HTTPHeaderError`` naming the offending field.
     package static func validate(name: String, value: String) throws(HTTPHeaderError) {
         let validName = name.utf8.withContiguousStorageIfAvailable(isToken) ?? isToken(name.utf8)
         guard validName else { throw .invalidName(name) }
