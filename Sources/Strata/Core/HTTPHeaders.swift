@@ -202,16 +202,19 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
 // MARK: - Validation
 
 extension HTTPHeaders {
-    /// Checks that `name` is an RFC 9110 token and `value` contains no control character other
-    /// than horizontal tab, so the field cannot inject headers or split a request.
+    /// Checks that `name` is an RFC 9110 token (ASCII letters, digits and `!#$%&'*+-.^_`|~`, at
+    /// least one) and `value` holds no control character other than horizontal tab and no DEL,
+    /// so the field cannot inject headers or split a request. Bytes of 0x80 and above are
+    /// allowed in a value (obs-text), never in a name. The name is checked first.
     ///
-    /// It runs for every field of every request the pinned clients send, so it reads each
-    /// string's contiguous UTF-8 in place: walking a `String.UTF8View` byte by byte cost about
-    /// 60 instructions a byte, some 1,500 a field. A bridged string with no contiguous UTF-8
-    /// takes the byte-by-byte walk.
+    /// Each string's UTF-8 is read in place when it is contiguous (it runs for every field of
+    /// every pinned request; see Performance, "Bytes read in place"); otherwise byte by byte.
     ///
-    /// - Throws: ``HTTPHeaderError`` naming the offending field.
+    /// - Throws: ``HTTPHeaderError/invalidName(_:)``, or ``HTTPHeaderError/invalidValue(name:byte:)``
+    ///   with the value's first forbidden byte.
     package static func validate(name: String, value: String) throws(HTTPHeaderError) {
+        // `withContiguousStorageIfAvailable` answers `nil` only when it cannot read in place;
+        // `??` then takes the walk, so the result is one optional.
         let validName = name.utf8.withContiguousStorageIfAvailable(isToken) ?? isToken(name.utf8)
         guard validName else { throw .invalidName(name) }
         let forbidden = value.utf8.withContiguousStorageIfAvailable(firstForbiddenValueByte) ?? firstForbiddenValueByte(in: value.utf8)
@@ -219,13 +222,13 @@ extension HTTPHeaders {
     }
 
     /// Whether `bytes` are a non-empty RFC 9110 token.
-    private static func isToken(_ bytes: some Collection<UInt8>) -> Bool {
+    static func isToken(_ bytes: some Collection<UInt8>) -> Bool {
         !bytes.isEmpty && bytes.allSatisfy(isTokenCharacter)
     }
 
     /// The first byte a field value may not hold: a control character other than horizontal
     /// tab, or DEL.
-    private static func firstForbiddenValueByte(in bytes: some Collection<UInt8>) -> UInt8? {
+    static func firstForbiddenValueByte(in bytes: some Collection<UInt8>) -> UInt8? {
         bytes.first { $0 == 0x7F || ($0 < 0x20 && $0 != 0x09) }
     }
 
