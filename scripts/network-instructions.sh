@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Counts the instructions the pinned client executes per request over loopback TLS, bare and
 # under the README's stack, sequential and with 16 tasks: what `strata-bench pinned` times, in a
-# measure that load and clock drift do not move (totals agree within 3% sequentially, 6% with 16
+# measure that load and clock drift do not move (totals agree within 4% sequentially, 6% with 16
 # tasks, as the runtime's one-off work lands in one run or another; timings here vary by 10% and
 # more). For a change smaller than that, compare single functions' counts.
 #
