@@ -1,6 +1,10 @@
 // `strata-bench pinned-layers [blocks]`: what each layer costs over the network, not over an
 // in-memory terminal: each layer alone, and the README's stack, over its own PinningTransport,
 // against a bare PinningTransport, sequential GETs over HTTP/1.1 to nginx on loopback TLS.
+// Three rows split the stack's cost: three layers that do nothing (what layering itself costs),
+// a bare client sending the If-None-Match ETagTransport adds (the terminal's share), and, with
+// nginx, ETagTransport and the stack against a server that answers 304 (a file nginx serves)
+// instead of one that ignores If-None-Match (`return 200`).
 //
 // Machine speed drifts here by up to 2x between rounds of a few seconds, so `pinned`'s rounds of
 // 5,000 requests compare poorly for a difference of a few percent. This one alternates blocks of
@@ -9,6 +13,8 @@
 import Foundation
 import Strata
 import StrataPinning
+import TestServer
+import TLSTestServer
 
 enum PinnedLayerCostBenchmark {
     private static let requestsPerBlock = 300
@@ -17,38 +23,80 @@ enum PinnedLayerCostBenchmark {
         let blocks = options.positional.first.flatMap(Int.init) ?? (options.quick ? 4 : 80)
         let server = try await BenchServer.start(
             path: "/small", body: PinnedBenchmark.body, etag: PinnedBenchmark.etag, builtIn: options.builtInServer)
+        // The same body as a file, which nginx revalidates: a 304 to a matching If-None-Match.
+        let revalidating =
+            NginxServer.isInstalled && !options.builtInServer
+            ? try await NginxServer.start(
+                http2: false,
+                directives: """
+                    access_log off;
+                    keepalive_requests 100000000;
+                    keepalive_timeout 300s;
+                    ssl_protocols TLSv1.3;
+                    location = /small.json { default_type application/json; }
+                    """,
+                files: ["small.json": Data(PinnedBenchmark.body.utf8)]) : nil
         do {
-            try await compare(blocks: blocks, server: server, options: options)
+            try await compare(
+                blocks: blocks, server: server, revalidatingURL: revalidating?.url("/small.json"), options: options)
         } catch {
             await server.stop()
+            await offCooperativePool { revalidating?.stop() }
             throw error
         }
         await server.stop()
+        await offCooperativePool { revalidating?.stop() }
     }
 
-    private static func compare(blocks: Int, server: BenchServer, options: BenchOptions) async throws {
+    private static func compare(
+        blocks: Int, server: BenchServer, revalidatingURL: URL?, options: BenchOptions
+    ) async throws {
         let request = HTTPRequest(url: server.url, headers: ["Authorization": PinnedBenchmark.authorization])
         func pinning() throws -> PinningTransport {
             try BenchFixtures.pinningTransport(maxConnectionsPerHost: PinnedBenchmark.maxConnectionsPerHost)
         }
         let auth = InMemoryAuthService(accessToken: "token")
         let bare = try pinning()
-        let layered: [(String, any Transport)] = [
-            ("another bare PinningTransport (the noise floor)", try pinning()),
-            ("ReauthTransport", ReauthTransport(inner: try pinning(), authService: auth) {}),
-            ("RetryTransport", RetryTransport(inner: try pinning())),
-            ("ETagTransport (the server ignores If-None-Match)", ETagTransport(inner: try pinning())),
-            ("Reauth → Retry → ETag → PinningTransport", PinnedBenchmark.stack(over: try pinning())),
-        ].filter { options.includes($0.0) }
-        for transport in [bare] + layered.map(\.1) {
-            _ = try await measure("warm-up", transport: transport, request: request, total: 500, concurrency: 1)
+        let passThrough = try pinning()
+        var layered: [(name: String, transport: any Transport, request: HTTPRequest)] = [
+            ("another bare PinningTransport (the noise floor)", try pinning(), request),
+            // What any three layers cost, doing nothing: the floor under the stack's row.
+            ("three pass-through layers", PassThroughLayer(PassThroughLayer(PassThroughLayer(passThrough))), request),
+            // The terminal's own share of the stack's cost: the field it adds to every request.
+            ("bare, sending If-None-Match as ETag does", ConditionalTerminal(inner: try pinning()), request),
+            ("ReauthTransport", ReauthTransport(inner: try pinning(), authService: auth) {}, request),
+            ("RetryTransport", RetryTransport(inner: try pinning()), request),
+            ("ETagTransport (the server ignores If-None-Match)", ETagTransport(inner: try pinning()), request),
+            ("Reauth → Retry → ETag → PinningTransport", PinnedBenchmark.stack(over: try pinning()), request),
+        ]
+        var revalidatingRows: Set<String> = []
+        if let revalidatingURL {
+            // Against bare GETs of the same file: the layer's 304s against full 200s.
+            let fileRequest = HTTPRequest(url: revalidatingURL, headers: ["Authorization": PinnedBenchmark.authorization])
+            layered += [
+                ("ETagTransport (the server answers 304)", ETagTransport(inner: try pinning()), fileRequest),
+                ("Reauth → Retry → ETag (the server answers 304)", PinnedBenchmark.stack(over: try pinning()), fileRequest),
+            ]
+            revalidatingRows = Set(layered.suffix(2).map(\.name))
+        }
+        layered = layered.filter { options.includes($0.name) }
+        for row in layered {
+            _ = try await measure("warm-up", transport: bare, request: row.request, total: 500, concurrency: 1)
+            _ = try await measure("warm-up", transport: row.transport, request: row.request, total: 500, concurrency: 1)
+            // A row named for 304s must be measuring them.
+            if revalidatingRows.contains(row.name) {
+                let source = try await row.transport.send(row.request).source
+                guard source == .revalidated else {
+                    throw CurlRun.Failure(description: "\(row.name): the server's answer was \(source), not a 304")
+                }
+            }
         }
         print(
             "Each layer over its own PinningTransport vs a bare one: sequential GETs over HTTP/1.1 to "
                 + "\(server.name) on loopback TLS, \(blocks) pairs of \(requestsPerBlock)-request blocks, "
                 + "medians of the pairs' ratios")
         print("layer".padded(to: 52) + "time ×".leftPadded(to: 9) + "CPU ×".leftPadded(to: 9))
-        for (name, transport) in layered {
+        for (name, transport, request) in layered {
             var times: [Double] = []
             var cpu: [Double] = []
             for block in 0..<blocks {
@@ -71,5 +119,34 @@ enum PinnedLayerCostBenchmark {
                 name.padded(to: 52) + formatted(Measurement.median(times), decimals: 3).leftPadded(to: 9)
                     + formatted(Measurement.median(cpu), decimals: 3).leftPadded(to: 9))
         }
+    }
+}
+
+/// A layer that does nothing: each call goes straight to `inner`.
+private struct PassThroughLayer: Transport {
+    let inner: any Transport
+
+    init(_ inner: any Transport) { self.inner = inner }
+
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        try await inner.send(request)
+    }
+
+    func stream<Result: Sendable>(
+        _ request: HTTPRequest, _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result
+    ) async throws -> Result {
+        try await inner.stream(request, consume)
+    }
+}
+
+/// A bare terminal sent what `ETagTransport` sends on a revalidation: the request with
+/// `If-None-Match` (nginx's `return` ignores it, so the answer is the same `200`).
+private struct ConditionalTerminal: Transport {
+    let inner: any Transport
+
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        var conditional = request
+        conditional.headers["If-None-Match"] = PinnedBenchmark.etag
+        return try await inner.send(conditional)
     }
 }
