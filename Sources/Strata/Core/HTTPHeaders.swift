@@ -139,7 +139,7 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     /// name that `==` on the headers tells apart).
     @inline(__always)
     private static func sameField(_ a: (name: String, value: String), _ b: (name: String, value: String)) -> Bool {
-        a.value == b.value && (sameRepresentation(a.name, b.name) || equal(a.name, b.name))
+        a.value == b.value && equal(a.name, b.name)
     }
 
     /// Whether two strings are represented alike, which means the same bytes: a string of up to
@@ -171,11 +171,13 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     /// Header names are ASCII tokens, so they compare ASCII-case-insensitively (Unicode folding
     /// would make `straße` equal `STRASSE` and break hashing's agreement with `==`).
     ///
-    /// On the path of every request, so: lengths first (most names differ in length), then the
-    /// bytes in place, without building a lower-cased copy.
+    /// On the path of every request, so: two names spelled alike are seen in their
+    /// representation (most names a layer looks for are spelled as servers send them), then
+    /// lengths (most other names differ in length), then the bytes in place, without building
+    /// a lower-cased copy.
     @inline(__always)
     package static func equal(_ a: String, _ b: String) -> Bool {
-        a.utf8.count == b.utf8.count && equalBytes(a, b)
+        sameRepresentation(a, b) || (a.utf8.count == b.utf8.count && equalBytes(a, b))
     }
 
     /// ``equal(_:_:)`` for two names of the same length.
