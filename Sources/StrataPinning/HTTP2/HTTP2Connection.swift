@@ -65,10 +65,11 @@ final class HTTP2Connection: Sendable {
     /// Turns of the connection's loop so far: a loop that spins shows here (for tests).
     private let loopTurns = Atomic<UInt64>(0)
 
-    private init(host: String, port: Int, wake: WakeSignal) {
+    private init(host: String, port: Int, wake: WakeSignal, assumedMaxConcurrentStreams: Int) {
         self.host = host
         self.port = port
         self.wake = wake
+        shared.withLock { $0.maxConcurrentStreams = assumedMaxConcurrentStreams }
     }
 
     /// Starts serving `stream`, a verified TLS connection whose server selected `h2`, on one
@@ -78,12 +79,15 @@ final class HTTP2Connection: Sendable {
     ///
     /// - Parameters:
     ///   - idleTimeout: How long the connection stays open without streams.
+    ///   - assumedMaxConcurrentStreams: How many streams the server is taken to accept until its
+    ///     SETTINGS arrive: no more are claimed or sent before then.
     ///   - onClosed: Called once, on the connection's thread, after it closed.
     /// - Throws: `TransportError` `cannotConnect` when the process cannot make the wake-up pair;
     ///   `stream` is closed and the unit given back then.
     static func start(
         stream: TLSStream, host: String, port: Int, limits: HTTPLimits, owningUnitOf threads: ConnectionThreadLimit,
         timing: HTTP2Multiplexer.Timing, idleTimeout: Duration,
+        assumedMaxConcurrentStreams: Int = HTTP2Multiplexer.assumedMaxConcurrentStreams,
         onClosed: @escaping @Sendable (HTTP2Connection) -> Void
     ) throws(TransportError) -> HTTP2Connection {
         let wake: WakeSignal
@@ -94,11 +98,12 @@ final class HTTP2Connection: Sendable {
             stream.close()
             throw error
         }
-        let connection = HTTP2Connection(host: host, port: port, wake: wake)
+        let connection = HTTP2Connection(
+            host: host, port: port, wake: wake, assumedMaxConcurrentStreams: assumedMaxConcurrentStreams)
         let thread = Thread {
             HTTP2ConnectionLoop.run(
                 connection: connection, stream: stream, wake: wake, limits: limits,
-                timing: timing, idleTimeout: idleTimeout)
+                timing: timing, idleTimeout: idleTimeout, assumedMaxConcurrentStreams: assumedMaxConcurrentStreams)
             if !connection.shared.withLock({ $0.unitHandedOver }) { threads.release() }
             onClosed(connection)
         }

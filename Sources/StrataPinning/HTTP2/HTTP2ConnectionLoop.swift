@@ -72,11 +72,12 @@ final class HTTP2ConnectionLoop {
     /// queued too late as unprocessed (the caller sends it elsewhere).
     static func run(
         connection: HTTP2Connection, stream: TLSStream, wake: WakeSignal, limits: HTTPLimits,
-        timing: HTTP2Multiplexer.Timing, idleTimeout: Duration
+        timing: HTTP2Multiplexer.Timing, idleTimeout: Duration, assumedMaxConcurrentStreams: Int
     ) {
         let multiplexer: HTTP2Multiplexer
         do throws(TransportError) {
-            multiplexer = try HTTP2Multiplexer(limits: limits, timing: timing, now: .now)
+            multiplexer = try HTTP2Multiplexer(
+                limits: limits, timing: timing, now: .now, assumedMaxConcurrentStreams: assumedMaxConcurrentStreams)
         } catch {
             stream.close()
             failLate(connection.markClosed(), connection: connection, reason: error.message)

@@ -146,14 +146,19 @@ final class HTTP2Multiplexer {
 
     /// Creates the mapping for a new connection; the client preface is the first output.
     ///
+    /// - Parameter assumedMaxConcurrentStreams: How many streams the server is taken to accept
+    ///   until its SETTINGS arrive (nghttp2 holds the others until then).
     /// - Throws: `TransportError` when nghttp2 cannot set up a session.
-    init(limits: HTTPLimits, timing: Timing, now: ContinuousClock.Instant) throws(TransportError) {
+    init(
+        limits: HTTPLimits, timing: Timing, now: ContinuousClock.Instant,
+        assumedMaxConcurrentStreams: Int = HTTP2Multiplexer.assumedMaxConcurrentStreams
+    ) throws(TransportError) {
         do {
             session = try NGHTTP2Session(
                 settings: NGHTTP2Session.Settings(
                     streamWindowBytes: Self.streamWindowBytes, connectionWindowBytes: Self.connectionWindowBytes,
                     maxHeaderListBytes: limits.maxHeaderBlockBytes, maxHeaderCount: limits.maxHeaderCount,
-                    assumedMaxConcurrentStreams: Self.assumedMaxConcurrentStreams))
+                    assumedMaxConcurrentStreams: assumedMaxConcurrentStreams))
         } catch {
             throw TransportError(.other, message: error.description, underlying: error)
         }
@@ -167,7 +172,9 @@ final class HTTP2Multiplexer {
     static let streamWindowBytes = 1 << 20
     /// Receive window for the whole connection, shared by its streams.
     static let connectionWindowBytes = 16 << 20
-    /// RFC 9113 §6.5.2 recommends servers allow at least 100; assumed until SETTINGS arrive.
+    /// RFC 9113 §6.5.2 recommends servers allow at least 100; assumed until SETTINGS arrive on
+    /// a host's first connection (later ones assume what their siblings learned: see
+    /// ``HTTP2Pool/assumedMaxConcurrentStreams(learned:)``).
     static let assumedMaxConcurrentStreams = 100
     /// The most body storage reserved ahead of the bytes, whatever `content-length` declares:
     /// a declared length costs the server nothing, so 100 streams declaring the body limit must

@@ -118,6 +118,20 @@ final class HTTP2Pool: Sendable {
         return .wait
     }
 
+    /// How many streams a new connection to a host assumes its server accepts until the server's
+    /// own SETTINGS arrive: the fewest its other connections to the host know of, at least one and
+    /// at most the usual assumption. A second connection is opened when the first is full,
+    /// usually with requests waiting for it; assuming 100 there would send a server that allows
+    /// 2 a burst it refuses (REFUSED_STREAM, each one sent again).
+    ///
+    /// - Parameter learned: The limits of the host's other connections (each the server's
+    ///   SETTINGS, or what that connection assumed before they arrived).
+    static func assumedMaxConcurrentStreams(learned: [Int]) -> Int {
+        let usual = HTTP2Multiplexer.assumedMaxConcurrentStreams
+        guard let fewest = learned.min() else { return usual }
+        return min(usual, max(1, fewest))
+    }
+
     /// Where a request to `host:port` goes, waiting while the host's first connection is being
     /// opened (or every allowed connection is), but not past `deadline`.
     ///
@@ -156,9 +170,12 @@ final class HTTP2Pool: Sendable {
     ///   the unit is given back then.
     func adopt(_ stream: TLSStream, from slot: PooledConnection, of slots: ConnectionPool) throws(TransportError) -> HTTP2Connection {
         slots.handOver(slot)
+        let key = ConnectionPool.Key(host: slot.host, port: slot.port)
+        let learned = state.withLock { $0.hosts[key]?.connections.map(\.load.maxConcurrentStreams) ?? [] }
         let connection = try HTTP2Connection.start(
             stream: stream, host: slot.host, port: slot.port, limits: settings.limits, owningUnitOf: settings.threads,
-            timing: timing, idleTimeout: idleTimeout
+            timing: timing, idleTimeout: idleTimeout,
+            assumedMaxConcurrentStreams: Self.assumedMaxConcurrentStreams(learned: learned)
         ) { [weak self] in self?.closed($0) }
         _ = connection.reserve(beyondLimit: true)
         return connection

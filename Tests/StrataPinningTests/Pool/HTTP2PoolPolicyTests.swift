@@ -19,6 +19,17 @@ struct HTTP2PoolPolicyTests {
         #expect(Self.decide([], connecting: 1, http2: false) == .wait)
     }
 
+    @Test(
+        "a new connection assumes the fewest streams the host's other connections allow until its own SETTINGS arrive (at least 1, at most 100)"
+    )
+    func assumedLimitOfANewConnection() {
+        #expect(HTTP2Pool.assumedMaxConcurrentStreams(learned: []) == 100)
+        #expect(HTTP2Pool.assumedMaxConcurrentStreams(learned: [2]) == 2)
+        #expect(HTTP2Pool.assumedMaxConcurrentStreams(learned: [100, 2, 50]) == 2)
+        #expect(HTTP2Pool.assumedMaxConcurrentStreams(learned: [0]) == 1)
+        #expect(HTTP2Pool.assumedMaxConcurrentStreams(learned: [1_000]) == 100)
+    }
+
     @Test("streams pack onto the oldest connection with room below the server's limit")
     func packsStreams() {
         let loads = [
