@@ -10,7 +10,9 @@ import TLSTestServer
 /// server allows before the server's own SETTINGS say so: RFC 9113 §6.5.2 leaves the limit
 /// unknown until then, and a server that allows 2 refuses a burst of 4 (REFUSED_STREAM, each one
 /// sent again).
-@Suite("HTTP/2: a new connection assumes what its siblings learned of the server's stream limit")
+@Suite(
+    "HTTP/2: a new connection assumes what its siblings learned of the server's stream limit",
+    .timeLimit(.minutes(1)))
 struct HTTP2AssumedConcurrencyTests {
     @Test(
         "a second connection carries no more streams than the first one's SETTINGS allow before its own SETTINGS arrive; nothing is refused or sent again"
@@ -74,10 +76,18 @@ struct HTTP2AssumedConcurrencyTests {
         // The next request opens the second connection.
         requests.append(Task { try await transport.send(Pinning.get(url)) })
         for await _ in secondUp { break }
-        while pinned.http2Counts(host: "localhost", port: server.port).connections < 2 { await Task.yield() }
+        // Waits spin until the client has routed what they wait for; the suite's time limit ends
+        // them (with the test) if it never does.
+        while pinned.http2Counts(host: "localhost", port: server.port).connections < 2 {
+            try Task.checkCancellation()
+            await Task.yield()
+        }
         // Three more, routed while the second connection has not heard the server's limit.
         requests += (0..<3).map { _ in Task { try await transport.send(Pinning.get(url)) } }
-        while pinned.http2Counts(host: "localhost", port: server.port).streams < 6 { await Task.yield() }
+        while pinned.http2Counts(host: "localhost", port: server.port).streams < 6 {
+            try Task.checkCancellation()
+            await Task.yield()
+        }
         releaseSecond.signal()
         releaseFirst.signal()
         for request in requests { #expect(try await request.value.statusCode == 200) }
