@@ -143,8 +143,8 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     }
 
     /// Whether two strings are represented alike, which means the same bytes: a string of up to
-    /// 15 UTF-8 bytes (every usual field name) holds them in its two words, a longer one points
-    /// to its storage. Never true for different bytes; false for equal bytes in two storages,
+    /// 15 UTF-8 bytes (most field names) holds them in its two words, a longer one points to its
+    /// storage. Never true for different bytes; false for equal bytes in two storages,
     /// which `equal(_:_:)` then compares. It spares comparing names byte by byte for the many
     /// fields of two responses that are spelled alike.
     @inline(__always)
@@ -172,7 +172,8 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     /// would make `straße` equal `STRASSE` and break hashing's agreement with `==`).
     ///
     /// On the path of every request, so: two names spelled alike are seen in their
-    /// representation (most names a layer looks for are spelled as servers send them), then
+    /// representation (over HTTP/1.1 most names a layer looks for are spelled as servers send
+    /// them; HTTP/2 sends names lower-cased), then
     /// lengths (most other names differ in length), then the bytes in place, without building
     /// a lower-cased copy.
     @inline(__always)

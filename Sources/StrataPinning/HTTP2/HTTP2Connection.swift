@@ -46,7 +46,8 @@ final class HTTP2Connection: Sendable {
         var commands: [Command] = []
         /// Streams claimed and not yet finished.
         var reserved = 0
-        var maxConcurrentStreams = HTTP2Multiplexer.assumedMaxConcurrentStreams
+        /// The server's SETTINGS_MAX_CONCURRENT_STREAMS, or the limit assumed until they arrive.
+        var maxConcurrentStreams: Int
         var accepting = true
         var closed = false
         var nextID: UInt64 = 0
@@ -60,7 +61,7 @@ final class HTTP2Connection: Sendable {
     /// The pool key: which host and port this connection reaches.
     let host: String
     let port: Int
-    private let shared = LockedValue(Shared())
+    private let shared: LockedValue<Shared>
     private let wake: WakeSignal
     /// Turns of the connection's loop so far: a loop that spins shows here (for tests).
     private let loopTurns = Atomic<UInt64>(0)
@@ -69,7 +70,7 @@ final class HTTP2Connection: Sendable {
         self.host = host
         self.port = port
         self.wake = wake
-        shared.withLock { $0.maxConcurrentStreams = assumedMaxConcurrentStreams }
+        shared = LockedValue(Shared(maxConcurrentStreams: assumedMaxConcurrentStreams))
     }
 
     /// Starts serving `stream`, a verified TLS connection whose server selected `h2`, on one
@@ -87,7 +88,7 @@ final class HTTP2Connection: Sendable {
     static func start(
         stream: TLSStream, host: String, port: Int, limits: HTTPLimits, owningUnitOf threads: ConnectionThreadLimit,
         timing: HTTP2Multiplexer.Timing, idleTimeout: Duration,
-        assumedMaxConcurrentStreams: Int = HTTP2Multiplexer.assumedMaxConcurrentStreams,
+        assumedMaxConcurrentStreams: Int,
         onClosed: @escaping @Sendable (HTTP2Connection) -> Void
     ) throws(TransportError) -> HTTP2Connection {
         let wake: WakeSignal

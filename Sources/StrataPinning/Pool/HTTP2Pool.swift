@@ -166,7 +166,7 @@ final class HTTP2Pool: Sendable {
     /// the connection for the request the slot opened it for, before anyone else can see it;
     /// the caller's ``ConnectionAttempt`` registers it here.
     ///
-    /// - Throws: `TransportError` when the connection cannot start (``HTTP2Connection/start(stream:host:port:limits:owningUnitOf:timing:idleTimeout:onClosed:)``);
+    /// - Throws: `TransportError` when the connection cannot start (``HTTP2Connection/start(stream:host:port:limits:owningUnitOf:timing:idleTimeout:assumedMaxConcurrentStreams:onClosed:)``);
     ///   the unit is given back then.
     func adopt(_ stream: TLSStream, from slot: PooledConnection, of slots: ConnectionPool) throws(TransportError) -> HTTP2Connection {
         slots.handOver(slot)
@@ -272,6 +272,20 @@ final class HTTP2Pool: Sendable {
         return (connections.count, connections.reduce(0) { $0 + $1.load.reserved })
     }
 
+    /// Each connection to `host:port`, oldest first, as ``decide(loads:connecting:speaksHTTP1:speaksHTTP2:maxConnections:)``
+    /// sees it; for tests.
+    func loads(host: String, port: Int) -> [Load] {
+        Self.loads(of: state.withLock { $0.hosts[ConnectionPool.Key(host: host, port: port)]?.connections ?? [] })
+    }
+
+    /// The loads of `connections`, in their order.
+    private static func loads(of connections: [HTTP2Connection]) -> [Load] {
+        connections.map { connection in
+            let load = connection.load
+            return Load(reserved: load.reserved, maxConcurrentStreams: load.maxConcurrentStreams, accepting: load.accepting)
+        }
+    }
+
     /// How many hosts have an entry, for tests and diagnostics.
     var hostCount: Int { state.withLock { $0.hosts.count } }
 
@@ -285,10 +299,7 @@ final class HTTP2Pool: Sendable {
         guard waiting || host.waiters.isEmpty else { return nil }
         // A reservation can fail if the connection's thread changed it since the snapshot: decide again.
         while true {
-            let loads = host.connections.map { connection in
-                let load = connection.load
-                return Load(reserved: load.reserved, maxConcurrentStreams: load.maxConcurrentStreams, accepting: load.accepting)
-            }
+            let loads = Self.loads(of: host.connections)
             switch Self.decide(
                 loads: loads, connecting: host.connecting, speaksHTTP1: host.speaksHTTP1,
                 speaksHTTP2: host.speaksHTTP2, maxConnections: maxConnectionsPerHost)

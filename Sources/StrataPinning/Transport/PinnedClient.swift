@@ -73,6 +73,11 @@ final class PinnedClient: Sendable {
         http2?.counts(host: host, port: port) ?? (0, 0)
     }
 
+    /// Each HTTP/2 connection to `host:port`, oldest first, as the pool's routing sees it.
+    func http2Loads(host: String, port: Int) -> [HTTP2Pool.Load] {
+        http2?.loads(host: host, port: port) ?? []
+    }
+
     /// Claims a stream on an HTTP/2 connection to `host:port` that already exists, and sends
     /// nothing on it: what a request does between its route and its send (for tests). Give it
     /// back with `release()`; nil when no connection is there to claim from.

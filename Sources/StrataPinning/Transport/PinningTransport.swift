@@ -196,6 +196,12 @@ public struct PinningTransport: Transport {
         return engine.client.http2Counts(host: host, port: port)
     }
 
+    /// Each HTTP/2 connection to `host:port`, oldest first, as the pool's routing sees it; for tests.
+    func http2Loads(host: String, port: Int) -> [HTTP2Pool.Load] {
+        guard case let .success(engine) = engine else { return [] }
+        return engine.client.http2Loads(host: host, port: port)
+    }
+
     /// Sends `request`: over a verified pooled connection when its host is pinned, through
     /// `inner` otherwise; follows redirects from pinned hosts.
     ///

@@ -25,4 +25,18 @@ struct HeaderRulesTests {
         // A space sends the value down the list path, which trims it.
         #expect(names(" X-Trace\t") == ["X-Trace"])
     }
+
+    @Test(
+        "hop-by-hop fields and Set-Cookie are never stored, in any ASCII case, read in place or byte by byte",
+        arguments: [
+            ("Connection", true), ("keep-alive", true), ("TRANSFER-ENCODING", true), ("te", true),
+            ("Proxy-Authorization", true), ("set-cookie", true), ("Set-Cookie2", true),
+            ("Content-Type", false), ("Connectiom", false), ("Date", false), ("", false),
+            ("Keep-Alive-Extra", false), ("Cookie", false),
+        ])
+    func alwaysUnstorable(name: String, unstorable: Bool) {
+        #expect(HeaderRules.isAlwaysUnstorable(name) == unstorable)
+        // The walk a string without contiguous UTF-8 takes.
+        #expect(HeaderRules.isAlwaysUnstorable(bytes: name.utf8) == unstorable)
+    }
 }

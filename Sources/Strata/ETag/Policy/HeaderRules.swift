@@ -153,19 +153,32 @@ enum HeaderRules {
     }
 
     /// Whether `name` is one of ``unstorableNames``: only the names of its length are compared
-    /// (every field of every stored response is checked, and most lengths have none).
+    /// (every field of every stored response is checked, and most lengths have none), in one
+    /// read of `name`'s bytes in place against the names' lower-cased bytes.
     static func isAlwaysUnstorable(_ name: String) -> Bool {
         let length = name.utf8.count
-        guard length < unstorableNamesByLength.count else { return false }
-        return unstorableNamesByLength[length].contains { HTTPHeaders.equal($0, name) }
+        guard length < unstorableNamesByLength.count, !unstorableNamesByLength[length].isEmpty else { return false }
+        return name.utf8.withContiguousStorageIfAvailable(isAlwaysUnstorable(bytes:))
+            ?? isAlwaysUnstorable(bytes: name.utf8)
+    }
+
+    /// Whether `bytes`, a field name, spell one of ``unstorableNames`` in any ASCII case.
+    static func isAlwaysUnstorable(bytes: some Collection<UInt8>) -> Bool {
+        let count = bytes.count
+        guard count < unstorableNamesByLength.count else { return false }
+        return unstorableNamesByLength[count].contains { lowercased in
+            zip(bytes, lowercased).allSatisfy { HTTPHeaders.asciiLowercased($0) == $1 }
+        }
     }
 
     private static let unstorableNames = hopByHopNames + credentialNames
 
-    /// ``unstorableNames`` indexed by their length in bytes.
-    private static let unstorableNamesByLength: [[String]] = {
+    /// ``unstorableNames``' lower-cased UTF-8, indexed by their length in bytes.
+    private static let unstorableNamesByLength: [[[UInt8]]] = {
         let longest = unstorableNames.map(\.utf8.count).max() ?? 0
-        return (0...longest).map { length in unstorableNames.filter { $0.utf8.count == length } }
+        return (0...longest).map { length in
+            unstorableNames.filter { $0.utf8.count == length }.map { Array($0.lowercased().utf8) }
+        }
     }()
 
     /// The non-empty, trimmed elements of comma-separated list fields (RFC 9110 §5.6.1).
