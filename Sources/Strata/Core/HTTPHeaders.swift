@@ -173,9 +173,8 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     ///
     /// On the path of every request, so: two names spelled alike are seen in their
     /// representation (over HTTP/1.1 most names a layer looks for are spelled as servers send
-    /// them; HTTP/2 sends names lower-cased), then
-    /// lengths (most other names differ in length), then the bytes in place, without building
-    /// a lower-cased copy.
+    /// them; HTTP/2 sends names lower-cased), then lengths (most other names differ in length),
+    /// then the bytes in place, without building a lower-cased copy.
     @inline(__always)
     package static func equal(_ a: String, _ b: String) -> Bool {
         sameRepresentation(a, b) || (a.utf8.count == b.utf8.count && equalBytes(a, b))

@@ -268,8 +268,8 @@ final class HTTP2Pool: Sendable {
 
     /// How many HTTP/2 connections to `host:port` exist and how many streams they carry.
     func counts(host: String, port: Int) -> (connections: Int, streams: Int) {
-        let connections = state.withLock { $0.hosts[ConnectionPool.Key(host: host, port: port)]?.connections ?? [] }
-        return (connections.count, connections.reduce(0) { $0 + $1.load.reserved })
+        let loads = loads(host: host, port: port)
+        return (loads.count, loads.reduce(0) { $0 + $1.reserved })
     }
 
     /// Each connection to `host:port`, oldest first, as ``decide(loads:connecting:speaksHTTP1:speaksHTTP2:maxConnections:)``
