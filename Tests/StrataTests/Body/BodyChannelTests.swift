@@ -28,16 +28,59 @@ struct BodyChannelTests {
 
     @Test("the producer is told to pause above the high watermark and to go on below the low one")
     func backpressure() async throws {
-        let channel = BodyChannel(highWatermark: 10, lowWatermark: 4)
+        // Chunks of a full frame each, which are never coalesced, so each read takes one of them.
+        let frame = BodyChannel.coalescedChunkBytes
+        let channel = BodyChannel(highWatermark: 10 * frame / 4, lowWatermark: frame)
         let resumed = LockedValue(0)
         channel.onDemand { resumed.withLock { $0 += 1 } }
-        #expect(channel.yield(Self.bytes(6)))
-        #expect(!channel.yield(Self.bytes(6)), "12 bytes unread: pause")
+        #expect(channel.yield(Self.bytes(3 * frame / 2)))
+        #expect(!channel.yield(Self.bytes(3 * frame / 2)), "3 frames unread, above 2.5: pause")
         var iterator = channel.body(length: nil).makeAsyncIterator()
         _ = try await iterator.next()
-        #expect(resumed.withLock { $0 } == 0, "6 bytes unread is still above the low watermark")
+        #expect(resumed.withLock { $0 } == 0, "1.5 frames unread is still above the low watermark")
         _ = try await iterator.next()
         #expect(resumed.withLock { $0 } == 1, "nothing unread: go on")
+    }
+
+    @Test("a million one-byte chunks yielded while the reader is behind are held as 16 KiB chunks, in order, none lost")
+    func smallChunksAreCoalesced() async throws {
+        let channel = BodyChannel(highWatermark: 1 << 30)
+        let count = 1 << 20
+        for index in 0..<count { channel.yield([UInt8(truncatingIfNeeded: index)][...]) }
+        channel.finish()
+        // One slot of 16 KiB for 16 Ki chunks: the heap holds the payload, not 80 bytes a byte.
+        #expect(channel.heldChunkSlots == count / BodyChannel.coalescedChunkBytes)
+        var expected = 0
+        var sizes: Set<Int> = []
+        for try await chunk in channel.body(length: Int64(count)) {
+            sizes.insert(chunk.count)
+            for byte in chunk {
+                guard byte == UInt8(truncatingIfNeeded: expected) else {
+                    Issue.record("byte \(expected) is \(byte)")
+                    return
+                }
+                expected += 1
+            }
+        }
+        #expect(expected == count)
+        #expect(sizes == [BodyChannel.coalescedChunkBytes])
+    }
+
+    @Test("a small chunk is copied while it waits, so it does not keep the producer's larger buffer alive; a full frame is kept as it came")
+    func smallChunksDoNotPinTheProducersBuffer() async throws {
+        let channel = BodyChannel(highWatermark: 1 << 30)
+        let producerBuffer = [UInt8](repeating: 7, count: 1 << 20)
+        let frame = BodyChannel.coalescedChunkBytes
+        channel.yield(producerBuffer[0..<10])
+        channel.yield(producerBuffer[frame..<(3 * frame)])
+        var iterator = channel.body(length: nil).makeAsyncIterator()
+        let small = try #require(try await iterator.next())
+        let full = try #require(try await iterator.next())
+        let producerStart = producerBuffer.withUnsafeBufferPointer { $0.baseAddress! }
+        #expect(small.count == 10)
+        #expect(small.withUnsafeBufferPointer { $0.baseAddress! } != producerStart)
+        #expect(full.count == 2 * frame)
+        #expect(full.withUnsafeBufferPointer { $0.baseAddress! } == producerStart + frame)
     }
 
     @Test("chunks already read are not held while the producer stays ahead of the reader")
