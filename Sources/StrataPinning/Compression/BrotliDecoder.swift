@@ -56,7 +56,7 @@ final class BrotliDecoder: ContentDecoder {
                 let code = BrotliDecoderGetErrorCode(state)
                 throw .corrupt(.brotli, reason: BrotliDecoderErrorString(code).map { String(cString: $0) } ?? "error \(code)")
             }
-            if !output.isEmpty { return output[...] }
+            if !output.isEmpty { return handedOut(output) }
             // With input and room for output, brotli always makes progress; a call that made none
             // would loop here for ever, so it is a corrupt stream rather than a hang.
             guard consumed > 0 || ended || (input.isEmpty && !outputMayFollow) else {

@@ -27,6 +27,16 @@ protocol ContentDecoder: AnyObject {
 /// noise, small enough that a limit is checked every 64 KiB of output.
 let maxOutputBytes = 64 * 1024
 
+/// A decoded piece as a decoder hands it out. A piece fills a buffer of ``maxOutputBytes`` as it
+/// is made; one that fills less than a quarter of it is copied into storage of its own size, so
+/// that a body of tiny coded blocks (a hostile server's one-byte deflate blocks, fed a byte at a
+/// time) does not cost 64 KiB for every few bytes a reader keeps.
+func handedOut(_ piece: [UInt8]) -> ArraySlice<UInt8> {
+    guard piece.count < maxOutputBytes / 4 else { return piece[...] }
+    // From a buffer pointer, not from the array: an array made from an array shares its storage.
+    return piece.withUnsafeBufferPointer { ArraySlice($0) }
+}
+
 extension ContentCoding {
     /// A new decoder for a body in this coding.
     ///

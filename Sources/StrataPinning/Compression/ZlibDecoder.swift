@@ -129,6 +129,6 @@ final class ZlibDecoder: ContentDecoder {
         default:
             throw .corrupt(coding, reason: stream.pointee.msg.map { String(cString: $0) } ?? "zlib error \(status)")
         }
-        return output.isEmpty ? nil : output[...]
+        return output.isEmpty ? nil : handedOut(output)
     }
 }

@@ -55,7 +55,7 @@ final class ZstdDecoder: ContentDecoder {
             consumedBytes += Int64(consumed)
             outputMayFollow = output.count == maxOutputBytes
             if consumed > 0 || !output.isEmpty { frameEnded = status == 0 }
-            if !output.isEmpty { return output[...] }
+            if !output.isEmpty { return handedOut(output) }
             // A call that neither consumed nor produced would spin this loop forever.
             guard consumed > 0 || input.isEmpty else {
                 throw .corrupt(.zstd, reason: "the decoder made no progress")

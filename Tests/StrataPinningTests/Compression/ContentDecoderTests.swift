@@ -68,6 +68,24 @@ struct ContentDecoderTests {
         }
     }
 
+    @Test("a small decoded piece is handed out in storage of its own size, not in a 64 KiB buffer")
+    func smallPiecesDoNotHoldTheOutputBuffer() throws {
+        for form in CodingFixtures.allForms {
+            let decoder = try form.coding.makeDecoder()
+            var pieces: [ArraySlice<UInt8>] = []
+            // Byte by byte: every piece is a few bytes, the case a hostile server forces.
+            for byte in form.bytes {
+                decoder.feed([byte])
+                while let piece = try decoder.nextOutput() { pieces.append(piece) }
+            }
+            try decoder.finish()
+            #expect(Array(pieces.joined()) == CodingFixtures.json, "\(form.name)")
+            for piece in pieces where piece.count < maxOutputBytes / 4 {
+                #expect(piece.capacity < maxOutputBytes / 4, "\(form.name): \(piece.count) bytes held in \(piece.capacity)")
+            }
+        }
+    }
+
     @Test("a body cut anywhere before its end marker fails as truncated at finish")
     func truncated() throws {
         for form in CodingFixtures.allForms {
