@@ -23,6 +23,11 @@ final class StreamedResponse: Sendable {
     /// channel's 256 KiB high watermark, at most about 512 KiB of a body wait for their reader.
     static let maxGatheredBytes = 256 * 1024
 
+    /// Called on a connection's thread each time its producer starts waiting for the reader (more
+    /// than the channel's high watermark waits unread). For tests that measure what paused
+    /// readers hold; nil, and nothing called, otherwise.
+    static let waitingForReaderHook = LockedValue<(@Sendable () -> Void)?>(nil)
+
     private enum Phase {
         /// The head was handed over and the thread has not looked at the body yet: a reader that
         /// gives up now needs no interruption (the thread checks first, and drains or closes).
@@ -139,6 +144,7 @@ final class StreamedResponse: Sendable {
             return state.abandoned
         }
         if abandoned { return true }
+        Self.waitingForReaderHook.withLock { $0 }?()
         let left = (deadline - .now).saturatingNanoseconds
         return left > 0 && demand.wait(timeout: .now() + .nanoseconds(Int(clamping: left))) == .success
     }
