@@ -50,8 +50,9 @@ struct GetCommand: Sendable {
                     + "line (received, total when known, rate) shows on a terminal while it takes a moment."),
             OptionSpec(
                 "--events",
-                help: "Reads the body as server-sent events and prints each as one JSON line; reconnects "
-                    + "with Last-Event-ID when the connection drops, as a browser's EventSource does (Ctrl-C ends it)."),
+                help: "Reads the body as server-sent events and prints each as one JSON line, every control character "
+                    + "as a JSON escape (\\u001b, \\u007f, \\u009b); reconnects with Last-Event-ID when the "
+                    + "connection drops, as a browser's EventSource does (Ctrl-C ends it)."),
             OptionSpec("--raw", help: "Keeps a compressed body as the server coded it (gzip, br, ...) instead of decoding it."),
             OptionSpec("--json-events", help: "Writes the layers' events to standard error as JSON lines."),
             OptionSpec("-v", "--verbose", help: "Writes the request and response heads and the layers' events to standard error."),
