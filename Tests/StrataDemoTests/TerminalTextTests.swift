@@ -36,6 +36,16 @@ struct TerminalTextTests {
         #expect(TerminalText.escaping("CN=Zoë Ünïcode,O=Ærø") == "CN=Zoë Ünïcode,O=Ærø")
     }
 
+    @Test("JSON lines get DEL and C1 as JSON escapes (\\u007f, \\u009b) and read back as the same text")
+    func jsonEscaping() throws {
+        let text = "a\u{1B}b\u{7F}c\u{9B}d\u{9D}e\u{9F}f\u{A0}é"
+        let json = try JSONEncoder().encode(["text": text])
+        let escaped = TerminalText.escapingJSON(json)
+        #expect(String(decoding: escaped, as: UTF8.self) == #"{"text":"a\u001bb\u007fc\u009bd\u009de\u009ff\#u{A0}é"}"#)
+        #expect(try JSONDecoder().decode([String: String].self, from: escaped) == ["text": text])
+        #expect(TerminalText.escapingJSON(Data(#"{"plain":"é"}"#.utf8)) == Data(#"{"plain":"é"}"#.utf8))
+    }
+
     @Test("-v and -i show a response header value with ESC, U+009B and DEL escaped")
     func responseHeaders() {
         let head = ResponseHead(HTTPResponseHead(statusCode: 200, headers: HTTPHeaders([("X-Note", Self.hostile)])))

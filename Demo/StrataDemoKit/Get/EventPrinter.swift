@@ -47,7 +47,8 @@ struct EventPrinter: Sendable {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             guard let json = try? encoder.encode(record) else { return }
-            output.writeError(json + Data("\n".utf8))
+            // The record's text is escaped already; this keeps every JSON line the demo writes alike.
+            output.writeError(TerminalText.escapingJSON(json) + Data("\n".utf8))
         case .text:
             output.errorLine(output.styledError("* " + record.summary, .dim))
         }

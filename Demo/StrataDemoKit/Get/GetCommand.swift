@@ -47,11 +47,13 @@ struct GetCommand: Sendable {
             OptionSpec(
                 "-o", "--output", value: "<file>",
                 help: "Writes the body to this file as it downloads (renamed into place once complete); a progress "
-                    + "line (received, total when known, rate) shows on a terminal while it takes a moment."),
+                    + "line (received, total when known, rate) shows on a terminal while it takes a moment. "
+                    + "'-o -' writes it to standard output exactly as it came, even on a terminal."),
             OptionSpec(
                 "--events",
-                help: "Reads the body as server-sent events and prints each as one JSON line; reconnects "
-                    + "with Last-Event-ID when the connection drops, as a browser's EventSource does (Ctrl-C ends it)."),
+                help: "Reads the body as server-sent events and prints each as one JSON line, every control character "
+                    + "as a JSON escape (\\u001b, \\u007f, \\u009b); reconnects with Last-Event-ID when the "
+                    + "connection drops, as a browser's EventSource does (Ctrl-C ends it)."),
             OptionSpec("--raw", help: "Keeps a compressed body as the server coded it (gzip, br, ...) instead of decoding it."),
             OptionSpec("--json-events", help: "Writes the layers' events to standard error as JSON lines."),
             OptionSpec("-v", "--verbose", help: "Writes the request and response heads and the layers' events to standard error."),
@@ -59,11 +61,20 @@ struct GetCommand: Sendable {
         ],
         notes: [
             """
+            ON A TERMINAL:
+              A body shown on a terminal has its control characters written as visible escapes
+              (\\u{1B}, \\u{9B}; line feeds, tabs and CRLF line ends are kept, a lone CR is escaped),
+              and a body with a NUL byte in its first \(TerminalBody.binaryCheckBytes) bytes is not shown at all:
+              use '-o -' or '-o <file>' for its bytes. Through a pipe or with -o, the body is written
+              byte for byte. Headers, events and error messages from the server are always escaped.
+            """,
+            """
             EXIT STATUS:
               0 for a response below 400, 22 for an HTTP error status (400 and above, as curl --fail;
               the body is not written), 1 when no response arrived (connection, TLS, pin check,
-              timeout) or a file could not be used, 64 for a usage error.
-            """
+              timeout), a file could not be used or a binary body was not shown on a terminal,
+              64 for a usage error.
+            """,
         ],
         examples: [
             "strata-demo get https://example.com/",
@@ -259,7 +270,12 @@ struct GetCommand: Sendable {
         let headText = options.includeHead ? Data((shown.lines.joined(separator: "\n") + "\n\n").utf8) : nil
         guard let path = options.outputFile else {
             if let headText { output.write(headText) }
-            for try await chunk in body { output.write(Data(chunk)) }
+            // A pipe or a file gets the body byte for byte, as curl writes it; only a person reads a terminal.
+            guard output.terminal.outputIsTerminal, !options.bodyAsIs else {
+                for try await chunk in body { output.write(Data(chunk)) }
+                return .success
+            }
+            try await show(body)
             return .success
         }
         progress.expect(head.headers["Content-Length"].flatMap { Int64($0) })
@@ -267,6 +283,19 @@ struct GetCommand: Sendable {
         await Self.stop(progressLine)
         if output.terminal.errorIsTerminal { output.errorLine("Saved \(saved) bytes to \(path).") }
         return .success
+    }
+
+    /// Writes the body to the terminal on standard output, escaped as it arrives (``TerminalBody``).
+    ///
+    /// - Throws: ``GetFailure/binaryBody`` when the body is binary; what came before was text.
+    private func show(_ body: HTTPBody) async throws {
+        var shown = TerminalBody()
+        for try await chunk in body {
+            guard let text = shown.text(for: chunk) else { throw GetFailure.binaryBody }
+            if !text.isEmpty { output.write(Data(text.utf8)) }
+        }
+        let end = shown.end()
+        if !end.isEmpty { output.write(Data(end.utf8)) }
     }
 
     /// Writes `headText` and the body to a temporary file beside `path` as it arrives, off

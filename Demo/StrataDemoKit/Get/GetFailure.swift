@@ -19,6 +19,9 @@ enum GetFailure: Error, CustomStringConvertible {
     case transport(String)
     /// The `-o` file could not be written.
     case output(path: String, reason: String)
+    /// The body was about to be shown on a terminal and is binary (``TerminalBody``): it was
+    /// not written, and the message says how to get it.
+    case binaryBody
 
     var description: String {
         switch self {
@@ -36,6 +39,10 @@ enum GetFailure: Error, CustomStringConvertible {
             description
         case .output(let path, let reason):
             "Cannot write '\(path)': \(reason). The response was not saved."
+        case .binaryBody:
+            "The response body is binary (a NUL byte in its first \(TerminalBody.binaryCheckBytes) bytes) and can mess up "
+                + "your terminal, so it was not shown. Use '-o -' to write it to the terminal anyway, "
+                + "or '-o <file>' to save it to a file."
         }
     }
 

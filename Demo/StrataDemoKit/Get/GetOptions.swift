@@ -30,7 +30,11 @@ struct GetOptions: Equatable, Sendable {
     var etagDirectory: String?
     var retries: Int
     var timeout: Duration?
+    /// The `-o` file; `nil` for standard output, `-o -` included.
     var outputFile: String?
+    /// `-o -`: the body goes to standard output exactly as it came even on a terminal, where it
+    /// is otherwise escaped, or refused when binary (``TerminalBody``).
+    var bodyAsIs: Bool
     var jsonEvents: Bool
     var verbose: Bool
     var includeHead: Bool
@@ -94,7 +98,10 @@ struct GetOptions: Equatable, Sendable {
         method = HTTPMethod(rawValue: methodName.uppercased())
         caFile = parsed.value("--ca")
         etagDirectory = parsed.value("--etag-dir")
-        outputFile = parsed.value("--output")
+        // `-o -` names standard output, as curl's `--output -` does; a file named '-' is `-o ./-`.
+        let output = parsed.value("--output")
+        outputFile = output == "-" ? nil : output
+        bodyAsIs = output == "-"
         retries = try Self.retries(parsed.value("--retries"), spec: spec)
         timeout = try Self.timeout(parsed.value("--timeout"), spec: spec)
         jsonEvents = parsed.has("--json-events")
