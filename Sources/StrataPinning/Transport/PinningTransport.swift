@@ -242,8 +242,9 @@ public struct PinningTransport: Transport {
     /// For a pinned host the body is read only as `consume` reads it, so a download of any size
     /// takes bounded memory: over HTTP/1.1 from the connection (at most a few hundred KiB wait
     /// unread), over HTTP/2 through the stream's flow-control window, which reopens only as far as
-    /// `consume` has read (at most the 1 MiB stream window plus a few hundred KiB wait unread). It
-    /// is not capped by `HTTPLimits.maxResponseBodyBytes`, which bounds what ``send(_:)`` buffers
+    /// `consume` has read (at most the 1 MiB stream window plus a few hundred KiB wait unread).
+    /// That bound holds in memory, not only in payload bytes, however small the pieces a server
+    /// sends (one byte a DATA frame or chunk): pieces that wait are coalesced. It is not capped by `HTTPLimits.maxResponseBodyBytes`, which bounds what ``send(_:)`` buffers
     /// (head, chunk-size lines and trailers stay bounded). File and stream request bodies are
     /// read as they are sent, over both protocols. Redirects are decided on the head: a redirect
     /// is never handed to `consume` (its body is dropped), and the follow-up streams. Unpinned
