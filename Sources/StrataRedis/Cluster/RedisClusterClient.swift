@@ -116,7 +116,9 @@ final class RedisClusterClient: RedisDeployment {
     /// first primary), pipelined per node, following redirects; returns the replies in order.
     ///
     /// - Throws: ``RedisClientError`` when the map cannot be learned, a node fails or backs
-    ///   off, a slot has no node, a command is unknown, or redirects exceed ``maxRedirects``.
+    ///   off, a slot has no node, a command is unknown, redirects exceed ``maxRedirects``, or a
+    ///   redirect or the map names a node that is not trusted
+    ///   (``RedisClientError/untrustedNode(node:reason:)``).
     func send(_ commands: [RedisCommand], keylessOn node: RedisNodeAddress?) async throws(RedisClientError) -> [RESPValue] {
         let map = try await topology.map()
         var pending: [Part] = []
@@ -165,16 +167,22 @@ final class RedisClusterClient: RedisDeployment {
     /// the seeds name it, else after the map was refreshed from the seeds and names it.
     ///
     /// - Throws: ``RedisClientError/untrustedNode(node:reason:)`` when even the refreshed map
-    ///   does not name it, or it is outside the allowed hosts.
+    ///   does not name it (or one refreshed less than a second ago did not), or it is outside
+    ///   the allowed hosts.
     private func trust(_ node: RedisNodeAddress) async throws(RedisClientError) {
+        func refused() -> RedisClientError { .untrustedNode(node: node.description, reason: nodes.untrustedReason(node)) }
         if nodes.trusts(node) { return }
         // No topology can make a node outside the allowed hosts trusted: nothing to ask.
-        guard nodes.allows(node) else { throw .untrustedNode(node: node.description, reason: nodes.untrustedReason(node)) }
+        guard nodes.allows(node) else { throw refused() }
+        // The seeds disowned it a moment ago; asking again for every redirect would let one
+        // node make the seeds read out the topology once per command.
+        guard !nodes.refusedRecently(node) else { throw refused() }
         // The redirect may be news the map has not caught up with (a node just added and
         // resharded into): the seeds decide, not the node that sent the redirect.
         await topology.refresh()
         if nodes.trusts(node) { return }
-        throw .untrustedNode(node: node.description, reason: nodes.untrustedReason(node))
+        nodes.recordRefusal(of: node)
+        throw refused()
     }
 
     /// One command on its way to one node.

@@ -30,11 +30,21 @@ final class RedisClusterNodes: Sendable {
         var availability: RedisAvailability
     }
 
-    /// The nodes with a client, and the nodes that may have one.
+    /// The nodes with a client, the nodes that may have one, and when each node a refreshed
+    /// map did not name was last refused.
     private struct State {
         var nodes: [RedisNodeAddress: Node] = [:]
         var trusted: Set<RedisNodeAddress>
+        var refused: [RedisNodeAddress: Duration] = [:]
     }
+
+    /// How long a node that a refreshed map did not name is refused without reading the map
+    /// again: a node that redirects every command to a stranger then costs the seeds one
+    /// topology read per second, not one per command.
+    static let refusalHoldDown = Duration.seconds(1)
+    /// The most refused nodes remembered; a node redirecting to ever new strangers costs a
+    /// bounded table (past it, the oldest refusals are forgotten and asked about again).
+    static let maxRefusedNodes = 256
 
     private let settings: Settings
     private let clock: ErasedClock
@@ -67,6 +77,25 @@ final class RedisClusterNodes: Sendable {
         state.withLock { $0.trusted.contains(node) }
     }
 
+    /// Whether `node` was refused after a refresh less than ``refusalHoldDown`` ago.
+    func refusedRecently(_ node: RedisNodeAddress) -> Bool {
+        let now = clock.elapsed()
+        return state.withLock { state in state.refused[node].map { now - $0 < Self.refusalHoldDown } ?? false }
+    }
+
+    /// Records that a refreshed map did not name `node`, so redirects to it are refused without
+    /// asking the seeds again for ``refusalHoldDown``.
+    func recordRefusal(of node: RedisNodeAddress) {
+        let now = clock.elapsed()
+        state.withLock { state in
+            state.refused = state.refused.filter { now - $0.value < Self.refusalHoldDown }
+            if state.refused.count >= Self.maxRefusedNodes, let oldest = state.refused.min(by: { $0.value < $1.value }) {
+                state.refused[oldest.key] = nil
+            }
+            state.refused[node] = now
+        }
+    }
+
     /// Whether `node` is within the allowed hosts, so a topology naming it would make it trusted.
     func allows(_ node: RedisNodeAddress) -> Bool {
         allowList?.allows(node.host) ?? true
@@ -81,6 +110,7 @@ final class RedisClusterNodes: Sendable {
         state.withLock { state in
             state.trusted = trusted
             state.nodes = state.nodes.filter { trusted.contains($0.key) }
+            state.refused = state.refused.filter { !trusted.contains($0.key) }
         }
     }
 

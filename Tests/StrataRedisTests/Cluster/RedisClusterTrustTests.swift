@@ -46,9 +46,39 @@ struct RedisClusterTrustTests {
         let refused = untrusted(events)
         #expect(refused.map(\.0) == [.lookup, .store], "\(events.all)")
         #expect(refused.allSatisfy { $0.1 == stranger.address && $0.2.contains("no topology read from a seed names it") })
-        // One read at the start, then one before each redirect was judged.
+        // One read at the start, then one before the first redirect was judged; the second
+        // came within a second of that refusal.
+        #expect(node.topologyReads == 2)
+        let logged = try #require(events.all.first)
+        #expect(logged.name == "redis-etag-store.untrusted-node" && logged.logLevel == .warning)
+        #expect(
+            logged.message(redactedBy: Redaction()).hasPrefix(
+                "redis-etag-store lookup not sent to untrusted cluster node \(stranger.address), answered without Redis: "))
+        #expect(events.all.allSatisfy { !"\($0)".contains(Self.password) && !$0.message(redactedBy: Redaction()).contains(Self.password) })
+    }
+
+    @Test("a node that redirects every command to a stranger costs the seeds one topology read per second, not one per command")
+    func refusalHoldDown() async throws {
+        let stranger = try FakeClusterNode { _ in .simpleString("OK") }
+        let seedPort = LockedValue(0)
+        let node = try FakeClusterNode { command in
+            switch command.first {
+            case "AUTH": .simpleString("OK")
+            case "CLUSTER": FakeClusterNode.shards([(("127.0.0.1", seedPort.withLock { $0 }), [0...16383])])
+            default: .error("MOVED 42 \(stranger.address)")
+            }
+        }
+        seedPort.withLock { $0 = node.port }
+        let time = TestClock()
+        let events = StoreEvents()
+        let store = try makeClusterStore([seed(node)], time: time, events: events)
+
+        for index in 0..<20 { #expect(await store.cachedResponse(for: "https://api.example/items/\(index)") == nil) }
+        #expect(node.topologyReads == 2)
+        time.advance(by: RedisClusterNodes.refusalHoldDown)
+        #expect(await store.cachedResponse(for: "https://api.example/items/0") == nil)
         #expect(node.topologyReads == 3)
-        #expect(events.all.allSatisfy { !"\($0)".contains(Self.password) })
+        #expect(untrusted(events).count == 21 && stranger.connectionCount == 0, "\(events.all)")
     }
 
     @Test("a MOVED to a node the seed's refreshed topology names is followed: the seed vouches for it, so it gets AUTH and the command")
