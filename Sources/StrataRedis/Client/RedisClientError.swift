@@ -32,7 +32,7 @@ enum RedisClientError: Error, Hashable, CustomStringConvertible {
     /// A cluster node's description of the cluster (`CLUSTER SHARDS`/`CLUSTER SLOTS`) is not
     /// one this client can use.
     case invalidTopology(peer: String, reason: String)
-    /// No seed or known node of the cluster described it; `lastFailure` says why the last one
+    /// No seed of the cluster described it; `lastFailure` says why the last one
     /// did not.
     case clusterUnreachable(tried: Int, lastFailure: String)
     /// One cluster node failed (`reason` names it and why); only the keys of its slots go
@@ -46,6 +46,10 @@ enum RedisClientError: Error, Hashable, CustomStringConvertible {
     case tooManyRedirects(command: String, slot: Int, limit: Int)
     /// The cluster client does not know which arguments of the command are keys.
     case unroutableCommand(String)
+    /// A command was to go to cluster node `node` (a redirect or the slot map named it), which
+    /// the client does not trust: no topology read from a seed names it, or it is outside the
+    /// allowed hosts. Nothing was sent there; `reason` says which.
+    case untrustedNode(node: String, reason: String)
 
     /// Whether the server itself is down, unreachable, slow or not accepting us, so the client
     /// waits before asking again; a busy pool or a bad reply to one command is not.
@@ -57,7 +61,7 @@ enum RedisClientError: Error, Hashable, CustomStringConvertible {
         // Failures of one node or one slot leave the rest of a cluster usable: the cluster
         // client keeps each node's own backoff instead.
         case .protocolViolation, .noConnectionAvailable, .backingOff, .invalidTopology, .clusterNodeFailed,
-            .slotNotServed, .tooManyRedirects, .unroutableCommand:
+            .slotNotServed, .tooManyRedirects, .unroutableCommand, .untrustedNode:
             false
         }
     }
@@ -100,6 +104,8 @@ enum RedisClientError: Error, Hashable, CustomStringConvertible {
             "the Redis Cluster redirected \(command) for slot \(slot) more than \(limit) times; a slot migration may be half-configured (check CLUSTER SETSLOT on both nodes)"
         case .unroutableCommand(let name):
             "the Redis Cluster client does not know the keys of \(name); add it to RedisCommandKeys"
+        case .untrustedNode(let node, let reason):
+            "the Redis Cluster node \(node) is not trusted, so nothing was sent there: \(reason)"
         }
     }
 }

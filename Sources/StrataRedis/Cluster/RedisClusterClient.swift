@@ -2,7 +2,7 @@ import Foundation
 import Strata
 
 /// A Redis Cluster client for ``RedisETagStore``: learns which primary serves each hash slot
-/// from any seed or known node (`CLUSTER SHARDS`, or `CLUSTER SLOTS` before Redis 7), sends
+/// from the seeds (`CLUSTER SHARDS`, or `CLUSTER SLOTS` before Redis 7), sends
 /// each command to the primary of its key's slot over that node's own pool, and follows the
 /// cluster's redirects:
 ///
@@ -12,6 +12,13 @@ import Strata
 ///   slot is still being migrated.
 /// - At most ``maxRedirects`` redirects per command, then
 ///   ``RedisClientError/tooManyRedirects(command:slot:limit:)``.
+///
+/// Trust: the client talks only to the seeds and the nodes named by a topology read from a
+/// seed (never from another node, which could name anyone), within the allowed hosts when
+/// given. A redirect to any other node first refreshes the map from the seeds, and is followed
+/// only when the new map names that node; otherwise the command fails with
+/// ``RedisClientError/untrustedNode(node:reason:)`` and nothing, `AUTH` included, is sent
+/// there. Each refresh closes the connections of nodes the new map no longer names.
 ///
 /// A node that fails (down, unreachable, too slow) fails the commands for its slots and starts
 /// a refresh (the cluster may have promoted a replica); each node has its own backoff, so the
@@ -33,11 +40,17 @@ final class RedisClusterClient: RedisDeployment {
     ///   - seeds: `redis://[user:password@]host[:port]` URLs of one or more cluster nodes; they
     ///     must agree on the user and password (every node of a cluster is asked with them), and
     ///     name database 0 or none (a cluster has only database 0).
-    ///   - tls: The TLS settings of `rediss://` seeds (every node is reached the same way).
+    ///   - tls: The TLS settings of `rediss://` seeds: every node is reached the same way,
+    ///     and each node's certificate must name the host the cluster gives for it.
+    ///   - allowedHosts: The hosts any node, seeds included, must have (``RedisNodeAllowList``),
+    ///     or `nil` for no limit beyond the trust rule.
     ///   - nodeRecovered: Called when a node that had failed answers again.
-    /// - Throws: ``RedisETagStoreError/invalidURL(_:reason:)`` for a seed that cannot work.
+    /// - Throws: ``RedisETagStoreError/invalidURL(_:reason:)`` for a seed that cannot work,
+    ///   ``RedisETagStoreError/invalidParameter(_:reason:)`` for TLS settings or allowed hosts
+    ///   that cannot.
     init(
-        seeds: [URL], tls: RedisTLS?, settings: (limits: RESPLimits, connectTimeout: Duration, commandTimeout: Duration),
+        seeds: [URL], tls: RedisTLS?, allowedHosts: [String]? = nil,
+        settings: (limits: RESPLimits, connectTimeout: Duration, commandTimeout: Duration),
         maxConnections: Int, retryDelays: (initial: Duration, max: Duration), clock: ErasedClock,
         nodeRecovered: @escaping @Sendable (_ missedOperations: Int) -> Void
     ) throws(RedisETagStoreError) {
@@ -47,6 +60,7 @@ final class RedisClusterClient: RedisDeployment {
         guard seeds.count <= Self.maxSeeds else {
             throw .invalidURL("[\(seeds.count) URLs]", reason: "give at most \(Self.maxSeeds) seeds; the cluster names the other nodes")
         }
+        let allowList = try allowedHosts.map(RedisNodeAllowList.init)
         var endpoints: [RedisEndpoint] = []
         for seed in seeds {
             let endpoint = try RedisEndpoint(url: seed)
@@ -61,14 +75,18 @@ final class RedisClusterClient: RedisDeployment {
                         "every seed must name the same user and password as \(RedisEndpoint.redacted(firstSeed)): all nodes are asked with one"
                 )
             }
-            // Not yet: with `tls-cluster yes` a node announces its TLS port apart (`tls-port` in
-            // CLUSTER SHARDS), which the topology does not read, so every node would be
-            // reached on its plain-text port and fail.
-            guard !endpoint.usesTLS else {
+            // Every node is reached the way the seeds are: one plain-text seed would send the
+            // password in the clear that the others protect.
+            if let first = endpoints.first, first.usesTLS != endpoint.usesTLS {
                 throw .invalidURL(
                     RedisEndpoint.redacted(seed),
-                    reason: "Redis Cluster over TLS (rediss:// seeds) is not supported yet; use redis:// seeds on a private "
-                        + "network, or RedisETagStore(url:) with one rediss:// endpoint")
+                    reason: "every seed must use the scheme of \(RedisEndpoint.redacted(firstSeed)): "
+                        + "all rediss:// (a cluster with tls-cluster yes) or all redis://")
+            }
+            if let allowList, !allowList.allows(endpoint.host) {
+                throw .invalidParameter(
+                    "allowedHosts",
+                    reason: "the seed \(RedisEndpoint.redacted(seed)) is outside it; add the seed's host or network, or remove the seed")
             }
             endpoints.append(endpoint)
         }
@@ -79,12 +97,13 @@ final class RedisClusterClient: RedisDeployment {
                 endpoint: endpoints[0], tls: try RedisTLS.connector(tls, for: endpoints[0]),
                 limits: settings.limits, connectTimeout: settings.connectTimeout,
                 commandTimeout: settings.commandTimeout, maxConnections: maxConnections, retryDelays: retryDelays),
-            clock: clock, nodeRecovered: nodeRecovered)
+            seeds: seen, allowList: allowList, clock: clock, nodeRecovered: nodeRecovered)
         self.nodes = nodes
-        topology = RedisTopologyRefresh { known in
-            await Self.discover(
-                asking: (known?.primaries ?? []) + seedNodes.filter { known?.primaries.contains($0) != true },
-                through: nodes)
+        let usesTLS = endpoints[0].usesTLS
+        // Only the seeds are asked: a topology is what makes a node trusted, so it must come
+        // from a node the caller named. A seed that is down is skipped at once by its backoff.
+        topology = RedisTopologyRefresh { _ in
+            await Self.discover(asking: seedNodes, tls: usesTLS, through: nodes)
         }
     }
 
@@ -97,7 +116,9 @@ final class RedisClusterClient: RedisDeployment {
     /// first primary), pipelined per node, following redirects; returns the replies in order.
     ///
     /// - Throws: ``RedisClientError`` when the map cannot be learned, a node fails or backs
-    ///   off, a slot has no node, a command is unknown, or redirects exceed ``maxRedirects``.
+    ///   off, a slot has no node, a command is unknown, redirects exceed ``maxRedirects``, or a
+    ///   redirect or the map names a node that is not trusted
+    ///   (``RedisClientError/untrustedNode(node:reason:)``).
     func send(_ commands: [RedisCommand], keylessOn node: RedisNodeAddress?) async throws(RedisClientError) -> [RESPValue] {
         let map = try await topology.map()
         var pending: [Part] = []
@@ -121,6 +142,7 @@ final class RedisClusterClient: RedisDeployment {
                         replies[part.origin].append(answer)
                         continue
                     }
+                    try await trust(redirect.node)
                     if redirect.kind == .moved {
                         topology.assign(redirect.slot, to: redirect.node)
                         moved = true
@@ -139,6 +161,28 @@ final class RedisClusterClient: RedisDeployment {
             pending = redirected
         }
         return replies.map(Self.combined)
+    }
+
+    /// Returns when `node`, named by a redirect, is trusted: at once when the current map or
+    /// the seeds name it, else after the map was refreshed from the seeds and names it.
+    ///
+    /// - Throws: ``RedisClientError/untrustedNode(node:reason:)`` when even the refreshed map
+    ///   does not name it (or one refreshed less than a second ago did not), or it is outside
+    ///   the allowed hosts.
+    private func trust(_ node: RedisNodeAddress) async throws(RedisClientError) {
+        func refused() -> RedisClientError { .untrustedNode(node: node.description, reason: nodes.untrustedReason(node)) }
+        if nodes.trusts(node) { return }
+        // No topology can make a node outside the allowed hosts trusted: nothing to ask.
+        guard nodes.allows(node) else { throw refused() }
+        // The seeds disowned it a moment ago; asking again for every redirect would let one
+        // node make the seeds read out the topology once per command.
+        guard !nodes.refusedRecently(node) else { throw refused() }
+        // The redirect may be news the map has not caught up with (a node just added and
+        // resharded into): the seeds decide, not the node that sent the redirect.
+        await topology.refresh()
+        if nodes.trusts(node) { return }
+        nodes.recordRefusal(of: node)
+        throw refused()
     }
 
     /// One command on its way to one node.
@@ -194,39 +238,41 @@ final class RedisClusterClient: RedisDeployment {
             })
     }
 
-    /// Asks `candidates` in turn for the cluster's topology and returns the first map that
-    /// serves every slot, or else the one that serves the most.
+    /// Asks `seeds` in turn for the cluster's topology and returns the first map that serves
+    /// every slot, or else the one that serves the most; from then on the nodes trusted are
+    /// the seeds and that map's.
     private static func discover(
-        asking candidates: [RedisNodeAddress],
+        asking seeds: [RedisNodeAddress], tls: Bool,
         through nodes: RedisClusterNodes
     ) async -> Result<RedisSlotMap, RedisClientError> {
         var best: RedisSlotMap?
         var lastFailure = "no node to ask"
-        for candidate in candidates {
+        for seed in seeds {
             do throws(RedisClientError) {
-                let map = try await topology(of: candidate, through: nodes)
+                let map = try await topology(of: seed, tls: tls, through: nodes)
                 if map.servedSlots == RedisHashSlot.count {
-                    nodes.retain(only: Set(map.primaries + candidates))
-                    return .success(map)
+                    best = map
+                    break
                 }
                 if map.servedSlots > best?.servedSlots ?? 0 { best = map }
-                lastFailure = "\(candidate) knows a node for \(map.servedSlots) of \(RedisHashSlot.count) slots"
+                lastFailure = "\(seed) knows a node for \(map.servedSlots) of \(RedisHashSlot.count) slots"
             } catch {
                 lastFailure = error.description
             }
         }
-        if let best { return .success(best) }
-        return .failure(.clusterUnreachable(tried: candidates.count, lastFailure: lastFailure))
+        guard let best else { return .failure(.clusterUnreachable(tried: seeds.count, lastFailure: lastFailure)) }
+        nodes.trust(only: best.primaries)
+        return .success(best)
     }
 
-    /// One node's view of the cluster: `CLUSTER SHARDS`, or `CLUSTER SLOTS` when the node is
+    /// One seed's view of the cluster: `CLUSTER SHARDS`, or `CLUSTER SLOTS` when the node is
     /// older than Redis 7 and does not know `SHARDS`.
     private static func topology(
-        of node: RedisNodeAddress,
+        of node: RedisNodeAddress, tls: Bool,
         through nodes: RedisClusterNodes
     ) async throws(RedisClientError) -> RedisSlotMap {
         let shards = try await nodes.send([RedisCommand("CLUSTER", "SHARDS")], to: node)[0]
-        guard case .error(let message) = shards else { return try RedisSlotMap(shards: shards, from: node) }
+        guard case .error(let message) = shards else { return try RedisSlotMap(shards: shards, from: node, tls: tls) }
         if message.localizedCaseInsensitiveContains("cluster support disabled") {
             throw .invalidTopology(
                 peer: node.description, reason: "the server is not in cluster mode (cluster-enabled no); use RedisETagStore(url:)")

@@ -12,14 +12,19 @@ extension RedisSlotMap {
 
     /// Reads a `CLUSTER SHARDS` reply: an array of shards, each a flat `slots`/`nodes` map;
     /// `slots` holds start and end slots in pairs, `nodes` one flat map per node (`endpoint`,
-    /// `ip`, `port`, `role`, `health`, …). Each shard's slots go to its `master` node, preferring
-    /// one whose health is `online`; a shard without a primary leaves its slots unserved.
+    /// `ip`, `port`, `tls-port`, `role`, `health`, …). Each shard's slots go to its `master`
+    /// node, preferring one whose health is `online`; a shard without a primary leaves its slots
+    /// unserved, and a primary without slots is listed serving none.
     ///
+    /// - Parameter tls: Whether nodes are reached over TLS: each node's `tls-port` is read
+    ///   instead of its `port` (with `tls-cluster yes` a node lists both, and `port` is the
+    ///   plain-text one, or absent for a TLS-only node).
     /// - Throws: ``RedisClientError/invalidTopology(peer:reason:)``.
-    init(shards reply: RESPValue, from replying: RedisNodeAddress) throws(RedisClientError) {
+    init(shards reply: RESPValue, from replying: RedisNodeAddress, tls: Bool = false) throws(RedisClientError) {
         func invalid(_ reason: String) -> RedisClientError { .invalidTopology(peer: replying.description, reason: reason) }
         guard case .array(let shards?) = reply else { throw invalid("CLUSTER SHARDS did not answer with an array") }
         var ranges: [(slots: ClosedRange<Int>, node: RedisNodeAddress)] = []
+        var slotless: [RedisNodeAddress] = []
         var nodeCount = 0
         for shard in shards {
             guard let fields = Self.fields(shard), case .array(let slots?)? = fields["slots"],
@@ -34,20 +39,22 @@ extension RedisSlotMap {
             for node in nodes {
                 guard let node = Self.fields(node) else { throw invalid("a node is not a map") }
                 guard Self.text(node["role"]) == "master" else { continue }
-                guard let address = Self.address(node, replying: replying) else { continue }
+                guard let address = Self.address(node, replying: replying, tls: tls) else { continue }
                 let online = Self.text(node["health"]) == "online"
                 if primary == nil || (online && primary?.online == false) { primary = (address, online) }
             }
             guard let primary else { continue }
+            if slots.isEmpty { slotless.append(primary.node) }
             for pair in stride(from: 0, to: slots.count, by: 2) {
                 ranges.append((try Self.slotRange(slots[pair], slots[pair + 1], invalid: invalid), primary.node))
             }
         }
-        self.init(ranges)
+        self.init(ranges, slotless: slotless)
     }
 
     /// Reads a `CLUSTER SLOTS` reply: an array of `[start, end, primary, replicas…]`, each node
-    /// as `[endpoint, port, id, …]`.
+    /// as `[endpoint, port, id, …]`. Redis gives each client the port of its own kind of
+    /// connection (the TLS port to a TLS client), as it does in `MOVED` and `ASK`.
     ///
     /// - Throws: ``RedisClientError/invalidTopology(peer:reason:)``.
     init(slots reply: RESPValue, from replying: RedisNodeAddress) throws(RedisClientError) {
@@ -104,10 +111,11 @@ extension RedisSlotMap {
         }
     }
 
-    /// Where a `CLUSTER SHARDS` node accepts plain TCP: its preferred endpoint (or `ip` when
-    /// that is unknown) and `port`; `nil` for a node with no usable address or TLS only.
-    private static func address(_ node: [String: RESPValue], replying: RedisNodeAddress) -> RedisNodeAddress? {
-        guard let port = integer(node["port"]) else { return nil }
+    /// Where a `CLUSTER SHARDS` node accepts this client: its preferred endpoint (or `ip` when
+    /// that is unknown) and `port` (`tls-port` over TLS); `nil` for a node with no usable
+    /// address or none for this kind of connection.
+    private static func address(_ node: [String: RESPValue], replying: RedisNodeAddress, tls: Bool) -> RedisNodeAddress? {
+        guard let port = integer(node[tls ? "tls-port" : "port"]) else { return nil }
         var host = text(node["endpoint"]) ?? text(node["ip"])
         if host == "?" { host = text(node["ip"]) }
         guard let host, host != "?" else { return RedisNodeAddress(host: replying.host, port: port) }

@@ -2,7 +2,8 @@
 /// (`CLUSTER SHARDS` or `CLUSTER SLOTS`, see `RedisSlotMap+Replies.swift`) and corrected by
 /// `MOVED` redirects. A value: a refresh builds a new map and swaps it in whole.
 struct RedisSlotMap: Hashable, Sendable {
-    /// The primaries, each once, in the order the cluster listed them.
+    /// The primaries, each once, in the order the cluster listed them, including primaries
+    /// that serve no slot yet (a node being resharded into, which `ASK` redirects name).
     private(set) var primaries: [RedisNodeAddress]
     /// For each slot, an index into ``primaries``, or `unserved`.
     private var owners: [UInt16]
@@ -10,7 +11,8 @@ struct RedisSlotMap: Hashable, Sendable {
 
     /// Creates a map from `ranges` (inclusive slot ranges, each given to a node); slots no range
     /// names are unserved. A later range wins over an earlier one for a slot both name.
-    init(_ ranges: [(slots: ClosedRange<Int>, node: RedisNodeAddress)]) {
+    /// `slotless` primaries are listed after the others, serving nothing.
+    init(_ ranges: [(slots: ClosedRange<Int>, node: RedisNodeAddress)], slotless: [RedisNodeAddress] = []) {
         primaries = []
         owners = Array(repeating: Self.unserved, count: RedisHashSlot.count)
         for (slots, node) in ranges {
@@ -19,6 +21,7 @@ struct RedisSlotMap: Hashable, Sendable {
             let index = primaryIndex(of: node)
             for slot in clamped { owners[slot] = index }
         }
+        for node in slotless { _ = primaryIndex(of: node) }
     }
 
     /// The node serving `slot`, or `nil` when no node does (a shard lost its primary, or the

@@ -5,8 +5,9 @@ import Strata
 enum RedisTopology: Sendable {
     /// One server (or a proxy or managed endpoint in front of several): `redis://…`.
     case server(URL)
-    /// A Redis Cluster, reached through one or more of its nodes.
-    case cluster(seeds: [URL])
+    /// A Redis Cluster, reached through one or more of its nodes, and only those and the nodes
+    /// they name, within `allowedHosts` when given (``RedisNodeAllowList``).
+    case cluster(seeds: [URL], allowedHosts: [String]? = nil)
 
     /// The client for this topology; nothing connects yet.
     ///
@@ -33,9 +34,9 @@ enum RedisTopology: Sendable {
                     commandTimeout: commandTimeout,
                     tls: try RedisTLS.connector(tls, for: endpoint)),
                 maxConnections: maxConnections)
-        case .cluster(let seeds):
+        case .cluster(let seeds, let allowedHosts):
             return try RedisClusterClient(
-                seeds: seeds, tls: tls, settings: (limits, connectTimeout, commandTimeout),
+                seeds: seeds, tls: tls, allowedHosts: allowedHosts, settings: (limits, connectTimeout, commandTimeout),
                 maxConnections: maxConnections, retryDelays: retryDelays, clock: clock,
                 nodeRecovered: nodeRecovered)
         }

@@ -109,8 +109,11 @@ public final class RedisETagStore: ETagStoreProtocol {
     /// - Parameters:
     ///   - cluster: `redis://[user:password@]host[:port]` URLs of one or more cluster nodes (more
     ///     than one, so the store starts while one is down); the same user and password in each,
-    ///     database 0 or none. The other nodes are learned from the cluster. TLS to a cluster
-    ///     is not supported yet: a `rediss://` seed is refused.
+    ///     database 0 or none. The other nodes are learned from the seeds: the store talks only
+    ///     to the seeds and the nodes a seed's topology names, and a redirect elsewhere is a
+    ///     miss (``RedisETagStoreEvent/untrustedNode(_:node:reason:)``) that sends nothing there.
+    ///     `rediss://` seeds (all of them) reach every node over TLS, for a cluster with
+    ///     `tls-cluster yes`.
     ///   - namespace: The prefix of every key this store writes (`<namespace>:<digest>`); give
     ///     each service its own. 1 to 128 printable ASCII characters without spaces. A `{…}` in
     ///     it would put every entry in one slot (a hash tag), so leave braces out.
@@ -119,19 +122,28 @@ public final class RedisETagStore: ETagStoreProtocol {
     ///   - maxEntryBytes: The largest entry stored, as for the single-server store.
     ///   - connectTimeout: How long connecting to one node may take.
     ///   - commandTimeout: How long one node may take to answer a command.
+    ///   - tls: For `rediss://` seeds, whom to trust, the client certificate and pins, checked
+    ///     on every node as the single-server store checks its server; each node's certificate
+    ///     must name the host the cluster announces for it (an IP address by default). `nil`
+    ///     trusts the system's CAs. Given with `redis://` seeds, it is an error.
+    ///   - allowedHosts: When given, the only hosts any node, seeds included, may have: names
+    ///     (`cache.internal`), wildcards (`*.cache.internal`, every name below), IP addresses or
+    ///     networks (`10.0.0.0/8`, `fd00::/8`), compared as the cluster announces its nodes,
+    ///     never resolved. A node outside is never connected to. `nil`: the trust rule alone.
     /// - Throws: ``RedisETagStoreError`` for a seed URL, namespace or parameter that cannot work.
     public convenience init(
         cluster: [URL], namespace: String = RedisETagStore.defaultNamespace,
         timeToLive: Duration? = nil, maxEntryBytes: Int = 8 << 20, maxConnections: Int = 4,
-        connectTimeout: Duration = .seconds(1), commandTimeout: Duration = .milliseconds(500)
+        connectTimeout: Duration = .seconds(1), commandTimeout: Duration = .milliseconds(500),
+        tls: RedisTLS? = nil, allowedHosts: [String]? = nil
     )
         throws(RedisETagStoreError)
     {
         try self.init(
-            topology: .cluster(seeds: cluster), namespace: namespace, timeToLive: timeToLive,
+            topology: .cluster(seeds: cluster, allowedHosts: allowedHosts), namespace: namespace, timeToLive: timeToLive,
             maxEntryBytes: maxEntryBytes, maxConnections: maxConnections, connectTimeout: connectTimeout,
             commandTimeout: commandTimeout, retryDelays: (.milliseconds(100), .seconds(5)), clock: ContinuousClock(),
-            tls: nil)
+            tls: tls)
     }
 
     /// Creates a store with the circuit breaker's delays and clock given, for tests.
@@ -309,6 +321,8 @@ public final class RedisETagStore: ETagStoreProtocol {
             // A cluster node that failed recently is left alone by the cluster client.
             if case .backingOff(_, let retryAfter, _) = error {
                 report(.skipped(operation, retryAfter: retryAfter))
+            } else if case .untrustedNode(let node, let reason) = error {
+                report(.untrustedNode(operation, node: node, reason: reason))
             } else {
                 report(.failed(operation, reason: error.description))
             }

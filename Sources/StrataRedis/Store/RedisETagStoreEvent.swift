@@ -39,9 +39,15 @@ public enum RedisETagStoreEvent: TransportEvent, Hashable {
     /// An entry was not stored because its encoded size exceeds `maxEntryBytes`; any older
     /// entry under its key was removed.
     case rejectedTooLarge(keyDigest: String, bytes: Int, limit: Int)
+    /// The operation was to go to cluster node `node` (`host:port`), named by a redirect
+    /// (`MOVED`, `ASK`) or the slot map, which the store does not trust: no topology read from a
+    /// seed names it, even after a refresh, or it is outside `allowedHosts`. Nothing was sent
+    /// there, `AUTH` included: the lookup was a miss, the write was dropped. `reason` says which
+    /// rule refused it.
+    case untrustedNode(Operation, node: String, reason: String)
 
     /// `redis-etag-store.` plus what happened: `failed`, `skipped`, `recovered`,
-    /// `unreadable-entry`, `rejected-too-large`.
+    /// `unreadable-entry`, `rejected-too-large`, `untrusted-node`.
     public var name: String {
         switch self {
         case .failed: "redis-etag-store.failed"
@@ -49,14 +55,15 @@ public enum RedisETagStoreEvent: TransportEvent, Hashable {
         case .recovered: "redis-etag-store.recovered"
         case .unreadableEntry: "redis-etag-store.unreadable-entry"
         case .rejectedTooLarge: "redis-etag-store.rejected-too-large"
+        case .untrustedNode: "redis-etag-store.untrusted-node"
         }
     }
 
-    /// `warning` when Redis failed or held an unreadable entry, `notice` when it recovered,
-    /// `debug` for a skipped operation or a refused entry.
+    /// `warning` when Redis failed, held an unreadable entry or redirected to an untrusted node,
+    /// `notice` when it recovered, `debug` for a skipped operation or a refused entry.
     public var logLevel: LogLevel {
         switch self {
-        case .failed, .unreadableEntry: .warning
+        case .failed, .unreadableEntry, .untrustedNode: .warning
         case .recovered: .notice
         case .skipped, .rejectedTooLarge: .debug
         }
@@ -75,6 +82,9 @@ public enum RedisETagStoreEvent: TransportEvent, Hashable {
             "redis-etag-store entry \(keyDigest) unreadable, treated as a miss: \(redaction.scrub(reason))"
         case .rejectedTooLarge(let keyDigest, let bytes, let limit):
             "redis-etag-store entry \(keyDigest) not stored: \(bytes) bytes exceeds maxEntryBytes \(limit)"
+        case .untrustedNode(let operation, let node, let reason):
+            "redis-etag-store \(operation.rawValue) not sent to untrusted cluster node \(redaction.scrub(node)), "
+                + "answered without Redis: \(redaction.scrub(reason))"
         }
     }
 }

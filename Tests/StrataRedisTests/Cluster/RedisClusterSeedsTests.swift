@@ -20,8 +20,11 @@ struct RedisClusterSeedsTests {
         #expect { try RedisETagStore(cluster: [URL(string: "redis://:s3cret@a:7000")!, URL(string: "redis://:other@b:7000")!]) } throws: {
             error in "\(error)".contains("same user and password") && !"\(error)".contains("s3cret") && !"\(error)".contains("other@")
         }
-        #expect { try RedisETagStore(cluster: [URL(string: "redis://a:7000")!, URL(string: "rediss://b:7000")!]) } throws: { error in
-            "\(error)".contains("Redis Cluster over TLS (rediss:// seeds) is not supported yet")
+        #expect { try RedisETagStore(cluster: [URL(string: "rediss://a:7000")!, URL(string: "redis://b:7000")!]) } throws: { error in
+            "\(error)".contains("every seed must use the scheme of rediss://a:7000")
+        }
+        #expect { try RedisETagStore(cluster: [URL(string: "redis://a:7000")!], tls: RedisTLS()) } throws: { error in
+            "\(error)".contains("TLS settings were given with a redis:// URL")
         }
         #expect(throws: RedisETagStoreError.self) {
             try RedisETagStore(cluster: (0...RedisClusterClient.maxSeeds).map { URL(string: "redis://h\($0):7000")! })

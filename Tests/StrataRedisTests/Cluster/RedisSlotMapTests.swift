@@ -45,6 +45,33 @@ struct RedisSlotMapTests {
         #expect(map.node(for: 20) == nil && map.node(for: 30) == nil && map.servedSlots == 20)
     }
 
+    @Test("CLUSTER SHARDS over TLS: each node's tls-port is used, and a node announcing none is not reached in plain text")
+    func shardsOverTLS() throws {
+        func tlsNode(_ port: Int?, tlsPort: Int?) -> RESPValue {
+            var fields = [text("id"), text(String(repeating: "b", count: 40))]
+            if let port { fields += [text("port"), .integer(Int64(port))] }
+            if let tlsPort { fields += [text("tls-port"), .integer(Int64(tlsPort))] }
+            return .array(fields + [text("ip"), text("10.0.0.1"), text("endpoint"), text("10.0.0.1"), text("role"), text("master")])
+        }
+        let reply = RESPValue.array([
+            shard([0, 8191], [tlsNode(nil, tlsPort: 7100)]),
+            shard([8192, 16383], [tlsNode(7001, tlsPort: nil)]),
+        ])
+        let overTLS = try RedisSlotMap(shards: reply, from: replying, tls: true)
+        #expect(overTLS.node(for: 0) == address("10.0.0.1", 7100))
+        #expect(overTLS.node(for: 8192) == nil)
+        let plain = try RedisSlotMap(shards: reply, from: replying)
+        #expect(plain.node(for: 0) == nil && plain.node(for: 8192) == address("10.0.0.1", 7001))
+    }
+
+    @Test("CLUSTER SHARDS: a primary without slots yet (a node being resharded into) is listed among the primaries, serving none")
+    func slotlessPrimary() throws {
+        let reply = RESPValue.array([shard([0, 16383], [node("10.0.0.1", 7000)]), shard([], [node("10.0.0.2", 7001)])])
+        let map = try RedisSlotMap(shards: reply, from: replying)
+        #expect(map.primaries == [address("10.0.0.1", 7000), address("10.0.0.2", 7001)])
+        #expect(map.servedSlots == RedisHashSlot.count && map.node(for: 16383) == address("10.0.0.1", 7000))
+    }
+
     @Test("CLUSTER SLOTS: [start, end, [endpoint, port, id], replicas…]; a null endpoint is the replying host")
     func slots() throws {
         let reply = RESPValue.array([

@@ -20,6 +20,7 @@ func redisContract() throws {
         case .recovered(let missed): print(missed)
         case .unreadableEntry(let keyDigest, let reason): print(keyDigest, reason)
         case .rejectedTooLarge(let keyDigest, let bytes, let limit): print(keyDigest, bytes, limit)
+        case .untrustedNode(let operation, let node, let reason): print(operation.rawValue, node, reason)
         }
     }
     _ = try RedisETagStore(url: URL(string: "redis://127.0.0.1")!)
