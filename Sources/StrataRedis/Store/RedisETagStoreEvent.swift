@@ -39,9 +39,13 @@ public enum RedisETagStoreEvent: TransportEvent, Hashable {
     /// An entry was not stored because its encoded size exceeds `maxEntryBytes`; any older
     /// entry under its key was removed.
     case rejectedTooLarge(keyDigest: String, bytes: Int, limit: Int)
+    /// A stored value is not signed by one of the store's ``RedisEntryAuthenticationKey``s for
+    /// its Redis key (see `failure`): the lookup was a miss, the value was not served, and the
+    /// next download overwrites it with a signed entry.
+    case unauthenticatedEntry(keyDigest: String, failure: AuthenticationFailure)
 
     /// `redis-etag-store.` plus what happened: `failed`, `skipped`, `recovered`,
-    /// `unreadable-entry`, `rejected-too-large`.
+    /// `unreadable-entry`, `rejected-too-large`, `unauthenticated-entry`.
     public var name: String {
         switch self {
         case .failed: "redis-etag-store.failed"
@@ -49,14 +53,15 @@ public enum RedisETagStoreEvent: TransportEvent, Hashable {
         case .recovered: "redis-etag-store.recovered"
         case .unreadableEntry: "redis-etag-store.unreadable-entry"
         case .rejectedTooLarge: "redis-etag-store.rejected-too-large"
+        case .unauthenticatedEntry: "redis-etag-store.unauthenticated-entry"
         }
     }
 
-    /// `warning` when Redis failed or held an unreadable entry, `notice` when it recovered,
+    /// `warning` when Redis failed or held an unreadable or unauthenticated entry, `notice` when it recovered,
     /// `debug` for a skipped operation or a refused entry.
     public var logLevel: LogLevel {
         switch self {
-        case .failed, .unreadableEntry: .warning
+        case .failed, .unreadableEntry, .unauthenticatedEntry: .warning
         case .recovered: .notice
         case .skipped, .rejectedTooLarge: .debug
         }
@@ -75,6 +80,8 @@ public enum RedisETagStoreEvent: TransportEvent, Hashable {
             "redis-etag-store entry \(keyDigest) unreadable, treated as a miss: \(redaction.scrub(reason))"
         case .rejectedTooLarge(let keyDigest, let bytes, let limit):
             "redis-etag-store entry \(keyDigest) not stored: \(bytes) bytes exceeds maxEntryBytes \(limit)"
+        case .unauthenticatedEntry(let keyDigest, let failure):
+            "redis-etag-store entry \(keyDigest) not authenticated, treated as a miss: \(failure)"
         }
     }
 }
