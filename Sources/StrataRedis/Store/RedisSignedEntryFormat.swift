@@ -60,15 +60,16 @@ enum RedisSignedEntryFormat {
     /// - Throws: ``Failure/unauthenticated(_:)`` saying why the value is not served, or
     ///   ``Failure/unavailable(_:)`` when OpenSSL computes no code.
     static func verified(_ value: Data, redisKey: String, keys: [RedisEntryAuthenticationKey]) throws(Failure) -> Data {
-        let bytes = [UInt8](value)
+        // The header alone is copied to be parsed; the entry is only hashed until it verifies.
+        let bytes = [UInt8](value.prefix(headerByteCount))
         guard bytes.count >= magic.count + 1, Array(bytes[0..<magic.count]) == magic, bytes[magic.count] == version
         else { throw .unauthenticated(.unsigned) }
-        guard bytes.count >= headerByteCount else { throw .unauthenticated(.tagMismatch) }
+        guard bytes.count == headerByteCount else { throw .unauthenticated(.tagMismatch) }
         let identifier = Array(bytes[(magic.count + 1)..<prefixByteCount])
         guard let key = keys.first(where: { $0.identifier == identifier }) else {
             throw .unauthenticated(.unknownKey(id: identifier.map { String(format: "%02x", $0) }.joined()))
         }
-        let entry = value.subdata(in: headerByteCount..<value.count)
+        let entry = Data(value.dropFirst(headerByteCount))
         let expected: [UInt8]
         do {
             expected = try code(redisKey: redisKey, prefix: Array(bytes[0..<prefixByteCount]), entry: entry, key: key)
