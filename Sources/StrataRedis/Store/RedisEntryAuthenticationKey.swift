@@ -17,6 +17,11 @@ import StrataPinning
 ///                                entryAuthenticationKeys: [key])
 /// ```
 ///
+/// **Rotation.** A store takes a list of keys: it signs with the first and verifies an entry
+/// with the key whose ``id`` the entry carries. Deploy `[old, new]` to every instance, then
+/// `[new, old]`, then `[new]` once entries signed with the old key have expired or been
+/// rewritten; an instance that meets a key it does not hold treats the entry as a miss.
+///
 /// The key never appears in a description, a mirror (`dump`), an error or an event: they show
 /// its ``id``, a fingerprint that reveals nothing about it.
 public struct RedisEntryAuthenticationKey: Sendable, CustomStringConvertible, CustomDebugStringConvertible,
