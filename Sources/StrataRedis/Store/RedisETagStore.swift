@@ -128,7 +128,7 @@ public final class RedisETagStore: ETagStoreProtocol {
     ///     each service its own. 1 to 128 printable ASCII characters without spaces. A `{…}` in
     ///     it would put every entry in one slot (a hash tag), so leave braces out.
     ///   - maxConnections: The most connections (and blocked threads) to each node. Default: 4.
-    ///   - timeToLive: How long an entry lives in Redis, as for ``init(url:namespace:timeToLive:maxEntryBytes:maxConnections:connectTimeout:commandTimeout:tls:)``.
+    ///   - timeToLive: How long an entry lives in Redis, as for ``init(url:namespace:timeToLive:maxEntryBytes:maxConnections:connectTimeout:commandTimeout:tls:entryAuthenticationKeys:)``.
     ///   - maxEntryBytes: The largest entry stored, as for the single-server store.
     ///   - connectTimeout: How long connecting to one node may take.
     ///   - commandTimeout: How long one node may take to answer a command.
