@@ -24,6 +24,12 @@ import Strata
 /// - **Entries are checked.** Values use the same versioned, length-prefixed, integrity-checked
 ///   format as `FileETagStore` files and carry their key's digest, so a torn, planted, foreign or
 ///   misplaced value is a miss (``RedisETagStoreEvent/unreadableEntry(keyDigest:reason:)``).
+/// - **Entries can be authenticated.** The check above is no proof of origin: whoever can write
+///   the keyspace can plant an entry with a long `max-age` that every instance serves without a
+///   request. Give the fleet `entryAuthenticationKeys` (``RedisEntryAuthenticationKey``) and each
+///   entry is signed (HMAC-SHA-256 over the value and its Redis key); a value that is unsigned,
+///   changed, moved or signed with another key is a miss, never served
+///   (``RedisETagStoreEvent/unauthenticatedEntry(keyDigest:failure:)``).
 /// - **No credentials.** Redis keys are `<namespace>:<SHA-256 of the store key>`. Values hold
 ///   that digest again (never the store key, whose URL may carry a token), the response's URL
 ///   without userinfo and with secret query values redacted, the values of the fields a `Vary`
@@ -47,10 +53,12 @@ public final class RedisETagStore: ETagStoreProtocol {
 
     private let client: any RedisDeployment
     private let keyspace: RedisKeyspace
-    /// The entry format's authentication key: empty, so a value's tag is an integrity check
-    /// only. Whoever may write to this Redis keyspace is trusted (its ACL is the boundary); a
-    /// shared secret across the fleet would be needed to authenticate values too.
+    /// The entry format's authentication key: empty, so the entry's own tag is an integrity
+    /// check only; authenticity comes from `entryAuthenticationKeys`, which sign the whole value.
     private static let integrityOnlyKey: [UInt8] = []
+    /// Empty: values are not signed. Otherwise writes are signed with the first and reads
+    /// verified with whichever signed them (``RedisSignedEntryFormat``).
+    private let entryAuthenticationKeys: [RedisEntryAuthenticationKey]
     private let timeToLive: Duration?
     private let maxEntryBytes: Int
     private let availability: LockedValue<RedisAvailability>
@@ -82,6 +90,10 @@ public final class RedisETagStore: ETagStoreProtocol {
     ///     free connection. Default: 500 ms.
     ///   - tls: For a `rediss://` URL, whom to trust and the client certificate; `nil` trusts
     ///     the system's CAs and presents none. Given with a `redis://` URL, it is an error.
+    ///   - entryAuthenticationKeys: The fleet's shared secrets: entries are signed with the
+    ///     first, and an entry is served only when one of them verifies it for its Redis key.
+    ///     Several keys let a rotation roll out (see ``RedisEntryAuthenticationKey``). Empty (the
+    ///     default): entries are not signed, and whoever can write the keyspace is trusted.
     /// Each failure absorbed, refusal and recovery is reported as a ``RedisETagStoreEvent`` to
     /// the observers of the request that caused it.
     /// - Throws: ``RedisETagStoreError`` for a URL, namespace or parameter that cannot work.
@@ -89,12 +101,13 @@ public final class RedisETagStore: ETagStoreProtocol {
         url: URL, namespace: String = RedisETagStore.defaultNamespace,
         timeToLive: Duration? = nil, maxEntryBytes: Int = 8 << 20, maxConnections: Int = 4,
         connectTimeout: Duration = .seconds(1), commandTimeout: Duration = .milliseconds(500),
-        tls: RedisTLS? = nil
+        tls: RedisTLS? = nil, entryAuthenticationKeys: [RedisEntryAuthenticationKey] = []
     ) throws(RedisETagStoreError) {
         try self.init(
             url: url, namespace: namespace, timeToLive: timeToLive, maxEntryBytes: maxEntryBytes,
             maxConnections: maxConnections, connectTimeout: connectTimeout, commandTimeout: commandTimeout,
-            retryDelays: (.milliseconds(100), .seconds(5)), clock: ContinuousClock(), tls: tls)
+            retryDelays: (.milliseconds(100), .seconds(5)), clock: ContinuousClock(), tls: tls,
+            entryAuthenticationKeys: entryAuthenticationKeys)
     }
 
     /// Creates a store on a Redis Cluster; nothing connects until the first operation.
@@ -118,7 +131,7 @@ public final class RedisETagStore: ETagStoreProtocol {
     ///     each service its own. 1 to 128 printable ASCII characters without spaces. A `{…}` in
     ///     it would put every entry in one slot (a hash tag), so leave braces out.
     ///   - maxConnections: The most connections (and blocked threads) to each node. Default: 4.
-    ///   - timeToLive: How long an entry lives in Redis, as for ``init(url:namespace:timeToLive:maxEntryBytes:maxConnections:connectTimeout:commandTimeout:tls:)``.
+    ///   - timeToLive: How long an entry lives in Redis, as for ``init(url:namespace:timeToLive:maxEntryBytes:maxConnections:connectTimeout:commandTimeout:tls:entryAuthenticationKeys:)``.
     ///   - maxEntryBytes: The largest entry stored, as for the single-server store.
     ///   - connectTimeout: How long connecting to one node may take.
     ///   - commandTimeout: How long one node may take to answer a command.
@@ -130,12 +143,14 @@ public final class RedisETagStore: ETagStoreProtocol {
     ///     (`cache.internal`), wildcards (`*.cache.internal`, every name below), IP addresses or
     ///     networks (`10.0.0.0/8`, `fd00::/8`), compared as the cluster announces its nodes,
     ///     never resolved. A node outside is never connected to. `nil`: the trust rule alone.
+    ///   - entryAuthenticationKeys: The fleet's shared secrets, as for the single-server store.
     /// - Throws: ``RedisETagStoreError`` for a seed URL, namespace or parameter that cannot work.
     public convenience init(
         cluster: [URL], namespace: String = RedisETagStore.defaultNamespace,
         timeToLive: Duration? = nil, maxEntryBytes: Int = 8 << 20, maxConnections: Int = 4,
         connectTimeout: Duration = .seconds(1), commandTimeout: Duration = .milliseconds(500),
-        tls: RedisTLS? = nil, allowedHosts: [String]? = nil
+        tls: RedisTLS? = nil, allowedHosts: [String]? = nil,
+        entryAuthenticationKeys: [RedisEntryAuthenticationKey] = []
     )
         throws(RedisETagStoreError)
     {
@@ -143,7 +158,7 @@ public final class RedisETagStore: ETagStoreProtocol {
             topology: .cluster(seeds: cluster, allowedHosts: allowedHosts), namespace: namespace, timeToLive: timeToLive,
             maxEntryBytes: maxEntryBytes, maxConnections: maxConnections, connectTimeout: connectTimeout,
             commandTimeout: commandTimeout, retryDelays: (.milliseconds(100), .seconds(5)), clock: ContinuousClock(),
-            tls: tls)
+            tls: tls, entryAuthenticationKeys: entryAuthenticationKeys)
     }
 
     /// Creates a store with the circuit breaker's delays and clock given, for tests.
@@ -151,12 +166,12 @@ public final class RedisETagStore: ETagStoreProtocol {
         url: URL, namespace: String, timeToLive: Duration?, maxEntryBytes: Int, maxConnections: Int,
         connectTimeout: Duration, commandTimeout: Duration,
         retryDelays: (initial: Duration, max: Duration), clock: some Clock<Duration>,
-        tls: RedisTLS? = nil
+        tls: RedisTLS? = nil, entryAuthenticationKeys: [RedisEntryAuthenticationKey] = []
     ) throws(RedisETagStoreError) {
         try self.init(
             topology: .server(url), namespace: namespace, timeToLive: timeToLive, maxEntryBytes: maxEntryBytes,
             maxConnections: maxConnections, connectTimeout: connectTimeout, commandTimeout: commandTimeout,
-            retryDelays: retryDelays, clock: clock, tls: tls)
+            retryDelays: retryDelays, clock: clock, tls: tls, entryAuthenticationKeys: entryAuthenticationKeys)
     }
 
     /// Creates a store on one server or a cluster, with the circuit breakers' delays and clock
@@ -165,9 +180,10 @@ public final class RedisETagStore: ETagStoreProtocol {
         topology: RedisTopology, namespace: String, timeToLive: Duration?, maxEntryBytes: Int, maxConnections: Int,
         connectTimeout: Duration, commandTimeout: Duration,
         retryDelays: (initial: Duration, max: Duration), clock: some Clock<Duration>,
-        tls: RedisTLS? = nil
+        tls: RedisTLS? = nil, entryAuthenticationKeys: [RedisEntryAuthenticationKey] = []
     ) throws(RedisETagStoreError) {
         keyspace = try RedisKeyspace(namespace: namespace)
+        self.entryAuthenticationKeys = entryAuthenticationKeys
         if let timeToLive, timeToLive < .milliseconds(1) {
             throw .invalidParameter("timeToLive", reason: "it must be at least 1 ms, or nil for no expiry")
         }
@@ -196,8 +212,9 @@ public final class RedisETagStore: ETagStoreProtocol {
     /// origin checks the credential of every request).
     public var isSharedStorage: Bool { true }
 
-    /// Returns the entry stored under `key`, or `nil` when there is none, it is unreadable, or
-    /// Redis is unavailable. With a `timeToLive`, renews the entry's expiry in the same round trip.
+    /// Returns the entry stored under `key`, or `nil` when there is none, it is unreadable, it
+    /// is not authentic (with `entryAuthenticationKeys`), or Redis is unavailable. With a
+    /// `timeToLive`, renews the entry's expiry in the same round trip.
     public func cachedResponse(for key: String) async -> ETagCacheEntry? {
         let redisKey = keyspace.redisKey(for: key)
         var commands = [RedisCommand("GET", RedisArgument(redisKey))]
@@ -209,8 +226,22 @@ public final class RedisETagStore: ETagStoreProtocol {
         case .bulkString(nil):
             return nil
         case .bulkString(let value?):
+            var entry = Data(value)
+            if !entryAuthenticationKeys.isEmpty {
+                // Before anything in the value is parsed or trusted: an unauthentic value is never served.
+                do throws(RedisSignedEntryFormat.Failure) {
+                    entry = try RedisSignedEntryFormat.verified(entry, redisKey: redisKey, keys: entryAuthenticationKeys)
+                } catch {
+                    switch error {
+                    case .unauthenticated(let failure):
+                        report(.unauthenticatedEntry(keyDigest: keyspace.keyDigest(of: key), failure: failure))
+                    case .unavailable(let reason): report(.failed(.lookup, reason: reason.description))
+                    }
+                    return nil
+                }
+            }
             do throws(ETagEntryFileError) {
-                return try ETagEntryFileFormat.decode(Data(value), for: key, authenticationKey: Self.integrityOnlyKey)
+                return try ETagEntryFileFormat.decode(entry, for: key, authenticationKey: Self.integrityOnlyKey)
             } catch {
                 report(.unreadableEntry(keyDigest: keyspace.keyDigest(of: key), reason: error.description))
                 return nil
@@ -221,8 +252,9 @@ public final class RedisETagStore: ETagStoreProtocol {
         }
     }
 
-    /// Whether Redis holds a value under `key` (`EXISTS`), without reading it; `false` when
-    /// Redis is unavailable.
+    /// Whether Redis holds a value under `key` (`EXISTS`), without reading it (so without
+    /// checking it: ``cachedResponse(for:)`` decides what is served); `false` when Redis is
+    /// unavailable.
     public func containsEntry(for key: String) async -> Bool {
         guard
             let replies = await send(
@@ -234,12 +266,16 @@ public final class RedisETagStore: ETagStoreProtocol {
 
     /// Stores `entry` under `key` (`SET`, with `PX` when there is a `timeToLive`), replacing any
     /// earlier entry, written by this instance or another. An entry too large is not stored and
-    /// the older one is removed, as it is outdated.
+    /// the older one is removed, as it is outdated. With `entryAuthenticationKeys`, the value is
+    /// signed with the first key.
     public func store(_ entry: ETagCacheEntry, for key: String) async {
         let redisKey = keyspace.redisKey(for: key)
-        let value: Data
+        var value: Data
         do {
             value = try ETagEntryFileFormat.encode(key: key, entry: entry, authenticationKey: Self.integrityOnlyKey)
+            if let signingKey = entryAuthenticationKeys.first {
+                value = try RedisSignedEntryFormat.sign(value, redisKey: redisKey, key: signingKey)
+            }
         } catch {
             report(.failed(.store, reason: "the entry cannot be encoded: \(error)"))
             return await remove(for: key)

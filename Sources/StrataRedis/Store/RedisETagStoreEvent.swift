@@ -46,8 +46,13 @@ public enum RedisETagStoreEvent: TransportEvent, Hashable {
     /// rule refused it.
     case untrustedNode(Operation, node: String, reason: String)
 
+    /// A stored value is not signed by one of the store's ``RedisEntryAuthenticationKey``s for
+    /// its Redis key (see `failure`): the lookup was a miss, the value was not served, and the
+    /// next download overwrites it with a signed entry.
+    case unauthenticatedEntry(keyDigest: String, failure: AuthenticationFailure)
+
     /// `redis-etag-store.` plus what happened: `failed`, `skipped`, `recovered`,
-    /// `unreadable-entry`, `rejected-too-large`, `untrusted-node`.
+    /// `unreadable-entry`, `rejected-too-large`, `untrusted-node`, `unauthenticated-entry`.
     public var name: String {
         switch self {
         case .failed: "redis-etag-store.failed"
@@ -56,14 +61,16 @@ public enum RedisETagStoreEvent: TransportEvent, Hashable {
         case .unreadableEntry: "redis-etag-store.unreadable-entry"
         case .rejectedTooLarge: "redis-etag-store.rejected-too-large"
         case .untrustedNode: "redis-etag-store.untrusted-node"
+        case .unauthenticatedEntry: "redis-etag-store.unauthenticated-entry"
         }
     }
 
-    /// `warning` when Redis failed, held an unreadable entry or redirected to an untrusted node,
-    /// `notice` when it recovered, `debug` for a skipped operation or a refused entry.
+    /// `warning` when Redis failed, held an unreadable or unauthenticated entry, or redirected to
+    /// an untrusted node; `notice` when it recovered; `debug` for a skipped operation or a refused
+    /// entry.
     public var logLevel: LogLevel {
         switch self {
-        case .failed, .unreadableEntry, .untrustedNode: .warning
+        case .failed, .unreadableEntry, .untrustedNode, .unauthenticatedEntry: .warning
         case .recovered: .notice
         case .skipped, .rejectedTooLarge: .debug
         }
@@ -85,6 +92,8 @@ public enum RedisETagStoreEvent: TransportEvent, Hashable {
         case .untrustedNode(let operation, let node, let reason):
             "redis-etag-store \(operation.rawValue) not sent to untrusted cluster node \(redaction.scrub(node)), "
                 + "answered without Redis: \(redaction.scrub(reason))"
+        case .unauthenticatedEntry(let keyDigest, let failure):
+            "redis-etag-store entry \(keyDigest) not authenticated, treated as a miss: \(failure)"
         }
     }
 }

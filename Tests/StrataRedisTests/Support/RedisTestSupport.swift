@@ -43,13 +43,15 @@ final class StoreEvents: Sendable {
 func makeStore(
     _ url: URL, namespace: String = "test:etag", timeToLive: Duration? = nil,
     maxEntryBytes: Int = 8 << 20, commandTimeout: Duration = .seconds(5),
-    time: TestClock = TestClock(), events: StoreEvents? = nil
+    time: TestClock = TestClock(), events: StoreEvents? = nil,
+    entryAuthenticationKeys: [RedisEntryAuthenticationKey] = []
 ) throws -> ObservedStore {
     ObservedStore(
         inner: try RedisETagStore(
             url: url, namespace: namespace, timeToLive: timeToLive, maxEntryBytes: maxEntryBytes, maxConnections: 4,
             connectTimeout: TestTimeScale.scaled(.seconds(2)), commandTimeout: TestTimeScale.scaled(commandTimeout),
-            retryDelays: (.milliseconds(100), .seconds(5)), clock: time), events: events)
+            retryDelays: (.milliseconds(100), .seconds(5)), clock: time, entryAuthenticationKeys: entryAuthenticationKeys),
+        events: events)
 }
 
 /// A ``RedisETagStore`` whose every call runs under an observer, as a store's calls do inside

@@ -21,9 +21,19 @@ func redisContract() throws {
         case .unreadableEntry(let keyDigest, let reason): print(keyDigest, reason)
         case .rejectedTooLarge(let keyDigest, let bytes, let limit): print(keyDigest, bytes, limit)
         case .untrustedNode(let operation, let node, let reason): print(operation.rawValue, node, reason)
+        case .unauthenticatedEntry(let keyDigest, let failure):
+            switch failure {
+            case .unsigned, .tagMismatch: print(keyDigest, failure)
+            case .unknownKey(let id): print(keyDigest, id)
+            }
         }
     }
     _ = try RedisETagStore(url: URL(string: "redis://127.0.0.1")!)
+    let entryKey = try RedisEntryAuthenticationKey(base64Encoded: "c2VjcmV0LWVudHJ5LWtleS0wMTIzNDU2Nzg5YWJjZGVm")
+    let previousKey = try RedisEntryAuthenticationKey(Array(repeating: UInt8(7), count: RedisEntryAuthenticationKey.minimumByteCount))
+    _ = try RedisETagStore(url: url, entryAuthenticationKeys: [entryKey, previousKey])
+    _ = try RedisETagStore(cluster: [URL(string: "redis://etag:s3cret@cache.internal:6379")!], entryAuthenticationKeys: [entryKey])
+    print(entryKey.id, entryKey)
     _ = RedisETagStore.defaultNamespace
     let operations: [RedisETagStoreEvent.Operation] = [.lookup, .store, .remove, .removeAll, .contains]
     _ = operations
