@@ -8,15 +8,15 @@
 /// buffered, whatever the body's size.
 ///
 /// What is buffered is bounded in memory, not only in payload bytes: a chunk smaller than
-/// ``coalescedChunkBytes`` that arrives while the reader is behind is copied onto the end of the
-/// last unread chunk (up to that size) instead of being kept as a chunk of its own. A hostile
-/// server that sends one byte a frame (an HTTP/2 DATA frame, an HTTP/1.1 chunk, a TLS record)
-/// would otherwise make every byte cost an array and a slice (about 80 bytes of heap each), and a
-/// producer that cannot pause (an HTTP/2 stream window already granted, URLSession on Linux)
-/// would fill the channel with them. Coalesced, the buffer's storage is at most about twice its
-/// payload plus one `coalescedChunkBytes`, and a small chunk never keeps a larger buffer of the
-/// producer's alive. (Measured: 8 paused HTTP/2 streams flooded with 1-byte DATA frames grow the
-/// resident set by 9 MiB for their 8 MiB of stream windows, against 640 MiB before.)
+/// ``coalescingBelowBytes`` that arrives while the reader is behind is copied onto the end of the
+/// last unread chunk (up to ``coalescedChunkBytes``) instead of being kept as a chunk of its own.
+/// A hostile server that sends one byte a frame (an HTTP/2 DATA frame, an HTTP/1.1 chunk, a TLS
+/// record) would otherwise make every byte cost an array and a slice (about 80 bytes of heap
+/// each), and a producer that cannot pause (an HTTP/2 stream window already granted, URLSession
+/// on Linux) would fill the channel with them. Coalesced, the buffer's storage is at most about
+/// twice its payload plus one `coalescedChunkBytes`, and a small chunk never keeps a larger buffer
+/// of the producer's alive. (Measured: 8 paused HTTP/2 streams flooded with 1-byte DATA frames
+/// grow the resident set by 9 MiB for their 8 MiB of stream windows, against 640 MiB before.)
 ///
 /// The reader iterates ``body`` (single-pass). When it is done, or gives up early, the terminal
 /// calls ``release()``: buffered chunks are dropped, the producer learns the reader is gone
@@ -37,10 +37,13 @@ package final class BodyChannel: Sendable {
     /// How many read slots may pile up at the front of the chunk list before it is compacted.
     static let compactionThreshold = 32
 
-    /// Chunks smaller than this are coalesced while the reader is behind, into chunks of at most
-    /// this size: the largest HTTP/2 DATA frame and TLS record a server sends by default, so a
-    /// full frame or record is kept as it came (no copy), and a reader gets no larger pieces than
-    /// such a server would give it.
+    /// Chunks smaller than this are coalesced while the reader is behind. A chunk this large or
+    /// larger costs at most a few percent of overhead kept on its own, so a well-behaved server's
+    /// DATA frames (nginx sends 8 KiB) and TLS records are kept as they came, never copied.
+    static let coalescingBelowBytes = 4 * 1024
+
+    /// The most a coalesced chunk holds: the largest DATA frame and TLS record a server sends by
+    /// default, so a reader gets no larger pieces than such a server would give it.
     static let coalescedChunkBytes = 16 * 1024
 
     /// How many chunk slots the channel holds, read ones not yet dropped included (for tests).
@@ -96,18 +99,18 @@ package final class BodyChannel: Sendable {
         return goOn
     }
 
-    /// Appends `chunk` to the unread chunks: onto the last one when both are small enough (see
-    /// ``coalescedChunkBytes``), else as a chunk of its own, copied when small so that it does
-    /// not keep the producer's larger buffer alive.
+    /// Appends `chunk` to the unread chunks: a small one (see ``coalescingBelowBytes``) onto the
+    /// last one while that stays within ``coalescedChunkBytes``, else as a chunk of its own,
+    /// copied when small so that it does not keep the producer's larger buffer alive.
     private static func buffer(_ chunk: ArraySlice<UInt8>, in state: inout State) {
-        guard chunk.count < coalescedChunkBytes else { return state.chunks.append(chunk) }
+        guard chunk.count < coalescingBelowBytes else { return state.chunks.append(chunk) }
         if let last = state.chunks.indices.last, last >= state.head,
             state.chunks[last].count + chunk.count <= coalescedChunkBytes
         {
-            // In place: the slot is the channel's own (copied when it was made), and its storage
-            // grows geometrically, so appending byte by byte stays linear. Past a quarter of the
-            // size it grows to the whole size at once: fewer blocks freed and allocated again
-            // while tiny allocations fill the holes they leave.
+            // In place: the slot's storage is the channel's own from its first append (copy on
+            // write) and grows geometrically, so appending byte by byte stays linear. Past a
+            // quarter of the size it grows to the whole size at once: fewer blocks freed and
+            // allocated again while tiny allocations fill the holes they leave.
             let needed = state.chunks[last].count + chunk.count
             if needed > state.chunks[last].capacity, state.chunks[last].count >= coalescedChunkBytes / 4 {
                 state.chunks[last].reserveCapacity(coalescedChunkBytes)
