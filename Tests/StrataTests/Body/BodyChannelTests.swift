@@ -66,7 +66,8 @@ struct BodyChannelTests {
         #expect(sizes == [BodyChannel.coalescedChunkBytes])
     }
 
-    @Test("a small chunk is copied while it waits, so it does not keep the producer's larger buffer alive; a large chunk is kept as it came")
+    @Test(
+        "a small chunk is copied while it waits, so it does not keep the producer's larger buffer alive; a large chunk is kept as it came")
     func smallChunksDoNotPinTheProducersBuffer() async throws {
         let channel = BodyChannel(highWatermark: 1 << 30)
         let producerBuffer = [UInt8](repeating: 7, count: 1 << 20)
