@@ -64,8 +64,8 @@ struct GetCommand: Sendable {
             ON A TERMINAL:
               A body shown on a terminal has its control characters written as visible escapes
               (\\u{1B}, \\u{9B}; line feeds, tabs and CRLF line ends are kept, a lone CR is escaped),
-              and a body with a NUL byte in its first \(TerminalBody.binaryCheckBytes) bytes is not shown at all:
-              use '-o -' or '-o <file>' for its bytes. Through a pipe or with -o, the body is written
+              and a body with a NUL byte in its first \(TerminalBody.binaryCheckBytes) bytes is not shown from
+              the NUL on (text before it in an earlier read was shown): use '-o -' or '-o <file>'. Through a pipe or with -o, the body is written
               byte for byte. Headers, events and error messages from the server are always escaped.
             """,
             """

@@ -13,9 +13,10 @@
 /// A hostile server that sends one byte a frame (an HTTP/2 DATA frame, an HTTP/1.1 chunk, a TLS
 /// record) would otherwise make every byte cost an array and a slice (about 80 bytes of heap
 /// each), and a producer that cannot pause (an HTTP/2 stream window already granted, URLSession
-/// on Linux) would fill the channel with them. Coalesced, the buffer's storage is at most about
-/// twice its payload plus one `coalescedChunkBytes`, and a small chunk never keeps a larger buffer
-/// of the producer's alive. (Measured: 8 paused HTTP/2 streams flooded with 1-byte DATA frames
+/// on Linux) would fill the channel with them. Coalesced, the buffer's storage is at most two and
+/// a half times its payload plus one `coalescedChunkBytes` whatever the mix of chunk sizes (about
+/// its payload for a flood of tiny chunks), and a small chunk never keeps a larger buffer of the
+/// producer's alive. (Measured: 8 paused HTTP/2 streams flooded with 1-byte DATA frames
 /// grow the resident set by 9 MiB for their 8 MiB of stream windows, against 640 MiB before.)
 ///
 /// The reader iterates ``body`` (single-pass). When it is done, or gives up early, the terminal
@@ -31,6 +32,9 @@ package final class BodyChannel: Sendable {
         var released = false
         /// The producer was told to stop and waits for ``BodyChannel/onDemand``.
         var producerPaused = false
+        /// The last chunk is one the channel made to coalesce small chunks into, not one the
+        /// producer handed over: only such a chunk grows (see ``BodyChannel/buffer(_:in:)``).
+        var lastChunkIsCoalesced = false
         var reader: CheckedContinuation<ArraySlice<UInt8>?, any Error>?
     }
 
@@ -44,10 +48,13 @@ package final class BodyChannel: Sendable {
 
     /// The most a coalesced chunk holds: the largest DATA frame and TLS record a server sends by
     /// default, so a reader gets no larger pieces than such a server would give it.
-    static let coalescedChunkBytes = 16 * 1024
+    package static let coalescedChunkBytes = 16 * 1024
 
     /// How many chunk slots the channel holds, read ones not yet dropped included (for tests).
-    var heldChunkSlots: Int { state.withLock { $0.chunks.count } }
+    package var heldChunkSlots: Int { state.withLock { $0.chunks.count } }
+
+    /// The storage the unread chunks occupy, in bytes (for tests): each chunk's capacity.
+    package var unreadStorageBytes: Int { state.withLock { $0.chunks[$0.head...].reduce(0) { $0 + $1.capacity } } }
 
     /// The unread bytes above which the producer is asked to pause.
     package let highWatermark: Int
@@ -103,14 +110,20 @@ package final class BodyChannel: Sendable {
     /// last one while that stays within ``coalescedChunkBytes``, else as a chunk of its own,
     /// copied when small so that it does not keep the producer's larger buffer alive.
     private static func buffer(_ chunk: ArraySlice<UInt8>, in state: inout State) {
-        guard chunk.count < coalescingBelowBytes else { return state.chunks.append(chunk) }
-        if let last = state.chunks.indices.last, last >= state.head,
+        guard chunk.count < coalescingBelowBytes else {
+            state.chunks.append(chunk)
+            state.lastChunkIsCoalesced = false
+            return
+        }
+        if state.lastChunkIsCoalesced, let last = state.chunks.indices.last, last >= state.head,
             state.chunks[last].count + chunk.count <= coalescedChunkBytes
         {
-            // In place: the slot's storage is the channel's own from its first append (copy on
-            // write) and grows geometrically, so appending byte by byte stays linear. Past a
-            // quarter of the size it grows to the whole size at once: fewer blocks freed and
-            // allocated again while tiny allocations fill the holes they leave.
+            // In place: the chunk's storage is the channel's own and grows geometrically, so
+            // appending byte by byte stays linear. Past a quarter of the size it grows to the
+            // whole size at once: fewer blocks freed and allocated again while tiny allocations
+            // fill the holes they leave (9 MiB against 13 for the paused-stream flood). So a
+            // coalesced chunk's storage is at most 4 times its bytes at 4 KiB, and at most twice
+            // below that; a producer's chunk never grows.
             let needed = state.chunks[last].count + chunk.count
             if needed > state.chunks[last].capacity, state.chunks[last].count >= coalescedChunkBytes / 4 {
                 state.chunks[last].reserveCapacity(coalescedChunkBytes)
@@ -119,6 +132,7 @@ package final class BodyChannel: Sendable {
         } else {
             // From a buffer pointer: an array made from a slice of a whole array shares its storage.
             state.chunks.append(chunk.withUnsafeBufferPointer { ArraySlice($0) })
+            state.lastChunkIsCoalesced = true
         }
     }
 

@@ -25,7 +25,9 @@ final class StreamedResponse: Sendable {
 
     /// Called on a connection's thread each time its producer starts waiting for the reader (more
     /// than the channel's high watermark waits unread). For tests that measure what paused
-    /// readers hold; nil, and nothing called, otherwise.
+    /// readers hold; nil, and nothing called, otherwise. Static rather than injected because the
+    /// pool makes these deep inside a transport; its lock is taken once a pause, beside the
+    /// semaphore wait that follows.
     static let waitingForReaderHook = LockedValue<(@Sendable () -> Void)?>(nil)
 
     private enum Phase {

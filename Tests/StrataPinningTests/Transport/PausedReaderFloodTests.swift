@@ -11,7 +11,8 @@ import TLSTestServer
 @Suite(
     "Memory held for paused readers of a one-byte flood is measured in a process of its own",
     .disabled(if: MeasuringProcess.isMeasuring, "this is the measuring process"),
-    .disabled(if: !ResidentMemory.isMeaningful, "memory bounds mean nothing under a sanitizer"))
+    .disabled(if: !ResidentMemory.isMeaningful, "memory bounds mean nothing under a sanitizer"),
+    .timeLimit(.minutes(5)))
 struct PausedReaderFloodIsolationTests {
     @Test("the flood memory tests pass in a process where nothing else runs")
     func isolated() async throws {
@@ -31,7 +32,7 @@ struct PausedReaderFloodIsolationTests {
 /// ``PausedReaderFloodIsolationTests`` starts for it.
 @Suite(
     "Paused readers of a server that sends one byte at a time hold their payload, not 80 bytes a byte",
-    .serialized,
+    .serialized, .timeLimit(.minutes(3)),
     .enabled(if: MeasuringProcess.isMeasuring, "runs in the process PausedReaderFloodIsolationTests starts"))
 struct PausedReaderFloodMemoryTests {
     /// Streamed requests at once: on one HTTP/2 connection, or on as many HTTP/1.1 connections.

@@ -67,6 +67,33 @@ struct BodyChannelTests {
     }
 
     @Test(
+        "whatever the mix of chunk sizes a server sends, unread storage stays within 2.5 times the payload plus 16 KiB",
+        arguments: [
+            ("4 KiB frames each followed by 100 bytes", [4_096, 100], 200),
+            ("4,097 one-byte frames then a 4 KiB frame", Array(repeating: 1, count: 4_097) + [4_096], 20),
+            ("16 KiB frames each followed by 1 byte", [16_384, 1], 100),
+            ("one-byte frames only", [1], 100_000),
+        ])
+    func storageIsBoundedForEveryMix(name: String, pattern: [Int], repeats: Int) {
+        let channel = BodyChannel(highWatermark: 1 << 30)
+        var payload = 0
+        for _ in 0..<repeats {
+            for size in pattern {
+                channel.yield(Self.bytes(size))
+                payload += size
+            }
+        }
+        // A few dozen bytes of array header for each chunk kept besides.
+        let bound = payload * 5 / 2 + BodyChannel.coalescedChunkBytes + 64 * channel.heldChunkSlots
+        #expect(channel.unreadStorageBytes <= bound, "\(name): \(channel.unreadStorageBytes) bytes of storage for \(payload)")
+        if pattern == [1] {
+            #expect(
+                channel.unreadStorageBytes <= payload + payload / 8 + BodyChannel.coalescedChunkBytes,
+                "a flood of tiny chunks costs about its payload")
+        }
+    }
+
+    @Test(
         "a small chunk is copied while it waits, so it does not keep the producer's larger buffer alive; a large chunk is kept as it came")
     func smallChunksDoNotPinTheProducersBuffer() async throws {
         let channel = BodyChannel(highWatermark: 1 << 30)
