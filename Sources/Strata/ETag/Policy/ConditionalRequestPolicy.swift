@@ -314,7 +314,21 @@ public struct ConditionalRequestPolicy: Sendable, Hashable {
         guard !names.isEmpty else { return true }
         guard !names.contains("*") else { return false }
         let current = varyingHeaders(of: request, names: names)
-        return names.allSatisfy { current[$0] == entry.varyingRequestHeaders[$0] }
+        return names.allSatisfy { name in
+            let stored = entry.varyingRequestHeaders[name]
+            if current[name] == stored { return true }
+            // An entry stored before values were normalised holds them as they were sent (lines
+            // combined and trimmed): normalised now, it matches as a new one would. Digests of
+            // identity fields are never normalised.
+            guard let value = current[name], let stored, !isIdentityField(name) else { return false }
+            return SelectingFieldValue.normalized(name: name, combined: stored) == value
+        }
+    }
+
+    /// Whether the value of the request field `name` (lower-cased) is kept as a digest: an
+    /// identity field, or a default secret header.
+    private func isIdentityField(_ name: String) -> Bool {
+        identityFieldNames.contains(name) || Self.defaultIdentityHeaderNames.contains(name)
     }
 
     /// A hex SHA-256 digest of the identity fields, or `-` when the request carries none.
@@ -359,8 +373,10 @@ public struct ConditionalRequestPolicy: Sendable, Hashable {
                 selected.add(name: name, value: digest)
                 continue
             }
-            let values = headers.values(for: name).map { $0.trimmingASCIIWhitespace() }
-            if !values.isEmpty { selected.add(name: name, value: values.joined(separator: ", ")) }
+            // §4.1: compared after the normalisations the field's syntax allows.
+            if let value = SelectingFieldValue.normalized(name: lowered, values: headers.values(for: name)) {
+                selected.add(name: name, value: value)
+            }
         }
         return selected
     }
