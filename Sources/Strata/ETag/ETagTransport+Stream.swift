@@ -88,6 +88,11 @@ extension ETagTransport {
         _ request: HTTPRequest, primaryKey: StoreKey, candidate: Candidate?, rule: EndpointCachePolicy,
         fallback: StaleFallback?, _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result
     ) async throws -> StreamStep<Result> {
+        // RFC 9111 §4.3.2: the caller's own validators go to the origin as they are.
+        if CallerPreconditions.arePresent(in: request.headers) {
+            return try await streamForwardingCallerConditional(
+                request, primaryKey: primaryKey, candidate: candidate, rule: rule, fallback: fallback, consume)
+        }
         guard let candidate, let conditional = policy.conditionalRequest(request, validating: candidate.entry) else {
             report(.miss(request.url))
             return try await streamUnconditionally(
@@ -159,14 +164,14 @@ extension ETagTransport {
 
     /// The stale response that answers for a 500/502/503/504 `head`, when `fallback`'s window
     /// still allows it.
-    private func staleAnswer(to head: HTTPResponseHead, fallback: StaleFallback?, for request: HTTPRequest) -> HTTPResponse? {
+    func staleAnswer(to head: HTTPResponseHead, fallback: StaleFallback?, for request: HTTPRequest) -> HTTPResponse? {
         guard let fallback, FreshnessPolicy.allowsStaleIfError(status: head.statusCode) else { return nil }
         return staleResponse(fallback, for: request, failure: "HTTP \(head.statusCode)")
     }
 
     /// Hands a full response to `consume`, keeping a copy of its body for the store when the
     /// policy allows it and it is small enough, and storing it once `consume` has read it all.
-    private func consumeKeeping<Result: Sendable>(
+    func consumeKeeping<Result: Sendable>(
         _ head: HTTPResponseHead, _ body: HTTPBody, for request: HTTPRequest, primaryKey: StoreKey,
         replacing candidate: Candidate?, times: ExchangeTimes, rule: EndpointCachePolicy,
         _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result

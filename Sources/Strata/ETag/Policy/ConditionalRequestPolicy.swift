@@ -101,11 +101,15 @@ public struct ConditionalRequestPolicy: Sendable, Hashable {
         }
         // One pass over the request's fields (usually one or two), not one per name looked for.
         // A conditional field is the reason whatever its place (`Range` usually comes with `If-Range`).
+        // The caller's own If-None-Match and If-Modified-Since use the store (RFC 9111 §4.3.2):
+        // a stored response answers them; the others apply to the origin only.
         var hasRange = false
         var mayForbidStorage = false
         for field in request.headers {
             let name = field.name
-            if Self.isConditionalFieldName(name) { return .passThrough(.callerConditional) }
+            if Self.isConditionalFieldName(name), !Self.isCacheEvaluatedFieldName(name) {
+                return .passThrough(.callerConditional)
+            }
             if HTTPHeaders.equal(name, "Range") { hasRange = true }
             if HTTPHeaders.equal(name, "Cache-Control") { mayForbidStorage = true }
         }
@@ -122,6 +126,12 @@ public struct ConditionalRequestPolicy: Sendable, Hashable {
         return HTTPHeaders.equal(name, "If-None-Match") || HTTPHeaders.equal(name, "If-Modified-Since")
             || HTTPHeaders.equal(name, "If-Match") || HTTPHeaders.equal(name, "If-Unmodified-Since")
             || HTTPHeaders.equal(name, "If-Range")
+    }
+
+    /// Whether `name` is a conditional field a cache evaluates itself (RFC 9111 §4.3.2):
+    /// `If-None-Match` or `If-Modified-Since`.
+    private static func isCacheEvaluatedFieldName(_ name: String) -> Bool {
+        HTTPHeaders.equal(name, "If-None-Match") || HTTPHeaders.equal(name, "If-Modified-Since")
     }
 
     // MARK: Keys
