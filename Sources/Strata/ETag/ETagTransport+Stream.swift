@@ -5,10 +5,11 @@ extension ETagTransport {
     /// `only-if-cached`), otherwise sent, conditionally when a usable entry is stored. Streams
     /// are not coalesced: each caller reads its own body.
     ///
-    /// A matching 304 never reaches `consume`: it is answered with the stored body, as
-    /// ``send(_:)`` does. Within `stale-if-error`, a failure before `consume` is called or a
-    /// 500/502/503/504 head is answered with the stale entry; past it, that head reaches
-    /// `consume` with its own body. A 200 that may be stored is copied for the store while `consume` reads
+    /// A matching 304 to the layer's own validators never reaches `consume`: it is answered with
+    /// the stored body, as ``send(_:)`` does. A request with the caller's own `If-None-Match` or
+    /// `If-Modified-Since` gets the `304` it asked for, from the store or from the origin.
+    /// Within `stale-if-error`, a failure before `consume` is called or a 500/502/503/504 head
+    /// is answered with the stale entry; past it, that head reaches `consume` with its own body. A 200 that may be stored is copied for the store while `consume` reads
     /// it, up to `maxStreamedBodyBytes`, and stored only when `consume` read it to its end; a
     /// larger body is handed on without a copy and not stored.
     ///

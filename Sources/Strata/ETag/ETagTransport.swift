@@ -25,8 +25,8 @@ import Foundation
 /// the time), the endpoint's ``EndpointCachePolicy``, and the store's
 /// ``ETagStoreProtocol/isSharedStorage``:
 /// - A stored response that is fresh (`max-age`, else `Expires` − `Date`; `s-maxage` first in a
-///   shared store, ignored in a private one; heuristic freshness only when the policy enables
-///   it) answers with no network, with an
+///   shared store, ignored in a private one; heuristic freshness only when the policy or the
+///   endpoint enables it) answers with no network, with an
 ///   `Age` field computed as §4.2.3 says and ``HTTPResponse/source`` ``HTTPResponse/Source/fresh``.
 /// - `no-cache` on the response, or the request's `no-cache`, `max-age`, `min-fresh`, send it
 ///   to the server; `must-revalidate` and `no-cache` (in a shared store also `s-maxage` and
