@@ -164,6 +164,17 @@ struct CallerConditionalTests {
         #expect(forwarded == 304 && cache.origin.counts == (1, 1))
     }
 
+    @Test("RFC 9111 §4.3.2: a HEAD with the caller's If-None-Match or If-Modified-Since is answered 304 from the stored GET response")
+    func headAnswered() async throws {
+        let cache = CacheHarness(headers: ["Cache-Control": "max-age=60"])
+        _ = try await cache.get()
+        #expect(try await cache.get(["If-None-Match": "\"v1\""], method: "HEAD").statusCode == 304)
+        #expect(try await cache.get(["If-Modified-Since": HTTPDate.format(CacheHarness.epoch)], method: "HEAD").statusCode == 304)
+        let full = try await cache.get(["If-None-Match": "\"v0\""], method: "HEAD")
+        #expect(full.statusCode == 200 && full.body.isEmpty)
+        #expect(cache.origin.requests == 1)
+    }
+
     @Test("RFC 9111 §4.3.2: If-Match, If-Unmodified-Since and If-Range apply to the origin only: the request passes through")
     func originOnlyPreconditionsPassThrough() async throws {
         let cache = CacheHarness(headers: ["Cache-Control": "max-age=60"])
