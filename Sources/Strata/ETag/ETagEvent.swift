@@ -74,8 +74,9 @@ public enum ETagEvent: Sendable, Hashable {
         /// A stored response answered, and the caller's validators matched it: a `304` made from
         /// the store, with no network.
         case notModified = "its validators matched the stored response: answered 304 from the store"
-        /// A stored response answered, and the caller's validators did not match it: the stored
-        /// response in full, as the origin would have sent it.
+        /// A stored response answered, and the caller's validators did not match it (or its
+        /// status is not a 2xx, where preconditions do not apply): the stored response in full,
+        /// as the origin would have sent it.
         case modified = "its validators did not match the stored response: answered with it in full"
         /// No stored response could answer (none, or stale): the request went to the origin with
         /// the caller's validators untouched, and the origin's `304` or `200` is the caller's.

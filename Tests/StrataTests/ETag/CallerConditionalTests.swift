@@ -185,6 +185,17 @@ struct CallerConditionalTests {
         #expect(cache.origin.requests == 4)
     }
 
+    @Test("RFC 9110 §13.2.1: the caller's validators are ignored for a stored status other than 2xx: it answers in full")
+    func nonSuccessIgnoresPreconditions() {
+        let policy = ConditionalRequestPolicy()
+        let notFound = ETagCacheEntry(response: makeResponse("gone", status: 404, headers: ["ETag": "\"n1\""]))
+        let found = ETagCacheEntry(response: makeResponse("here", headers: ["ETag": "\"n1\""]))
+        let request = makeRequest("https://api.example.com/a", headers: ["If-None-Match": "\"n1\""])
+        let answer = policy.storedAnswer(notFound, for: request, age: 0, source: .fresh, now: { CacheHarness.epoch })
+        #expect(answer.response.statusCode == 404 && answer.callerValidatorsMatched == false)
+        #expect(policy.storedAnswer(found, for: request, age: 0, source: .fresh, now: { CacheHarness.epoch }).response.statusCode == 304)
+    }
+
     @Test(
         "RFC 9111 §4.3.2: the plan uses the store for If-None-Match and If-Modified-Since, and passes the origin-only preconditions through"
     )

@@ -47,7 +47,7 @@ struct CallerPreconditions: Sendable, Hashable {
 
     /// Whether the stored `entry` is, for the caller, "not modified": then the answer is a `304`,
     /// otherwise the stored response in full (RFC 9110 §13.2.2, as a cache evaluates it, RFC 9111
-    /// §4.3.2).
+    /// §4.3.2). Never for a stored status other than 2xx (§13.2.1).
     ///
     /// - `If-None-Match` decides when present: `*` matches the stored response (it is a current
     ///   representation), a list matches when one tag weakly matches the stored `ETag` (§13.1.2;
@@ -61,6 +61,9 @@ struct CallerPreconditions: Sendable, Hashable {
     ///   - method: The request's method.
     ///   - now: The current time, for RFC 850 dates' two-digit years.
     func holdNotModified(for entry: ETagCacheEntry, method: HTTPMethod, now: Date) -> Bool {
+        // RFC 9110 §13.2.1: preconditions are ignored when the response without them would not
+        // be a 2xx (a stored 404 answers as a 404, never as a 304).
+        guard (200..<300).contains(entry.statusCode) else { return false }
         if let ifNoneMatch {
             switch ifNoneMatch {
             case .any: return true
