@@ -84,7 +84,9 @@ public struct ETagCacheEntry: Sendable, Hashable, Codable {
         set { storage = storage.replacing(url: .some(newValue)) }
     }
     /// The request's values for the fields the response's `Vary` names (RFC 9111 §4.1), with
-    /// lower-cased names; a field the request did not carry is absent. For an identity field
+    /// lower-cased names, field lines combined and content-negotiation lists normalised (see
+    /// `SelectingFieldValue`; entries written before hold them as sent, and still match); a
+    /// field the request did not carry is absent. For an identity field
     /// (see ``ConditionalRequestPolicy/identityHeaderNames``) or a default secret header the
     /// value is a hex SHA-256 digest, never the credential, because entries are written to disk.
     package var varyingRequestHeaders: HTTPHeaders {

@@ -8,8 +8,10 @@ import Foundation
 public enum ETagEvent: Sendable, Hashable {
     /// Why a request went to the inner transport without the layer touching it.
     public enum PassThroughReason: String, Sendable, Hashable {
-        /// The caller set `If-None-Match`, `If-Modified-Since`, `If-Match`, `If-Unmodified-Since`
-        /// or `If-Range`: its request and its 304 are passed through untouched.
+        /// The caller set `If-Match`, `If-Unmodified-Since` or `If-Range`, which only the origin
+        /// evaluates (RFC 9111 §4.3.2): its request and the origin's answer are passed through
+        /// untouched. (`If-None-Match` and `If-Modified-Since` use the store: see
+        /// ``ETagEvent/callerConditional(_:outcome:)``.)
         case callerConditional = "the caller set its own conditional header"
         /// The request asks for a `Range`; partial content is not stored.
         case range = "range request"
@@ -66,6 +68,21 @@ public enum ETagEvent: Sendable, Hashable {
         case skippedAtLimit = "skipped: the limit of concurrent background refreshes was reached"
     }
 
+    /// What the layer did with a request that carried its own `If-None-Match` or
+    /// `If-Modified-Since` (RFC 9111 §4.3.2).
+    public enum CallerConditionalOutcome: String, Sendable, Hashable {
+        /// A stored response answered, and the caller's validators matched it: a `304` made from
+        /// the store, with no network.
+        case notModified = "its validators matched the stored response: answered 304 from the store"
+        /// A stored response answered, and the caller's validators did not match it (or its
+        /// status is not a 2xx, where preconditions do not apply): the stored response in full,
+        /// as the origin would have sent it.
+        case modified = "its validators did not match the stored response: answered with it in full"
+        /// No stored response could answer (none, or stale): the request went to the origin with
+        /// the caller's validators untouched, and the origin's `304` or `200` is the caller's.
+        case forwarded = "no stored response could answer: sent with the caller's own validators"
+    }
+
     /// The request passed through untouched.
     case passedThrough(URL?, reason: PassThroughReason)
     /// Nothing usable was stored; the request went out without conditional headers.
@@ -98,6 +115,11 @@ public enum ETagEvent: Sendable, Hashable {
     /// The request said `only-if-cached` and nothing usable was stored: the layer answered 504
     /// (RFC 9111 §5.2.1.7).
     case onlyIfCachedUnsatisfied(URL)
+    /// The request carried its own `If-None-Match` or `If-Modified-Since`; `outcome` says how it
+    /// was answered. Reported besides ``fresh(_:age:)`` or ``servedStale(_:age:reason:)`` when a
+    /// stored response answered, instead of ``miss(_:)`` or ``validating(_:etag:lastModified:)``
+    /// when the request went to the origin.
+    case callerConditional(URL, outcome: CallerConditionalOutcome)
 }
 
 extension ETagEvent: TransportEvent {
@@ -117,6 +139,7 @@ extension ETagEvent: TransportEvent {
         case .coalesced: "etag.coalesced"
         case .backgroundRefresh: "etag.background-refresh"
         case .onlyIfCachedUnsatisfied: "etag.only-if-cached-unsatisfied"
+        case .callerConditional: "etag.caller-conditional"
         }
     }
 
@@ -161,6 +184,8 @@ extension ETagEvent: TransportEvent {
             "background refresh of \(redaction.redact(url)) \(outcome.rawValue)"
         case .onlyIfCachedUnsatisfied(let url):
             "answered 504 for \(redaction.redact(url)): the request said only-if-cached and nothing usable is stored"
+        case .callerConditional(let url, let outcome):
+            "the request for \(redaction.redact(url)) carried its own validators; \(outcome.rawValue)"
         }
     }
 
@@ -171,7 +196,7 @@ extension ETagEvent: TransportEvent {
         case .revalidated(_, let bytes), .stored(_, let bytes): ["body_bytes": String(bytes)]
         case .fresh(_, let age), .servedStale(_, let age, _): ["age": String(age)]
         case .passedThrough, .miss, .validating, .validatorMismatch, .notStored, .invalidated, .coalesced,
-            .backgroundRefresh, .onlyIfCachedUnsatisfied:
+            .backgroundRefresh, .onlyIfCachedUnsatisfied, .callerConditional:
             [:]
         }
     }

@@ -33,14 +33,14 @@ extension ETagTransport {
             switch use {
             case .fresh(let age):
                 report(.fresh(url, age: age.ageFieldValue))
-                return .answered(policy.storedResponse(candidate.entry, for: request, age: age.ageFieldValue, source: .fresh))
+                return .answered(storedAnswer(candidate.entry, to: request, age: age.ageFieldValue, source: .fresh))
             case .stale(let age):
                 report(.servedStale(url, age: age.ageFieldValue, reason: .maxStale))
-                return .answered(policy.storedResponse(candidate.entry, for: request, age: age.ageFieldValue, source: .stale))
+                return .answered(storedAnswer(candidate.entry, to: request, age: age.ageFieldValue, source: .stale))
             case .staleWhileRevalidate(let age):
                 refreshInBackground(request, candidate: candidate, primaryKey: primaryKey, rule: rule)
                 report(.servedStale(url, age: age.ageFieldValue, reason: .revalidatingInBackground))
-                return .answered(policy.storedResponse(candidate.entry, for: request, age: age.ageFieldValue, source: .stale))
+                return .answered(storedAnswer(candidate.entry, to: request, age: age.ageFieldValue, source: .stale))
             case .revalidate(let allowance):
                 fallback = allowance.map { (candidate: candidate, allowance: $0, decidedAt: decidedAt ?? now()) }
             }
@@ -109,6 +109,11 @@ extension ETagTransport {
         rule: EndpointCachePolicy, keepsErrorsFor fallback: StaleFallback?
     ) async throws -> HTTPResponse {
         let url = request.url
+        // RFC 9111 §4.3.2: the caller's own validators go to the origin as they are.
+        if CallerPreconditions.arePresent(in: request.headers) {
+            return try await forwardCallerConditional(
+                request, primaryKey: primaryKey, candidate: candidate, rule: rule, keepsErrors: fallback != nil)
+        }
         guard let candidate, let conditional = policy.conditionalRequest(request, validating: candidate.entry) else {
             report(.miss(url))
             return try await sendUnconditionally(
@@ -184,7 +189,7 @@ extension ETagTransport {
     }
 
     /// Stores a full response when the policy allows it, and drops an entry it outdates.
-    private nonisolated(nonsending) func keep(
+    nonisolated(nonsending) func keep(
         _ response: HTTPResponse, for request: HTTPRequest, primaryKey: StoreKey,
         replacing candidate: Candidate?, times: ExchangeTimes, rule: EndpointCachePolicy
     ) async -> HTTPResponse {
@@ -249,7 +254,7 @@ extension ETagTransport {
         }
         let field = EntryAge.fieldValue(ofAge: age)
         report(.servedStale(request.url, age: field, reason: .originFailed(failure: failure)))
-        return policy.storedResponse(fallback.candidate.entry, for: request, age: field, source: .stale)
+        return storedAnswer(fallback.candidate.entry, to: request, age: field, source: .stale)
     }
 
     /// Whether `error` is a failure to reach or hear from the origin, which stale-if-error

@@ -20,6 +20,9 @@ extension ETagTransport {
         copy.backgroundRefreshes = nil
         let worker = copy
         let url = request.url
+        // The layer's own validators revalidate the entry: a caller's If-None-Match would get a
+        // 304 for the caller's copy, which the refresh could not store.
+        let request = Self.withoutCallerValidators(request)
         let start = registry.start(key: candidate.key.text) {
             await RequestDeadline.withoutCallerScope {
                 do {

@@ -5,10 +5,11 @@ extension ETagTransport {
     /// `only-if-cached`), otherwise sent, conditionally when a usable entry is stored. Streams
     /// are not coalesced: each caller reads its own body.
     ///
-    /// A matching 304 never reaches `consume`: it is answered with the stored body, as
-    /// ``send(_:)`` does. Within `stale-if-error`, a failure before `consume` is called or a
-    /// 500/502/503/504 head is answered with the stale entry; past it, that head reaches
-    /// `consume` with its own body. A 200 that may be stored is copied for the store while `consume` reads
+    /// A matching 304 to the layer's own validators never reaches `consume`: it is answered with
+    /// the stored body, as ``send(_:)`` does. A request with the caller's own `If-None-Match` or
+    /// `If-Modified-Since` gets the `304` it asked for, from the store or from the origin.
+    /// Within `stale-if-error`, a failure before `consume` is called or a 500/502/503/504 head
+    /// is answered with the stale entry; past it, that head reaches `consume` with its own body. A 200 that may be stored is copied for the store while `consume` reads
     /// it, up to `maxStreamedBodyBytes`, and stored only when `consume` read it to its end; a
     /// larger body is handed on without a copy and not stored.
     ///
@@ -88,6 +89,11 @@ extension ETagTransport {
         _ request: HTTPRequest, primaryKey: StoreKey, candidate: Candidate?, rule: EndpointCachePolicy,
         fallback: StaleFallback?, _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result
     ) async throws -> StreamStep<Result> {
+        // RFC 9111 §4.3.2: the caller's own validators go to the origin as they are.
+        if CallerPreconditions.arePresent(in: request.headers) {
+            return try await streamForwardingCallerConditional(
+                request, primaryKey: primaryKey, candidate: candidate, rule: rule, fallback: fallback, consume)
+        }
         guard let candidate, let conditional = policy.conditionalRequest(request, validating: candidate.entry) else {
             report(.miss(request.url))
             return try await streamUnconditionally(
@@ -159,14 +165,14 @@ extension ETagTransport {
 
     /// The stale response that answers for a 500/502/503/504 `head`, when `fallback`'s window
     /// still allows it.
-    private func staleAnswer(to head: HTTPResponseHead, fallback: StaleFallback?, for request: HTTPRequest) -> HTTPResponse? {
+    func staleAnswer(to head: HTTPResponseHead, fallback: StaleFallback?, for request: HTTPRequest) -> HTTPResponse? {
         guard let fallback, FreshnessPolicy.allowsStaleIfError(status: head.statusCode) else { return nil }
         return staleResponse(fallback, for: request, failure: "HTTP \(head.statusCode)")
     }
 
     /// Hands a full response to `consume`, keeping a copy of its body for the store when the
     /// policy allows it and it is small enough, and storing it once `consume` has read it all.
-    private func consumeKeeping<Result: Sendable>(
+    func consumeKeeping<Result: Sendable>(
         _ head: HTTPResponseHead, _ body: HTTPBody, for request: HTTPRequest, primaryKey: StoreKey,
         replacing candidate: Candidate?, times: ExchangeTimes, rule: EndpointCachePolicy,
         _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result

@@ -25,8 +25,8 @@ import Foundation
 /// the time), the endpoint's ``EndpointCachePolicy``, and the store's
 /// ``ETagStoreProtocol/isSharedStorage``:
 /// - A stored response that is fresh (`max-age`, else `Expires` − `Date`; `s-maxage` first in a
-///   shared store, ignored in a private one; heuristic freshness only when the policy enables
-///   it) answers with no network, with an
+///   shared store, ignored in a private one; heuristic freshness only when the policy or the
+///   endpoint enables it) answers with no network, with an
 ///   `Age` field computed as §4.2.3 says and ``HTTPResponse/source`` ``HTTPResponse/Source/fresh``.
 /// - `no-cache` on the response, or the request's `no-cache`, `max-age`, `min-fresh`, send it
 ///   to the server; `must-revalidate` and `no-cache` (in a shared store also `s-maxage` and
@@ -52,8 +52,12 @@ import Foundation
 ///   caller tells a revalidated response from a downloaded one. The store is updated.
 /// - A 304 that does not match is answered by re-sending the request once without conditional
 ///   headers; the caller never sees a 304 it did not ask for.
-/// - A request that already carries a conditional header (or `Range`) passes through untouched:
-///   the caller's request, the caller's 304.
+/// - A request with the caller's own `If-None-Match` or `If-Modified-Since` (RFC 9111 §4.3.2)
+///   is answered by a stored response that may answer it: a `304` made from the store when the
+///   caller's validators match it (`If-None-Match` weakly, or else `If-Modified-Since` against
+///   its `Last-Modified`), the stored response in full when they do not. Otherwise it goes to the
+///   origin with the caller's validators untouched, and the origin's `304` is the caller's.
+///   `If-Match`, `If-Unmodified-Since`, `If-Range` and `Range` pass through untouched.
 /// - A successful `POST`, `PUT`, `PATCH` or `DELETE` removes the entries of its URL (and of a
 ///   same-origin `Location`/`Content-Location`) for the requesting identity.
 /// - Entries are partitioned (see ``CachePartition``): by the request's credentials, or by a

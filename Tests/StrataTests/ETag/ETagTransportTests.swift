@@ -120,7 +120,7 @@ struct ETagTransportTests {
         }
     }
 
-    @Test("the caller's own If-None-Match passes through untouched and gets the bare 304")
+    @Test("with nothing stored, the caller's own If-None-Match reaches the origin untouched and gets the bare 304")
     func callerConditionalPassesThrough() async throws {
         let resource = VersionedResource()
         let origin = ClosureTransport { resource.respond($0) }

@@ -70,7 +70,8 @@ extension FreshnessPolicy {
             mayServeStale = mayServeStale && !response.noCache && !mustRevalidate
             age = EntryAge(
                 headers: entry.headers, directives: response, times: times, now: now,
-                heuristicLimit: heuristicLimit, sharedCache: sharedStorage)
+                heuristicLimit: heuristicLimit(for: entry, directives: response, rule: rule),
+                sharedCache: sharedStorage)
         case .neverStore:
             return .revalidate(staleIfError: nil)
         }
@@ -149,6 +150,6 @@ extension FreshnessPolicy {
     func usesAge(of entry: ETagCacheEntry, rule: EndpointCachePolicy) -> Bool {
         if rule.reusesForATime || staleIfError != nil { return true }
         if entry.declaresFreshness { return true }
-        return heuristicLimit != nil && entry.lastModified != nil
+        return heuristicLimit(for: rule) != nil && entry.lastModified != nil
     }
 }

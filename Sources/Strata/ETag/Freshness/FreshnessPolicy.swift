@@ -15,7 +15,10 @@ public struct FreshnessPolicy: Sendable, Hashable {
     /// The longest heuristic freshness (RFC 9111 §4.2.2) given to a response with
     /// `Last-Modified` but no `max-age` or `Expires`: 10% of the time between its `Date` and
     /// `Last-Modified`, capped at this. `nil` (the default) gives none: such a response is
-    /// stale at once and revalidated on every use.
+    /// stale at once and revalidated on every use, because an API's `Last-Modified` usually
+    /// dates data that can change at any moment (the Caching article gives the reasons). An endpoint
+    /// overrides it either way: ``EndpointCachePolicy/heuristicFreshness(upTo:)`` (the browsers'
+    /// rule, 24 hours at most) or ``EndpointCachePolicy/explicitFreshnessOnly``.
     public var heuristicLimit: Duration?
     /// How long past its freshness a stored response may answer when revalidating it fails (a
     /// network failure, a timeout, or a 500, 502, 503 or 504) and the response named no

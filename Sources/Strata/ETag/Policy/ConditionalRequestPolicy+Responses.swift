@@ -16,8 +16,9 @@ extension ConditionalRequestPolicy {
     /// has no validator.
     func conditionalRequest(_ request: HTTPRequest, validating entry: ETagCacheEntry) -> HTTPRequest? {
         var conditional = request
-        // ``plan(for:)`` passes a request with a conditional field of its own through, so the
-        // field is added, not looked for and replaced.
+        // A request with a conditional field of its own never gets here (``plan(for:)`` passes
+        // it through, or the transport sends the caller's validators untouched), so the field
+        // is added, not looked for and replaced.
         if let etag = entry.etag {
             conditional.headers.add(name: "If-None-Match", value: etag)
         } else if let lastModified = entry.lastModified {

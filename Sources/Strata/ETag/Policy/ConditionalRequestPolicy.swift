@@ -101,11 +101,15 @@ public struct ConditionalRequestPolicy: Sendable, Hashable {
         }
         // One pass over the request's fields (usually one or two), not one per name looked for.
         // A conditional field is the reason whatever its place (`Range` usually comes with `If-Range`).
+        // The caller's own If-None-Match and If-Modified-Since use the store (RFC 9111 §4.3.2):
+        // a stored response answers them; the others apply to the origin only.
         var hasRange = false
         var mayForbidStorage = false
         for field in request.headers {
             let name = field.name
-            if Self.isConditionalFieldName(name) { return .passThrough(.callerConditional) }
+            if Self.isConditionalFieldName(name), !Self.isCacheEvaluatedFieldName(name) {
+                return .passThrough(.callerConditional)
+            }
             if HTTPHeaders.equal(name, "Range") { hasRange = true }
             if HTTPHeaders.equal(name, "Cache-Control") { mayForbidStorage = true }
         }
@@ -122,6 +126,12 @@ public struct ConditionalRequestPolicy: Sendable, Hashable {
         return HTTPHeaders.equal(name, "If-None-Match") || HTTPHeaders.equal(name, "If-Modified-Since")
             || HTTPHeaders.equal(name, "If-Match") || HTTPHeaders.equal(name, "If-Unmodified-Since")
             || HTTPHeaders.equal(name, "If-Range")
+    }
+
+    /// Whether `name` is a conditional field a cache evaluates itself (RFC 9111 §4.3.2):
+    /// `If-None-Match` or `If-Modified-Since`.
+    private static func isCacheEvaluatedFieldName(_ name: String) -> Bool {
+        HTTPHeaders.equal(name, "If-None-Match") || HTTPHeaders.equal(name, "If-Modified-Since")
     }
 
     // MARK: Keys
@@ -314,7 +324,21 @@ public struct ConditionalRequestPolicy: Sendable, Hashable {
         guard !names.isEmpty else { return true }
         guard !names.contains("*") else { return false }
         let current = varyingHeaders(of: request, names: names)
-        return names.allSatisfy { current[$0] == entry.varyingRequestHeaders[$0] }
+        return names.allSatisfy { name in
+            let stored = entry.varyingRequestHeaders[name]
+            if current[name] == stored { return true }
+            // An entry stored before values were normalised holds them as they were sent (lines
+            // combined and trimmed): normalised now, it matches as a new one would. Digests of
+            // identity fields are never normalised.
+            guard let value = current[name], let stored, !isIdentityField(name) else { return false }
+            return SelectingFieldValue.normalized(name: name, combined: stored) == value
+        }
+    }
+
+    /// Whether the value of the request field `name` (lower-cased) is kept as a digest: an
+    /// identity field, or a default secret header.
+    private func isIdentityField(_ name: String) -> Bool {
+        identityFieldNames.contains(name) || Self.defaultIdentityHeaderNames.contains(name)
     }
 
     /// A hex SHA-256 digest of the identity fields, or `-` when the request carries none.
@@ -359,8 +383,10 @@ public struct ConditionalRequestPolicy: Sendable, Hashable {
                 selected.add(name: name, value: digest)
                 continue
             }
-            let values = headers.values(for: name).map { $0.trimmingASCIIWhitespace() }
-            if !values.isEmpty { selected.add(name: name, value: values.joined(separator: ", ")) }
+            // §4.1: compared after the normalisations the field's syntax allows.
+            if let value = SelectingFieldValue.normalized(name: lowered, values: headers.values(for: name)) {
+                selected.add(name: name, value: value)
+            }
         }
         return selected
     }
