@@ -144,6 +144,29 @@ struct ResumableDownloadLoopbackTests {
         #expect(entries.isEmpty)
     }
 
+    @Test("RFC 9111 §3.4: under an ETagTransport holding a fresh copy, the resumed Range request still reaches the origin")
+    func rangeBypassesTheCache() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        server.route("/artifact") { [version1] request in
+            var response = rangeAnswer(request, content: version1, etag: "\"v1\"")
+            response.headers.append(("Cache-Control", "max-age=600"))
+            return response
+        }
+        let cached = HTTPNetworkService(
+            transport: ETagTransport(inner: URLSessionTransport(requestTimeout: .seconds(30)), store: InMemoryETagStore()))
+        _ = try await cached.response(to: TestEndpoint(path: "/artifact"), via: environment) // stored, fresh for 10 minutes
+        try version1.prefix(30_000).write(to: URL(fileURLWithPath: target.path + ".part"))
+        try await PartialDownload(target: target).remember("\"v1\"", for: server.url("/artifact"))
+
+        let head = try await cached.download(TestEndpoint(path: "/artifact"), via: environment, to: target, resumable: true)
+
+        #expect(head.statusCode == 206)
+        #expect(try Data(contentsOf: target) == version1)
+        #expect(server.requestCount == 2)
+        #expect(server.requests.last?.header("Range") == "bytes=30000-")
+        #expect(server.requests.last?.header("If-None-Match") == nil)
+    }
+
     @Test("without a strong validator, a failed download leaves nothing and the next one starts over without Range")
     func weakValidatorIsNotResumed() async throws {
         defer { try? FileManager.default.removeItem(at: directory) }
