@@ -262,7 +262,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             if (error as NSError).domain == NSURLErrorDomain, (error as NSError).code == NSURLErrorCancelled {
                 return .failure(CancellationError())
             }
-            if let coding = entry.response.map({ HTTPHeaders($0) })?.codingUnknownToLibcurl {
+            if let coding = entry.response.map({ HTTPHeaders($0) })?.codingUnknownToLibcurl,
+                error.localizedDescription.lowercased().contains("content encoding")
+            {
                 return .failure(
                     TransportError(
                         .invalidResponse, method: method, url: entry.request.url,
