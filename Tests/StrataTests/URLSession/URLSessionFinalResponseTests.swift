@@ -30,6 +30,14 @@ struct URLSessionFinalResponseTests {
         #expect(server.requestCount == 1)
     }
 
+    @Test("a 302 whose Location is empty or not a URL is returned as a response, not followed", arguments: ["", "http://[::1"])
+    func redirectWithUnusableLocation(location: String) async throws {
+        server.route("/odd", response: .init(status: 302, headers: [("Location", location)], text: "odd"))
+        let response = try await transport.send(HTTPRequest(url: server.url("/odd")))
+        #expect(response.statusCode == 302)
+        #expect(server.requestCount == 1)
+    }
+
     @Test("RFC 9110 §15.4: a streamed 3xx without Location reaches consume as the final response")
     func streamedRedirectWithoutLocation() async throws {
         server.route("/moved", response: .init(status: 301, text: "gone somewhere"))
