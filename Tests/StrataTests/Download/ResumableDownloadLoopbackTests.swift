@@ -80,6 +80,33 @@ struct ResumableDownloadLoopbackTests {
         #expect(resumed.header("Accept-Encoding") == "identity")
     }
 
+    @Test("a resumed transfer that drops too keeps what it appended, and the third call continues from there")
+    func resumesTwice() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        server.route("/artifact") { [server, version1] request in
+            if server.requestCount == 1 { return cutShort(version1, after: 40_000, etag: "\"v1\"") }
+            guard server.requestCount == 2, let range = request.header("Range") else {
+                return rangeAnswer(request, content: version1, etag: "\"v1\"")
+            }
+            // The second answer continues from the bytes held but stops 10,000 bytes later.
+            let start = Int(range.dropFirst(6).dropLast())!
+            return .raw(
+                Data(
+                    ("HTTP/1.1 206 Partial Content\r\nETag: \"v1\"\r\nContent-Range: bytes \(start)-99999/100000\r\n"
+                        + "Content-Length: \(100_000 - start)\r\n\r\n").utf8) + version1[start..<start + 10_000])
+        }
+        _ = try await interrupted(serving: version1)
+        await #expect(throws: NetworkError.self) { try await download() }
+        let held = try Data(contentsOf: URL(fileURLWithPath: target.path + ".part"))
+        #expect(held.count > 40_000)
+        #expect(held == version1.prefix(held.count))
+
+        _ = try await download()
+
+        #expect(try Data(contentsOf: target) == version1)
+        #expect(server.requests.last?.header("Range") == "bytes=\(held.count)-")
+    }
+
     @Test("RFC 9110 §13.1.5: when the validator changed, the 200 replaces the partial bytes instead of joining them")
     func changedValidatorRestarts() async throws {
         defer { try? FileManager.default.removeItem(at: directory) }
