@@ -25,6 +25,32 @@ package final class FileChunkWriter: Sendable {
         self.path = path
     }
 
+    /// Opens the partial file `partPath` of a resumable download, created readable and writable
+    /// by the owner only if missing: emptied first when `truncating`, appended to otherwise.
+    ///
+    /// - Parameter expectedOffset: When appending, the bytes the file must already hold: one
+    ///   that changed since it was measured (another download to the same path) is refused,
+    ///   rather than written at the wrong place.
+    package init(
+        openingPart partPath: String, for path: String, truncating: Bool, expectedOffset: Int64 = 0
+    ) throws(NetworkError) {
+        let flags = O_WRONLY | O_CREAT | O_CLOEXEC | (truncating ? O_TRUNC : O_APPEND)
+        let descriptor = open(partPath, flags, 0o600)
+        guard descriptor >= 0 else { throw .cannotWriteFile(path: path, reason: String(cString: strerror(errno))) }
+        if !truncating {
+            let end = lseek(descriptor, 0, SEEK_END)
+            guard end == off_t(expectedOffset) else {
+                close(descriptor)
+                throw .cannotWriteFile(
+                    path: path,
+                    reason: "its partial file \(partPath) holds \(end) bytes, not the \(expectedOffset) the resume asked "
+                        + "for (is another download writing it?)")
+            }
+        }
+        self.descriptor = descriptor
+        self.path = path
+    }
+
     deinit { close(descriptor) }
 
     /// Appends `chunk`.

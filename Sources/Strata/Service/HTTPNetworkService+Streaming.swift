@@ -26,11 +26,19 @@ extension HTTPNetworkService {
         _ endpoint: some EndpointProtocol, via environment: some APIEnvironmentProtocol,
         _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result
     ) async throws -> Result {
-        let request = try await makeRequest(for: endpoint, via: environment)
+        try await stream(makeRequest(for: endpoint, via: environment), for: endpoint, alsoAccepting: [], consume)
+    }
+
+    /// ``stream(_:via:_:)`` for a request already made for `endpoint`, handing `consume` the
+    /// statuses in `extra` too (a `416` to a resumed download).
+    func stream<Result: Sendable>(
+        _ request: HTTPRequest, for endpoint: some EndpointProtocol, alsoAccepting extra: Set<Int>,
+        _ consume: (HTTPResponseHead, HTTPBody) async throws -> Result
+    ) async throws -> Result {
         let accepted = endpoint.acceptedStatusCodes
         func exchange() async throws -> Result {
             try await transport.stream(request) { head, body in
-                guard accepted.contains(head.statusCode) else {
+                guard accepted.contains(head.statusCode) || extra.contains(head.statusCode) else {
                     let shown = (try? await body.collect(upTo: Self.maxRejectedBodyBytes)) ?? Data()
                     throw NetworkError.httpStatus(
                         HTTPResponse(
@@ -56,39 +64,6 @@ extension HTTPNetworkService {
             throw failure.error // The caller's own error, as it threw it.
         } catch {
             throw Self.networkError(error)
-        }
-    }
-
-    /// Downloads the endpoint's body to `fileURL`, chunk by chunk, never holding it whole.
-    ///
-    /// The body is written to a temporary file beside `fileURL` and renamed onto it only when
-    /// the whole body arrived: `fileURL` never holds a partial download, and the temporary file
-    /// is removed on any failure. An existing file at `fileURL` is replaced.
-    ///
-    /// - Returns: The response's head (status, headers such as `Content-Type`, URL).
-    /// - Throws: ``NetworkError/cannotWriteFile(path:reason:)`` when the file cannot be written,
-    ///   and what ``stream(_:via:_:)`` throws.
-    @discardableResult
-    public func download(
-        _ endpoint: some EndpointProtocol, via environment: some APIEnvironmentProtocol,
-        to fileURL: URL
-    ) async throws -> HTTPResponseHead {
-        let directory = fileURL.deletingLastPathComponent().path
-        let temporary = "\(directory)/.\(fileURL.lastPathComponent).\(UUID().uuidString).download"
-        do {
-            let head = try await stream(endpoint, via: environment) { head, body in
-                let file = try FileChunkWriter(creating: temporary, for: fileURL.path)
-                for try await chunk in body { try await file.write(chunk) }
-                try await file.finish()
-                return head
-            }
-            guard rename(temporary, fileURL.path) == 0 else {
-                throw NetworkError.cannotWriteFile(path: fileURL.path, reason: String(cString: strerror(errno)))
-            }
-            return head
-        } catch {
-            unlink(temporary)
-            throw error
         }
     }
 }

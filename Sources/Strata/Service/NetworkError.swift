@@ -22,6 +22,10 @@ public enum NetworkError: Error, CustomStringConvertible {
     case transport(any Error)
     /// A download could not be written to `path`; nothing was left there.
     case cannotWriteFile(path: String, reason: String)
+    /// A resumed download's `206` did not continue the partial file of the download to `path`
+    /// (its `Content-Range` is malformed, starts elsewhere, or ends short); `reason` says how.
+    /// The partial file was removed, so the next download starts over.
+    case invalidPartialContent(path: String, reason: String)
 
     /// What happened and what to do next. URLs and error texts are redacted (``Redaction``).
     public var description: String {
@@ -50,6 +54,10 @@ public enum NetworkError: Error, CustomStringConvertible {
         case .cannotWriteFile(let path, let reason):
             return "The download could not be written to \(path): \(reason). "
                 + "Check that the directory exists, is writable and has room; nothing was left at that path."
+        case .invalidPartialContent(let path, let reason):
+            return "The resumed download to \(path) was not continued: \(reason). "
+                + "Its partial file was removed, so downloading again starts from the first byte; "
+                + "if this repeats, the server (or a proxy) mishandles Range requests."
         }
     }
 }

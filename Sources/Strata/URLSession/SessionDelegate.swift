@@ -30,6 +30,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         var failure: TransportError?
         /// The buffered body's limit and the setting that decided it (``ResponseBodyLimit`` or ours).
         var bodyLimit = (limit: Int.max, setting: "")
+        /// FoundationNetworking kept the body from us (a 3xx without `Location`).
+        var bodyDiscarded = false
     }
 
     private let pending = LockedValue<[ObjectIdentifier: Pending]>([:])
@@ -219,7 +221,16 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        guard let entry = pending.withLock({ $0.removeValue(forKey: ObjectIdentifier(task)) }) else { return }
+        guard var entry = pending.withLock({ $0.removeValue(forKey: ObjectIdentifier(task)) }) else { return }
+        if entry.response == nil, error == nil, let unreported = task.response as? HTTPURLResponse {
+            // Linux quirk: FoundationNetworking never reports the head of a 301, 302, 303 or
+            // 305–308 (it expects to follow it), and one without `Location` (a valid final
+            // response, RFC 9110 §15.4) completes with neither a head nor its body, which it
+            // discarded: the task's own response is all there is. No byte of its body arrives,
+            // so the `Content-Length` that counted them goes too.
+            entry.response = unreported
+            entry.bodyDiscarded = true
+        }
         let outcome = Self.outcome(of: entry, error: error)
         switch entry.receiver {
         case .buffered(let continuation):
@@ -233,6 +244,15 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         }
     }
 
+    /// Linux quirk: FoundationNetworking always has libcurl decode bodies, and libcurl fails one
+    /// in a coding it does not know at its first byte; neither can be told to hand the bytes
+    /// over as they came (`CURLOPT_HTTP_CONTENT_DECODING` is not reachable from Swift).
+    private static func unknownCodingMessage(_ coding: String) -> String {
+        "the server coded the body as \"\(coding)\" (Content-Encoding), which libcurl does not decode, and URLSession "
+            + "on Linux cannot hand a body over undecoded; send this host through PinningTransport (StrataPinning), "
+            + "which returns such a body undecoded with its Content-Encoding, or have the server send another coding"
+    }
+
     /// What a completed task amounts to: a failure decided here, the task's own error mapped to
     /// a ``TransportError`` (or `CancellationError`), or the response with what was buffered.
     private static func outcome(of entry: Pending, error: (any Error)?) -> Result<HTTPResponse, any Error> {
@@ -241,6 +261,14 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         if let error, !entry.answeredByChallenge {
             if (error as NSError).domain == NSURLErrorDomain, (error as NSError).code == NSURLErrorCancelled {
                 return .failure(CancellationError())
+            }
+            if let coding = entry.response.map({ HTTPHeaders($0) })?.codingUnknownToLibcurl,
+                error.localizedDescription.lowercased().contains("content encoding")
+            {
+                return .failure(
+                    TransportError(
+                        .invalidResponse, method: method, url: entry.request.url,
+                        message: Self.unknownCodingMessage(coding), underlying: error))
             }
             let kind = URLErrorClassification.kind(of: error)
             return .failure(
@@ -251,9 +279,11 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         guard let response = entry.response else {
             return .failure(TransportError(.invalidResponse, method: method, url: entry.request.url, message: "no HTTP response"))
         }
+        var headers = HTTPHeaders.decodedByLibcurl(response)
+        if entry.bodyDiscarded { headers.remove(name: "Content-Length") }
         return .success(
             HTTPResponse(
-                statusCode: response.statusCode, headers: .decodedByLibcurl(response), body: entry.body,
+                statusCode: response.statusCode, headers: headers, body: entry.body,
                 url: response.url ?? entry.request.url))
     }
 }

@@ -12,7 +12,13 @@ import Foundation
 /// - returns a 401 carrying `WWW-Authenticate: Basic` promptly (URLSession on Linux hangs);
 /// - follows redirects itself (RFC 9110): secret headers (``RedirectSafety``) never cross
 ///   origins, `https` is never followed to `http` unless allowed, 307/308 keep method and body,
-///   303 becomes `GET`;
+///   303 becomes `GET`; a 3xx without `Location` is a final response (RFC 9110 §15.4) and is
+///   returned, headers and all, though without its body for 301–308, which FoundationNetworking
+///   discards (its `Content-Length` goes with it);
+/// - returns a body libcurl decoded (`gzip`, `deflate`, `br`, `zstd`) without the stale
+///   `Content-Encoding` and `Content-Length`, and fails one in a coding libcurl does not know
+///   with a ``TransportError`` naming it (FoundationNetworking cannot hand it over undecoded;
+///   `PinningTransport` does);
 /// - bounds the whole request, redirects included, by one deadline: the request timeout or the
 ///   current ``RequestDeadline`` (an endpoint's `timeout`), whichever ends first, failing with
 ///   ``TransportError/Kind/timedOut`` (FoundationNetworking's own `timeoutIntervalForRequest`

@@ -1,0 +1,115 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Dispatch
+import Foundation
+
+/// The files a resumable download keeps beside its target until it completes: the bytes so far
+/// in `<target>.part`, and in `<target>.part.json` the validator that lets them be continued
+/// (`If-Range`) and a digest of the URL they came from.
+///
+/// The validator lives in a small sidecar file, rather than an extended attribute (not every
+/// file system keeps them, and copies drop them) or the caller's hands (who would have to keep
+/// it across a crash): the two files move and vanish together. Every file operation runs on a
+/// Dispatch thread, never on one of Swift's cooperative threads (architecture decision 4).
+struct PartialDownload: Sendable {
+    /// What the sidecar records.
+    struct Record: Codable, Equatable, Sendable {
+        /// The SHA-256 of the request URL, hex: a partial file is resumed only from the URL that
+        /// started it, and the URL (which may carry a key in its query) is not written to disk.
+        var resource: String
+        /// The `If-Range` value: a strong `ETag`, or a strong `Last-Modified`.
+        var validator: String
+    }
+
+    /// Where the finished file goes.
+    let target: URL
+
+    /// The bytes so far.
+    var partPath: String { target.path + ".part" }
+    /// The sidecar.
+    var recordPath: String { target.path + ".part.json" }
+
+    /// Where a resume of `url` starts: the partial file's size and its validator, or `nil` when
+    /// there is nothing to continue (no partial file, an empty one, no sidecar, or one from
+    /// another URL). Leftovers that cannot be continued are left for ``discard()``.
+    func resumePoint(for url: URL) async -> (offset: Int64, validator: String)? {
+        let (partPath, recordPath) = (partPath, recordPath)
+        let resource = Self.resource(of: url)
+        return await Self.offCooperativePool { () -> (offset: Int64, validator: String)? in
+            var status = stat()
+            guard stat(partPath, &status) == 0, status.st_size > 0,
+                let data = FileManager.default.contents(atPath: recordPath),
+                let record = try? JSONDecoder().decode(Record.self, from: data),
+                record.resource == resource
+            else { return nil }
+            return (Int64(status.st_size), record.validator)
+        }
+    }
+
+    /// Records `validator` for the bytes of `url` about to be written, or removes the record
+    /// when there is no validator (the partial file then cannot be resumed). Written before the
+    /// first byte of the body, and atomically, so the partial file never has a wrong record.
+    func remember(_ validator: String?, for url: URL) async throws(NetworkError) {
+        let (recordPath, path) = (recordPath, target.path)
+        let record = validator.map { Record(resource: Self.resource(of: url), validator: $0) }
+        let failure = await Self.offCooperativePool { () -> NetworkError? in
+            guard let record else {
+                unlink(recordPath)
+                return nil
+            }
+            do {
+                try JSONEncoder().encode(record).write(to: URL(fileURLWithPath: recordPath), options: .atomic)
+                return nil
+            } catch {
+                return .cannotWriteFile(path: path, reason: "its resume record \(recordPath) could not be written: \(error)")
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    /// Moves the partial file onto the target and removes the record.
+    func complete() async throws(NetworkError) {
+        let (partPath, recordPath, path) = (partPath, recordPath, target.path)
+        let failure = await Self.offCooperativePool { () -> NetworkError? in
+            guard rename(partPath, path) == 0 else {
+                return .cannotWriteFile(path: path, reason: String(cString: strerror(errno)))
+            }
+            unlink(recordPath)
+            return nil
+        }
+        if let failure { throw failure }
+    }
+
+    /// Removes the partial file and its record, if any.
+    func discard() async {
+        let (partPath, recordPath) = (partPath, recordPath)
+        await Self.offCooperativePool {
+            unlink(recordPath)
+            unlink(partPath)
+        }
+    }
+
+    /// The partial file's size in bytes, or `nil` when it cannot be read.
+    func partSize() async -> Int64? {
+        let partPath = partPath
+        return await Self.offCooperativePool { () -> Int64? in
+            var status = stat()
+            return stat(partPath, &status) == 0 ? Int64(status.st_size) : nil
+        }
+    }
+
+    private static func resource(of url: URL) -> String {
+        SHA256.hexDigest(Array(url.absoluteString.utf8))
+    }
+
+    private static func offCooperativePool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: work()) }
+        }
+    }
+}

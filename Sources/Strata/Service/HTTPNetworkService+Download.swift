@@ -1,0 +1,145 @@
+import Foundation
+
+extension HTTPNetworkService {
+    /// Downloads the endpoint's body to `fileURL`, chunk by chunk, never holding it whole.
+    ///
+    /// The body is written to a temporary file beside `fileURL` and renamed onto it only when
+    /// the whole body arrived: `fileURL` never holds a partial download, and the temporary file
+    /// is removed on any failure. An existing file at `fileURL` is replaced. To continue an
+    /// interrupted download instead of starting over, use
+    /// ``download(_:via:to:resumable:)``.
+    ///
+    /// - Returns: The response's head (status, headers such as `Content-Type`, URL).
+    /// - Throws: ``NetworkError/cannotWriteFile(path:reason:)`` when the file cannot be written,
+    ///   and what ``stream(_:via:_:)`` throws.
+    @discardableResult
+    public func download(
+        _ endpoint: some EndpointProtocol, via environment: some APIEnvironmentProtocol,
+        to fileURL: URL
+    ) async throws -> HTTPResponseHead {
+        try await download(endpoint, via: environment, to: fileURL, resumable: false)
+    }
+
+    /// Downloads the endpoint's body to `fileURL`, continuing from the bytes an interrupted
+    /// earlier call left when `resumable` is `true` (as `curl -C -` does, but safely).
+    ///
+    /// With `resumable` `false` this is ``download(_:via:to:)``. With `true`:
+    /// - The body goes to `<fileURL>.part`, and what lets it be continued (the response's strong
+    ///   `ETag`, or a `Last-Modified` at least a second older than its `Date`) to
+    ///   `<fileURL>.part.json`. A failure (a dropped connection, a timeout, cancellation) leaves
+    ///   both; `fileURL` still never holds a partial download, and the `.part` is renamed onto
+    ///   it when complete.
+    /// - The next call for the same URL and `fileURL` sends `Range: bytes=N-` (N the bytes held)
+    ///   with `If-Range: <validator>` (RFC 9110 §13.1.5). A `206` whose `Content-Range` starts at
+    ///   N is appended; a `200` (the file changed, or the server ignores ranges) restarts the
+    ///   file from its first byte; a `416` saying the representation is N bytes long means the
+    ///   partial file was already complete, and its head is returned; another `416` starts over.
+    /// - A response without such a validator is downloaded whole and cannot be resumed: its
+    ///   partial file is removed on failure, because nothing could prove a later range belongs
+    ///   to the same version.
+    /// - The request asks for `Accept-Encoding: identity` unless the endpoint sets its own:
+    ///   ranges count the bytes as sent, so a decoded body could not be continued.
+    ///
+    /// Run one download to a given `fileURL` at a time.
+    ///
+    /// - Returns: The head of the response that completed the file: a `200`, a `206`, or the
+    ///   `416` that confirmed the partial file was already whole.
+    /// - Throws: ``NetworkError/invalidPartialContent(path:reason:)`` when a `206` does not
+    ///   continue the partial file (a `Content-Range` that is malformed or starts elsewhere): the
+    ///   partial file is removed, so the next call starts over. Otherwise as
+    ///   ``download(_:via:to:)``.
+    @discardableResult
+    public func download(
+        _ endpoint: some EndpointProtocol, via environment: some APIEnvironmentProtocol,
+        to fileURL: URL, resumable: Bool
+    ) async throws -> HTTPResponseHead {
+        let request = try await makeRequest(for: endpoint, via: environment)
+        guard resumable else { return try await downloadWhole(request, for: endpoint, to: fileURL) }
+        var identity = request
+        if identity.headers["Accept-Encoding"] == nil { identity.headers["Accept-Encoding"] = "identity" }
+        let partial = PartialDownload(target: fileURL)
+        // A second round only after a 416 that did not confirm the file: that round sends no Range.
+        while true {
+            let point = await partial.resumePoint(for: identity.url)
+            if point == nil { await partial.discard() }
+            var attempt = identity
+            if let point {
+                attempt.headers["Range"] = "bytes=\(point.offset)-"
+                attempt.headers["If-Range"] = point.validator
+            }
+            let outcome = try await stream(attempt, for: endpoint, alsoAccepting: point == nil ? [] : [416]) {
+                head, body in
+                try await Self.write(body, of: head, resuming: point, url: identity.url, to: partial)
+            }
+            if let head = outcome { return head }
+        }
+    }
+
+    /// Writes one response of a resumable download, as ``ResumePolicy`` decides; `nil` when the
+    /// download must start over without a range.
+    private static func write(
+        _ body: HTTPBody, of head: HTTPResponseHead, resuming point: (offset: Int64, validator: String)?,
+        url: URL, to partial: PartialDownload
+    ) async throws -> HTTPResponseHead? {
+        let path = partial.target.path
+        let decision = ResumePolicy.decision(
+            status: head.statusCode, headers: head.headers, offset: point?.offset ?? 0, resumed: point != nil,
+            validator: point?.validator, now: Date())
+        switch decision {
+        case .writeWhole(let validator):
+            try await partial.remember(validator, for: url)
+            do {
+                let file = try FileChunkWriter(openingPart: partial.partPath, for: path, truncating: true)
+                for try await chunk in body { try await file.write(chunk) }
+                try await file.finish()
+            } catch {
+                // Without a validator nothing could continue these bytes later.
+                if validator == nil { await partial.discard() }
+                throw error
+            }
+        case .append(let completeLength):
+            let file = try FileChunkWriter(
+                openingPart: partial.partPath, for: path, truncating: false, expectedOffset: point?.offset ?? 0)
+            for try await chunk in body { try await file.write(chunk) }
+            try await file.finish()
+            if let completeLength, let size = await partial.partSize(), size != completeLength {
+                await partial.discard()
+                throw NetworkError.invalidPartialContent(
+                    path: path, reason: "the resumed file holds \(size) bytes, not the \(completeLength) its Content-Range announced")
+            }
+        case .alreadyComplete:
+            break
+        case .startOver:
+            await partial.discard()
+            return nil
+        case .reject(let reason):
+            await partial.discard()
+            throw NetworkError.invalidPartialContent(path: path, reason: reason)
+        }
+        try await partial.complete()
+        return head
+    }
+
+    /// The download that is never resumed: a fresh temporary file, removed on any failure.
+    private func downloadWhole(
+        _ request: HTTPRequest, for endpoint: some EndpointProtocol, to fileURL: URL
+    ) async throws -> HTTPResponseHead {
+        let directory = fileURL.deletingLastPathComponent().path
+        let temporary = "\(directory)/.\(fileURL.lastPathComponent).\(UUID().uuidString).download"
+        do {
+            let head = try await stream(request, for: endpoint, alsoAccepting: []) { head, body in
+                let file = try FileChunkWriter(creating: temporary, for: fileURL.path)
+                for try await chunk in body { try await file.write(chunk) }
+                try await file.finish()
+                return head
+            }
+            guard rename(temporary, fileURL.path) == 0 else {
+                throw NetworkError.cannotWriteFile(path: fileURL.path, reason: String(cString: strerror(errno)))
+            }
+            return head
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+    }
+}
