@@ -102,7 +102,7 @@ final class RedisClusterClient: RedisDeployment {
         let usesTLS = endpoints[0].usesTLS
         // Only the seeds are asked: a topology is what makes a node trusted, so it must come
         // from a node the caller named. A seed that is down is skipped at once by its backoff.
-        topology = RedisTopologyRefresh { _ in
+        topology = RedisTopologyRefresh {
             await Self.discover(asking: seedNodes, tls: usesTLS, through: nodes)
         }
     }

@@ -4,9 +4,9 @@ import Strata
 /// asks for a refresh while one runs joins it instead of starting another, so a burst of
 /// `MOVED` redirects or node failures costs the cluster one topology query, not one per command.
 final class RedisTopologyRefresh: Sendable {
-    /// Asks the cluster for its topology; given the map known so far (`nil` at first), so it
-    /// can ask the nodes it names.
-    typealias Discover = @Sendable (RedisSlotMap?) async -> Result<RedisSlotMap, RedisClientError>
+    /// Asks the cluster for its topology. It needs nothing from the map known so far: the
+    /// cluster client asks its seeds alone, since a topology is what makes a node trusted.
+    typealias Discover = @Sendable () async -> Result<RedisSlotMap, RedisClientError>
 
     private struct State {
         var map: RedisSlotMap?
@@ -67,10 +67,9 @@ final class RedisTopologyRefresh: Sendable {
     /// The running refresh, or a new one; called under the lock.
     private func start(_ state: inout State) -> Refresh {
         if let running = state.running { return running }
-        let known = state.map
         // Detached: a refresh serves every caller, not the request that happened to start it.
         let task = Task.detached { [discover] in
-            let result = await discover(known)
+            let result = await discover()
             self.finish(result)
             return result
         }
