@@ -34,6 +34,19 @@ final class RedisTopologyRefresh: Sendable {
         }
     }
 
+    /// The map once the refresh under way, if any, has ended: the map it read, or when it
+    /// failed (or none runs) the map known now; discovered first when there is none yet.
+    ///
+    /// For a command routed with a map that a refresh has since replaced (a refresh changes
+    /// which nodes are trusted before its map is swapped in, so waiting for it is what makes
+    /// the two agree).
+    ///
+    /// - Throws: the discovery's ``RedisClientError`` when no map could be had.
+    func settledMap() async throws(RedisClientError) -> RedisSlotMap {
+        if let running = state.withLock({ $0.running }), case .success(let map) = await running.value { return map }
+        return try await map()
+    }
+
     /// Refreshes the map, or joins the refresh already running, and returns its outcome. A
     /// failed refresh keeps the map known before.
     @discardableResult
