@@ -14,7 +14,7 @@ struct RedisEntryAuthenticationKeyTests {
         do {
             _ = try RedisEntryAuthenticationKey(short)
         } catch {
-            guard case .invalidParameter("entryAuthenticationKey", let reason) = error else {
+            guard case .invalidParameter("entryAuthenticationKeys", let reason) = error else {
                 Issue.record("unexpected \(error)")
                 return
             }
@@ -30,7 +30,7 @@ struct RedisEntryAuthenticationKeyTests {
         let fromBase64 = try RedisEntryAuthenticationKey(base64Encoded: " \(Data(bytes).base64EncodedString())\n")
         #expect(fromBase64.id == (try RedisEntryAuthenticationKey(bytes)).id)
         #expect(fromBase64.bytes == bytes)
-        #expect(throws: RedisETagStoreError.invalidParameter("entryAuthenticationKey", reason: "it is not base64 text")) {
+        #expect(throws: RedisETagStoreError.invalidParameter("entryAuthenticationKeys", reason: "it is not base64 text")) {
             try RedisEntryAuthenticationKey(base64Encoded: "not-base64-SECRET!")
         }
     }
