@@ -1,5 +1,6 @@
 import COpenSSL
 import Foundation
+import Strata
 
 /// HMAC-SHA-256 (RFC 2104, FIPS 198-1) through OpenSSL's `EVP_MAC`, and the constant-time
 /// comparison of its codes, for the modules of this package that authenticate what they store
@@ -27,7 +28,7 @@ package enum OpenSSLHMACSHA256 {
         // versions; an empty key authenticates nothing anyway.
         guard !key.isEmpty else { throw OpenSSLHMACSHA256Error(reason: "the key is empty") }
         OpenSSLErrorQueue.clear()
-        guard let context = MACContext() else { throw .drained(fallback: "EVP_MAC_CTX_new failed") }
+        guard let context = MACContext() else { throw .drained(fallback: "EVP_MAC_fetch(HMAC) or EVP_MAC_CTX_new failed") }
         let initialized = key.withUnsafeBufferPointer { keyBytes in
             // OSSL_PARAM keeps the pointers it is given, so both strings outlive the call here.
             // "digest" is OSSL_MAC_PARAM_DIGEST.
@@ -75,6 +76,7 @@ package struct OpenSSLHMACSHA256Error: Error, Hashable, CustomStringConvertible 
     /// OpenSSL's reason, or which precondition failed.
     package let reason: String
 
+    /// Creates an error with `reason`, which must not hold the key or the message.
     package init(reason: String) {
         self.reason = reason
     }
@@ -93,17 +95,38 @@ private final class MACContext {
     /// The owned pointer; freed (and its key material cleansed by OpenSSL) in `deinit`.
     let pointer: OpaquePointer
 
-    /// Fetches HMAC from the default providers and makes a context for it, or returns nil.
+    /// Makes a context for the process's fetched HMAC, or returns nil.
     init?() {
-        _ = OpenSSLLibrary.initialized
-        guard let mac = EVP_MAC_fetch(nil, "HMAC", nil) else { return nil }
-        // The context takes a reference of its own to `mac`.
-        defer { EVP_MAC_free(mac) }
-        guard let context = EVP_MAC_CTX_new(mac) else { return nil }
+        guard let context = FetchedHMAC.shared.makeContext() else { return nil }
         pointer = context
     }
 
     deinit {
         EVP_MAC_CTX_free(pointer)
+    }
+}
+
+/// HMAC fetched from the default providers once per process, not once per code: a fetch is a
+/// lookup in OpenSSL's provider store, taken under its lock, which every code used to repeat.
+///
+/// A fetched `EVP_MAC` is immutable and reference-counted, so any thread may make a context from
+/// it (`EVP_MAC_CTX_new` takes a reference of its own). This one is never freed: it lives as long
+/// as the process, like the OpenSSL library state (``OpenSSLLibrary``).
+private final class FetchedHMAC: Sendable {
+    static let shared = FetchedHMAC()
+
+    /// The fetched algorithm, or nil when no provider offers HMAC (then every code fails, as
+    /// each fetch would have). Behind the lock so the sharing is checked by the compiler, not
+    /// assumed; the lock is held only to make a context.
+    private let mac: LockedValue<OpaquePointer?>
+
+    private init() {
+        _ = OpenSSLLibrary.initialized
+        mac = LockedValue(EVP_MAC_fetch(nil, "HMAC", nil))
+    }
+
+    /// A new context for HMAC, owned by the caller, or nil.
+    func makeContext() -> OpaquePointer? {
+        mac.withLock { mac in mac.flatMap { EVP_MAC_CTX_new($0) } }
     }
 }

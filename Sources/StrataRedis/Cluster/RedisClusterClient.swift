@@ -18,7 +18,9 @@ import Strata
 /// given. A redirect to any other node first refreshes the map from the seeds, and is followed
 /// only when the new map names that node; otherwise the command fails with
 /// ``RedisClientError/untrustedNode(node:reason:)`` and nothing, `AUTH` included, is sent
-/// there. Each refresh closes the connections of nodes the new map no longer names.
+/// there. Each refresh closes the connections of nodes the new map no longer names; a command
+/// the map sent to a node a refresh dropped meanwhile (resharding, a failover) is routed once
+/// more with that refresh's map before the node is refused.
 ///
 /// A node that fails (down, unreachable, too slow) fails the commands for its slots and starts
 /// a refresh (the cluster may have promoted a replica); each node has its own backoff, so the
@@ -102,7 +104,7 @@ final class RedisClusterClient: RedisDeployment {
         let usesTLS = endpoints[0].usesTLS
         // Only the seeds are asked: a topology is what makes a node trusted, so it must come
         // from a node the caller named. A seed that is down is skipped at once by its backoff.
-        topology = RedisTopologyRefresh { _ in
+        topology = RedisTopologyRefresh {
             await Self.discover(asking: seedNodes, tls: usesTLS, through: nodes)
         }
     }
@@ -117,26 +119,34 @@ final class RedisClusterClient: RedisDeployment {
     ///
     /// - Throws: ``RedisClientError`` when the map cannot be learned, a node fails or backs
     ///   off, a slot has no node, a command is unknown, redirects exceed ``maxRedirects``, or a
-    ///   redirect or the map names a node that is not trusted
+    ///   redirect names a node that is not trusted, or the map still does after a refresh
     ///   (``RedisClientError/untrustedNode(node:reason:)``).
     func send(_ commands: [RedisCommand], keylessOn node: RedisNodeAddress?) async throws(RedisClientError) -> [RESPValue] {
         let map = try await topology.map()
         var pending: [Part] = []
         for (origin, command) in commands.enumerated() {
             for (slot, single) in try RedisCommandKeys.split(command) {
-                guard let target = slot.map(map.node(for:)) ?? node ?? map.primaries.first else {
-                    throw slot.map { .slotNotServed(slot: $0) } ?? .invalidTopology(peer: "cluster", reason: "no primary")
-                }
-                pending.append(Part(origin: origin, slot: slot, command: single, target: Target(node: target, asking: false)))
+                pending.append(
+                    Part(
+                        origin: origin, slot: slot, command: single,
+                        target: Target(node: try Self.node(for: slot, keylessOn: node, in: map), asking: false),
+                        route: slot == nil && node != nil ? .caller : .slotMap))
             }
         }
         var replies = Array(repeating: [RESPValue](), count: commands.count)
         var redirects = 0
         while !pending.isEmpty {
-            var redirected: [Part] = []
+            var next: [Part] = []
             var moved = false
             for (target, parts) in Self.grouped(pending) {
-                let answers = try await send(parts.map(\.command), to: target)
+                let answers: [RESPValue]
+                do {
+                    answers = try await send(parts.map(\.command), to: target)
+                } catch {
+                    guard case .untrustedNode = error else { throw error }
+                    next += try await routedAgain(parts, awayFrom: target.node)
+                    continue
+                }
                 for (part, answer) in zip(parts, answers) {
                     guard let redirect = RedisRedirect(answer, from: target.node) else {
                         replies[part.origin].append(answer)
@@ -147,20 +157,99 @@ final class RedisClusterClient: RedisDeployment {
                         topology.assign(redirect.slot, to: redirect.node)
                         moved = true
                     }
-                    redirected.append(
+                    next.append(
                         Part(
                             origin: part.origin, slot: part.slot, command: part.command,
-                            target: Target(node: redirect.node, asking: redirect.kind == .ask)))
+                            target: Target(node: redirect.node, asking: redirect.kind == .ask), route: .redirect))
                 }
             }
             if moved { topology.refreshInBackground() }
-            if let first = redirected.first, redirects == Self.maxRedirects {
-                throw .tooManyRedirects(command: first.command.name, slot: first.slot ?? -1, limit: Self.maxRedirects)
+            if let first = next.first(where: { $0.route == .redirect }) {
+                if redirects == Self.maxRedirects {
+                    throw .tooManyRedirects(command: first.command.name, slot: first.slot ?? -1, limit: Self.maxRedirects)
+                }
+                redirects += 1
             }
-            redirects += 1
-            pending = redirected
+            pending = next
         }
         return replies.map(Self.combined)
+    }
+
+    /// The node `map` gives a command for `slot`; a keyless command goes to `node`, or else to
+    /// the first primary.
+    ///
+    /// - Throws: ``RedisClientError/slotNotServed(slot:)`` when no node serves `slot`.
+    private static func node(
+        for slot: Int?, keylessOn node: RedisNodeAddress?, in map: RedisSlotMap
+    ) throws(RedisClientError) -> RedisNodeAddress {
+        guard let target = slot.map(map.node(for:)) ?? node ?? map.primaries.first else {
+            throw slot.map { .slotNotServed(slot: $0) } ?? .invalidTopology(peer: "cluster", reason: "no primary")
+        }
+        return target
+    }
+
+    /// `parts`, which `node` refused to take because it is no longer trusted, routed once more
+    /// with the map as it is when any refresh under way has ended.
+    ///
+    /// The slot map a command was routed with can be older than the trust: a refresh trusts
+    /// the nodes of the topology it read before its map replaces the old one, so during
+    /// resharding or a failover a command may be on its way to a node the cluster just gave
+    /// up. That is an old map, not a node to refuse: the newest map names where the slot went.
+    ///
+    /// - Throws: ``RedisClientError/untrustedNode(node:reason:)`` for parts a redirect or the
+    ///   caller sent to `node`, parts already routed again, or parts the newest map still
+    ///   sends to `node` (outside the allowed hosts), with a reason that says which; what
+    ///   routing throws.
+    private func routedAgain(_ parts: [Part], awayFrom node: RedisNodeAddress) async throws(RedisClientError) -> [Part] {
+        guard let refused = parts.first(where: { $0.route != .slotMap || $0.routedAgain }) else {
+            let map = try await topology.settledMap()
+            var routed: [Part] = []
+            for part in parts {
+                let target = try Self.node(for: part.slot, keylessOn: nil, in: map)
+                guard target != node else { throw refusal(of: node, because: .stillMapped) }
+                routed.append(
+                    Part(
+                        origin: part.origin, slot: part.slot, command: part.command,
+                        target: Target(node: target, asking: false), route: .slotMap, routedAgain: true))
+            }
+            return routed
+        }
+        throw refusal(of: node, because: refused.route == .slotMap ? .droppedTwice : .droppedOnTheWay)
+    }
+
+    /// Why a node is refused, for the reason of ``RedisClientError/untrustedNode(node:reason:)``.
+    private enum Refusal {
+        /// A redirect named it and no topology read from the seeds does, even after a refresh.
+        case unknownToSeeds
+        /// A redirect or the caller named a node the seeds' topology named then, and a topology
+        /// read since does not.
+        case droppedOnTheWay
+        /// The slot map sent the command there, a refresh dropped the node, and the newest map
+        /// sent it to a node dropped again.
+        case droppedTwice
+        /// Even the newest map sends the command there.
+        case stillMapped
+    }
+
+    /// The error refusing `node`: outside the allowed hosts, or what `refusal` says happened.
+    private func refusal(of node: RedisNodeAddress, because refusal: Refusal) -> RedisClientError {
+        guard nodes.allows(node) else { return .untrustedNode(node: node.description, reason: nodes.untrustedReason(node)) }
+        let reason =
+            switch refusal {
+            case .unknownToSeeds:
+                "a redirect named it and no topology read from a seed names it (a misconfigured or compromised node "
+                    + "redirected there); compare CLUSTER SHARDS on the seeds with the node that sent the redirect"
+            case .droppedOnTheWay:
+                "the topology read from the seeds named it, but one read since no longer does (resharding or a "
+                    + "failover under way); the next operation is routed with the new map"
+            case .droppedTwice:
+                "the slot map named it, but the topology read from the seeds no longer does, twice while this command "
+                    + "was routed (resharding or a failover under way); the next operation is routed with the new map"
+            case .stillMapped:
+                "the slot map names it, but the topology read from the seeds does not (a MOVED that arrived as a "
+                    + "refresh dropped the node); the next refresh replaces the map"
+            }
+        return .untrustedNode(node: node.description, reason: reason)
     }
 
     /// Returns when `node`, named by a redirect, is trusted: at once when the current map or
@@ -170,19 +259,18 @@ final class RedisClusterClient: RedisDeployment {
     ///   does not name it (or one refreshed less than a second ago did not), or it is outside
     ///   the allowed hosts.
     private func trust(_ node: RedisNodeAddress) async throws(RedisClientError) {
-        func refused() -> RedisClientError { .untrustedNode(node: node.description, reason: nodes.untrustedReason(node)) }
         if nodes.trusts(node) { return }
         // No topology can make a node outside the allowed hosts trusted: nothing to ask.
-        guard nodes.allows(node) else { throw refused() }
+        guard nodes.allows(node) else { throw refusal(of: node, because: .unknownToSeeds) }
         // The seeds disowned it a moment ago; asking again for every redirect would let one
         // node make the seeds read out the topology once per command.
-        guard !nodes.refusedRecently(node) else { throw refused() }
+        guard !nodes.refusedRecently(node) else { throw refusal(of: node, because: .unknownToSeeds) }
         // The redirect may be news the map has not caught up with (a node just added and
         // resharded into): the seeds decide, not the node that sent the redirect.
         await topology.refresh()
         if nodes.trusts(node) { return }
         nodes.recordRefusal(of: node)
-        throw refused()
+        throw refusal(of: node, because: .unknownToSeeds)
     }
 
     /// One command on its way to one node.
@@ -191,6 +279,20 @@ final class RedisClusterClient: RedisDeployment {
         var slot: Int?
         var command: RedisCommand
         var target: Target
+        /// What chose `target`.
+        var route: Route
+        /// Whether the command was routed again after the node the map first gave refused it.
+        var routedAgain = false
+    }
+
+    /// What sent a command to its node.
+    private enum Route {
+        /// The slot map (a keyless command without a node: its first primary).
+        case slotMap
+        /// The caller, for a keyless command (``removeAll`` scans each primary).
+        case caller
+        /// A `MOVED` or `ASK`.
+        case redirect
     }
 
     /// A node, and whether the command must be preceded by `ASKING` there.

@@ -162,13 +162,13 @@ final class RedisClusterNodes: Sendable {
         return replies
     }
 
-    /// Why `node` is not trusted, for the person reading the event.
+    /// Why `node` is not trusted, for the person reading the event. It says nothing of what
+    /// sent the command there, which the cluster client knows and says instead.
     func untrustedReason(_ node: RedisNodeAddress) -> String {
         if !allows(node) {
             return "its host is outside allowedHosts; add it (or its network) if the node belongs to the cluster"
         }
-        return "no topology read from a seed names it (a misconfigured or compromised node redirected there); "
-            + "compare CLUSTER SHARDS on the seeds with the node that sent the redirect"
+        return "the topology last read from a seed does not name it"
     }
 
     private func update(_ node: RedisNodeAddress, _ change: (inout RedisAvailability) -> Void) {

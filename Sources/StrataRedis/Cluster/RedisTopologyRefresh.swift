@@ -4,9 +4,9 @@ import Strata
 /// asks for a refresh while one runs joins it instead of starting another, so a burst of
 /// `MOVED` redirects or node failures costs the cluster one topology query, not one per command.
 final class RedisTopologyRefresh: Sendable {
-    /// Asks the cluster for its topology; given the map known so far (`nil` at first), so it
-    /// can ask the nodes it names.
-    typealias Discover = @Sendable (RedisSlotMap?) async -> Result<RedisSlotMap, RedisClientError>
+    /// Asks the cluster for its topology. It needs nothing from the map known so far: the
+    /// cluster client asks its seeds alone, since a topology is what makes a node trusted.
+    typealias Discover = @Sendable () async -> Result<RedisSlotMap, RedisClientError>
 
     private struct State {
         var map: RedisSlotMap?
@@ -32,6 +32,19 @@ final class RedisTopologyRefresh: Sendable {
         case .known(let map): return map
         case .refreshing(let running): return try await running.value.get()
         }
+    }
+
+    /// The map once the refresh under way, if any, has ended: the map it read, or when it
+    /// failed (or none runs) the map known now; discovered first when there is none yet.
+    ///
+    /// For a command routed with a map that a refresh has since replaced (a refresh changes
+    /// which nodes are trusted before its map is swapped in, so waiting for it is what makes
+    /// the two agree).
+    ///
+    /// - Throws: the discovery's ``RedisClientError`` when no map could be had.
+    func settledMap() async throws(RedisClientError) -> RedisSlotMap {
+        if let running = state.withLock({ $0.running }), case .success(let map) = await running.value { return map }
+        return try await map()
     }
 
     /// Refreshes the map, or joins the refresh already running, and returns its outcome. A
@@ -67,10 +80,9 @@ final class RedisTopologyRefresh: Sendable {
     /// The running refresh, or a new one; called under the lock.
     private func start(_ state: inout State) -> Refresh {
         if let running = state.running { return running }
-        let known = state.map
         // Detached: a refresh serves every caller, not the request that happened to start it.
         let task = Task.detached { [discover] in
-            let result = await discover(known)
+            let result = await discover()
             self.finish(result)
             return result
         }

@@ -40,7 +40,9 @@ import Strata
 ///   stored value larger than that is refused while it is read, never buffered. Total memory
 ///   is Redis's business: set `maxmemory` and `maxmemory-policy allkeys-lru`.
 /// - **TTL.** With `timeToLive`, every write sets it and every lookup renews it (`PEXPIRE`,
-///   pipelined with the `GET`), so an entry nobody reads for that long expires.
+///   pipelined with the `GET`), so an entry nobody reads for that long expires. With
+///   `entryAuthenticationKeys`, a lookup deletes an unsigned or altered value it read (`DEL`), so
+///   the renewal never keeps one alive.
 /// - **Connections.** At most `maxConnections` connections, opened on demand, authenticated
 ///   (`AUTH`, with an ACL user when the URL names one) and switched to the URL's database
 ///   (`SELECT`) as they open; each runs its blocking socket calls on a thread of its own (as
@@ -214,7 +216,9 @@ public final class RedisETagStore: ETagStoreProtocol {
 
     /// Returns the entry stored under `key`, or `nil` when there is none, it is unreadable, it
     /// is not authentic (with `entryAuthenticationKeys`), or Redis is unavailable. With a
-    /// `timeToLive`, renews the entry's expiry in the same round trip.
+    /// `timeToLive`, renews the entry's expiry in the same round trip. A value that is unsigned
+    /// or whose signature does not match is deleted (see
+    /// ``RedisETagStoreEvent/AuthenticationFailure``).
     public func cachedResponse(for key: String) async -> ETagCacheEntry? {
         let redisKey = keyspace.redisKey(for: key)
         var commands = [RedisCommand("GET", RedisArgument(redisKey))]
@@ -235,6 +239,7 @@ public final class RedisETagStore: ETagStoreProtocol {
                     switch error {
                     case .unauthenticated(let failure):
                         report(.unauthenticatedEntry(keyDigest: keyspace.keyDigest(of: key), failure: failure))
+                        await discardUnauthenticated(redisKey, failure)
                     case .unavailable(let reason): report(.failed(.lookup, reason: reason.description))
                     }
                     return nil
@@ -249,6 +254,27 @@ public final class RedisETagStore: ETagStoreProtocol {
         case let reply:
             report(.failed(.lookup, reason: Self.unexpected(reply, to: "GET")))
             return nil
+        }
+    }
+
+    /// Deletes a value that no key of the store could have signed, so it does not outlive this
+    /// lookup: the `PEXPIRE` pipelined with the `GET` has just renewed it, and when the origin's
+    /// response cannot be stored (too large, `no-store`, an error) nothing would overwrite it, so
+    /// it would warn at every lookup for as long as it is read.
+    ///
+    /// A value signed with a key the store does not hold is left alone: it may be a rotation's
+    /// new key that has not reached this instance yet, and deleting it would make the instances
+    /// that do hold it download it again. Best effort: a failed `DEL` is reported like any other,
+    /// and a signed entry another instance writes between the `GET` and the `DEL` is deleted too
+    /// (one more download, never a wrong answer).
+    private func discardUnauthenticated(
+        _ redisKey: String, _ failure: RedisETagStoreEvent.AuthenticationFailure
+    ) async {
+        switch failure {
+        case .unsigned, .tagMismatch:
+            _ = await send([RedisCommand("DEL", RedisArgument(redisKey))], for: .remove)
+        case .unknownKey:
+            return
         }
     }
 

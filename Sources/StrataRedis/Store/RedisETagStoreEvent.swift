@@ -33,8 +33,8 @@ public enum RedisETagStoreEvent: TransportEvent, Hashable {
     /// it meanwhile.
     case recovered(missedOperations: Int)
     /// A stored value is not a valid entry for its key (torn, planted, another format version,
-    /// a value copied from another key): the lookup was a miss, and the next download
-    /// overwrites it.
+    /// a value copied from another key): the lookup was a miss, and the next download that can
+    /// be stored overwrites it.
     case unreadableEntry(keyDigest: String, reason: String)
     /// An entry was not stored because its encoded size exceeds `maxEntryBytes`; any older
     /// entry under its key was removed.
@@ -47,8 +47,9 @@ public enum RedisETagStoreEvent: TransportEvent, Hashable {
     case untrustedNode(Operation, node: String, reason: String)
 
     /// A stored value is not signed by one of the store's ``RedisEntryAuthenticationKey``s for
-    /// its Redis key (see `failure`): the lookup was a miss, the value was not served, and the
-    /// next download overwrites it with a signed entry.
+    /// its Redis key (see `failure`): the lookup was a miss and the value was not served. An
+    /// unsigned or altered value was also deleted; one signed with a key the store does not hold
+    /// was left for the next download to overwrite (``AuthenticationFailure/unknownKey(id:)``).
     case unauthenticatedEntry(keyDigest: String, failure: AuthenticationFailure)
 
     /// `redis-etag-store.` plus what happened: `failed`, `skipped`, `recovered`,

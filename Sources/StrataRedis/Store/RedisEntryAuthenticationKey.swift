@@ -51,14 +51,14 @@ public struct RedisEntryAuthenticationKey: Sendable, CustomStringConvertible, Cu
     /// Creates a key from its secret bytes.
     ///
     /// - Parameter bytes: At least ``minimumByteCount`` (32) random bytes.
-    /// - Throws: ``RedisETagStoreError/invalidParameter(_:reason:)`` (`entryAuthenticationKey`)
+    /// - Throws: ``RedisETagStoreError/invalidParameter(_:reason:)`` (`entryAuthenticationKeys`)
     ///   when there are fewer, or OpenSSL cannot compute HMAC-SHA-256. The reason never holds
     ///   the key.
     public init(_ bytes: some Sequence<UInt8>) throws(RedisETagStoreError) {
         let bytes = Array(bytes)
         guard bytes.count >= Self.minimumByteCount else {
             throw .invalidParameter(
-                "entryAuthenticationKey",
+                "entryAuthenticationKeys",
                 reason: "it has \(bytes.count) bytes and needs at least \(Self.minimumByteCount) random bytes "
                     + "(for example from `openssl rand -base64 32`)")
         }
@@ -66,7 +66,7 @@ public struct RedisEntryAuthenticationKey: Sendable, CustomStringConvertible, Cu
         do {
             fingerprint = try OpenSSLHMACSHA256.authenticationCode(for: [Self.identifierLabel], key: bytes)
         } catch {
-            throw .invalidParameter("entryAuthenticationKey", reason: error.description)
+            throw .invalidParameter("entryAuthenticationKeys", reason: error.description)
         }
         self.bytes = bytes
         identifier = Array(fingerprint.prefix(Self.identifierByteCount))
@@ -78,12 +78,12 @@ public struct RedisEntryAuthenticationKey: Sendable, CustomStringConvertible, Cu
     ///
     /// - Parameter base64: The key in standard base64 (RFC 4648 §4); surrounding white space is
     ///   ignored.
-    /// - Throws: ``RedisETagStoreError/invalidParameter(_:reason:)`` (`entryAuthenticationKey`)
+    /// - Throws: ``RedisETagStoreError/invalidParameter(_:reason:)`` (`entryAuthenticationKeys`)
     ///   when the text is not base64 or decodes to fewer than ``minimumByteCount`` bytes. The
     ///   reason never holds the text.
     public init(base64Encoded base64: String) throws(RedisETagStoreError) {
         guard let bytes = Data(base64Encoded: base64.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            throw .invalidParameter("entryAuthenticationKey", reason: "it is not base64 text")
+            throw .invalidParameter("entryAuthenticationKeys", reason: "it is not base64 text")
         }
         try self.init(bytes)
     }

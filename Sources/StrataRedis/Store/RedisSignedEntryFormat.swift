@@ -56,11 +56,13 @@ enum RedisSignedEntryFormat {
     ///
     /// Reads the key identifier to pick the one key that can verify it, so a store holding
     /// several keys during a rotation computes one code per read, as it does with one key.
+    /// The entry returned is a slice of `value` sharing its bytes (an entry can be 8 MiB, so
+    /// it is never copied here), so its indices go on from those of `value`.
     ///
     /// - Throws: ``Failure/unauthenticated(_:)`` saying why the value is not served, or
     ///   ``Failure/unavailable(_:)`` when OpenSSL computes no code.
     static func verified(_ value: Data, redisKey: String, keys: [RedisEntryAuthenticationKey]) throws(Failure) -> Data {
-        // The header alone is copied to be parsed; the entry is only hashed until it verifies.
+        // The header alone is copied to be parsed; the entry is only hashed, in place.
         let bytes = [UInt8](value.prefix(headerByteCount))
         guard bytes.count >= magic.count + 1, Array(bytes[0..<magic.count]) == magic, bytes[magic.count] == version
         else { throw .unauthenticated(.unsigned) }
@@ -69,7 +71,7 @@ enum RedisSignedEntryFormat {
         guard let key = keys.first(where: { $0.identifier == identifier }) else {
             throw .unauthenticated(.unknownKey(id: identifier.map { String(format: "%02x", $0) }.joined()))
         }
-        let entry = Data(value.dropFirst(headerByteCount))
+        let entry = value.dropFirst(headerByteCount)
         let expected: [UInt8]
         do {
             expected = try code(redisKey: redisKey, prefix: Array(bytes[0..<prefixByteCount]), entry: entry, key: key)

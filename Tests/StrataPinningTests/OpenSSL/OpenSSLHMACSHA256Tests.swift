@@ -36,6 +36,21 @@ struct OpenSSLHMACSHA256Tests {
                 == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
     }
 
+    @Test("codes computed at once on many threads, from the one HMAC the process fetched, are each the code")
+    func concurrent() async throws {
+        let key = Array("Jefe".utf8)
+        let message = [Array("what do ya want for nothing?".utf8)]
+        let codes = try await withThrowingTaskGroup(of: [String].self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    try (0..<200).map { _ in Self.hex(try OpenSSLHMACSHA256.authenticationCode(for: message, key: key)) }
+                }
+            }
+            return try await group.reduce(into: Set<String>()) { $0.formUnion($1) }
+        }
+        #expect(codes == ["5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"])
+    }
+
     @Test("an empty key is refused")
     func emptyKey() {
         #expect(throws: OpenSSLHMACSHA256Error(reason: "the key is empty")) {

@@ -3,6 +3,7 @@ import Strata
 @testable import StrataRedis
 import StrataTesting
 import Testing
+import TestSupport
 
 /// The trust rule of a cluster store, played by scripted nodes (``FakeClusterNode``): it talks to
 /// the seeds and the nodes a seed's topology names, and to no node a redirect merely names.
@@ -154,6 +155,63 @@ struct RedisClusterTrustTests {
         #expect(importing.commands.count == 3, "\(importing.commands.map { $0.first ?? "" })")
         #expect(stranger.connectionCount == 0)
         #expect(untrusted(events).map(\.1) == [stranger.address, importing.address], "\(events.all)")
+    }
+
+    @Test(
+        "a command the slot map sent to a node a concurrent refresh dropped (resharding, failover) is routed again with the new map, not refused as untrusted"
+    )
+    func nodeDroppedWhileRouting() async throws {
+        // The seed serves slots 0...8191; the other half moves from `leaving` to `replacement`
+        // once `resharded` is set, as the seed's topology then says.
+        let leaving = try FakeClusterNode { _ in .integer(1) }
+        let replacement = try FakeClusterNode { command in command.first == "ASKING" ? .simpleString("OK") : .integer(1) }
+        let seedPort = LockedValue(0)
+        let resharded = LockedValue(false)
+        let unlinkArrived = RedisTopologyRefreshTests.Door()
+        let releaseUnlink = DispatchSemaphore(value: 0)
+        let seed = try FakeClusterNode { command in
+            switch command.first {
+            case "CLUSTER":
+                let other = resharded.withLock { $0 } ? replacement.port : leaving.port
+                return FakeClusterNode.shards([
+                    (("127.0.0.1", seedPort.withLock { $0 }), [0...8191]), (("127.0.0.1", other), [8192...16383]),
+                ])
+            case "UNLINK":
+                // Holds the command's first part here, after it was routed with the old map and
+                // before its second part goes to `leaving`.
+                unlinkArrived.open()
+                _ = releaseUnlink.wait(timeout: .now() + 30)
+                return .integer(1)
+            default:
+                return .error("ASK 100 \(replacement.address)")
+            }
+        }
+        seedPort.withLock { $0 = seed.port }
+        let client = try RedisClusterClient(
+            seeds: [URL(string: "redis://127.0.0.1:\(seed.port)")!], tls: nil,
+            settings: (
+                limits: RESPLimits(), connectTimeout: TestTimeScale.scaled(.seconds(2)),
+                commandTimeout: TestTimeScale.scaled(.seconds(5))
+            ),
+            maxConnections: 4, retryDelays: (.milliseconds(100), .seconds(5)), clock: ErasedClock(TestClock()),
+            nodeRecovered: { _ in })
+        let keys = (0..<64).map { "key-\($0)" }
+        let seedKey = try #require(keys.first { RedisHashSlot.of(Array($0.utf8)) < 8192 })
+        let movingKey = try #require(keys.first { RedisHashSlot.of(Array($0.utf8)) >= 8192 })
+
+        let unlink = Task {
+            try await client.send([RedisCommand("UNLINK", RedisArgument(seedKey), RedisArgument(movingKey))], keylessOn: nil)
+        }
+        await unlinkArrived.pass()
+        // Meanwhile another command's ASK to the replacement makes the client read the topology
+        // again: the seed now names the replacement, and `leaving` is no longer trusted.
+        resharded.withLock { $0 = true }
+        #expect(try await client.send([RedisCommand("GET", RedisArgument(seedKey))], keylessOn: nil) == [.integer(1)])
+        releaseUnlink.signal()
+
+        #expect(try await unlink.value == [.integer(2)])
+        #expect(leaving.connectionCount == 0)
+        #expect(replacement.commands.filter { $0.first == "UNLINK" } == [["UNLINK", movingKey]])
     }
 
     @Test(

@@ -33,7 +33,7 @@ struct RedisTopologyRefreshTests {
         let door = Door()
         let discoveries = LockedValue(0)
         let map = RedisSlotMap([(0...16383, node)])
-        let refresh = RedisTopologyRefresh { _ in
+        let refresh = RedisTopologyRefresh {
             discoveries.withLock { $0 += 1 }
             await door.pass()
             return .success(map)
@@ -52,7 +52,7 @@ struct RedisTopologyRefreshTests {
             .failure(.clusterUnreachable(tried: 1, lastFailure: "down")),
             .success(RedisSlotMap([(0...16383, moved)])),
         ])
-        let refresh = RedisTopologyRefresh { _ in outcomes.withLock { $0.removeFirst() } }
+        let refresh = RedisTopologyRefresh { outcomes.withLock { $0.removeFirst() } }
         let first = try await refresh.map()
         #expect(await refresh.refresh() == .failure(.clusterUnreachable(tried: 1, lastFailure: "down")))
         #expect(try await refresh.map() == first)
@@ -62,7 +62,7 @@ struct RedisTopologyRefreshTests {
 
     @Test("a MOVED assignment applies at once to the known map")
     func assignment() async throws {
-        let refresh = RedisTopologyRefresh { [node] _ in .success(RedisSlotMap([(0...16383, node)])) }
+        let refresh = RedisTopologyRefresh { [node] in .success(RedisSlotMap([(0...16383, node)])) }
         _ = try await refresh.map()
         let other = RedisNodeAddress(host: "127.0.0.1", port: 7001)!
         refresh.assign(7, to: other)

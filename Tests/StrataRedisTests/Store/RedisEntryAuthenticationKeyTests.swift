@@ -14,7 +14,7 @@ struct RedisEntryAuthenticationKeyTests {
         do {
             _ = try RedisEntryAuthenticationKey(short)
         } catch {
-            guard case .invalidParameter("entryAuthenticationKey", let reason) = error else {
+            guard case .invalidParameter("entryAuthenticationKeys", let reason) = error else {
                 Issue.record("unexpected \(error)")
                 return
             }
@@ -30,7 +30,7 @@ struct RedisEntryAuthenticationKeyTests {
         let fromBase64 = try RedisEntryAuthenticationKey(base64Encoded: " \(Data(bytes).base64EncodedString())\n")
         #expect(fromBase64.id == (try RedisEntryAuthenticationKey(bytes)).id)
         #expect(fromBase64.bytes == bytes)
-        #expect(throws: RedisETagStoreError.invalidParameter("entryAuthenticationKey", reason: "it is not base64 text")) {
+        #expect(throws: RedisETagStoreError.invalidParameter("entryAuthenticationKeys", reason: "it is not base64 text")) {
             try RedisEntryAuthenticationKey(base64Encoded: "not-base64-SECRET!")
         }
     }
@@ -66,7 +66,9 @@ struct RedisEntryAuthenticationKeyTests {
         let key = try RedisEntryAuthenticationKey(Array(Self.secretText.utf8))
         let entry = Data("STRATAET and an entry's bytes".utf8)
         let value = try RedisSignedEntryFormat.sign(entry, redisKey: "ns:abc", key: key)
-        #expect(try RedisSignedEntryFormat.verified(value, redisKey: "ns:abc", keys: [key]) == entry)
+        let verified = try RedisSignedEntryFormat.verified(value, redisKey: "ns:abc", keys: [key])
+        // In place: a slice of the value (an entry can be 8 MiB), not a copy.
+        #expect(verified == entry && verified.startIndex == RedisSignedEntryFormat.headerByteCount)
         #expect(throws: RedisSignedEntryFormat.Failure.unauthenticated(.tagMismatch)) {
             try RedisSignedEntryFormat.verified(value, redisKey: "ns:abd", keys: [key])
         }

@@ -72,6 +72,32 @@ struct RedisEntryAuthenticationTests {
         #expect(events.all.allSatisfy { $0.logLevel == .warning && $0.name == "redis-etag-store.unauthenticated-entry" })
     }
 
+    @Test(
+        "an unsigned or altered value is deleted by the lookup that refuses it, so renewing TTLs never keeps one; a value signed with a key the store lacks is left for the instances that hold it"
+    )
+    func refusedValuesAreDeleted() async throws {
+        let server = try await RedisServerProcess.start()
+        let events = StoreEvents()
+        // With a TTL, each lookup pipelines a PEXPIRE that renews (or, here, sets) the value's expiry.
+        let store = try makeStore(
+            server.url(), timeToLive: .seconds(3_600), events: events, entryAuthenticationKeys: [Self.fleetKey])
+        let admin = try RedisAdmin(server.url())
+        let planted = try ETagEntryFileFormat.encode(key: "planted", entry: makeEntry("planted"), authenticationKey: [])
+        try await admin.run("SET", RedisArgument(Self.redisKey("planted")), RedisArgument(planted))
+        await store.store(makeEntry("genuine"), for: "tampered")
+        var tampered = Data(try #require(try await admin.value(Self.redisKey("tampered"))))
+        tampered[tampered.count - 1] ^= 0x01
+        try await admin.run("SET", RedisArgument(Self.redisKey("tampered")), RedisArgument(tampered))
+        let rotated = try makeStore(server.url(), entryAuthenticationKeys: [Self.otherKey])
+        await rotated.store(makeEntry("rotated"), for: "rotated")
+
+        for key in ["planted", "tampered", "rotated"] { #expect(await store.cachedResponse(for: key) == nil) }
+
+        #expect(Self.failures(events) == [.unsigned, .tagMismatch, .unknownKey(id: Self.otherKey.id)])
+        #expect(events.all.count == 3, "the DELs succeeded: \(events.all)")
+        #expect(try await admin.keys() == [Self.redisKey("rotated")])
+    }
+
     @Test("a signed entry changed in its body, its freshness, or its length, or copied to another key or namespace, is not served")
     func tamperedEntries() async throws {
         let server = try await RedisServerProcess.start()
