@@ -206,7 +206,9 @@ extension ETagTransport {
         {
             return response
         }
-        switch policy.storeDecision(for: response, to: request, times: times, rule: rule) {
+        switch policy.storeDecision(
+            for: response, to: request, times: times, rule: rule, sharedStorage: store.isSharedStorage)
+        {
         case .store(let entry):
             // An entry stored already, byte for byte where it matters, is not written again:
             // that would only cost the store's work (for Redis, a round trip carrying the body).

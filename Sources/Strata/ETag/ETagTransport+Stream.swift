@@ -8,9 +8,9 @@ extension ETagTransport {
     /// A matching 304 never reaches `consume`: it is answered with the stored body, as
     /// ``send(_:)`` does. Within `stale-if-error`, a failure before `consume` is called or a
     /// 500/502/503/504 head is answered with the stale entry; past it, that head reaches
-    /// `consume` with its own body. A 200 that may be stored is copied for the store while `consume` reads
-    /// it, up to `maxStreamedBodyBytes`, and stored only when `consume` read it to its end; a
-    /// larger body is handed on without a copy and not stored.
+    /// `consume` with its own body. A response that may be stored is copied for the store while
+    /// `consume` reads it, up to `maxStreamedBodyBytes`, and stored only when `consume` read it to
+    /// its end; a larger body is handed on without a copy and not stored.
     ///
     /// - Throws: What the inner transport or `consume` throws, and ``TransportError`` with
     ///   ``TransportError/Kind/invalidResponse`` for a 304 to a request without a validator.
@@ -180,7 +180,9 @@ extension ETagTransport {
             return try await consume(head, body)
         }
         var entry: ETagCacheEntry
-        switch policy.storeDecision(for: response, to: request, times: times, rule: rule) {
+        switch policy.storeDecision(
+            for: response, to: request, times: times, rule: rule, sharedStorage: store.isSharedStorage)
+        {
         case .store(let decided):
             entry = decided
         case .doNotStore(let reason):
@@ -205,7 +207,7 @@ extension ETagTransport {
         return result
     }
 
-    /// A new 200 outdates the entry it replaces, even when it is not stored itself.
+    /// A new full response outdates the entry it replaces, even when it is not stored itself.
     private func forget(_ candidate: Candidate?, for request: HTTPRequest, reason: ETagEvent.NotStoredReason) async {
         if let candidate { await removeEntry(for: candidate.key) }
         report(.notStored(request.url, reason: reason))

@@ -30,12 +30,14 @@ extension ConditionalRequestPolicy {
 
     /// Whether `response` to `request` is stored, and the entry if so: a `GET` 200 without
     /// `no-store` or `Vary: *`, not a `text/event-stream`, that has a validator, a freshness lifetime of its own (`max-age`,
-    /// `Expires`), or an endpoint that reuses it for a time. The entry records `times`, and a
+    /// `Expires`; `s-maxage` in a shared store), or an endpoint that reuses it for a time. The entry records `times`, and a
     /// `Date` of `times.responseTime` when the response had none (RFC 9110 §6.6.1), so that its
     /// age can be computed later.
+    ///
+    /// - Parameter sharedStorage: Whether the store is shared (``ETagStoreProtocol/isSharedStorage``).
     func storeDecision(
         for response: HTTPResponse, to request: HTTPRequest, times: ExchangeTimes,
-        rule: EndpointCachePolicy = .standard
+        rule: EndpointCachePolicy = .standard, sharedStorage: Bool = false
     ) -> StoreDecision {
         guard request.method == .get else { return .doNotStore(.head) }
         guard response.statusCode == 200 else { return .doNotStore(.status) }
@@ -45,7 +47,7 @@ extension ConditionalRequestPolicy {
         guard !varyNames.contains("*") else { return .doNotStore(.varyStar) }
         guard
             response.headers["ETag"] != nil || response.headers["Last-Modified"] != nil
-                || Self.hasFreshnessLifetime(response.headers) || rule.reusesForATime
+                || Self.hasExplicitFreshness(response.headers, sharedStorage: sharedStorage) || rule.reusesForATime
         else {
             return .doNotStore(.noValidator)
         }
@@ -57,11 +59,6 @@ extension ConditionalRequestPolicy {
                 response: stored,
                 varyingRequestHeaders: varyingHeaders(of: request, names: varyNames),
                 exchangeTimes: times))
-    }
-
-    /// Whether the headers give an explicit freshness lifetime: `max-age` or `Expires`.
-    private static func hasFreshnessLifetime(_ headers: HTTPHeaders) -> Bool {
-        headers.contains("Expires") || (headers.contains("Cache-Control") && CacheDirectives(headers).maxAge != nil)
     }
 
     /// Adds `Date: <receivedAt>` to headers that have no `Date`: a recipient with a clock
