@@ -15,7 +15,8 @@ public enum ETagEvent: Sendable, Hashable {
         case range = "range request"
         /// The request carries `Cache-Control: no-store`.
         case requestNoStore = "the request says Cache-Control: no-store"
-        /// A method that neither reads from nor invalidates the store, such as `OPTIONS`.
+        /// A safe method that neither reads from nor invalidates the store: `OPTIONS` or `TRACE`.
+        /// (Every method not known to be safe invalidates the URL it succeeds on, RFC 9111 §4.4.)
         case method = "the method does not use the store"
         /// The endpoint's cache policy is ``EndpointCachePolicy/neverStore``.
         case endpointNeverStores = "the endpoint's cache policy is never store"

@@ -54,8 +54,9 @@ import Foundation
 ///   headers; the caller never sees a 304 it did not ask for.
 /// - A request that already carries a conditional header (or `Range`) passes through untouched:
 ///   the caller's request, the caller's 304.
-/// - A successful `POST`, `PUT`, `PATCH` or `DELETE` removes the entries of its URL (and of a
-///   same-origin `Location`/`Content-Location`) for the requesting identity.
+/// - A successful request whose method is not known to be safe (`POST`, `PUT`, `PATCH`,
+///   `DELETE`, and any method but `GET`, `HEAD`, `OPTIONS` and `TRACE`) removes the entries of
+///   its URL (and of a same-origin `Location`/`Content-Location`) for the requesting identity.
 /// - Entries are partitioned (see ``CachePartition``): by the request's credentials, or by a
 ///   partition the caller names so that a token refresh keeps them; and, either way, by the
 ///   client certificate the transport below will present, when it reports one
