@@ -24,8 +24,10 @@ public enum ETagEvent: Sendable, Hashable {
 
     /// Why a response was not stored.
     public enum NotStoredReason: String, Sendable, Hashable {
-        /// Only `200 OK` responses are stored.
-        case status = "only 200 responses are stored"
+        /// The status is not stored: 206, a status that asks for a retry (401, 407, 408, 429,
+        /// 500, 502, 503, 504), or one RFC 9110 §15.1 does not call heuristically cacheable,
+        /// without explicit freshness or `public`.
+        case status = "the status is not stored"
         /// The response has neither `ETag` nor `Last-Modified`, so it cannot be revalidated.
         case noValidator = "no ETag or Last-Modified"
         /// The response carries `Cache-Control: no-store`.

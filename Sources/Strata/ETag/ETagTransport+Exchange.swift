@@ -218,8 +218,11 @@ extension ETagTransport {
             await storeEntry(entry, primaryKey: primaryKey, request: request)
             report(.stored(url, bodyBytes: entry.body.count))
         case .doNotStore(let reason):
-            // A 200 that may not be stored still outdates what was stored before it.
-            if let candidate, response.statusCode == 200 { await removeEntry(for: candidate.key) }
+            // A new representation (or a 404, a 410...) that may not be stored still outdates
+            // what was stored before it.
+            if let candidate, ConditionalRequestPolicy.outdatesStoredResponse(status: response.statusCode) {
+                await removeEntry(for: candidate.key)
+            }
             report(.notStored(url, reason: reason))
         }
         return response

@@ -186,8 +186,11 @@ extension ETagTransport {
         case .store(let decided):
             entry = decided
         case .doNotStore(let reason):
-            // A 200 that may not be stored still outdates what was stored before it.
-            if let candidate, response.statusCode == 200 { await removeEntry(for: candidate.key) }
+            // A new representation (or a 404, a 410...) that may not be stored still outdates
+            // what was stored before it.
+            if let candidate, ConditionalRequestPolicy.outdatesStoredResponse(status: response.statusCode) {
+                await removeEntry(for: candidate.key)
+            }
             report(.notStored(request.url, reason: reason))
             return try await consume(head, body)
         }
