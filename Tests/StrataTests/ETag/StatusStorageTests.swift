@@ -66,6 +66,20 @@ struct StatusStorageTests {
         #expect(cache.counter.count("etag.miss") == (outdates ? 2 : 1))
     }
 
+    @Test(
+        "reuse(for:) reuses a heuristically cacheable status (a 404) for its time, but not a status that needs explicit freshness (a 400) or asks for a retry (a 503)",
+        arguments: [(404, true), (400, false), (503, false)])
+    func endpointReuse(status: Int, reused: Bool) async throws {
+        let cache = CacheHarness(headers: [:])
+        cache.origin.answer(status: status)
+        let policy = EndpointCachePolicy.reuse(for: .seconds(30))
+        _ = try await policy.apply { try await cache.get() }
+        cache.advance(29)
+        let second = try await policy.apply { try await cache.get() }
+        #expect(second.statusCode == status && (second.source == .fresh) == reused)
+        #expect(cache.origin.requests == (reused ? 1 : 2))
+    }
+
     // MARK: Against a loopback origin
 
     /// A loopback origin: `/missing` is a 404 fresh for a minute (counted), `/gone` a 404 with
