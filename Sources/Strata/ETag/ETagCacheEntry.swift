@@ -62,7 +62,8 @@ public struct ETagCacheEntry: Sendable, Hashable, Codable {
     /// Kept beside the storage: a 304 changes only them, and then copies nothing else.
     private var times: ExchangeTimes?
 
-    /// The stored response's status code (always 200 for entries ``ETagTransport`` stores).
+    /// The stored response's status code: a 200, or another status RFC 9111 §3 lets a store
+    /// keep (a 404 with `max-age`, a 301...); a response served from the entry has it.
     package var statusCode: Int {
         get { storage.statusCode }
         set { storage = storage.replacing(statusCode: newValue) }

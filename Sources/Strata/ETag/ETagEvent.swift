@@ -17,7 +17,8 @@ public enum ETagEvent: Sendable, Hashable {
         case range = "range request"
         /// The request carries `Cache-Control: no-store`.
         case requestNoStore = "the request says Cache-Control: no-store"
-        /// A method that neither reads from nor invalidates the store, such as `OPTIONS`.
+        /// A safe method that neither reads from nor invalidates the store: `OPTIONS` or `TRACE`.
+        /// (Every method not known to be safe invalidates the URL it succeeds on, RFC 9111 §4.4.)
         case method = "the method does not use the store"
         /// The endpoint's cache policy is ``EndpointCachePolicy/neverStore``.
         case endpointNeverStores = "the endpoint's cache policy is never store"
@@ -25,8 +26,10 @@ public enum ETagEvent: Sendable, Hashable {
 
     /// Why a response was not stored.
     public enum NotStoredReason: String, Sendable, Hashable {
-        /// Only `200 OK` responses are stored.
-        case status = "only 200 responses are stored"
+        /// The status is not stored: 206, a status that asks for a retry (401, 407, 408, 429,
+        /// 500, 502, 503, 504), or one RFC 9110 §15.1 does not call heuristically cacheable,
+        /// without explicit freshness or `public`.
+        case status = "the status is not stored"
         /// The response has neither `ETag` nor `Last-Modified`, so it cannot be revalidated.
         case noValidator = "no ETag or Last-Modified"
         /// The response carries `Cache-Control: no-store`.

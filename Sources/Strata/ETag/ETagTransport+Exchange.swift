@@ -211,7 +211,9 @@ extension ETagTransport {
         {
             return response
         }
-        switch policy.storeDecision(for: response, to: request, times: times, rule: rule) {
+        switch policy.storeDecision(
+            for: response, to: request, times: times, rule: rule, sharedStorage: store.isSharedStorage)
+        {
         case .store(let entry):
             // An entry stored already, byte for byte where it matters, is not written again:
             // that would only cost the store's work (for Redis, a round trip carrying the body).
@@ -221,8 +223,11 @@ extension ETagTransport {
             await storeEntry(entry, primaryKey: primaryKey, request: request)
             report(.stored(url, bodyBytes: entry.body.count))
         case .doNotStore(let reason):
-            // A 200 that may not be stored still outdates what was stored before it.
-            if let candidate, response.statusCode == 200 { await removeEntry(for: candidate.key) }
+            // A new representation (or a 404, a 410...) that may not be stored still outdates
+            // what was stored before it.
+            if let candidate, ConditionalRequestPolicy.outdatesStoredResponse(status: response.statusCode) {
+                await removeEntry(for: candidate.key)
+            }
             report(.notStored(url, reason: reason))
         }
         return response

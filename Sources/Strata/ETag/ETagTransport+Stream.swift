@@ -9,9 +9,10 @@ extension ETagTransport {
     /// the stored body, as ``send(_:)`` does. A request with the caller's own `If-None-Match` or
     /// `If-Modified-Since` gets the `304` it asked for, from the store or from the origin.
     /// Within `stale-if-error`, a failure before `consume` is called or a 500/502/503/504 head
-    /// is answered with the stale entry; past it, that head reaches `consume` with its own body. A 200 that may be stored is copied for the store while `consume` reads
-    /// it, up to `maxStreamedBodyBytes`, and stored only when `consume` read it to its end; a
-    /// larger body is handed on without a copy and not stored.
+    /// is answered with the stale entry; past it, that head reaches `consume` with its own body.
+    /// A response that may be stored is copied for the store while `consume` reads it, up to
+    /// `maxStreamedBodyBytes`, and stored only when `consume` read it to its end; a larger body
+    /// is handed on without a copy and not stored.
     ///
     /// - Throws: What the inner transport or `consume` throws, and ``TransportError`` with
     ///   ``TransportError/Kind/invalidResponse`` for a 304 to a request without a validator.
@@ -186,12 +187,17 @@ extension ETagTransport {
             return try await consume(head, body)
         }
         var entry: ETagCacheEntry
-        switch policy.storeDecision(for: response, to: request, times: times, rule: rule) {
+        switch policy.storeDecision(
+            for: response, to: request, times: times, rule: rule, sharedStorage: store.isSharedStorage)
+        {
         case .store(let decided):
             entry = decided
         case .doNotStore(let reason):
-            // A 200 that may not be stored still outdates what was stored before it.
-            if let candidate, response.statusCode == 200 { await removeEntry(for: candidate.key) }
+            // A new representation (or a 404, a 410...) that may not be stored still outdates
+            // what was stored before it.
+            if let candidate, ConditionalRequestPolicy.outdatesStoredResponse(status: response.statusCode) {
+                await removeEntry(for: candidate.key)
+            }
             report(.notStored(request.url, reason: reason))
             return try await consume(head, body)
         }
@@ -211,7 +217,7 @@ extension ETagTransport {
         return result
     }
 
-    /// A new 200 outdates the entry it replaces, even when it is not stored itself.
+    /// A new full response outdates the entry it replaces, even when it is not stored itself.
     private func forget(_ candidate: Candidate?, for request: HTTPRequest, reason: ETagEvent.NotStoredReason) async {
         if let candidate { await removeEntry(for: candidate.key) }
         report(.notStored(request.url, reason: reason))

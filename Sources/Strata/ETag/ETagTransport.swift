@@ -41,12 +41,15 @@ import Foundation
 ///   ``send(_:)``). ``stream(_:_:)`` uses fresh and stale responses alike but is not coalesced.
 ///
 /// ## Conditional requests
-/// - `GET` 200 responses with an `ETag`, `Last-Modified` or a freshness lifetime are stored
-///   (never with `Cache-Control: no-store` on the request or response, never with `Vary: *`).
+/// - `GET` responses with an `ETag`, `Last-Modified` or a freshness lifetime are stored
+///   (never with `Cache-Control: no-store` on the request or response, never with `Vary: *`):
+///   200s and the other statuses RFC 9110 §15.1 calls heuristically cacheable (not 206), any
+///   other status with explicit freshness or `public`, never a status that asks for a retry
+///   (401, 407, 408, 429, 500, 502, 503, 504). A stored 404 answers with its own status.
 /// - A later `GET` or `HEAD` of the same URL, by the same identity, with the same values of the
 ///   request fields the response's `Vary` named, that may not be answered from the store, is
 ///   sent with `If-None-Match` (or `If-Modified-Since` when only `Last-Modified` is known).
-/// - A 304 that matches the entry comes back as the stored status (200) with the stored body
+/// - A 304 that matches the entry comes back as the stored status (a 200, a 404...) with the stored body
 ///   (none for `HEAD`), the stored headers freshened by the 304's (except `Content-Length`),
 ///   and ``HTTPResponse/source`` set to ``HTTPResponse/Source/revalidated``: that is how a
 ///   caller tells a revalidated response from a downloaded one. The store is updated.
@@ -58,8 +61,9 @@ import Foundation
 ///   its `Last-Modified`), the stored response in full when they do not. Otherwise it goes to the
 ///   origin with the caller's validators untouched, and the origin's `304` is the caller's.
 ///   `If-Match`, `If-Unmodified-Since`, `If-Range` and `Range` pass through untouched.
-/// - A successful `POST`, `PUT`, `PATCH` or `DELETE` removes the entries of its URL (and of a
-///   same-origin `Location`/`Content-Location`) for the requesting identity.
+/// - A successful request whose method is not known to be safe (`POST`, `PUT`, `PATCH`,
+///   `DELETE`, and any method but `GET`, `HEAD`, `OPTIONS` and `TRACE`) removes the entries of
+///   its URL (and of a same-origin `Location`/`Content-Location`) for the requesting identity.
 /// - Entries are partitioned (see ``CachePartition``): by the request's credentials, or by a
 ///   partition the caller names so that a token refresh keeps them; and, either way, by the
 ///   client certificate the transport below will present, when it reports one

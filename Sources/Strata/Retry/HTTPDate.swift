@@ -11,16 +11,26 @@ enum HTTPDate {
 
     /// The date `text` names, or `nil` if it is not an HTTP-date.
     ///
+    /// The grammar is read exactly: elements are separated by one space, and only asctime's
+    /// one-digit day is padded by a second (`Nov  6`); `Nov 6`, doubled spaces, tabs or
+    /// surrounding spaces are not an HTTP-date. A cache must read an invalid `Expires` as a
+    /// time in the past (RFC 9111 §5.3), so a lenient reading would keep a response fresh that
+    /// the grammar says has expired. Callers trim the field's surrounding whitespace first.
+    ///
     /// - Parameter now: Needed only for RFC 850's two-digit years.
     static func parse(_ text: String, now: Date) -> Date? {
-        let parts = text.split(separator: " ", omittingEmptySubsequences: true)
+        let parts = text.split(separator: " ", omittingEmptySubsequences: false)
         switch parts.count {
         case 6 where parts[0].hasSuffix(","):
             return imfFixdate(parts)
         case 4 where parts[0].hasSuffix(","):
             return rfc850(parts, now: now)
         case 5:
-            return asctime(parts)
+            // `date3 = month SP ( 2DIGIT / ( SP DIGIT ))`: a two-digit day.
+            return asctime(parts, dayDigits: 2)
+        case 6 where parts[2].isEmpty:
+            // The same, a one-digit day after the padding space: `Sun Nov  6 08:49:37 1994`.
+            return asctime([parts[0], parts[1], parts[3], parts[4], parts[5]], dayDigits: 1)
         default:
             return nil
         }
@@ -58,10 +68,10 @@ enum HTTPDate {
         return date(year: year, month: month, day: day, second: second)
     }
 
-    /// `Sun Nov  6 08:49:37 1994`
-    private static func asctime(_ parts: [Substring]) -> Date? {
+    /// `Sun Nov  6 08:49:37 1994` (`parts` without the padding space), its day of `dayDigits` digits.
+    private static func asctime(_ parts: [Substring], dayDigits: Int) -> Date? {
         guard shortDayNames.contains(parts[0]), let month = month(parts[1]),
-            let day = number(parts[2], digits: 1...2), let year = number(parts[4], digits: 4...4),
+            let day = number(parts[2], digits: dayDigits...dayDigits), let year = number(parts[4], digits: 4...4),
             let second = secondOfDay(parts[3])
         else { return nil }
         return date(year: year, month: month, day: day, second: second)

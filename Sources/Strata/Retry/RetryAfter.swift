@@ -12,7 +12,8 @@ package enum RetryAfter {
     ///
     /// Accepts `delay-seconds` (a non-negative integer: `120`; no sign, fraction or unit) and the
     /// three HTTP-date forms of RFC 9110 §5.6.7: IMF-fixdate `Sun, 06 Nov 1994 08:49:37 GMT`,
-    /// RFC 850 `Sunday, 06-Nov-94 08:49:37 GMT` and asctime `Sun Nov  6 08:49:37 1994`. A date
+    /// RFC 850 `Sunday, 06-Nov-94 08:49:37 GMT` and asctime `Sun Nov  6 08:49:37 1994`, spelled
+    /// exactly as the grammar says (one space between elements; `Nov 6` is malformed). A date
     /// at or before `now` means "now" (0). RFC 850's two-digit year names the date within 50
     /// years of `now` either side, more than 50 years ahead being the previous century's: in 1994,
     /// "09" is 2009 and "45" is 1945. Surrounding spaces and tabs are ignored.

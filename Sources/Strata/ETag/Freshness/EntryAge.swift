@@ -29,7 +29,7 @@ struct EntryAge: Hashable, Sendable {
         let apparentAge = max(0, responseTime - date)
         // A request sent after its response came (an entry built by hand) has no delay.
         let responseDelay = max(0, responseTime - times.requestTime.timeIntervalSince1970)
-        let correctedAgeValue = Double(CacheDirectives.deltaSeconds(headers["Age"]) ?? 0) + responseDelay
+        let correctedAgeValue = Double(Self.receivedAge(in: headers) ?? 0) + responseDelay
         let correctedInitialAge = max(apparentAge, correctedAgeValue)
         // A wall clock set back never makes a response younger than it was at receipt.
         let residentTime = max(0, now.timeIntervalSince1970 - responseTime)

@@ -29,24 +29,29 @@ extension ConditionalRequestPolicy {
         return conditional
     }
 
-    /// Whether `response` to `request` is stored, and the entry if so: a `GET` 200 without
-    /// `no-store` or `Vary: *`, not a `text/event-stream`, that has a validator, a freshness lifetime of its own (`max-age`,
-    /// `Expires`), or an endpoint that reuses it for a time. The entry records `times`, and a
-    /// `Date` of `times.responseTime` when the response had none (RFC 9110 §6.6.1), so that its
-    /// age can be computed later.
+    /// Whether `response` to `request` is stored, and the entry if so: a `GET` response of a
+    /// status ``mayStore(status:headers:sharedStorage:)`` allows, without `no-store` or
+    /// `Vary: *`, not a `text/event-stream`, that has a validator, a freshness lifetime of its
+    /// own (`max-age`, `Expires`; `s-maxage` in a shared store), or an endpoint that reuses it
+    /// for a time. The entry records `times`, and a `Date` of `times.responseTime` when the
+    /// response had none (RFC 9110 §6.6.1), so that its age can be computed later.
+    ///
+    /// - Parameter sharedStorage: Whether the store is shared (``ETagStoreProtocol/isSharedStorage``).
     func storeDecision(
         for response: HTTPResponse, to request: HTTPRequest, times: ExchangeTimes,
-        rule: EndpointCachePolicy = .standard
+        rule: EndpointCachePolicy = .standard, sharedStorage: Bool = false
     ) -> StoreDecision {
         guard request.method == .get else { return .doNotStore(.head) }
-        guard response.statusCode == 200 else { return .doNotStore(.status) }
+        guard Self.mayStore(status: response.statusCode, headers: response.headers, sharedStorage: sharedStorage) else {
+            return .doNotStore(.status)
+        }
         guard !HeaderRules.forbidsStorage(response.headers) else { return .doNotStore(.responseNoStore) }
         guard !HeaderRules.isEventStream(response.headers) else { return .doNotStore(.eventStream) }
         let varyNames = HeaderRules.selectingNames(in: response.headers)
         guard !varyNames.contains("*") else { return .doNotStore(.varyStar) }
         guard
             response.headers["ETag"] != nil || response.headers["Last-Modified"] != nil
-                || Self.hasFreshnessLifetime(response.headers) || rule.reusesForATime
+                || Self.hasExplicitFreshness(response.headers, sharedStorage: sharedStorage) || rule.reusesForATime
         else {
             return .doNotStore(.noValidator)
         }
@@ -58,11 +63,6 @@ extension ConditionalRequestPolicy {
                 response: stored,
                 varyingRequestHeaders: varyingHeaders(of: request, names: varyNames),
                 exchangeTimes: times))
-    }
-
-    /// Whether the headers give an explicit freshness lifetime: `max-age` or `Expires`.
-    private static func hasFreshnessLifetime(_ headers: HTTPHeaders) -> Bool {
-        headers.contains("Expires") || (headers.contains("Cache-Control") && CacheDirectives(headers).maxAge != nil)
     }
 
     /// Adds `Date: <receivedAt>` to headers that have no `Date`: a recipient with a clock

@@ -92,12 +92,14 @@ public struct ConditionalRequestPolicy: Sendable, Hashable {
     /// Decides how `request` relates to the store.
     func plan(for request: HTTPRequest) -> Plan {
         switch request.method {
-        case .post, .put, .patch, .delete:
-            return .invalidateOnSuccess
         case .get, .head:
             break
-        default:
+        case let method where method.isSafe:
             return .passThrough(.method)
+        default:
+            // §4.4: any method not known to be safe (POST, PUT, PATCH, DELETE, and every method
+            // this layer does not know, such as WebDAV's or M-SEARCH) may change the resource.
+            return .invalidateOnSuccess
         }
         // One pass over the request's fields (usually one or two), not one per name looked for.
         // A conditional field is the reason whatever its place (`Range` usually comes with `If-Range`).

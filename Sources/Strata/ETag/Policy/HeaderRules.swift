@@ -111,8 +111,9 @@ enum HeaderRules {
     ]
 
     /// Fields never written to a store besides the hop-by-hop ones: `Set-Cookie`, which is a
-    /// credential for the client's cookie store, not part of the representation (RFC 9111 §3.1
-    /// lets a cache leave out such fields; keeping cookies off disk is the point).
+    /// credential for the client's cookie store, not part of the representation. A deliberate
+    /// deviation from RFC 9111 §3.1 (which stores every other field), as Chrome's cache does:
+    /// replayed, a cookie would undo a sign-out, and keeping cookies off disk is the point.
     private static let credentialNames = ["Set-Cookie", "Set-Cookie2"]
 
     /// The field names the `Connection` fields of `headers` list (each one hop-by-hop).
