@@ -17,10 +17,10 @@ extension FreshnessPolicy {
     /// the lifetime is computed and decided.
     func heuristicLimit(for entry: ETagCacheEntry, directives: CacheDirectives, rule: EndpointCachePolicy) -> Duration? {
         guard let limit = heuristicLimit(for: rule) else { return nil }
-        guard Self.heuristicallyCacheableStatuses.contains(entry.statusCode) || directives.isPublic else { return nil }
+        // The statuses the layer stores as it stores a 200 (206, also in RFC 9110 §15.1's list,
+        // is never stored, so never served).
+        let status = entry.statusCode
+        guard ConditionalRequestPolicy.heuristicallyCacheableStatuses.contains(status) || directives.isPublic else { return nil }
         return limit
     }
-
-    /// The status codes RFC 9110 §15.1 defines as heuristically cacheable.
-    static let heuristicallyCacheableStatuses: Set<Int> = [200, 203, 204, 206, 300, 301, 308, 404, 405, 410, 414, 501]
 }
