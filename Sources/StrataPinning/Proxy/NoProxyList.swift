@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import StrataConnect
 
 /// The hosts a proxy is not used for, parsed from a `NO_PROXY` value with curl's rules
 /// (curl 7.86 and later). Pure policy: no I/O, and never a DNS lookup: a request's host is
@@ -38,7 +34,7 @@ struct NoProxyList: Sendable, Hashable {
 
     /// Whether a request to `host:port` goes around the proxy.
     func bypasses(_ host: CanonicalHost, port: Int) -> Bool {
-        let address = host.isIPAddress ? Self.addressBytes(host.name) : nil
+        let address = host.isIPAddress ? IPAddressBytes.of(host.name) : nil
         return entries.contains { entry in
             switch entry {
             case .everything:
@@ -48,7 +44,7 @@ struct NoProxyList: Sendable, Hashable {
                 return host.name == name || host.name.hasSuffix("." + name)
             case let .network(network, prefixLength, entryPort):
                 guard let address, entryPort == nil || entryPort == port else { return false }
-                return Self.prefix(of: address, equals: network, bits: prefixLength)
+                return IPAddressBytes.prefix(of: address, equals: network, bits: prefixLength)
             }
         }
     }
@@ -83,7 +79,7 @@ struct NoProxyList: Sendable, Hashable {
         }
         if text.hasPrefix("*.") { text = text.dropFirst(2) } else if text.hasPrefix(".") { text = text.dropFirst() }
         guard let host = try? CanonicalHost(String(text)) else { return nil }
-        if host.isIPAddress, let address = Self.addressBytes(host.name) {
+        if host.isIPAddress, let address = IPAddressBytes.of(host.name) {
             return .network(address, prefixLength: address.count * 8, port: port)
         }
         return .domain(host.name, port: port)
@@ -100,29 +96,6 @@ struct NoProxyList: Sendable, Hashable {
     /// IPv6 block is the IPv4 one), or nil for a name.
     private static func canonicalAddress(_ text: String) -> [UInt8]? {
         guard let host = try? CanonicalHost(text), host.isIPAddress else { return nil }
-        return addressBytes(host.name)
-    }
-
-    /// The 4 or 16 bytes of a canonical IP literal.
-    static func addressBytes(_ literal: String) -> [UInt8]? {
-        if literal.contains(":") {
-            var address = in6_addr()
-            guard inet_pton(AF_INET6, literal, &address) == 1 else { return nil }
-            return withUnsafeBytes(of: &address) { Array($0) }
-        }
-        var address = in_addr()
-        guard inet_pton(AF_INET, literal, &address) == 1 else { return nil }
-        return withUnsafeBytes(of: &address) { Array($0) }
-    }
-
-    private static func prefix(of address: [UInt8], equals network: [UInt8], bits: Int) -> Bool {
-        guard address.count == network.count else { return false }
-        for index in 0..<address.count {
-            let remaining = bits - index * 8
-            guard remaining > 0 else { return true }
-            let mask: UInt8 = remaining >= 8 ? 0xFF : ~(0xFF >> UInt8(remaining))
-            if address[index] & mask != network[index] & mask { return false }
-        }
-        return true
+        return IPAddressBytes.of(host.name)
     }
 }

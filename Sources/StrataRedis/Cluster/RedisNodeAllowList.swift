@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import StrataConnect
 
 /// The hosts a cluster client may connect to, from `RedisETagStore(cluster:…, allowedHosts:)`:
 /// a limit on top of the trust rule (seeds, and the nodes a seed's topology names), so a seed
@@ -59,10 +55,10 @@ struct RedisNodeAllowList: Sendable, Hashable {
     /// Whether `host` (a name or an IP address, IPv6 without brackets) is allowed.
     func allows(_ host: String) -> Bool {
         let host = Self.normalized(host)
-        if let address = Self.addressBytes(host) {
+        if let address = IPAddressBytes.of(host) {
             return entries.contains { entry in
                 guard case .network(let network, let prefixLength) = entry else { return false }
-                return Self.prefix(of: address, equals: network, bits: prefixLength)
+                return IPAddressBytes.prefix(of: address, equals: network, bits: prefixLength)
             }
         }
         return entries.contains { entry in
@@ -77,12 +73,12 @@ struct RedisNodeAllowList: Sendable, Hashable {
     private static func entry(_ raw: String) -> Entry? {
         var text = normalized(raw)
         if let slash = text.firstIndex(of: "/") {
-            guard let bits = Int(text[text.index(after: slash)...]), let address = addressBytes(String(text[..<slash])),
+            guard let bits = Int(text[text.index(after: slash)...]), let address = IPAddressBytes.of(String(text[..<slash])),
                 (0...address.count * 8).contains(bits)
             else { return nil }
             return .network(address, prefixLength: bits)
         }
-        if let address = addressBytes(text) { return .network(address, prefixLength: address.count * 8) }
+        if let address = IPAddressBytes.of(text) { return .network(address, prefixLength: address.count * 8) }
         let wildcard = text.hasPrefix("*.")
         if wildcard { text.removeFirst(2) }
         guard isName(text) else { return nil }
@@ -107,29 +103,5 @@ struct RedisNodeAllowList: Sendable, Hashable {
                         || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
                 }
         }
-    }
-
-    /// The 4 or 16 bytes of an IP address in its standard text form, or `nil` for a name.
-    private static func addressBytes(_ text: String) -> [UInt8]? {
-        guard !text.isEmpty, !text.utf8.contains(0) else { return nil }
-        if text.contains(":") {
-            var address = in6_addr()
-            guard inet_pton(AF_INET6, text, &address) == 1 else { return nil }
-            return withUnsafeBytes(of: &address) { Array($0) }
-        }
-        var address = in_addr()
-        guard inet_pton(AF_INET, text, &address) == 1 else { return nil }
-        return withUnsafeBytes(of: &address) { Array($0) }
-    }
-
-    private static func prefix(of address: [UInt8], equals network: [UInt8], bits: Int) -> Bool {
-        guard address.count == network.count else { return false }
-        for index in 0..<address.count {
-            let remaining = bits - index * 8
-            guard remaining > 0 else { return true }
-            let mask: UInt8 = remaining >= 8 ? 0xFF : ~(0xFF >> UInt8(remaining))
-            if address[index] & mask != network[index] & mask { return false }
-        }
-        return true
     }
 }
