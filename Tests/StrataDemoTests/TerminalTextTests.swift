@@ -62,6 +62,18 @@ struct TerminalTextTests {
         #expect(record.details["said"] == Self.escaped)
     }
 
+    @Test("an event as --json-events writes it has no raw control character and reads back as the server's text")
+    func jsonEvents() throws {
+        let record = EventRecord(
+            ObservedEvent(event: Quoting(text: Self.hostile), requestID: "0badc0de", attempt: 1),
+            redaction: Redaction(), secretsFrom: [:], escapingForText: false)
+        let line = TerminalText.escapingJSON(try JSONEncoder().encode(record))
+        #expect(!Self.holdsControls(String(decoding: line, as: UTF8.self)))
+        let decoded = try #require(try JSONSerialization.jsonObject(with: line) as? [String: Any])
+        #expect(decoded["said"] as? String == Self.hostile)
+        #expect(decoded["summary"] as? String == "server said \(Self.hostile)")
+    }
+
     @Test("pin prints a certificate name with ESC, U+009B and DEL escaped, as lines, warnings and JSON")
     func certificateNames() async throws {
         let authority = try CertificateAuthority(name: "Evil \(Self.hostile)", lifetime: .seconds(3_600))

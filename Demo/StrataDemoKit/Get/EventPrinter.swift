@@ -41,13 +41,14 @@ struct EventPrinter: Sendable {
 
     /// Writes one event; called on whichever task the reporting layer runs.
     private func write(_ observed: ObservedEvent) {
-        let record = EventRecord(observed, redaction: redaction, secretsFrom: secretsFrom)
+        let record = EventRecord(observed, redaction: redaction, secretsFrom: secretsFrom, escapingForText: format == .text)
         switch format {
         case .jsonLines:
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             guard let json = try? encoder.encode(record) else { return }
-            // The record's text is escaped already; this keeps every JSON line the demo writes alike.
+            // JSON escapes C0; DEL and C1, which it leaves raw, get JSON escapes too, so the line
+            // is inert on a terminal and reads back as the server's text (as --events lines do).
             output.writeError(TerminalText.escapingJSON(json) + Data("\n".utf8))
         case .text:
             output.errorLine(output.styledError("* " + record.summary, .dim))
@@ -65,10 +66,15 @@ struct EventRecord: Encodable {
     var details: [String: String]
 
     /// Reads `observed`, redacting with `redaction` and scrubbing `secretsFrom`'s secret values.
-    /// Events quote the server (a URL it redirected to, a certificate name, an error message), so
-    /// control characters are escaped too: JSON escapes C0 but leaves DEL and C1 raw.
-    init(_ observed: ObservedEvent, redaction: Redaction, secretsFrom headers: HTTPHeaders) {
-        let scrub = { (text: String) in TerminalText.escaping(redaction.scrub(text, secretsFrom: headers)) }
+    /// Events quote the server (a URL it redirected to, a certificate name, an error message):
+    /// with `escapingForText`, for `-v`'s lines, control characters are written as visible
+    /// escapes (`\u{9B}`); without it, for JSON, the text stays the server's and the JSON line
+    /// is escaped as a whole (``TerminalText/escapingJSON(_:)``).
+    init(_ observed: ObservedEvent, redaction: Redaction, secretsFrom headers: HTTPHeaders, escapingForText: Bool = true) {
+        let scrub = { (text: String) in
+            let scrubbed = redaction.scrub(text, secretsFrom: headers)
+            return escapingForText ? TerminalText.escaping(scrubbed) : scrubbed
+        }
         event = observed.event.name
         request = observed.requestID
         attempt = observed.attempt
