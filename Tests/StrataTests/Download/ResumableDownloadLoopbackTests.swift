@@ -6,7 +6,7 @@ import TestServer
 
 /// An origin that serves `content` under `etag` and honours `Range: bytes=N-` with `If-Range`
 /// as RFC 9110 §14.2 and §13.1.5 say.
-private func rangeAnswer(_ request: LoopbackHTTPServer.Request, content: Data, etag: String) -> LoopbackHTTPServer.Response {
+func rangeAnswer(_ request: LoopbackHTTPServer.Request, content: Data, etag: String) -> LoopbackHTTPServer.Response {
     guard let range = request.header("Range"), request.header("If-Range") == etag,
         range.hasPrefix("bytes="), range.hasSuffix("-"), let start = Int(range.dropFirst(6).dropLast())
     else { return .init(headers: [("ETag", etag)], body: content) }
@@ -19,7 +19,7 @@ private func rangeAnswer(_ request: LoopbackHTTPServer.Request, content: Data, e
 }
 
 /// A head that promises `content` whole, and the first `sent` bytes of it before the connection closes.
-private func cutShort(_ content: Data, after sent: Int, etag: String) -> LoopbackHTTPServer.Response {
+func cutShort(_ content: Data, after sent: Int, etag: String) -> LoopbackHTTPServer.Response {
     .raw(Data("HTTP/1.1 200 OK\r\nETag: \(etag)\r\nContent-Length: \(content.count)\r\n\r\n".utf8) + content.prefix(sent))
 }
 
