@@ -37,8 +37,10 @@ extension HTTPNetworkService {
     /// - A response without such a validator is downloaded whole and cannot be resumed: its
     ///   partial file is removed on failure, because nothing could prove a later range belongs
     ///   to the same version.
-    /// - The request asks for `Accept-Encoding: identity` unless the endpoint sets its own:
+    /// - The request always asks for `Accept-Encoding: identity`, replacing the endpoint's own:
     ///   ranges count the bytes as sent, so a decoded body could not be continued.
+    /// - A `206` is accepted whatever the endpoint's `acceptedStatusCodes` say: it is the
+    ///   answer to the range this method asked for.
     /// - The partial file and its sidecar are trusted only when each is a regular file of this
     ///   process's user with no other link; a symbolic link is never followed. Anything else is
     ///   removed and the download starts from its first byte.
@@ -61,7 +63,7 @@ extension HTTPNetworkService {
         let request = try await makeRequest(for: endpoint, via: environment)
         guard resumable else { return try await downloadWhole(request, for: endpoint, to: fileURL) }
         var identity = request
-        if identity.headers["Accept-Encoding"] == nil { identity.headers["Accept-Encoding"] = "identity" }
+        identity.headers["Accept-Encoding"] = "identity"
         let partial = PartialDownload(target: fileURL)
         let file = try await partial.open()
         // A second round only after a 416 that did not confirm the file: that round sends no Range.
@@ -76,7 +78,7 @@ extension HTTPNetworkService {
                 attempt.headers["Range"] = "bytes=\(point.offset)-"
                 attempt.headers["If-Range"] = point.validator
             }
-            let outcome = try await stream(attempt, for: endpoint, alsoAccepting: point == nil ? [] : [416]) {
+            let outcome = try await stream(attempt, for: endpoint, alsoAccepting: point == nil ? [] : [206, 416]) {
                 head, body in
                 try await Self.write(body, of: head, resuming: point, url: identity.url, to: partial, through: file)
             }

@@ -207,4 +207,32 @@ struct ResumableDownloadLoopbackTests {
         #expect(try Data(contentsOf: target) == version1)
         #expect(server.requests.last?.header("Range") == nil)
     }
+
+    @Test("a resumed request asks for identity even when the endpoint asks for gzip: ranges count coded bytes")
+    func identityOverridesEndpoint() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try version1.prefix(30_000).write(to: URL(fileURLWithPath: target.path + ".part"))
+        try await PartialDownload(target: target).remember("\"v1\"", for: server.url("/artifact"))
+        server.route("/artifact") { [version1] in rangeAnswer($0, content: version1, etag: "\"v1\"") }
+
+        _ = try await service.download(
+            TestEndpoint(path: "/artifact", headers: ["Accept-Encoding": "gzip"]), via: environment, to: target, resumable: true)
+
+        #expect(server.requests.last?.header("Accept-Encoding") == "identity")
+        #expect(try Data(contentsOf: target) == version1)
+    }
+
+    @Test("a 206 completes a resume even for an endpoint that accepts only 200")
+    func partialContentIsTheTransportsBusiness() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try version1.prefix(30_000).write(to: URL(fileURLWithPath: target.path + ".part"))
+        try await PartialDownload(target: target).remember("\"v1\"", for: server.url("/artifact"))
+        server.route("/artifact") { [version1] in rangeAnswer($0, content: version1, etag: "\"v1\"") }
+
+        let head = try await service.download(
+            TestEndpoint(path: "/artifact", acceptedStatusCodes: [200]), via: environment, to: target, resumable: true)
+
+        #expect(head.statusCode == 206)
+        #expect(try Data(contentsOf: target) == version1)
+    }
 }
