@@ -66,7 +66,21 @@ extension HTTPNetworkService {
         identity.headers["Accept-Encoding"] = "identity"
         let partial = PartialDownload(target: fileURL)
         let file = try await partial.open()
-        // A second round only after a 416 that did not confirm the file: that round sends no Range.
+        do {
+            return try await resume(identity, for: endpoint, into: file, of: partial)
+        } catch {
+            // An empty partial file (the request failed before any byte) continues nothing.
+            if (try? await file.size()) == 0 { await partial.discard() }
+            throw error
+        }
+    }
+
+    /// The rounds of a resumable download into the locked partial `file`: a second round only
+    /// after a response that did not continue it (a 416 for another length), without a range.
+    private func resume(
+        _ identity: HTTPRequest, for endpoint: some EndpointProtocol, into file: FileChunkWriter,
+        of partial: PartialDownload
+    ) async throws -> HTTPResponseHead {
         while true {
             let point = await partial.resumePoint(for: identity.url, in: file)
             if point == nil {

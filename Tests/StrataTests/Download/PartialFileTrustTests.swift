@@ -124,4 +124,14 @@ struct PartialFileTrustTests {
         #expect(server.requests.last?.header("Range") == "bytes=30000-")
         #expect(server.requests.last?.header("If-Range") == "\"v2\"")
     }
+
+    @Test("a resumable download refused before any byte leaves no empty partial file behind")
+    func refusedLeavesNothing() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        server.route("/artifact") { _ in .init(status: 404, body: Data("gone".utf8)) }
+
+        await #expect(throws: NetworkError.self) { try await download() }
+
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+    }
 }
