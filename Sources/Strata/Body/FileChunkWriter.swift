@@ -25,30 +25,96 @@ package final class FileChunkWriter: Sendable {
         self.path = path
     }
 
-    /// Opens the partial file `partPath` of a resumable download, created readable and writable
-    /// by the owner only if missing: emptied first when `truncating`, appended to otherwise.
+    /// Opens the partial file `partPath` of a resumable download for appending, created readable
+    /// and writable by the owner only if missing, and holds an exclusive lock on it until this
+    /// writer is released: a second download to the same file is refused, not interleaved.
     ///
-    /// - Parameter expectedOffset: When appending, the bytes the file must already hold: one
-    ///   that changed since it was measured (another download to the same path) is refused,
-    ///   rather than written at the wrong place.
-    package init(
-        openingPart partPath: String, for path: String, truncating: Bool, expectedOffset: Int64 = 0
-    ) throws(NetworkError) {
-        let flags = O_WRONLY | O_CREAT | O_CLOEXEC | (truncating ? O_TRUNC : O_APPEND)
-        let descriptor = open(partPath, flags, 0o600)
-        guard descriptor >= 0 else { throw .cannotWriteFile(path: path, reason: String(cString: strerror(errno))) }
-        if !truncating {
-            let end = lseek(descriptor, 0, SEEK_END)
-            guard end == off_t(expectedOffset) else {
-                close(descriptor)
-                throw .cannotWriteFile(
-                    path: path,
-                    reason: "its partial file \(partPath) holds \(end) bytes, not the \(expectedOffset) the resume asked "
-                        + "for (is another download writing it?)")
-            }
-        }
+    /// The name is predictable, so what sits there is trusted only when it is a regular file
+    /// owned by this process's user with no other link: a symbolic link is removed, never
+    /// followed (`O_NOFOLLOW`), and anything else is unlinked and a fresh file is created.
+    /// Blocks on `open`: call it off Swift's cooperative threads (``PartialDownload/open()``).
+    ///
+    /// - Throws: ``NetworkError/cannotWriteFile(path:reason:)`` when the file cannot be opened,
+    ///   or when another download to `path` holds the lock (its reason says so).
+    package convenience init(lockingPart partPath: String, for path: String) throws(NetworkError) {
+        self.init(descriptor: try Self.lockPart(partPath, for: path), path: path)
+    }
+
+    private init(descriptor: Int32, path: String) {
         self.descriptor = descriptor
         self.path = path
+    }
+
+    /// How many times a partial file is opened when what sits at its name is not trusted: a
+    /// leftover is replaced once; a name that keeps changing under us is another writer's.
+    private static let maxPartOpens = 3
+
+    private static func lockPart(_ partPath: String, for path: String) throws(NetworkError) -> Int32 {
+        for _ in 0..<maxPartOpens {
+            let descriptor = open(partPath, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            guard descriptor >= 0 else {
+                let failure = errno
+                // ELOOP: a symbolic link at the name. Remove the link itself; its target is untouched.
+                guard failure == ELOOP else { throw .cannotWriteFile(path: path, reason: String(cString: strerror(failure))) }
+                unlink(partPath)
+                continue
+            }
+            var status = stat()
+            guard fstat(descriptor, &status) == 0, isPrivateFile(status) else {
+                // Not ours alone (a hard link, another owner, not a regular file): a leftover.
+                close(descriptor)
+                unlink(partPath)
+                continue
+            }
+            guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+                let failure = errno
+                close(descriptor)
+                guard failure == EWOULDBLOCK else {
+                    throw .cannotWriteFile(path: path, reason: String(cString: strerror(failure)))
+                }
+                throw .cannotWriteFile(path: path, reason: "another download to \(path) is in progress (it holds \(partPath))")
+            }
+            // The download that held the lock before us may have renamed the file into place.
+            var named = stat()
+            guard lstat(partPath, &named) == 0, named.st_dev == status.st_dev, named.st_ino == status.st_ino else {
+                close(descriptor)
+                continue
+            }
+            return descriptor
+        }
+        throw .cannotWriteFile(path: path, reason: "its partial file \(partPath) kept being replaced while it was opened")
+    }
+
+    /// Whether `status` is of a regular file that only this process's user can have put there
+    /// and that no other name reaches.
+    package static func isPrivateFile(_ status: stat) -> Bool {
+        (status.st_mode & S_IFMT) == S_IFREG && status.st_uid == geteuid() && status.st_nlink == 1
+    }
+
+    /// The bytes the file holds.
+    package func size() async throws -> Int64 {
+        try await onDispatchThread { () throws(NetworkError) -> Int64 in
+            var status = stat()
+            guard fstat(self.descriptor, &status) == 0 else {
+                throw .cannotWriteFile(path: self.path, reason: String(cString: strerror(errno)))
+            }
+            return Int64(status.st_size)
+        }
+    }
+
+    /// Empties the file; later writes start at its first byte.
+    package func empty() async throws {
+        try await onDispatchThread { () throws(NetworkError) in
+            guard ftruncate(self.descriptor, 0) == 0 else {
+                throw .cannotWriteFile(path: self.path, reason: String(cString: strerror(errno)))
+            }
+        }
+    }
+
+    private func onDispatchThread<T: Sendable>(_ work: @escaping @Sendable () throws(NetworkError) -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+            DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
+        }
     }
 
     deinit { close(descriptor) }

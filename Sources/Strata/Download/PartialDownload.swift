@@ -34,20 +34,41 @@ struct PartialDownload: Sendable {
     /// The sidecar.
     var recordPath: String { target.path + ".part.json" }
 
-    /// Where a resume of `url` starts: the partial file's size and its validator, or `nil` when
-    /// there is nothing to continue (no partial file, an empty one, no sidecar, or one from
-    /// another URL). Leftovers that cannot be continued are left for ``discard()``.
-    func resumePoint(for url: URL) async -> (offset: Int64, validator: String)? {
-        let (partPath, recordPath) = (partPath, recordPath)
+    /// The most bytes read from a sidecar: a digest and one validator fit many times over.
+    static let maxRecordBytes = 4096
+
+    /// Opens and locks the partial file (see ``FileChunkWriter/init(lockingPart:for:)``) on a
+    /// Dispatch thread; the lock is held until the writer is released.
+    func open() async throws(NetworkError) -> FileChunkWriter {
+        let (partPath, path) = (partPath, target.path)
+        return try await Self.offCooperativePool { () -> Result<FileChunkWriter, NetworkError> in
+            Result { () throws(NetworkError) in try FileChunkWriter(lockingPart: partPath, for: path) }
+        }.get()
+    }
+
+    /// Where a resume of `url` into `file` (the opened partial file) starts: its size and its
+    /// validator, or `nil` when there is nothing to continue (an empty file, no sidecar, one
+    /// from another URL, or one this process's user did not write alone). Leftovers that
+    /// cannot be continued are left for the caller to empty.
+    func resumePoint(for url: URL, in file: FileChunkWriter) async -> (offset: Int64, validator: String)? {
+        guard let size = try? await file.size(), size > 0 else { return nil }
+        let recordPath = recordPath
         let resource = Self.resource(of: url)
         return await Self.offCooperativePool { () -> (offset: Int64, validator: String)? in
+            // The name is predictable: never follow a link, and trust only a file of our own.
+            let descriptor = Glibc.open(recordPath, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+            guard descriptor >= 0 else { return nil }
+            defer { close(descriptor) }
             var status = stat()
-            guard stat(partPath, &status) == 0, status.st_size > 0,
-                let data = FileManager.default.contents(atPath: recordPath),
-                let record = try? JSONDecoder().decode(Record.self, from: data),
+            guard fstat(descriptor, &status) == 0, FileChunkWriter.isPrivateFile(status),
+                status.st_size <= Self.maxRecordBytes
+            else { return nil }
+            var bytes = [UInt8](repeating: 0, count: Self.maxRecordBytes)
+            let count = read(descriptor, &bytes, Self.maxRecordBytes)
+            guard count > 0, let record = try? JSONDecoder().decode(Record.self, from: Data(bytes.prefix(count))),
                 record.resource == resource
             else { return nil }
-            return (Int64(status.st_size), record.validator)
+            return (size, record.validator)
         }
     }
 
@@ -85,21 +106,12 @@ struct PartialDownload: Sendable {
         if let failure { throw failure }
     }
 
-    /// Removes the partial file and its record, if any.
+    /// Removes the partial file's name and its record, if any; neither is followed if a link.
     func discard() async {
         let (partPath, recordPath) = (partPath, recordPath)
         await Self.offCooperativePool {
             unlink(recordPath)
             unlink(partPath)
-        }
-    }
-
-    /// The partial file's size in bytes, or `nil` when it cannot be read.
-    func partSize() async -> Int64? {
-        let partPath = partPath
-        return await Self.offCooperativePool { () -> Int64? in
-            var status = stat()
-            return stat(partPath, &status) == 0 ? Int64(status.st_size) : nil
         }
     }
 

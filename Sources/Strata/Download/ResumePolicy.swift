@@ -11,9 +11,8 @@ enum ResumePolicy {
         /// any, is dropped. `validator` makes a later resume possible; `nil` when the response
         /// has none fit for `If-Range`.
         case writeWhole(validator: String?)
-        /// Append the body to the partial file, which then holds `completeLength` bytes when
-        /// the server said so.
-        case append(completeLength: Int64?)
+        /// Append the body to the partial file, which then holds `completeLength` bytes.
+        case append(completeLength: Int64)
         /// The partial file already holds the whole representation (a `416` whose
         /// `bytes */length` equals it): nothing to read, the file is done.
         case alreadyComplete
@@ -49,12 +48,19 @@ enum ResumePolicy {
     ) -> Decision {
         switch status {
         case 206:
-            return partialContent(headers, offset: offset, resumed: resumed, validator: validator)
+            return partialContent(headers, offset: offset, resumed: resumed, validator: validator, now: now)
         case 416 where resumed:
             // §15.5.17: the range starts at or past the end; `bytes */length` says where the end is.
             guard let field = headers["Content-Range"], let contentRange = ContentRange(field),
                 contentRange.range == nil, contentRange.completeLength == offset
             else { return .startOver }
+            // The length alone does not say the bytes are of the version held: a 416 naming
+            // another strong tag is of another version of the same size.
+            if let sent = validator.flatMap(Self.entityTag), !sent.isWeak, let field = headers["ETag"],
+                let tag = EntityTag(field), tag.isWeak || tag.opaque != sent.opaque
+            {
+                return .startOver
+            }
             return .alreadyComplete
         case 200...299:
             return .writeWhole(validator: Self.validator(of: headers, now: now))
@@ -65,7 +71,9 @@ enum ResumePolicy {
         }
     }
 
-    private static func partialContent(_ headers: HTTPHeaders, offset: Int64, resumed: Bool, validator: String?) -> Decision {
+    private static func partialContent(
+        _ headers: HTTPHeaders, offset: Int64, resumed: Bool, validator: String?, now: Date
+    ) -> Decision {
         guard resumed else { return .reject(reason: "the server answered 206 to a request for the whole file") }
         guard let field = headers["Content-Range"] else {
             return .reject(reason: "the 206 has no Content-Range (a multipart/byteranges answer to a single range?)")
@@ -84,15 +92,35 @@ enum ResumePolicy {
             return .reject(reason: "the 206's Content-Length \(length) does not match its Content-Range \"\(field)\"")
         }
         // If-Range made the server compare; a 206 naming another strong tag is another version.
-        if let sent = validator.flatMap(EntityTag.init), let field = headers["ETag"], let tag = EntityTag(field),
+        if let sent = validator.flatMap(Self.entityTag), let field = headers["ETag"], let tag = EntityTag(field),
             !tag.isWeak, !sent.isWeak, tag.opaque != sent.opaque
         {
             return .reject(reason: "the 206 is of another version (ETag \(field), resumed from \(sent.opaque))")
         }
+        // The same for a date: a server that honours Range but ignores If-Range would otherwise
+        // append a range of a newer version.
+        if let sent = validator, Self.entityTag(sent) == nil, let sentDate = HTTPDate.parse(sent, now: now),
+            let field = headers["Last-Modified"], let modified = HTTPDate.parse(field, now: now), modified != sentDate
+        {
+            return .reject(reason: "the 206 is of another version (Last-Modified \(field), resumed from \(sent))")
+        }
+        // `*`: nothing could tell that the range reaches the end, and a short one would be
+        // renamed into place as if whole.
+        guard let complete = contentRange.completeLength else {
+            return .reject(reason: "the 206's Content-Range \"\(field)\" does not say how long the file is")
+        }
         // A range ending before the complete length would leave a hole the next resume fills.
-        if let complete = contentRange.completeLength, range.upperBound + 1 != complete {
+        guard range.upperBound + 1 == complete else {
             return .reject(reason: "the 206 ends at byte \(range.upperBound) of \(complete) (Content-Range \"\(field)\")")
         }
-        return .append(completeLength: contentRange.completeLength)
+        return .append(completeLength: complete)
+    }
+
+    /// The entity tag an `If-Range` value holds; `nil` for a date. §13.1.5: `If-Range` is an
+    /// entity-tag, which starts with a quote (a weak one with `W/`), or an HTTP-date.
+    private static func entityTag(_ validator: String) -> EntityTag? {
+        let text = validator.trimmingASCIIWhitespace()
+        guard text.hasPrefix("\"") || text.hasPrefix("W/\"") else { return nil }
+        return EntityTag(text)
     }
 }

@@ -37,17 +37,24 @@ extension HTTPNetworkService {
     /// - A response without such a validator is downloaded whole and cannot be resumed: its
     ///   partial file is removed on failure, because nothing could prove a later range belongs
     ///   to the same version.
-    /// - The request asks for `Accept-Encoding: identity` unless the endpoint sets its own:
+    /// - The request always asks for `Accept-Encoding: identity`, replacing the endpoint's own:
     ///   ranges count the bytes as sent, so a decoded body could not be continued.
-    ///
-    /// Run one download to a given `fileURL` at a time.
+    /// - A `206` is accepted whatever the endpoint's `acceptedStatusCodes` say: it is the
+    ///   answer to the range this method asked for.
+    /// - The partial file and its sidecar are trusted only when each is a regular file of this
+    ///   process's user with no other link; a symbolic link is never followed. Anything else is
+    ///   removed and the download starts from its first byte.
+    /// - One download to a given `fileURL` runs at a time: the partial file is locked
+    ///   (`flock`) while it is written, and a second call fails at once.
     ///
     /// - Returns: The head of the response that completed the file: a `200`, a `206`, or the
     ///   `416` that confirmed the partial file was already whole.
     /// - Throws: ``NetworkError/invalidPartialContent(path:reason:)`` when a `206` does not
-    ///   continue the partial file (a `Content-Range` that is malformed or starts elsewhere): the
-    ///   partial file is removed, so the next call starts over. Otherwise as
-    ///   ``download(_:via:to:)``.
+    ///   continue the partial file (a `Content-Range` that is malformed, starts elsewhere or
+    ///   does not say where the file ends, or a validator of another version): the partial file
+    ///   is removed, so the next call starts over.
+    ///   ``NetworkError/cannotWriteFile(path:reason:)`` when another download to `fileURL` is
+    ///   in progress. Otherwise as ``download(_:via:to:)``.
     @discardableResult
     public func download(
         _ endpoint: some EndpointProtocol, via environment: some APIEnvironmentProtocol,
@@ -56,30 +63,48 @@ extension HTTPNetworkService {
         let request = try await makeRequest(for: endpoint, via: environment)
         guard resumable else { return try await downloadWhole(request, for: endpoint, to: fileURL) }
         var identity = request
-        if identity.headers["Accept-Encoding"] == nil { identity.headers["Accept-Encoding"] = "identity" }
+        identity.headers["Accept-Encoding"] = "identity"
         let partial = PartialDownload(target: fileURL)
-        // A second round only after a 416 that did not confirm the file: that round sends no Range.
+        let file = try await partial.open()
+        do {
+            return try await resume(identity, for: endpoint, into: file, of: partial)
+        } catch {
+            // An empty partial file (the request failed before any byte) continues nothing.
+            if (try? await file.size()) == 0 { await partial.discard() }
+            throw error
+        }
+    }
+
+    /// The rounds of a resumable download into the locked partial `file`: a second round only
+    /// after a response that did not continue it (a 416 for another length), without a range.
+    private func resume(
+        _ identity: HTTPRequest, for endpoint: some EndpointProtocol, into file: FileChunkWriter,
+        of partial: PartialDownload
+    ) async throws -> HTTPResponseHead {
         while true {
-            let point = await partial.resumePoint(for: identity.url)
-            if point == nil { await partial.discard() }
+            let point = await partial.resumePoint(for: identity.url, in: file)
+            if point == nil {
+                try await file.empty()
+                try await partial.remember(nil, for: identity.url)
+            }
             var attempt = identity
             if let point {
                 attempt.headers["Range"] = "bytes=\(point.offset)-"
                 attempt.headers["If-Range"] = point.validator
             }
-            let outcome = try await stream(attempt, for: endpoint, alsoAccepting: point == nil ? [] : [416]) {
+            let outcome = try await stream(attempt, for: endpoint, alsoAccepting: point == nil ? [] : [206, 416]) {
                 head, body in
-                try await Self.write(body, of: head, resuming: point, url: identity.url, to: partial)
+                try await Self.write(body, of: head, resuming: point, url: identity.url, to: partial, through: file)
             }
             if let head = outcome { return head }
         }
     }
 
-    /// Writes one response of a resumable download, as ``ResumePolicy`` decides; `nil` when the
-    /// download must start over without a range.
+    /// Writes one response of a resumable download into the locked partial `file`, as
+    /// ``ResumePolicy`` decides; `nil` when the download must start over without a range.
     private static func write(
         _ body: HTTPBody, of head: HTTPResponseHead, resuming point: (offset: Int64, validator: String)?,
-        url: URL, to partial: PartialDownload
+        url: URL, to partial: PartialDownload, through file: FileChunkWriter
     ) async throws -> HTTPResponseHead? {
         let path = partial.target.path
         let decision = ResumePolicy.decision(
@@ -87,9 +112,12 @@ extension HTTPNetworkService {
             validator: point?.validator, now: Date())
         switch decision {
         case .writeWhole(let validator):
-            try await partial.remember(validator, for: url)
             do {
-                let file = try FileChunkWriter(openingPart: partial.partPath, for: path, truncating: true)
+                // Empty first, then record: a failure or a crash in between leaves the old bytes
+                // under the old validator, or no bytes under the new one, never old bytes under
+                // the new validator (which a later range of the new version would extend).
+                try await file.empty()
+                try await partial.remember(validator, for: url)
                 for try await chunk in body { try await file.write(chunk) }
                 try await file.finish()
             } catch {
@@ -98,11 +126,10 @@ extension HTTPNetworkService {
                 throw error
             }
         case .append(let completeLength):
-            let file = try FileChunkWriter(
-                openingPart: partial.partPath, for: path, truncating: false, expectedOffset: point?.offset ?? 0)
             for try await chunk in body { try await file.write(chunk) }
             try await file.finish()
-            if let completeLength, let size = await partial.partSize(), size != completeLength {
+            let size = try await file.size()
+            guard size == completeLength else {
                 await partial.discard()
                 throw NetworkError.invalidPartialContent(
                     path: path, reason: "the resumed file holds \(size) bytes, not the \(completeLength) its Content-Range announced")
@@ -110,7 +137,8 @@ extension HTTPNetworkService {
         case .alreadyComplete:
             break
         case .startOver:
-            await partial.discard()
+            try await file.empty()
+            try await partial.remember(nil, for: url)
             return nil
         case .reject(let reason):
             await partial.discard()

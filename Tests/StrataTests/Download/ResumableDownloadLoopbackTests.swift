@@ -6,7 +6,7 @@ import TestServer
 
 /// An origin that serves `content` under `etag` and honours `Range: bytes=N-` with `If-Range`
 /// as RFC 9110 §14.2 and §13.1.5 say.
-private func rangeAnswer(_ request: LoopbackHTTPServer.Request, content: Data, etag: String) -> LoopbackHTTPServer.Response {
+func rangeAnswer(_ request: LoopbackHTTPServer.Request, content: Data, etag: String) -> LoopbackHTTPServer.Response {
     guard let range = request.header("Range"), request.header("If-Range") == etag,
         range.hasPrefix("bytes="), range.hasSuffix("-"), let start = Int(range.dropFirst(6).dropLast())
     else { return .init(headers: [("ETag", etag)], body: content) }
@@ -19,7 +19,7 @@ private func rangeAnswer(_ request: LoopbackHTTPServer.Request, content: Data, e
 }
 
 /// A head that promises `content` whole, and the first `sent` bytes of it before the connection closes.
-private func cutShort(_ content: Data, after sent: Int, etag: String) -> LoopbackHTTPServer.Response {
+func cutShort(_ content: Data, after sent: Int, etag: String) -> LoopbackHTTPServer.Response {
     .raw(Data("HTTP/1.1 200 OK\r\nETag: \(etag)\r\nContent-Length: \(content.count)\r\n\r\n".utf8) + content.prefix(sent))
 }
 
@@ -206,5 +206,33 @@ struct ResumableDownloadLoopbackTests {
 
         #expect(try Data(contentsOf: target) == version1)
         #expect(server.requests.last?.header("Range") == nil)
+    }
+
+    @Test("a resumed request asks for identity even when the endpoint asks for gzip: ranges count coded bytes")
+    func identityOverridesEndpoint() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try version1.prefix(30_000).write(to: URL(fileURLWithPath: target.path + ".part"))
+        try await PartialDownload(target: target).remember("\"v1\"", for: server.url("/artifact"))
+        server.route("/artifact") { [version1] in rangeAnswer($0, content: version1, etag: "\"v1\"") }
+
+        _ = try await service.download(
+            TestEndpoint(path: "/artifact", headers: ["Accept-Encoding": "gzip"]), via: environment, to: target, resumable: true)
+
+        #expect(server.requests.last?.header("Accept-Encoding") == "identity")
+        #expect(try Data(contentsOf: target) == version1)
+    }
+
+    @Test("a 206 completes a resume even for an endpoint that accepts only 200")
+    func partialContentIsTheTransportsBusiness() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try version1.prefix(30_000).write(to: URL(fileURLWithPath: target.path + ".part"))
+        try await PartialDownload(target: target).remember("\"v1\"", for: server.url("/artifact"))
+        server.route("/artifact") { [version1] in rangeAnswer($0, content: version1, etag: "\"v1\"") }
+
+        let head = try await service.download(
+            TestEndpoint(path: "/artifact", acceptedStatusCodes: [200]), via: environment, to: target, resumable: true)
+
+        #expect(head.statusCode == 206)
+        #expect(try Data(contentsOf: target) == version1)
     }
 }

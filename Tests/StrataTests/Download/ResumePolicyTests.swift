@@ -65,7 +65,6 @@ struct ResumePolicyTests {
     @Test("RFC 9110 §15.3.7: a 206 whose Content-Range starts at the partial file's end is appended")
     func appends() {
         #expect(decide(206, ["Content-Range": "bytes 400-999/1000", "ETag": "\"v1\""]) == .append(completeLength: 1000))
-        #expect(decide(206, ["Content-Range": "bytes 400-999/*"]) == .append(completeLength: nil))
     }
 
     @Test("a 200 to a resumed request (validator changed, or ranges ignored) rewrites the file from its first byte")
@@ -79,7 +78,7 @@ struct ResumePolicyTests {
         arguments: [
             ("bytes 0-999/1000", "starts at byte 0"), ("bytes 500-999/1000", "starts at byte 500"),
             ("bytes 400-1000/1000", "not a valid byte range"), ("octets 400-999/1000", "not a valid byte range"),
-            ("bytes 400-899/1000", "ends at byte 899"),
+            ("bytes 400-899/1000", "ends at byte 899"), ("bytes 400-999/*", "does not say how long the file is"),
         ])
     func rejectsMismatch(field: String, reason: String) {
         guard case .reject(let text) = decide(206, ["Content-Range": field]) else {
@@ -107,6 +106,29 @@ struct ResumePolicyTests {
     @Test("RFC 9110 §15.5.17: a 416 for exactly the bytes held means the file is complete (curl: already downloaded)")
     func alreadyComplete() {
         #expect(decide(416, ["Content-Range": "bytes */400"]) == .alreadyComplete)
+    }
+
+    @Test("RFC 9110 §13.1.5: a 206 whose Last-Modified is not the date sent in If-Range is of another version")
+    func rejectsAnotherDate() {
+        let sent = "Sun, 06 Nov 1994 08:49:37 GMT"
+        func decide(_ headers: HTTPHeaders) -> ResumePolicy.Decision {
+            ResumePolicy.decision(status: 206, headers: headers, offset: 400, resumed: true, validator: sent, now: now)
+        }
+        #expect(decide(["Content-Range": "bytes 400-999/1000", "Last-Modified": sent]) == .append(completeLength: 1000))
+        #expect(decide(["Content-Range": "bytes 400-999/1000"]) == .append(completeLength: 1000))
+        guard case .reject(let reason) = decide(["Content-Range": "bytes 400-999/1000", "Last-Modified": "Mon, 07 Nov 1994 08:49:37 GMT"])
+        else {
+            Issue.record("expected a rejection")
+            return
+        }
+        #expect(reason.contains("another version"))
+    }
+
+    @Test("RFC 9110 §15.5.17: a 416 of the right length but another strong or a weak ETag starts over")
+    func alreadyCompleteChecksETag() {
+        #expect(decide(416, ["Content-Range": "bytes */400", "ETag": "\"v1\""]) == .alreadyComplete)
+        #expect(decide(416, ["Content-Range": "bytes */400", "ETag": "\"v2\""]) == .startOver)
+        #expect(decide(416, ["Content-Range": "bytes */400", "ETag": "W/\"v1\""]) == .startOver)
     }
 
     @Test("RFC 9110 §15.5.17: a 416 for another length, or without Content-Range, starts over")
