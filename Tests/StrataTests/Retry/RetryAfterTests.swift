@@ -79,6 +79,22 @@ struct RetryAfterTests {
         #expect(RetryAfter.seconds(from: "Sun Nov 6 08:49:37 1994", now: now) == 37)
     }
 
+    @Test(
+        "RFC 9110 §5.6.7: Retry-After reads dates robustly, runs of spaces between elements and surrounding spaces accepted (only a cache's Expires is read strictly, RFC 9111 §5.3)",
+        arguments: [
+            "Sun, 06  Nov  1994 08:49:37 GMT",
+            "Sun,  06 Nov 1994 08:49:37 GMT",
+            "Sun, 06 Nov 1994 08:49:37  GMT",
+            "Sunday,  06-Nov-94 08:49:37 GMT",
+            "Sun Nov 6 08:49:37 1994",
+            "Sun  Nov  6 08:49:37 1994",
+            "Sun Nov  6  08:49:37 1994",
+            "  Sun, 06 Nov 1994 08:49:37 GMT\t",
+        ])
+    func lenientDates(value: String) {
+        #expect(RetryAfter.seconds(from: value, now: now) == 37)
+    }
+
     @Test("a date in the past means now (0 seconds)")
     func pastDate() {
         let later = now.addingTimeInterval(3_600)
