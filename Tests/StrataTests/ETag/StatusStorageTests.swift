@@ -67,6 +67,22 @@ struct StatusStorageTests {
     }
 
     @Test(
+        "RFC 9111 §4.3.5: a HEAD answered 404 or 410 drops the stored 200 as a GET's 404 does (§4.3.3); a 503 does not",
+        arguments: [(404, true), (410, true), (503, false)])
+    func headOutdatesEntry(status: Int, outdates: Bool) async throws {
+        let cache = CacheHarness(headers: ["Cache-Control": "no-cache"])
+        _ = try await cache.get()
+        cache.origin.setHeaders([:])
+        cache.origin.answer(status: status)
+        #expect(try await cache.get(method: "HEAD").statusCode == status)
+        cache.origin.answer(status: nil)
+        _ = try await cache.get()
+        // The last request is conditional only when the 200 is still stored.
+        #expect(cache.counter.count("etag.validating") == (outdates ? 1 : 2), "the HEAD is conditional too")
+        #expect(cache.counter.count("etag.miss") == (outdates ? 2 : 1))
+    }
+
+    @Test(
         "reuse(for:) reuses a heuristically cacheable status (a 404) for its time, but not a status that needs explicit freshness (a 400) or asks for a retry (a 503)",
         arguments: [(404, true), (400, false), (503, false)])
     func endpointReuse(status: Int, reused: Bool) async throws {

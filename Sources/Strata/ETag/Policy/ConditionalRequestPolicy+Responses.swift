@@ -265,10 +265,15 @@ extension ConditionalRequestPolicy {
             url: url ?? entry.url, source: .revalidated)
     }
 
-    /// Whether a full `HEAD` response shows that `entry` is outdated (RFC 9111 §4.3.5): its
-    /// ETag, or failing that its Last-Modified, differs from the entry's.
+    /// Whether a full `HEAD` response shows that `entry` is outdated (RFC 9111 §4.3.5): the
+    /// status a `GET` would get is another one that outdates a stored response
+    /// (``outdatesStoredResponse(status:)``, the rule a `GET`'s response follows, §4.3.3: a 404
+    /// or 410 for a stored 200, a 200 for a stored 404); or, of the same status, its ETag, or
+    /// failing that its Last-Modified, differs from the entry's. A failure (a 503) or a 304
+    /// says nothing about the stored response.
     func headResponse(_ response: HTTPResponse, outdates entry: ETagCacheEntry) -> Bool {
-        guard response.statusCode == 200 else { return false }
+        guard Self.outdatesStoredResponse(status: response.statusCode) else { return false }
+        guard response.statusCode == entry.statusCode else { return true }
         if let received = response.headers["ETag"].flatMap(EntityTag.init) {
             guard let stored = entry.etag.flatMap(EntityTag.init) else { return true }
             return !stored.weaklyMatches(received)
