@@ -43,6 +43,10 @@ public enum ETagEvent: Sendable, Hashable {
         case eventStream = "server-sent event streams are not stored"
         /// A streamed body was larger than ``ETagTransport``'s `maxStreamedBodyBytes`.
         case streamedBodyTooLarge = "the streamed body is larger than the layer keeps"
+        /// A 3xx without `Location` or `Content-Length` that came with no body, which may not
+        /// have reached the layer (URLSession on Linux discards it), is never stored as if
+        /// complete (RFC 9111 §3.3); nor is such a streamed 3xx, decided before its body is read.
+        case bodyMayBeIncomplete = "a 3xx without Location or Content-Length may have lost its body"
         /// The caller stopped reading a streamed body before its end (or reading it failed).
         case streamedBodyUnfinished = "the streamed body was not read to its end"
     }

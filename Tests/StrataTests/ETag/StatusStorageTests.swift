@@ -185,6 +185,39 @@ struct StatusStorageTests {
         #expect(server.requestCount == 1)
     }
 
+    @Test(
+        "RFC 9111 §3.3: a 301 or 308 without Location, whose body FoundationNetworking discarded, is never stored as if complete",
+        arguments: [301, 308])
+    func redirectWithoutLocationNotStored(status: Int) async throws {
+        let server = try LoopbackHTTPServer()
+        defer { server.stop() }
+        server.route(
+            "/moved", method: "GET",
+            response: .init(status: status, headers: [("Cache-Control", "max-age=60"), ("ETag", "\"m1\"")], text: "moved nowhere"))
+        let cache = cache()
+        let first = try await cache.send(HTTPRequest(url: server.url("/moved")))
+        let second = try await cache.send(HTTPRequest(url: server.url("/moved")))
+        #expect(first.statusCode == status && second.statusCode == status && second.source == .network)
+        #expect(server.requestCount == 2)
+    }
+
+    @Test(
+        "RFC 9111 §3.3: a 3xx without Location or Content-Length may have lost its body and is not stored; with either, it is",
+        arguments: [300, 301, 302, 307, 308])
+    func redirectWithoutLengthDecision(status: Int) {
+        let fresh: HTTPHeaders = ["Cache-Control": "max-age=60", "ETag": "\"1\""]
+        let bodiless = policy.storeDecision(
+            for: makeResponse("", status: status, headers: fresh), to: get, times: .testExchange)
+        #expect(bodiless == .doNotStore(.bodyMayBeIncomplete))
+        var withLength = fresh
+        withLength.add(name: "Content-Length", value: "0")
+        #expect(isStored(decision(status, withLength)))
+        var withLocation = fresh
+        withLocation.add(name: "Location", value: "/elsewhere")
+        #expect(isStored(decision(status, withLocation)))
+        #expect(isStored(decision(404, fresh)), "only a 3xx loses its body that way")
+    }
+
     @Test("a 503 with max-age is not stored: it asks for a retry, and the retry reaches the origin")
     func failureNotStored() async throws {
         let server = try Self.origin()

@@ -45,6 +45,7 @@ extension ConditionalRequestPolicy {
         guard Self.mayStore(status: response.statusCode, headers: response.headers, sharedStorage: sharedStorage) else {
             return .doNotStore(.status)
         }
+        guard !Self.mayHaveLostItsBody(response) else { return .doNotStore(.bodyMayBeIncomplete) }
         guard !HeaderRules.forbidsStorage(response.headers) else { return .doNotStore(.responseNoStore) }
         guard !HeaderRules.isEventStream(response.headers) else { return .doNotStore(.eventStream) }
         let varyNames = HeaderRules.selectingNames(in: response.headers)
@@ -63,6 +64,21 @@ extension ConditionalRequestPolicy {
                 response: stored,
                 varyingRequestHeaders: varyingHeaders(of: request, names: varyNames),
                 exchangeTimes: times))
+    }
+
+    /// Whether `response` is a 3xx without `Location` or `Content-Length` and with no body:
+    /// one whose body may never have reached this layer, which must then not store it as
+    /// complete (RFC 9111 §3.3). Linux quirk: FoundationNetworking discards the body of a 301,
+    /// 302, 303 or 305–308 it meant to follow, and when there is no `Location` to follow,
+    /// ``URLSessionTransport`` returns the response without its body and without the
+    /// `Content-Length` that counted it. The rule reads the response, not the transport: an
+    /// empty 3xx without `Location` sent chunked or over HTTP/2 is not stored either, a lost
+    /// reuse of a rare response rather than a stored body that is not the origin's. A streamed
+    /// response is decided on its head, before any byte of its body (`response.body` is empty),
+    /// so there no 3xx without `Location` or `Content-Length` is stored.
+    static func mayHaveLostItsBody(_ response: HTTPResponse) -> Bool {
+        (300..<400).contains(response.statusCode) && response.body.isEmpty
+            && !response.headers.contains("Location") && !response.headers.contains("Content-Length")
     }
 
     /// Adds `Date: <receivedAt>` to headers that have no `Date`: a recipient with a clock
