@@ -28,7 +28,7 @@ public enum ETagEvent: Sendable, Hashable {
     public enum NotStoredReason: String, Sendable, Hashable {
         /// The status is not stored: 206, a status that asks for a retry (401, 407, 408, 429,
         /// 500, 502, 503, 504), or one RFC 9110 §15.1 does not call heuristically cacheable,
-        /// without explicit freshness or `public`.
+        /// without explicit freshness, `public`, or `private` in a private store.
         case status = "the status is not stored"
         /// The response has neither `ETag` nor `Last-Modified`, so it cannot be revalidated.
         case noValidator = "no ETag or Last-Modified"

@@ -44,6 +44,19 @@ struct StatusStorageTests {
     }
 
     @Test(
+        "RFC 9111 §3: in a private store, private makes any other final status storable, as public does; in a shared store it does not",
+        arguments: [201, 302, 400, 403, 422])
+    func privateInPrivateStore(status: Int) {
+        let response = makeResponse("x", status: status, headers: ["Cache-Control": "private", "ETag": "\"1\""])
+        #expect(isStored(policy.storeDecision(for: response, to: get, times: .testExchange, sharedStorage: false)))
+        #expect(policy.storeDecision(for: response, to: get, times: .testExchange, sharedStorage: true) == .doNotStore(.status))
+        let retry = makeResponse("x", status: 401, headers: ["Cache-Control": "private", "ETag": "\"1\""])
+        #expect(
+            policy.storeDecision(for: retry, to: get, times: .testExchange) == .doNotStore(.status),
+            "a status that asks for a retry is still never stored")
+    }
+
+    @Test(
         "RFC 9111 §3: 206 (partial), 304, statuses that ask for a retry, and statuses outside 200–599 are never stored",
         arguments: [206, 304, 401, 407, 408, 429, 500, 502, 503, 504, 100, 600, 999])
     func neverStored(status: Int) {
