@@ -28,7 +28,7 @@ public enum ETagEvent: Sendable, Hashable {
     public enum NotStoredReason: String, Sendable, Hashable {
         /// The status is not stored: 206, a status that asks for a retry (401, 407, 408, 429,
         /// 500, 502, 503, 504), or one RFC 9110 §15.1 does not call heuristically cacheable,
-        /// without explicit freshness or `public`.
+        /// without explicit freshness, `public`, or `private` in a private store.
         case status = "the status is not stored"
         /// The response has neither `ETag` nor `Last-Modified`, so it cannot be revalidated.
         case noValidator = "no ETag or Last-Modified"
@@ -43,6 +43,10 @@ public enum ETagEvent: Sendable, Hashable {
         case eventStream = "server-sent event streams are not stored"
         /// A streamed body was larger than ``ETagTransport``'s `maxStreamedBodyBytes`.
         case streamedBodyTooLarge = "the streamed body is larger than the layer keeps"
+        /// A 3xx without `Location` or `Content-Length` that came with no body, which may not
+        /// have reached the layer (URLSession on Linux discards it), is never stored as if
+        /// complete (RFC 9111 §3.3); nor is such a streamed 3xx, decided before its body is read.
+        case bodyMayBeIncomplete = "a 3xx without Location or Content-Length may have lost its body"
         /// The caller stopped reading a streamed body before its end (or reading it failed).
         case streamedBodyUnfinished = "the streamed body was not read to its end"
     }

@@ -7,7 +7,8 @@ import Foundation
 /// match it, in full when they do not. When none may, the request goes to the origin with the
 /// caller's validators untouched (the layer adds none of its own), and the origin's answer is
 /// the caller's: a `304` as it came, which also freshens the stored response it identifies
-/// (§4.3.4); a `200`, stored as any other.
+/// (§4.3.4), or removes a stored status other than 2xx (RFC 9110 §13.2.1); a `200`, stored as
+/// any other.
 extension ETagTransport {
     /// The stored `entry` as the answer to `request`: the caller's `304` when its own validators
     /// match, else the stored response; reports ``ETagEvent/callerConditional(_:outcome:)`` when
@@ -73,16 +74,23 @@ extension ETagTransport {
         }
     }
 
-    /// Writes back `candidate` freshened by the origin's `304` to the caller's validators, when
-    /// the 304 identifies it (RFC 9111 §4.3.4); otherwise leaves the store alone.
+    /// Writes back `candidate` freshened by the origin's `304` to the caller's validators when
+    /// the 304 identifies it (RFC 9111 §4.3.4), removes it when the 304 outdates it (a stored
+    /// status other than 2xx, RFC 9110 §13.2.1), and otherwise leaves the store alone.
     private nonisolated(nonsending) func freshen(
         _ candidate: Candidate?, withCallerNotModified notModified: HTTPResponse, for request: HTTPRequest,
         primaryKey: StoreKey, times: ExchangeTimes
     ) async {
-        guard let candidate,
-            let fresh = policy.freshenedByCallerNotModified(candidate.entry, with: notModified, times: times)
-        else { return }
-        await storeEntry(fresh, primaryKey: primaryKey, request: request)
+        guard let candidate else { return }
+        switch policy.callerNotModified(notModified, updates: candidate.entry, times: times) {
+        case .freshen(let fresh):
+            await storeEntry(fresh, primaryKey: primaryKey, request: request)
+        case .remove:
+            await removeEntry(for: candidate.key)
+            report(.invalidated(request.url))
+        case .leave:
+            return
+        }
     }
 
     /// `request` without the caller's own validators: what a background refresh sends, so that

@@ -9,16 +9,37 @@ enum HTTPDate {
     private static let monthNames: [Substring] =
         ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
-    /// The date `text` names, or `nil` if it is not an HTTP-date.
+    /// How closely a date is read to the grammar.
+    enum Reading {
+        /// Elements are separated by exactly one space, and only asctime's one-digit day is
+        /// padded by a second (`Nov  6`); `Nov 6`, doubled spaces, tabs or surrounding spaces
+        /// are not an HTTP-date. For the cache's freshness fields: a cache must read an invalid
+        /// `Expires` as a time in the past (RFC 9111 §5.3), so a lenient reading would keep a
+        /// response fresh that the grammar says has expired.
+        case strict
+        /// Elements are separated by runs of spaces, and asctime's day has one or two digits,
+        /// padded or not (`Nov 6`, `Nov  6`, `Nov 06`). RFC 9110 §5.6.7 encourages recipients to
+        /// be robust in parsing timestamps unless a field's definition restricts it; for
+        /// `Retry-After`, a date read leniently is still the date the server meant.
+        case lenient
+    }
+
+    /// The date `text` names, or `nil` if it is not an HTTP-date as `reading` reads one.
+    /// Callers trim the field's surrounding whitespace first.
     ///
-    /// The grammar is read exactly: elements are separated by one space, and only asctime's
-    /// one-digit day is padded by a second (`Nov  6`); `Nov 6`, doubled spaces, tabs or
-    /// surrounding spaces are not an HTTP-date. A cache must read an invalid `Expires` as a
-    /// time in the past (RFC 9111 §5.3), so a lenient reading would keep a response fresh that
-    /// the grammar says has expired. Callers trim the field's surrounding whitespace first.
-    ///
-    /// - Parameter now: Needed only for RFC 850's two-digit years.
-    static func parse(_ text: String, now: Date) -> Date? {
+    /// - Parameters:
+    ///   - now: Needed only for RFC 850's two-digit years.
+    ///   - reading: How closely to follow the grammar. Default: ``Reading/strict``.
+    static func parse(_ text: String, now: Date, reading: Reading = .strict) -> Date? {
+        if reading == .lenient {
+            let parts = text.split(separator: " ", omittingEmptySubsequences: true)
+            switch parts.count {
+            case 6 where parts[0].hasSuffix(","): return imfFixdate(parts)
+            case 4 where parts[0].hasSuffix(","): return rfc850(parts, now: now)
+            case 5: return asctime(parts, dayDigits: 1...2)
+            default: return nil
+            }
+        }
         let parts = text.split(separator: " ", omittingEmptySubsequences: false)
         switch parts.count {
         case 6 where parts[0].hasSuffix(","):
@@ -27,10 +48,10 @@ enum HTTPDate {
             return rfc850(parts, now: now)
         case 5:
             // `date3 = month SP ( 2DIGIT / ( SP DIGIT ))`: a two-digit day.
-            return asctime(parts, dayDigits: 2)
+            return asctime(parts, dayDigits: 2...2)
         case 6 where parts[2].isEmpty:
             // The same, a one-digit day after the padding space: `Sun Nov  6 08:49:37 1994`.
-            return asctime([parts[0], parts[1], parts[3], parts[4], parts[5]], dayDigits: 1)
+            return asctime([parts[0], parts[1], parts[3], parts[4], parts[5]], dayDigits: 1...1)
         default:
             return nil
         }
@@ -69,9 +90,9 @@ enum HTTPDate {
     }
 
     /// `Sun Nov  6 08:49:37 1994` (`parts` without the padding space), its day of `dayDigits` digits.
-    private static func asctime(_ parts: [Substring], dayDigits: Int) -> Date? {
+    private static func asctime(_ parts: [Substring], dayDigits: ClosedRange<Int>) -> Date? {
         guard shortDayNames.contains(parts[0]), let month = month(parts[1]),
-            let day = number(parts[2], digits: dayDigits...dayDigits), let year = number(parts[4], digits: 4...4),
+            let day = number(parts[2], digits: dayDigits), let year = number(parts[4], digits: 4...4),
             let second = secondOfDay(parts[3])
         else { return nil }
         return date(year: year, month: month, day: day, second: second)

@@ -12,9 +12,11 @@ package enum RetryAfter {
     ///
     /// Accepts `delay-seconds` (a non-negative integer: `120`; no sign, fraction or unit) and the
     /// three HTTP-date forms of RFC 9110 §5.6.7: IMF-fixdate `Sun, 06 Nov 1994 08:49:37 GMT`,
-    /// RFC 850 `Sunday, 06-Nov-94 08:49:37 GMT` and asctime `Sun Nov  6 08:49:37 1994`, spelled
-    /// exactly as the grammar says (one space between elements; `Nov 6` is malformed). A date
-    /// at or before `now` means "now" (0). RFC 850's two-digit year names the date within 50
+    /// RFC 850 `Sunday, 06-Nov-94 08:49:37 GMT` and asctime `Sun Nov  6 08:49:37 1994`, read
+    /// robustly as RFC 9110 §5.6.7 encourages (`HTTPDate.Reading.lenient`): runs of spaces
+    /// between elements, and asctime's day padded or not (`Nov 6`). Only a cache's `Expires`
+    /// must read an invalid date as expired (RFC 9111 §5.3); a server's `Retry-After` means its
+    /// date however it is spaced. A date at or before `now` means "now" (0). RFC 850's two-digit year names the date within 50
     /// years of `now` either side, more than 50 years ahead being the previous century's: in 1994,
     /// "09" is 2009 and "45" is 1945. Surrounding spaces and tabs are ignored.
     ///
@@ -32,7 +34,7 @@ package enum RetryAfter {
             // a valid request for patience that maxRetryAfter then refuses.
             return Double(trimmed)
         }
-        guard let date = HTTPDate.parse(trimmed, now: now) else { return nil }
+        guard let date = HTTPDate.parse(trimmed, now: now, reading: .lenient) else { return nil }
         return max(0, date.timeIntervalSince(now))
     }
 }

@@ -227,7 +227,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             // 305–308 (it expects to follow it), and one without `Location` (a valid final
             // response, RFC 9110 §15.4) completes with neither a head nor its body, which it
             // discarded: the task's own response is all there is. No byte of its body arrives,
-            // so the `Content-Length` that counted them goes too.
+            // so the `Content-Length` that counted them goes too; a cache reads a 3xx without
+            // `Location` or `Content-Length` and with no body as possibly incomplete, and never
+            // stores it (RFC 9111 §3.3).
             entry.response = unreported
             entry.bodyDiscarded = true
         }

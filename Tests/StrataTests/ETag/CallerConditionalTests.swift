@@ -114,6 +114,40 @@ struct CallerConditionalTests {
         #expect(next.text == "representation v2" && next.source == .network)
     }
 
+    @Test(
+        "RFC 9110 §13.2.1 and §15.4.5: an origin 304 to the caller's validators removes a stale stored 404 with that tag instead of freshening it"
+    )
+    func notModifiedRemovesStoredNonSuccess() async throws {
+        let cache = CacheHarness(headers: ["Cache-Control": "max-age=60", "ETag": "\"n1\""])
+        cache.origin.answer(status: 404)
+        #expect(try await cache.get().statusCode == 404)
+        cache.advance(61)
+        // A 304 says the selected representation is a 2xx with that tag: the stored 404 is outdated.
+        cache.origin.answer(status: 304)
+        #expect(try await cache.get(["If-None-Match": "\"n1\""]).statusCode == 304)
+        cache.origin.answer(status: nil)
+        cache.origin.setHeaders(["Cache-Control": "max-age=60"])
+        let next = try await cache.get()
+        #expect(next.statusCode == 200 && next.source == .network && cache.origin.requests == 3)
+    }
+
+    @Test("RFC 9110 §13.2.1: an origin 304 never freshens a stored status other than 2xx, whatever its tag")
+    func notModifiedOutdatesNonSuccess() {
+        let policy = ConditionalRequestPolicy()
+        let notModified = makeResponse("", status: 304, headers: ["ETag": "\"n1\""])
+        for status in [404, 410, 301, 501] {
+            let entry = ETagCacheEntry(response: makeResponse("x", status: status, headers: ["ETag": "\"n1\""]))
+            #expect(policy.callerNotModified(notModified, updates: entry, times: .testExchange) == .remove)
+        }
+        let found = ETagCacheEntry(response: makeResponse("x", headers: ["ETag": "\"n1\""]))
+        guard case .freshen = policy.callerNotModified(notModified, updates: found, times: .testExchange) else {
+            Issue.record("a matching 304 freshens a stored 200")
+            return
+        }
+        let other = ETagCacheEntry(response: makeResponse("x", headers: ["ETag": "\"n2\""]))
+        #expect(policy.callerNotModified(notModified, updates: other, times: .testExchange) == .leave)
+    }
+
     @Test("RFC 9111 §4.3.2 with §5.2.1.2: a stale response the request's max-stale accepts answers the caller's If-None-Match with 304")
     func maxStaleAnswersWithNotModified() async throws {
         let cache = CacheHarness(headers: ["Cache-Control": "max-age=60"])

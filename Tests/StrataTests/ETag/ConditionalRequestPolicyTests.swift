@@ -281,7 +281,23 @@ struct ConditionalRequestPolicyTests {
         let entry = ETagCacheEntry(response: makeResponse("x", headers: ["ETag": "\"1\""]))
         #expect(policy.headResponse(makeResponse("", headers: ["ETag": "\"2\""]), outdates: entry))
         #expect(!policy.headResponse(makeResponse("", headers: ["ETag": "W/\"1\""]), outdates: entry))
-        #expect(!policy.headResponse(makeResponse("", status: 404, headers: ["ETag": "\"2\""]), outdates: entry))
+        #expect(!policy.headResponse(makeResponse("", status: 503, headers: ["ETag": "\"2\""]), outdates: entry))
+    }
+
+    @Test(
+        "RFC 9111 §4.3.5 with §4.3.3: a HEAD answered with another status a GET would drop the stored response for (404, 410, a 200 for a stored 404) outdates it; a failure or the same status and validator does not",
+        arguments: [
+            (stored: 200, head: 404, outdates: true), (stored: 200, head: 410, outdates: true),
+            (stored: 404, head: 200, outdates: true), (stored: 404, head: 404, outdates: false),
+            (stored: 200, head: 200, outdates: false), (stored: 200, head: 503, outdates: false),
+            (stored: 200, head: 400, outdates: false), (stored: 200, head: 304, outdates: false),
+        ])
+    func headStatusOutdates(stored: Int, head: Int, outdates: Bool) {
+        let entry = ETagCacheEntry(response: makeResponse("x", status: stored, headers: ["ETag": "\"1\""]))
+        let response = makeResponse("", status: head, headers: ["ETag": "\"1\""])
+        #expect(policy.headResponse(response, outdates: entry) == outdates)
+        // A HEAD answers as a GET would: what it outdates, a GET's response of that status drops too.
+        if outdates { #expect(ConditionalRequestPolicy.outdatesStoredResponse(status: head)) }
     }
 
     @Test("a successful unsafe request invalidates its URL and same-origin Location and Content-Location")

@@ -44,6 +44,19 @@ struct StatusStorageTests {
     }
 
     @Test(
+        "RFC 9111 §3: in a private store, private makes any other final status storable, as public does; in a shared store it does not",
+        arguments: [201, 302, 400, 403, 422])
+    func privateInPrivateStore(status: Int) {
+        let response = makeResponse("x", status: status, headers: ["Cache-Control": "private", "ETag": "\"1\""])
+        #expect(isStored(policy.storeDecision(for: response, to: get, times: .testExchange, sharedStorage: false)))
+        #expect(policy.storeDecision(for: response, to: get, times: .testExchange, sharedStorage: true) == .doNotStore(.status))
+        let retry = makeResponse("x", status: 401, headers: ["Cache-Control": "private", "ETag": "\"1\""])
+        #expect(
+            policy.storeDecision(for: retry, to: get, times: .testExchange) == .doNotStore(.status),
+            "a status that asks for a retry is still never stored")
+    }
+
+    @Test(
         "RFC 9111 §3: 206 (partial), 304, statuses that ask for a retry, and statuses outside 200–599 are never stored",
         arguments: [206, 304, 401, 407, 408, 429, 500, 502, 503, 504, 100, 600, 999])
     func neverStored(status: Int) {
@@ -63,6 +76,22 @@ struct StatusStorageTests {
         _ = try await cache.get()
         // The third request is conditional only when the 200 is still stored.
         #expect(cache.counter.count("etag.validating") == (outdates ? 1 : 2))
+        #expect(cache.counter.count("etag.miss") == (outdates ? 2 : 1))
+    }
+
+    @Test(
+        "RFC 9111 §4.3.5: a HEAD answered 404 or 410 drops the stored 200 as a GET's 404 does (§4.3.3); a 503 does not",
+        arguments: [(404, true), (410, true), (503, false)])
+    func headOutdatesEntry(status: Int, outdates: Bool) async throws {
+        let cache = CacheHarness(headers: ["Cache-Control": "no-cache"])
+        _ = try await cache.get()
+        cache.origin.setHeaders([:])
+        cache.origin.answer(status: status)
+        #expect(try await cache.get(method: "HEAD").statusCode == status)
+        cache.origin.answer(status: nil)
+        _ = try await cache.get()
+        // The last request is conditional only when the 200 is still stored.
+        #expect(cache.counter.count("etag.validating") == (outdates ? 1 : 2), "the HEAD is conditional too")
         #expect(cache.counter.count("etag.miss") == (outdates ? 2 : 1))
     }
 
@@ -167,6 +196,39 @@ struct StatusStorageTests {
             return response.statusCode == 404 && response.text == "no such item"
         }
         #expect(server.requestCount == 1)
+    }
+
+    @Test(
+        "RFC 9111 §3.3: a 301 or 308 without Location, whose body FoundationNetworking discarded, is never stored as if complete",
+        arguments: [301, 308])
+    func redirectWithoutLocationNotStored(status: Int) async throws {
+        let server = try LoopbackHTTPServer()
+        defer { server.stop() }
+        server.route(
+            "/moved", method: "GET",
+            response: .init(status: status, headers: [("Cache-Control", "max-age=60"), ("ETag", "\"m1\"")], text: "moved nowhere"))
+        let cache = cache()
+        let first = try await cache.send(HTTPRequest(url: server.url("/moved")))
+        let second = try await cache.send(HTTPRequest(url: server.url("/moved")))
+        #expect(first.statusCode == status && second.statusCode == status && second.source == .network)
+        #expect(server.requestCount == 2)
+    }
+
+    @Test(
+        "RFC 9111 §3.3: a 3xx without Location or Content-Length may have lost its body and is not stored; with either, it is",
+        arguments: [300, 301, 302, 307, 308])
+    func redirectWithoutLengthDecision(status: Int) {
+        let fresh: HTTPHeaders = ["Cache-Control": "max-age=60", "ETag": "\"1\""]
+        let bodiless = policy.storeDecision(
+            for: makeResponse("", status: status, headers: fresh), to: get, times: .testExchange)
+        #expect(bodiless == .doNotStore(.bodyMayBeIncomplete))
+        var withLength = fresh
+        withLength.add(name: "Content-Length", value: "0")
+        #expect(isStored(decision(status, withLength)))
+        var withLocation = fresh
+        withLocation.add(name: "Location", value: "/elsewhere")
+        #expect(isStored(decision(status, withLocation)))
+        #expect(isStored(decision(404, fresh)), "only a 3xx loses its body that way")
     }
 
     @Test("a 503 with max-age is not stored: it asks for a retry, and the retry reaches the origin")

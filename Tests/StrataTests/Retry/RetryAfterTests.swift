@@ -73,10 +73,26 @@ struct RetryAfterTests {
         #expect(RetryAfter.seconds(from: "Monday, 29-Feb-00 00:00:00 GMT", now: in2080) == nil)
     }
 
-    @Test("RFC 9110 §5.6.7 asctime: a one-digit day padded by a space, or two digits")
+    @Test("asctime, with the day padded by a space or not")
     func asctime() {
         #expect(RetryAfter.seconds(from: "Sun Nov  6 08:49:37 1994", now: now) == 37)
-        #expect(RetryAfter.seconds(from: "Sun Nov 06 08:49:37 1994", now: now) == 37)
+        #expect(RetryAfter.seconds(from: "Sun Nov 6 08:49:37 1994", now: now) == 37)
+    }
+
+    @Test(
+        "RFC 9110 §5.6.7: Retry-After reads dates robustly, runs of spaces between elements and surrounding spaces accepted (only a cache's Expires is read strictly, RFC 9111 §5.3)",
+        arguments: [
+            "Sun, 06  Nov  1994 08:49:37 GMT",
+            "Sun,  06 Nov 1994 08:49:37 GMT",
+            "Sun, 06 Nov 1994 08:49:37  GMT",
+            "Sunday,  06-Nov-94 08:49:37 GMT",
+            "Sun Nov 6 08:49:37 1994",
+            "Sun  Nov  6 08:49:37 1994",
+            "Sun Nov  6  08:49:37 1994",
+            "  Sun, 06 Nov 1994 08:49:37 GMT\t",
+        ])
+    func lenientDates(value: String) {
+        #expect(RetryAfter.seconds(from: value, now: now) == 37)
     }
 
     @Test("a date in the past means now (0 seconds)")
@@ -102,16 +118,6 @@ struct RetryAfterTests {
             "Sun, 06 Nov 1994 08:49 GMT", // seconds missing
             "Sun Nov  6 08:49:37 94",
             "Sun, 06 Nov 1994 08:49:37 GMT extra",
-            // RFC 9110 §5.6.7: one space between elements, and only asctime's one-digit day is padded.
-            "Sun, 06  Nov  1994 08:49:37 GMT", // doubled spaces
-            "Sun,  06 Nov 1994 08:49:37 GMT",
-            "Sun, 06 Nov 1994 08:49:37  GMT",
-            "Sunday,  06-Nov-94 08:49:37 GMT",
-            "Sun Nov 6 08:49:37 1994", // a one-digit day without its padding
-            "Sun Nov  06 08:49:37 1994", // padding before two digits
-            "Sun  Nov  6 08:49:37 1994",
-            "Sun Nov  6  08:49:37 1994",
-            "Sun,\t06 Nov 1994 08:49:37 GMT", // a tab is not SP
         ])
     func malformed(value: String) {
         #expect(RetryAfter.seconds(from: value, now: now) == nil)

@@ -7,7 +7,10 @@ extension FreshnessPolicy {
         switch rule.heuristic {
         case .transportDefault: heuristicLimit
         case .off: nil
-        case .upTo(let seconds): .milliseconds(Int64((seconds * 1_000).rounded(.down)))
+        case .upTo(let seconds):
+            // No lifetime is longer than 2^31 seconds (RFC 9111 §1.2.2), and clamping first keeps
+            // `.seconds(Int64.max)` from trapping in the conversion to milliseconds.
+            .milliseconds(Int64((min(seconds, Double(CacheDirectives.maxDeltaSeconds)) * 1_000).rounded(.down)))
         }
     }
 

@@ -51,21 +51,42 @@ extension ConditionalRequestPolicy {
     /// The fields RFC 9110 §15.4.5 requires a 304 to carry when a 200 would.
     private static let notModifiedFieldNames = ["Cache-Control", "Content-Location", "Date", "ETag", "Expires", "Vary"]
 
-    /// `entry` freshened by a `304` the origin sent to the caller's own validators, when that 304
-    /// identifies it (RFC 9111 §4.3.4): its `ETag` weakly matches the stored one, or it has no
-    /// `ETag` and its `Last-Modified` is the stored one. `nil` otherwise: a 304 for a
-    /// representation the caller holds but the store does not (the caller's list named another
-    /// tag) must not touch the stored response, nor one that carries no validator.
-    func freshenedByCallerNotModified(
-        _ entry: ETagCacheEntry, with notModified: HTTPResponse, times: ExchangeTimes
-    ) -> ETagCacheEntry? {
+    /// What a `304` the origin sent to the caller's own validators does to the stored response.
+    enum CallerNotModifiedUpdate: Hashable, Sendable {
+        /// The 304 identifies the stored response: store it freshened.
+        case freshen(ETagCacheEntry)
+        /// The stored response is outdated: remove it.
+        case remove
+        /// The 304 is about another representation (the caller's own): leave the store alone.
+        case leave
+    }
+
+    /// What `notModified`, the origin's answer to the caller's own validators, does to the
+    /// stored `entry`.
+    ///
+    /// A stored status other than 2xx is removed: an origin evaluates `If-None-Match` and
+    /// `If-Modified-Since` only when it would otherwise answer 2xx (RFC 9110 §13.2.1), so a 304
+    /// says the selected representation is a 2xx (§15.4.5), whatever its tag, and a stored 404
+    /// or 301 no longer answers the request. Freshening it would serve the 404 for a resource
+    /// that exists; leaving it stale would let a later 304 to the layer's own validators
+    /// freshen it all the same.
+    ///
+    /// A stored 2xx is freshened when the 304 identifies it (RFC 9111 §4.3.4): its `ETag`
+    /// weakly matches the stored one, or it has no `ETag` and its `Last-Modified` is the
+    /// stored one. Otherwise it is left alone: a 304 for a representation the caller holds
+    /// but the store does not (the caller's list named another tag) must not touch the stored
+    /// response, nor one that carries no validator.
+    func callerNotModified(_ notModified: HTTPResponse, updates entry: ETagCacheEntry, times: ExchangeTimes)
+        -> CallerNotModifiedUpdate
+    {
+        guard (200..<300).contains(entry.statusCode) else { return .remove }
         if let received = notModified.headers["ETag"].flatMap(EntityTag.init) {
-            guard let stored = entry.etag.flatMap(EntityTag.init), stored.weaklyMatches(received) else { return nil }
+            guard let stored = entry.etag.flatMap(EntityTag.init), stored.weaklyMatches(received) else { return .leave }
         } else {
             guard let received = notModified.headers["Last-Modified"], let stored = entry.lastModified,
                 received.trimmingASCIIWhitespace() == stored.trimmingASCIIWhitespace()
-            else { return nil }
+            else { return .leave }
         }
-        return freshened(entry, with: notModified, times: times)
+        return freshened(entry, with: notModified, times: times).map { .freshen($0) } ?? .leave
     }
 }

@@ -45,6 +45,7 @@ extension ConditionalRequestPolicy {
         guard Self.mayStore(status: response.statusCode, headers: response.headers, sharedStorage: sharedStorage) else {
             return .doNotStore(.status)
         }
+        guard !Self.mayHaveLostItsBody(response) else { return .doNotStore(.bodyMayBeIncomplete) }
         guard !HeaderRules.forbidsStorage(response.headers) else { return .doNotStore(.responseNoStore) }
         guard !HeaderRules.isEventStream(response.headers) else { return .doNotStore(.eventStream) }
         let varyNames = HeaderRules.selectingNames(in: response.headers)
@@ -63,6 +64,21 @@ extension ConditionalRequestPolicy {
                 response: stored,
                 varyingRequestHeaders: varyingHeaders(of: request, names: varyNames),
                 exchangeTimes: times))
+    }
+
+    /// Whether `response` is a 3xx without `Location` or `Content-Length` and with no body:
+    /// one whose body may never have reached this layer, which must then not store it as
+    /// complete (RFC 9111 §3.3). Linux quirk: FoundationNetworking discards the body of a 301,
+    /// 302, 303 or 305–308 it meant to follow, and when there is no `Location` to follow,
+    /// ``URLSessionTransport`` returns the response without its body and without the
+    /// `Content-Length` that counted it. The rule reads the response, not the transport: an
+    /// empty 3xx without `Location` sent chunked or over HTTP/2 is not stored either, a lost
+    /// reuse of a rare response rather than a stored body that is not the origin's. A streamed
+    /// response is decided on its head, before any byte of its body (`response.body` is empty),
+    /// so there no 3xx without `Location` or `Content-Length` is stored.
+    static func mayHaveLostItsBody(_ response: HTTPResponse) -> Bool {
+        (300..<400).contains(response.statusCode) && response.body.isEmpty
+            && !response.headers.contains("Location") && !response.headers.contains("Content-Length")
     }
 
     /// Adds `Date: <receivedAt>` to headers that have no `Date`: a recipient with a clock
@@ -265,10 +281,15 @@ extension ConditionalRequestPolicy {
             url: url ?? entry.url, source: .revalidated)
     }
 
-    /// Whether a full `HEAD` response shows that `entry` is outdated (RFC 9111 §4.3.5): its
-    /// ETag, or failing that its Last-Modified, differs from the entry's.
+    /// Whether a full `HEAD` response shows that `entry` is outdated (RFC 9111 §4.3.5): the
+    /// status a `GET` would get is another one that outdates a stored response
+    /// (``outdatesStoredResponse(status:)``, the rule a `GET`'s response follows, §4.3.3: a 404
+    /// or 410 for a stored 200, a 200 for a stored 404); or, of the same status, its ETag, or
+    /// failing that its Last-Modified, differs from the entry's. A failure (a 503) or a 304
+    /// says nothing about the stored response.
     func headResponse(_ response: HTTPResponse, outdates entry: ETagCacheEntry) -> Bool {
-        guard response.statusCode == 200 else { return false }
+        guard Self.outdatesStoredResponse(status: response.statusCode) else { return false }
+        guard response.statusCode == entry.statusCode else { return true }
         if let received = response.headers["ETag"].flatMap(EntityTag.init) {
             guard let stored = entry.etag.flatMap(EntityTag.init) else { return true }
             return !stored.weaklyMatches(received)

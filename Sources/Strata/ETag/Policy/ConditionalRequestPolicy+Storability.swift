@@ -14,15 +14,18 @@ extension ConditionalRequestPolicy {
     /// Whether a response with `status` may be stored at all (RFC 9111 §3): a final status this
     /// layer understands (200–599), not 206 (partial), 304 (it only freshens a stored response)
     /// or one of ``neverStoredStatuses``; and, unless it is heuristically cacheable, only with
-    /// explicit freshness (``hasExplicitFreshness(_:sharedStorage:)``) or `public`. The rules
-    /// every stored response follows (a validator or a lifetime, no `no-store`, ...) still apply.
+    /// explicit freshness (``hasExplicitFreshness(_:sharedStorage:)``), `public`, or, in a
+    /// private store, `private` (RFC 9111 §3 lists each). The rules every stored response
+    /// follows (a validator or a lifetime, no `no-store`, ...) still apply.
     static func mayStore(status: Int, headers: HTTPHeaders, sharedStorage: Bool) -> Bool {
         if heuristicallyCacheableStatuses.contains(status) { return true }
         guard (200...599).contains(status), status != 206, status != 304, !neverStoredStatuses.contains(status) else {
             return false
         }
         if hasExplicitFreshness(headers, sharedStorage: sharedStorage) { return true }
-        return headers.contains("Cache-Control") && CacheDirectives(headers).isPublic
+        guard headers.contains("Cache-Control") else { return false }
+        let directives = CacheDirectives(headers)
+        return directives.isPublic || (!sharedStorage && directives.isPrivate)
     }
 
     /// Whether the headers give the response an explicit lifetime (RFC 9111 §4.2.1): `max-age`,

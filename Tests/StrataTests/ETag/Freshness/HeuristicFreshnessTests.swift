@@ -30,6 +30,15 @@ struct HeuristicFreshnessTests {
         #expect(try await plain.get().source == .revalidated, "off by default")
     }
 
+    @Test("RFC 9111 §1.2.2: a heuristic limit past 2^31 seconds (.seconds(Int64.max)) is clamped to it instead of trapping")
+    func hugeLimitClamped() {
+        let policy = FreshnessPolicy()
+        for limit: Duration in [.seconds(Int64.max), .seconds(Int64.max / 2), .seconds(Int64(CacheDirectives.maxDeltaSeconds) + 1)] {
+            #expect(policy.heuristicLimit(for: .heuristicFreshness(upTo: limit)) == .seconds(CacheDirectives.maxDeltaSeconds))
+        }
+        #expect(policy.heuristicLimit(for: .heuristicFreshness(upTo: .milliseconds(1_500))) == .milliseconds(1_500))
+    }
+
     @Test("RFC 9111 §4.2.2: heuristicFreshness() is capped at 24 hours by default, and at the limit given")
     func capped() async throws {
         let monthOld = HTTPDate.format(CacheHarness.epoch.addingTimeInterval(-30 * 86_400))
