@@ -12,6 +12,21 @@ struct RedisClusterTrustTests {
     static let password = "Cluster-Pa55-Never-Sent"
 
     /// A seed URL for `node` with the test's ACL user and password.
+    /// A seed that owns every slot, answers `AUTH`, and redirects every other command to
+    /// `stranger` with a `MOVED`.
+    private static func seedRedirectingEverything(to stranger: FakeClusterNode) throws -> FakeClusterNode {
+        let seedPort = LockedValue(0)
+        let node = try FakeClusterNode { command in
+            switch command.first {
+            case "AUTH": .simpleString("OK")
+            case "CLUSTER": FakeClusterNode.shards([(("127.0.0.1", seedPort.withLock { $0 }), [0...16383])])
+            default: .error("MOVED 42 \(stranger.address)")
+            }
+        }
+        seedPort.withLock { $0 = node.port }
+        return node
+    }
+
     private func seed(_ node: FakeClusterNode, host: String = "127.0.0.1") -> URL {
         URL(string: "redis://app:\(Self.password)@\(host):\(node.port)")!
     }
@@ -28,15 +43,7 @@ struct RedisClusterTrustTests {
     )
     func movedToUnknownNode() async throws {
         let stranger = try FakeClusterNode { _ in .simpleString("OK") }
-        let seedPort = LockedValue(0)
-        let node = try FakeClusterNode { command in
-            switch command.first {
-            case "AUTH": .simpleString("OK")
-            case "CLUSTER": FakeClusterNode.shards([(("127.0.0.1", seedPort.withLock { $0 }), [0...16383])])
-            default: .error("MOVED 42 \(stranger.address)")
-            }
-        }
-        seedPort.withLock { $0 = node.port }
+        let node = try Self.seedRedirectingEverything(to: stranger)
         let events = StoreEvents()
         let store = try makeClusterStore([seed(node)], events: events)
 
@@ -61,15 +68,7 @@ struct RedisClusterTrustTests {
     @Test("a node that redirects every command to a stranger costs the seeds one topology read per second, not one per command")
     func refusalHoldDown() async throws {
         let stranger = try FakeClusterNode { _ in .simpleString("OK") }
-        let seedPort = LockedValue(0)
-        let node = try FakeClusterNode { command in
-            switch command.first {
-            case "AUTH": .simpleString("OK")
-            case "CLUSTER": FakeClusterNode.shards([(("127.0.0.1", seedPort.withLock { $0 }), [0...16383])])
-            default: .error("MOVED 42 \(stranger.address)")
-            }
-        }
-        seedPort.withLock { $0 = node.port }
+        let node = try Self.seedRedirectingEverything(to: stranger)
         let time = TestClock()
         let events = StoreEvents()
         let store = try makeClusterStore([seed(node)], time: time, events: events)
