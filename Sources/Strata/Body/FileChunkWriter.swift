@@ -93,10 +93,10 @@ package final class FileChunkWriter: Sendable {
 
     /// The bytes the file holds.
     package func size() async throws -> Int64 {
-        try await onDispatchThread { () throws(NetworkError) -> Int64 in
+        try await BlockingCall.run { () throws -> Int64 in
             var status = stat()
             guard fstat(self.descriptor, &status) == 0 else {
-                throw .cannotWriteFile(path: self.path, reason: String(cString: strerror(errno)))
+                throw NetworkError.cannotWriteFile(path: self.path, reason: String(cString: strerror(errno)))
             }
             return Int64(status.st_size)
         }
@@ -104,16 +104,10 @@ package final class FileChunkWriter: Sendable {
 
     /// Empties the file; later writes start at its first byte.
     package func empty() async throws {
-        try await onDispatchThread { () throws(NetworkError) in
+        try await BlockingCall.run { () throws in
             guard ftruncate(self.descriptor, 0) == 0 else {
-                throw .cannotWriteFile(path: self.path, reason: String(cString: strerror(errno)))
+                throw NetworkError.cannotWriteFile(path: self.path, reason: String(cString: strerror(errno)))
             }
-        }
-    }
-
-    private func onDispatchThread<T: Sendable>(_ work: @escaping @Sendable () throws(NetworkError) -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-            DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
         }
     }
 
@@ -121,24 +115,15 @@ package final class FileChunkWriter: Sendable {
 
     /// Appends `chunk`.
     package func write(_ chunk: ArraySlice<UInt8>) async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try self.writeNow(chunk) })
-            }
-        }
+        try await BlockingCall.run { try self.writeNow(chunk) }
     }
 
     /// Flushes the file to disk and gives it the permissions of a new file (0666 less the umask,
     /// read from /proc: setting the umask to read it would change it for the whole process).
     package func finish() async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            DispatchQueue.global().async {
-                continuation.resume(
-                    with: Result {
-                        guard fchmod(self.descriptor, 0o666 & ~Self.processUmask) == 0, fsync(self.descriptor) == 0 else {
-                            throw NetworkError.cannotWriteFile(path: self.path, reason: String(cString: strerror(errno)))
-                        }
-                    })
+        try await BlockingCall.run {
+            guard fchmod(self.descriptor, 0o666 & ~Self.processUmask) == 0, fsync(self.descriptor) == 0 else {
+                throw NetworkError.cannotWriteFile(path: self.path, reason: String(cString: strerror(errno)))
             }
         }
     }

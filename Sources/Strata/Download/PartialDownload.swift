@@ -41,7 +41,7 @@ struct PartialDownload: Sendable {
     /// Dispatch thread; the lock is held until the writer is released.
     func open() async throws(NetworkError) -> FileChunkWriter {
         let (partPath, path) = (partPath, target.path)
-        return try await Self.offCooperativePool { () -> Result<FileChunkWriter, NetworkError> in
+        return try await BlockingCall.run { () -> Result<FileChunkWriter, NetworkError> in
             Result { () throws(NetworkError) in try FileChunkWriter(lockingPart: partPath, for: path) }
         }.get()
     }
@@ -54,7 +54,7 @@ struct PartialDownload: Sendable {
         guard let size = try? await file.size(), size > 0 else { return nil }
         let recordPath = recordPath
         let resource = Self.resource(of: url)
-        return await Self.offCooperativePool { () -> (offset: Int64, validator: String)? in
+        return await BlockingCall.run { () -> (offset: Int64, validator: String)? in
             // The name is predictable: never follow a link, and trust only a file of our own.
             let descriptor = Glibc.open(recordPath, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
             guard descriptor >= 0 else { return nil }
@@ -78,7 +78,7 @@ struct PartialDownload: Sendable {
     func remember(_ validator: String?, for url: URL) async throws(NetworkError) {
         let (recordPath, path) = (recordPath, target.path)
         let record = validator.map { Record(resource: Self.resource(of: url), validator: $0) }
-        let failure = await Self.offCooperativePool { () -> NetworkError? in
+        let failure = await BlockingCall.run { () -> NetworkError? in
             guard let record else {
                 unlink(recordPath)
                 return nil
@@ -96,7 +96,7 @@ struct PartialDownload: Sendable {
     /// Moves the partial file onto the target and removes the record.
     func complete() async throws(NetworkError) {
         let (partPath, recordPath, path) = (partPath, recordPath, target.path)
-        let failure = await Self.offCooperativePool { () -> NetworkError? in
+        let failure = await BlockingCall.run { () -> NetworkError? in
             guard rename(partPath, path) == 0 else {
                 return .cannotWriteFile(path: path, reason: String(cString: strerror(errno)))
             }
@@ -109,7 +109,7 @@ struct PartialDownload: Sendable {
     /// Removes the partial file's name and its record, if any; neither is followed if a link.
     func discard() async {
         let (partPath, recordPath) = (partPath, recordPath)
-        await Self.offCooperativePool {
+        await BlockingCall.run {
             unlink(recordPath)
             unlink(partPath)
         }
@@ -119,9 +119,4 @@ struct PartialDownload: Sendable {
         SHA256.hexDigest(Array(url.absoluteString.utf8))
     }
 
-    private static func offCooperativePool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: work()) }
-        }
-    }
 }

@@ -34,9 +34,6 @@ extension HTTPHeaders {
     /// The first coding of `Content-Encoding` that libcurl cannot decode (`x-custom`,
     /// `compress`), or `nil` when it decodes them all or there is none.
     var codingUnknownToLibcurl: String? {
-        values(for: "Content-Encoding")
-            .flatMap { $0.split(separator: ",") }
-            .map { $0.trimmingCharacters(in: .whitespaces) }
-            .first { !$0.isEmpty && !Self.libcurlCodings.contains($0.lowercased()) }
+        HeaderRules.listElements(values(for: "Content-Encoding")).first { !Self.libcurlCodings.contains($0.lowercased()) }
     }
 }
