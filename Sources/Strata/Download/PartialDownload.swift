@@ -15,7 +15,7 @@ import Foundation
 /// The validator lives in a small sidecar file, rather than an extended attribute (not every
 /// file system keeps them, and copies drop them) or the caller's hands (who would have to keep
 /// it across a crash): the two files move and vanish together. Every file operation runs on a
-/// Dispatch thread, never on one of Swift's cooperative threads (architecture decision 4).
+/// Dispatch thread, never on one of Swift's cooperative threads.
 struct PartialDownload: Sendable {
     /// What the sidecar records.
     struct Record: Codable, Equatable, Sendable {
