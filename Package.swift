@@ -38,6 +38,7 @@ let package = Package(
         .library(name: "StrataTesting", targets: ["StrataTesting"]),
         .library(name: "StrataPinning", targets: ["StrataPinning"]),
         .library(name: "StrataRedis", targets: ["StrataRedis"]),
+        .library(name: "StrataResilience", targets: ["StrataResilience"]),
         // The command-line tool: the guided tour, `get`, `pin` and `sandbox`. Stands on its own: its
         // sandbox makes a CA and a certificate in memory at startup, so the binary runs from anywhere.
         .executable(name: "strata-demo", targets: ["strata-demo"]),
@@ -45,6 +46,10 @@ let package = Package(
     targets: [
         .target(name: "Strata"),
         .target(name: "StrataTesting", dependencies: ["Strata"]),
+        // The layers production stacks add around retry: circuit breaker, concurrency limit, the
+        // server's rate limits, hedged requests and a per-attempt timeout. Built only on
+        // Transport, so a stack that needs none of them does not compile them.
+        .target(name: "StrataResilience", dependencies: ["Strata"]),
         // System OpenSSL 3 (Debian: apt install libssl-dev); a module map and a macro shim only.
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         // System nghttp2 (Debian: apt install libnghttp2-dev): HTTP/2 framing, HPACK, flow control.
@@ -84,7 +89,7 @@ let package = Package(
         .executableTarget(
             name: "strata-bench",
             dependencies: [
-                "Strata", "StrataPinning", "StrataRedis", "TestServer", "TLSTestServer",
+                "Strata", "StrataPinning", "StrataRedis", "StrataResilience", "TestServer", "TLSTestServer",
                 "RedisTestServer", "TestSupport", "CAllocationCounter",
             ], path: "Bench/strata-bench"),
         // Counts heap allocations for strata-bench by defining malloc and friends (the bench only).
@@ -105,6 +110,9 @@ let package = Package(
             name: "StrataTests",
             dependencies: ["Strata", "StrataTesting", "TestServer", "TestSupport", "TestTraits", "TLSTestServer", "etag-store-writer"]),
         .testTarget(name: "StrataTestingTests", dependencies: ["Strata", "StrataTesting"]),
+        .testTarget(
+            name: "StrataResilienceTests",
+            dependencies: ["StrataResilience", "Strata", "StrataTesting", "TestServer", "TestSupport", "TestTraits"]),
         // Certificates and keys live in Tests/Fixtures/Pinning and are read via #filePath.
         .testTarget(name: "StrataConnectTests", dependencies: ["StrataConnect", "Strata", "TestSupport"]),
         .testTarget(

@@ -3,6 +3,7 @@ import FoundationNetworking
 #endif
 import Foundation
 import Strata
+import StrataResilience
 
 /// `strata-bench layers`: what each decorator adds to a request, alone and stacked, over an
 /// in-memory terminal (no network, so only the layers' own work counts): nanoseconds and heap
@@ -147,6 +148,14 @@ enum LayerBenchmark {
                 transport: ETagTransport(
                     inner: Answering(revalidates: false, freshFor: 86_400, evictor: evictor),
                     store: InMemoryETagStore())),
+            // Issue 43: each resilience layer when nothing trips (closed circuit, free places, no
+            // window closed, an answer before the hedge delay, an attempt in time).
+            Scenario(name: "CircuitBreakerTransport, closed", target: 1_000, transport: CircuitBreakerTransport(inner: stored)),
+            Scenario(
+                name: "ConcurrencyLimitTransport, places free", target: 1_000, transport: ConcurrencyLimitTransport(inner: stored)),
+            Scenario(
+                name: "AttemptTimeoutTransport, in time", target: 1_000,
+                transport: AttemptTimeoutTransport(inner: stored, timeout: .seconds(30))),
             Scenario(name: "Reauth → Retry → ETag, 200 stored", transport: stack(stored)),
             Scenario(name: "Reauth → Retry → ETag, 304 revalidated", transport: stack(revalidating)),
             Scenario(
