@@ -102,7 +102,7 @@ let package = Package(
         .target(name: "StrataSandbox", dependencies: ["Strata", "COpenSSL"], path: "Demo/StrataSandbox"),
         // The demo's logic (commands, tour, output), testable; the executable only calls it.
         .target(
-            name: "StrataDemoKit", dependencies: ["Strata", "StrataPinning", "StrataSandbox"],
+            name: "StrataDemoKit", dependencies: ["Strata", "StrataPinning", "StrataResilience", "StrataSandbox"],
             path: "Demo/StrataDemoKit"),
         .executableTarget(name: "strata-demo", dependencies: ["StrataDemoKit"], path: "Demo/strata-demo"),
         // Depends on etag-store-writer so `swift test` builds the child its kill test runs.

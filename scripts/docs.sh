@@ -13,7 +13,7 @@
 # DocC runs. Each module is converted on its own (only its own graphs: <M>.symbols.json and its
 # extensions of other modules, <M>@<Other>.symbols.json), Strata first: the others are built with
 # it as a dependency, so their pages can link to Strata's symbols with a leading slash
-# (``/Strata/Transport``). `docc merge` then combines the four archives into one site, where
+# (``/Strata/Transport``). `docc merge` then combines the five archives into one site, where
 # those links land.
 #
 # Code blocks in the catalogs are compiled by scripts/readme-snippets.sh, not here.
@@ -28,7 +28,7 @@ case "${1:-}" in
 esac
 
 # Strata first: the other three link to it.
-modules=(Strata StrataPinning StrataRedis StrataTesting)
+modules=(Strata StrataPinning StrataRedis StrataResilience StrataTesting)
 docc=$(command -v docc || echo "$(dirname "$(readlink -f "$(command -v swift)")")/docc")
 [ -x "$docc" ] || { echo "docs: no docc next to swift ($docc); it ships with the Swift toolchain" >&2; exit 1; }
 
@@ -38,7 +38,7 @@ rm -rf "$out" "$graphs"
 mkdir -p "$out" "$graphs"
 
 # dump-symbol-graph also extracts the test modules, and exits 1 when they are not built (after a
-# plain `swift build`); only the four library modules' graphs matter here, so each is checked to
+# plain `swift build`); only the five library modules' graphs matter here, so each is checked to
 # have been written by this run.
 dump_log="$out/dump-symbol-graph.log"
 touch "$out/started"

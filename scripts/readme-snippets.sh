@@ -14,8 +14,8 @@
 #   <!-- compile: manifest -->  as the arguments of `Package(...)` in a Package.swift, checked with
 #                              `swift package dump-package`. The default for a block whose first
 #                              line is `// Package.swift`.
-# Every block sees Foundation, Strata, StrataPinning and StrataTesting without importing them, so a
-# block may continue an earlier one. Names a fragment uses without declaring (savedToken,
+# Every block sees Foundation, Strata, StrataPinning, StrataTesting and StrataResilience without
+# importing them, so a block may continue an earlier one. Names a fragment uses without declaring (savedToken,
 # production, Todo, ...) are declared once in Examples/APIContract/Sources/ReadmeSnippets/Context.swift;
 # a block's own declarations shadow them. File blocks share one module, so two of them must not
 # declare the same top-level name.
@@ -67,6 +67,7 @@ for doc in README.md docs/*.md $(find Sources -path '*.docc/*' -name '*.md' | so
         print "import Strata" > file
         print "import StrataPinning" > file
         print "import StrataTesting" > file
+        print "import StrataResilience" > file
         if (mode == "file") {
             for (i = 1; i <= count; i++) print lines[i] > file
         } else {

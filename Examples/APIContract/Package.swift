@@ -20,6 +20,7 @@ let package = Package(
             .product(name: "StrataTesting", package: "Strata"),
             .product(name: "StrataPinning", package: "Strata"),
             .product(name: "StrataRedis", package: "Strata"),
+            .product(name: "StrataResilience", package: "Strata"),
         ]),
         // The few names of swift-log the README's bridge uses, so that block compiles here
         // (no package outside the toolchain can be fetched).

@@ -5,8 +5,8 @@ import Foundation
 import Strata
 
 /// A decorator that gives each attempt its own time limit, apart from the whole request's
-/// ``RequestDeadline``: an attempt that takes longer is cancelled and fails with a
-/// ``TransportError`` of kind ``TransportError/Kind/timedOut``, which ``RetryTransport`` above
+/// ``/Strata/RequestDeadline``: an attempt that takes longer is cancelled and fails with a
+/// ``/Strata/TransportError`` of kind ``/Strata/TransportError/Kind/timedOut``, which ``/Strata/RetryTransport`` above
 /// retries while the whole deadline leaves time.
 ///
 /// Without it, a request whose first attempt hangs spends its whole deadline on that attempt,
@@ -14,7 +14,7 @@ import Strata
 /// timeout give a hung call up to four more tries.
 ///
 /// ## Where it goes
-/// Inside ``RetryTransport`` (and inside a ``CircuitBreakerTransport``, so an attempt that times
+/// Inside ``/Strata/RetryTransport`` (and inside a ``CircuitBreakerTransport``, so an attempt that times
 /// out counts as a failure), as in Polly's standard pipeline (total timeout → retry → circuit
 /// breaker → attempt timeout):
 /// ```swift
@@ -57,7 +57,7 @@ public struct AttemptTimeoutTransport: Transport {
 
     /// Sends `request`, failing the attempt when it takes longer than ``timeout``.
     ///
-    /// - Throws: ``TransportError`` of kind ``TransportError/Kind/timedOut`` when the attempt
+    /// - Throws: ``/Strata/TransportError`` of kind ``/Strata/TransportError/Kind/timedOut`` when the attempt
     ///   took too long; otherwise what `inner` throws.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         try await withThrowingTaskGroup(of: HTTPResponse?.self) { group in
@@ -130,7 +130,7 @@ public struct AttemptTimeoutTransport: Transport {
 }
 
 extension TransportLayer {
-    /// An ``AttemptTimeoutTransport`` layer, for a ``TransportStack``.
+    /// An ``AttemptTimeoutTransport`` layer, for a ``/Strata/TransportStack``.
     public static func attemptTimeout(_ timeout: Duration, clock: some Clock<Duration> = ContinuousClock()) -> TransportLayer {
         TransportLayer { AttemptTimeoutTransport(inner: $0, timeout: timeout, clock: clock) }
     }

@@ -1,7 +1,7 @@
 import Foundation
 import Strata
 
-/// What a ``CircuitBreakerTransport`` did, reported through ``TransportEvents`` to every observer
+/// What a ``CircuitBreakerTransport`` did, reported through ``/Strata/TransportEvents`` to every observer
 /// above it.
 ///
 /// A change of state is reported in the task of the call that caused it: the call whose failure

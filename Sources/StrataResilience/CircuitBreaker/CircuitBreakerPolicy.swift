@@ -82,7 +82,7 @@ public struct CircuitBreakerPolicy: Sendable {
         self.isFailure = isFailure
     }
 
-    /// The default failure rule: a server error (5xx), and a transient ``TransportError``
+    /// The default failure rule: a server error (5xx), and a transient ``/Strata/TransportError``
     /// (timed out, cannot connect, connection lost). Never a 4xx: the dependency answered, and
     /// a caller's bad request must not stop everyone else's. Never a TLS or pinning failure or
     /// an invalid request: they do not heal with time, and opening would hide their message

@@ -13,11 +13,12 @@ import Strata
 /// microseconds and gives the dependency room to recover.
 ///
 /// ## Where it goes
-/// Inside ``RetryTransport`` and outside the per-attempt timeout, as in Polly's standard
+/// Inside ``/Strata/RetryTransport`` and outside the per-attempt timeout, as in Polly's standard
 /// pipeline (retry → circuit breaker → attempt timeout): each attempt is counted, an attempt
 /// that times out counts as a failure, and a retry meets the open circuit and stops at once
-/// (``CircuitOpenError`` is not retryable). Outside the cache (`ETagTransport`), so that a
-/// response the cache answers is not a call to the dependency.
+/// (``CircuitOpenError`` is not retryable). Inside `ETagTransport`, so that a fresh hit the
+/// cache answers is not counted as a call to the dependency. The whole recommended order is in
+/// <doc:BuildingAResilientStack>.
 /// ```swift
 /// let stack = TransportStack(
 ///     .retry(),
@@ -30,7 +31,7 @@ import Strata
 /// - Each group (``RequestPartition``, default ``RequestPartition/origin``) has its own circuit;
 ///   all requests through one instance, and its copies, share the circuits.
 /// - What counts as a failure is ``CircuitBreakerPolicy/isFailure`` (default: 5xx and transient
-///   ``TransportError``s, never a 4xx). `CancellationError` counts as nothing.
+///   ``/Strata/TransportError``s, never a 4xx). `CancellationError` counts as nothing.
 /// - A streamed call counts when its head arrives (or its error, when none does): a body cut
 ///   later is that stream's error, and a long stream never holds a half-open probe's place.
 /// - An open circuit fails calls without sending them; state changes and refusals are reported
@@ -168,7 +169,7 @@ public struct CircuitBreakerTransport: Transport {
 }
 
 extension TransportLayer {
-    /// A ``CircuitBreakerTransport`` layer, for a ``TransportStack``.
+    /// A ``CircuitBreakerTransport`` layer, for a ``/Strata/TransportStack``.
     public static func circuitBreaker(
         policy: CircuitBreakerPolicy = CircuitBreakerPolicy(), partition: RequestPartition = .origin,
         clock: some Clock<Duration> = ContinuousClock()

@@ -4,7 +4,7 @@ import Strata
 /// The error a ``CircuitBreakerTransport`` fails a call with, at once and without sending it,
 /// while the circuit of its group is open (or half-open with its probes already out).
 ///
-/// It is not a ``TransportError``, so ``RetryTransport`` never retries into an open circuit: a
+/// It is not a ``/Strata/TransportError``, so ``/Strata/RetryTransport`` never retries into an open circuit: a
 /// retry would fail the same way, and the point of the circuit is that the dependency gets no
 /// calls while it recovers.
 public struct CircuitOpenError: Error, Sendable, CustomStringConvertible {

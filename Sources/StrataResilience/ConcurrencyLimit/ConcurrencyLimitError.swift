@@ -4,7 +4,7 @@ import Strata
 /// The error a ``ConcurrencyLimitTransport`` fails a call with when it found no place: the
 /// queue was full, or the call waited as long as it may.
 ///
-/// It is not a ``TransportError``, so ``RetryTransport`` does not retry it: the limit protects
+/// It is not a ``/Strata/TransportError``, so ``/Strata/RetryTransport`` does not retry it: the limit protects
 /// the dependency (and this process) from more calls, and a retry would be one more.
 public struct ConcurrencyLimitError: Error, Sendable, CustomStringConvertible {
     /// Why the call found no place.

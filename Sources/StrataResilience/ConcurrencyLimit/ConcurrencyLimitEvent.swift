@@ -1,7 +1,7 @@
 import Foundation
 import Strata
 
-/// What a ``ConcurrencyLimitTransport`` did, reported through ``TransportEvents`` to every
+/// What a ``ConcurrencyLimitTransport`` did, reported through ``/Strata/TransportEvents`` to every
 /// observer above it. A call that found a place at once reports nothing.
 public enum ConcurrencyLimitEvent: TransportEvent, Hashable {
     /// The call waits for a place, at `position` in its group's queue (1 = next).

@@ -15,7 +15,7 @@ public struct ConcurrencyLimitPolicy: Sendable, Hashable {
     /// The most calls of one group waiting for a place (0: a call that finds no place fails at
     /// once).
     public var maxQueued: Int
-    /// The longest a call waits for a place; the request's ``RequestDeadline`` bounds the wait
+    /// The longest a call waits for a place; the request's ``/Strata/RequestDeadline`` bounds the wait
     /// too, whichever ends first.
     public var queueTimeout: Duration
 

@@ -10,10 +10,10 @@ import Strata
 ///
 /// A call that finds a place starts at once; otherwise it waits in its group's queue, first come
 /// first served, until a call in flight ends, its ``ConcurrencyLimitPolicy/queueTimeout``
-/// passes, or its ``RequestDeadline`` does. When the queue is full it fails at once.
+/// passes, or its ``/Strata/RequestDeadline`` does. When the queue is full it fails at once.
 ///
 /// ## Where it goes
-/// Outside ``RetryTransport``, so a place covers a request's attempts and its retry waits: a
+/// Outside ``/Strata/RetryTransport``, so a place covers a request's attempts and its retry waits: a
 /// retrying request keeps its place rather than queuing again behind newer callers, and the limit
 /// counts requests as your callers see them. For a cap per host and one for the whole process,
 /// stack two layers, the process-wide one outermost:
@@ -31,8 +31,8 @@ import Strata
 ///   place in the queue goes to the next caller.
 /// - A full queue fails with ``ConcurrencyLimitError`` (``ConcurrencyLimitError/Reason/queueFull(maxInFlight:maxQueued:)``),
 ///   a wait past the queue timeout with ``ConcurrencyLimitError/Reason/queueTimedOut(waited:)``,
-///   and a wait past the request's deadline with ``TransportError`` of kind
-///   ``TransportError/Kind/timedOut``, as every transport does when the deadline passes.
+///   and a wait past the request's deadline with ``/Strata/TransportError`` of kind
+///   ``/Strata/TransportError/Kind/timedOut``, as every transport does when the deadline passes.
 /// - All requests through one instance, and its copies, share the places.
 public struct ConcurrencyLimitTransport: Transport {
     private typealias Waiter = CheckedContinuation<Void, any Error>
@@ -76,8 +76,8 @@ public struct ConcurrencyLimitTransport: Transport {
 
     /// Sends `request` once it has a place.
     ///
-    /// - Throws: ``ConcurrencyLimitError`` when no place came free, ``TransportError`` of kind
-    ///   ``TransportError/Kind/timedOut`` when the request's deadline passed while it waited,
+    /// - Throws: ``ConcurrencyLimitError`` when no place came free, ``/Strata/TransportError`` of kind
+    ///   ``/Strata/TransportError/Kind/timedOut`` when the request's deadline passed while it waited,
     ///   `CancellationError` when its task was cancelled while it waited; otherwise what `inner`
     ///   throws.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
@@ -160,7 +160,7 @@ public struct ConcurrencyLimitTransport: Transport {
 }
 
 extension TransportLayer {
-    /// A ``ConcurrencyLimitTransport`` layer, for a ``TransportStack``.
+    /// A ``ConcurrencyLimitTransport`` layer, for a ``/Strata/TransportStack``.
     public static func concurrencyLimit(
         _ policy: ConcurrencyLimitPolicy = ConcurrencyLimitPolicy(), partition: RequestPartition = .origin,
         clock: some Clock<Duration> = ContinuousClock()
