@@ -126,7 +126,7 @@ let package = Package(
         .testTarget(
             name: "StrataDemoTests",
             dependencies: [
-                "StrataDemoKit", "StrataSandbox", "Strata", "StrataPinning", "strata-demo",
+                "StrataDemoKit", "StrataSandbox", "Strata", "StrataPinning", "StrataResilience", "strata-demo",
                 "TestServer", "TLSTestServer", "TestSupport", "TestTraits",
             ]),
         // Needs redis-server (Debian: apt install redis-server); skipped with a message without it.

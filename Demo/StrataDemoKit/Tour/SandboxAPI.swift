@@ -12,6 +12,8 @@ enum SandboxAPI: EndpointProtocol {
     case health
     /// `GET /todos`: carries an ETag.
     case todos
+    /// `GET /reports`: a dependency that is down, `503` on every call.
+    case reports
 
     var path: String {
         switch self {
@@ -19,6 +21,7 @@ enum SandboxAPI: EndpointProtocol {
         case .todo(let id): "/todos/\(id)"
         case .health: "/health"
         case .todos: "/todos"
+        case .reports: "/reports"
         }
     }
 

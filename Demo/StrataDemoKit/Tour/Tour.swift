@@ -4,16 +4,28 @@ import FoundationNetworking
 import Foundation
 import Strata
 import StrataPinning
+import StrataResilience
 import StrataSandbox
 
 /// The guided tour: starts the sandbox API and runs the README's recommended stack against it,
 /// one feature per step, narrating what each layer did from its own event hook.
 ///
+/// Steps 1 to 5 use the README's stack:
 /// ```
 /// HTTPNetworkService
 ///   └─ LoggingTransport → ReauthTransport → RetryTransport → ETagTransport
 ///        → PinningTransport → URLSessionTransport (unpinned hosts; unused here)
 /// ```
+/// Step 6 uses the resilient stack (``ResilientTourStack``), which adds the `StrataResilience`
+/// layers where each one's documentation puts it, sharing the first stack's token, logs and
+/// pinned transport:
+/// ```
+/// HTTPNetworkService
+///   └─ LoggingTransport → ReauthTransport → ConcurrencyLimitTransport → RetryTransport
+///        → ETagTransport → CircuitBreakerTransport → AttemptTimeoutTransport → PinningTransport
+/// ```
+/// against `GET /v1/reports`, which always answers 503: the retried attempts open the circuit,
+/// and the next requests fail at once with `CircuitOpenError` while the sandbox receives nothing.
 struct Tour {
     /// A pin no key in the sandbox's chain has, for the failure step.
     static let wrongPin = "sha256/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="
@@ -42,16 +54,20 @@ struct Tour {
         let revalidated = try await revalidationStep(stack, sandbox)
         let pinFailure = try await pinningStep(stack, sandbox)
         let logLines = try logStep(stack, sandbox)
+        let circuit = try await circuitStep(stack, sandbox)
 
         let duration = ContinuousClock.now - started
         let seen = sandbox.seen
         say("")
         say(
             "Done in \(Self.milliseconds(duration)) ms: \(seen.tokenGrants) token refresh for \(seen.unauthorized) × 401, "
-                + "\(retries) retry, 1 revalidated GET (304), 1 pin mismatch refused, no token in any log line.")
+                + "\(retries) retry, 1 revalidated GET (304), 1 pin mismatch refused, no token in any log line, "
+                + "1 circuit opened.")
         return TourReport(
             refreshes: seen.tokenGrants, unauthorized: seen.unauthorized, retries: retries,
-            revalidated: revalidated, pin: stack.pin, pinFailure: pinFailure, logLines: logLines,
+            revalidated: revalidated, pin: stack.pin, pinFailure: pinFailure, circuitOpened: circuit.opened,
+            callsUntilOpen: circuit.callsUntilOpen, callsWhileOpen: circuit.callsWhileOpen,
+            circuitRefusals: circuit.refusals, logLines: logLines,
             secrets: [sandbox.expiredToken, sandbox.validToken, sandbox.refreshToken], duration: duration)
     }
 
@@ -165,6 +181,81 @@ struct Tour {
         return lines
     }
 
+    /// What the circuit-breaker step established.
+    private struct CircuitFacts {
+        var opened: String
+        var callsUntilOpen: Int
+        var callsWhileOpen: Int
+        var refusals: [any Error]
+    }
+
+    /// A dependency that is down, through the resilient stack: retried 503s open the circuit,
+    /// then requests fail at once and the sandbox receives none of them.
+    private func circuitStep(_ base: TourStack, _ sandbox: Sandbox) async throws -> CircuitFacts {
+        heading(6, "A dependency that is down: the circuit opens, requests fail fast (CircuitBreakerTransport)")
+        let stack = ResilientTourStack(sharing: base)
+        say("   A second stack, with every resilience layer, in the order Strata recommends (outermost first):")
+        let width = ResilientTourStack.layers.map(\.name.count).max() ?? 0
+        for (index, layer) in ResilientTourStack.layers.enumerated() {
+            let name = layer.name.padding(toLength: width, withPad: " ", startingAt: 0)
+            say("     \(index == 0 ? " " : "→") \(name)  \(layer.why)")
+        }
+        say("   GET /v1/reports answers 503 Service Unavailable, without Retry-After, on every call.")
+
+        let first = try await failure(of: stack)
+        say("   First GET: \(sandbox.seen.reportCalls) attempts, each a 503 the circuit breaker counted as a failure:")
+        for event in stack.events.all(RetryEvent.self) { say("     \(event)") }
+        say("     → \(first)")
+
+        let retriesBefore = stack.events.all(RetryEvent.self).count
+        let second = try await failure(of: stack)
+        let callsUntilOpen = sandbox.seen.reportCalls
+        let opened = stack.events.all(CircuitBreakerEvent.self).filter { $0.name == "circuit.opened" }
+        guard opened.count == 1, let openedLine = opened.first?.description else {
+            throw TourFailure("expected the circuit to open once, it opened \(opened.count) times")
+        }
+        say("   Second GET: its first attempt was the 4th failure in a row, and the circuit opened:")
+        say("     \(openedLine)")
+        for event in stack.events.all(RetryEvent.self).dropFirst(retriesBefore) { say("     \(event)") }
+        guard let refusal = second as? CircuitOpenError else {
+            throw TourFailure("expected the second GET's retry to meet the open circuit, it failed with: \(second)")
+        }
+        say("   Its retry met the open circuit and stopped there (CircuitOpenError is never retried):")
+        say("     \(refusal)")
+
+        let started = ContinuousClock.now
+        var refusals: [any Error] = [second]
+        for _ in 1...3 { refusals.append(try await failure(of: stack)) }
+        let elapsed = ContinuousClock.now - started
+        let callsWhileOpen = sandbox.seen.reportCalls - callsUntilOpen
+        guard refusals.allSatisfy({ $0 is CircuitOpenError }) else {
+            throw TourFailure("expected every GET while open to fail with CircuitOpenError, got: \(refusals)")
+        }
+        say(
+            "   Three more GETs failed the same way, at once (\(Self.microseconds(elapsed)) µs for the three); "
+                + "the sandbox received \(callsUntilOpen) calls of GET /v1/reports before the circuit opened "
+                + "and \(callsWhileOpen) while it was open.")
+        guard callsWhileOpen == 0 else { throw TourFailure("the sandbox received \(callsWhileOpen) calls while the circuit was open") }
+        say("   After 30 s the breaker lets one probe through; the circuit closes when it succeeds.")
+        return CircuitFacts(opened: openedLine, callsUntilOpen: callsUntilOpen, callsWhileOpen: callsWhileOpen, refusals: refusals)
+    }
+
+    /// Sends `GET /v1/reports` through `stack`, which must fail.
+    ///
+    /// - Returns: The failure: the `NetworkError.httpStatus` of a final 503, or the transport's
+    ///   own error unwrapped from `NetworkError.transport`.
+    /// - Throws: ``TourFailure`` when the request succeeded.
+    private func failure(of stack: ResilientTourStack) async throws -> any Error {
+        do {
+            _ = try await stack.service.response(to: SandboxAPI.reports, via: stack.environment)
+        } catch NetworkError.transport(let error) {
+            return error
+        } catch {
+            return error
+        }
+        throw TourFailure("GET /v1/reports succeeded; the sandbox answers it 503")
+    }
+
     // MARK: - Narration
 
     private func heading(_ number: Int, _ title: String) {
@@ -173,6 +264,11 @@ struct Tour {
     }
 
     private func say(_ line: String) { output.line(line) }
+
+    static func microseconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        return Int(seconds) * 1_000_000 + Int(attoseconds / 1_000_000_000_000)
+    }
 
     static func milliseconds(_ duration: Duration) -> Int {
         let (seconds, attoseconds) = duration.components

@@ -6,8 +6,9 @@ enum TourCommand {
         overview: """
             Starts the sandbox HTTPS API on 127.0.0.1 (a private CA and certificate generated at startup) \
             and runs the recommended stack against it, narrating each step: one token refresh for \
-            concurrent 401s, a retried 503, a 304 served from the ETag store, certificate pinning, and \
-            redacted logs. Offline, loopback only, well under a second.
+            concurrent 401s, a retried 503, a 304 served from the ETag store, certificate pinning, \
+            redacted logs, and a circuit that opens on a dependency that is down (the resilient stack). \
+            Offline, loopback only, well under a second.
             """,
         arguments: ("", 0...0),
         options: [OptionSpec("-v", "--verbose", help: "Streams every debug-level log line of the tour to standard error.")],

@@ -12,6 +12,16 @@ struct TourReport: Sendable {
     var pin: String
     /// The pin mismatch message of the wrongly pinned transport.
     var pinFailure: String
+    /// The `circuit.opened` event of the resilient stack's circuit breaker, as printed.
+    var circuitOpened: String
+    /// Calls of `GET /v1/reports` the sandbox received before the circuit opened: the attempts
+    /// the breaker counted.
+    var callsUntilOpen: Int
+    /// Calls of `GET /v1/reports` the sandbox received while the circuit was open (none).
+    var callsWhileOpen: Int
+    /// What each `GET /v1/reports` sent while the circuit was open failed with, unwrapped from
+    /// `NetworkError.transport` (a `CircuitOpenError` each).
+    var circuitRefusals: [any Error]
     /// Every log line `LoggingTransport` wrote.
     var logLines: [String]
     /// The access and refresh tokens the tour used, so a test can prove none was printed.

@@ -20,7 +20,12 @@ struct TourStack: Sendable {
     let pin: String
     let events = EventRecorder()
     let logs: LogCollector
-    private let auth: InMemoryAuthService
+    /// The token source both tour stacks share.
+    let auth: InMemoryAuthService
+    /// The terminal transport, pinned to ``pin``; the resilient stack sends through it too.
+    let pinned: PinningTransport
+    /// Trades the refresh token for a new access token and saves it in ``auth``.
+    let refresh: @Sendable () async throws -> Void
     private let trustRoots: TrustRoots
 
     /// Builds the stack: `LoggingTransport → ReauthTransport → RetryTransport → ETagTransport →
@@ -38,22 +43,24 @@ struct TourStack: Sendable {
         let pinned = try PinningTransport.validated(
             pinnedDomains: ["localhost": try PublicKeyPinningEvaluator(pins: [pin])],
             trustRoots: trustRoots)
+        self.pinned = pinned
         // The refresh goes straight to the pinned transport: it must not be retried, re-authenticated or logged.
         let tokenService = HTTPNetworkService(transport: pinned)
         let environment = environment
         let refreshToken = sandbox.refreshToken
+        let refresh: @Sendable () async throws -> Void = {
+            let grant: TokenGrant = try await tokenService.request(
+                to: SandboxAPI.refresh(refreshToken: refreshToken), via: environment)
+            await auth.setAccessToken(grant.accessToken)
+        }
+        self.refresh = refresh
         let stack = ObservingTransport(
             inner: LoggingTransport(
                 inner: ReauthTransport(
                     inner: RetryTransport(
                         inner: ETagTransport(inner: pinned, store: InMemoryETagStore()),
                         policy: Self.retryPolicy),
-                    authService: auth,
-                    refreshToken: {
-                        let grant: TokenGrant = try await tokenService.request(
-                            to: SandboxAPI.refresh(refreshToken: refreshToken), via: environment)
-                        await auth.setAccessToken(grant.accessToken)
-                    }),
+                    authService: auth, refreshToken: refresh),
                 logger: logs.logger), observer: events.record)
         service = HTTPNetworkService(transport: stack, authService: auth)
     }

@@ -10,6 +10,8 @@ import Foundation
 /// - `POST /v1/todos`: adds `{"title": "…"}`; `201`, and the list's `ETag` changes.
 /// - `GET /v1/todos/{id}`: one todo.
 /// - `GET /v1/health`: `503` with `Retry-After: 0` on its first call, `200` afterwards.
+/// - `GET /v1/reports`: `503` without `Retry-After` on every call (a dependency that is down),
+///   counted in ``SandboxState/Counters/reportCalls``, so a client can prove what it did not send.
 /// - `GET /v1/export`: a 1 MiB export that starts after ``exportDelay``, for a progress line.
 ///
 /// Tokens are random per sandbox, so a test can prove they never reach the output.

@@ -60,6 +60,12 @@ struct SandboxRoutes {
             guard call > 1 else { return .json(#"{"status":"warming up"}"#, status: 503, headers: [("Retry-After", "0")]) }
             return .json(#"{"status":"ok"}"#)
         }
+        server.route("GET", "/v1/reports") { request in
+            if let refusal = state.refusal(of: request) { return refusal }
+            state.counters.withLock { $0.reportCalls += 1 }
+            // No Retry-After: a dependency that is down says nothing about when it will be back.
+            return .json(#"{"status":"unavailable"}"#, status: 503)
+        }
         server.route("GET", "/v1/export") { request in
             if let refusal = state.refusal(of: request) { return refusal }
             let line = Data(#"{"id":0,"title":"exported"}"#.utf8 + [UInt8(ascii: "\n")])

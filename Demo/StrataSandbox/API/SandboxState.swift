@@ -14,6 +14,8 @@ package final class SandboxState: Sendable {
         package var healthCalls = 0
         /// Requests answered `304`.
         package var notModified = 0
+        /// Calls of `GET /v1/reports` that carried the valid token (each answered `503`).
+        package var reportCalls = 0
     }
 
     /// One todo, as the API serves it.

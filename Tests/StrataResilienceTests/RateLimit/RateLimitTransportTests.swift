@@ -15,6 +15,13 @@ struct RateLimitTransportTests {
 
     private static func request(_ url: URL = api) -> HTTPRequest { HTTPRequest(url: url) }
 
+    /// Yields until `clock` has `sleepers` waiting or `inner` has received more than `sent`
+    /// requests: a request the layer failed to hold ends the wait (and fails the test) instead
+    /// of hanging it, as `waitForSleepers` would.
+    private static func untilHeld(_ sleepers: Int, on clock: TestClock, orSent sent: Int, to inner: ClosureTransport) async {
+        while clock.sleepers < sleepers, await inner.recordedRequests.count <= sent { await Task.yield() }
+    }
+
     @Test("a 429 with Retry-After: 2 is returned unchanged and holds the next request until the clock passes 2 s")
     func holdsUntilReopened() async throws {
         let inner = ClosureTransport.sequence([.succeeding(Self.tooMany), .succeeding(.status(200))])
@@ -26,7 +33,8 @@ struct RateLimitTransportTests {
         #expect(first.text == "slow down")
 
         let held = Task { try await limited.send(Self.request()) }
-        await clock.waitForSleepers(1)
+        await Self.untilHeld(1, on: clock, orSent: 1, to: inner)
+        #expect(await inner.recordedRequests.count == 1)
         clock.advance(by: .milliseconds(1_999))
         #expect(clock.sleepers == 1)
         #expect(await inner.recordedRequests.count == 1)
@@ -130,7 +138,7 @@ struct RateLimitTransportTests {
         let limited = RateLimitTransport(inner: inner, clock: clock)
         _ = try await limited.send(Self.request())
         let held = Task { try await limited.send(Self.request()) }
-        await clock.waitForSleepers(1)
+        await Self.untilHeld(1, on: clock, orSent: 1, to: inner)
         held.cancel()
         await #expect(throws: CancellationError.self) { try await held.value }
         #expect(clock.sleepers == 0)
@@ -178,11 +186,11 @@ struct RateLimitTransportTests {
         while await inner.recordedRequests.isEmpty { await Task.yield() }
         _ = try await limited.send(HTTPRequest(url: Self.api, headers: ["X-Answer": "first"]))
         let held = Task { try await limited.send(Self.request()) }
-        await clock.waitForSleepers(1)
+        await Self.untilHeld(1, on: clock, orSent: 2, to: inner)
         open.yield()
         #expect(try await slow.value.statusCode == 429)
         clock.advance(by: .seconds(2))
-        await clock.waitForSleepers(1)
+        await Self.untilHeld(1, on: clock, orSent: 2, to: inner)
         #expect(await inner.recordedRequests.count == 2)
         clock.advance(by: .seconds(8))
         #expect(try await held.value.statusCode == 200)
