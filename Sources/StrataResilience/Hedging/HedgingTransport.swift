@@ -13,7 +13,7 @@ import Strata
 /// ```
 ///
 /// ## Where it goes
-/// Inside ``RetryTransport`` and the ETag cache, outside a circuit breaker and a per-attempt
+/// Inside ``/Strata/RetryTransport`` and the ETag cache, outside a circuit breaker and a per-attempt
 /// timeout: `Reauth → Retry → ETag → Hedging → CircuitBreaker → AttemptTimeout → terminal`.
 /// - A hedge is an attempt. Retry above sees one outcome per hedged request and retries it as a
 ///   whole when every attempt failed; hedging above retry would multiply the two (each hedge

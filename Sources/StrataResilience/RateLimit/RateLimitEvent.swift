@@ -1,7 +1,7 @@
 import Foundation
 import Strata
 
-/// What a ``RateLimitTransport`` did, reported through ``TransportEvents`` to every observer
+/// What a ``RateLimitTransport`` did, reported through ``/Strata/TransportEvents`` to every observer
 /// above it, in the task of the request concerned.
 public enum RateLimitEvent: TransportEvent, Hashable {
     /// A response closed the window of `group` for `duration` (what `source` asked,

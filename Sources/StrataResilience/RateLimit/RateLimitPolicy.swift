@@ -4,7 +4,7 @@ import Strata
 /// how long any server may close one, and, optionally, a rate of the client's own.
 ///
 /// The defaults suit a typical JSON API: a request waits up to 30 s for its group's window to
-/// reopen (less when its ``RequestDeadline`` is nearer), and no server closes a window for more
+/// reopen (less when its ``/Strata/RequestDeadline`` is nearer), and no server closes a window for more
 /// than 60 s at a time, whatever it sends.
 /// ```swift
 /// // An API that resets its quota hourly (GitHub): honour its X-RateLimit-Reset in full, but
@@ -27,7 +27,7 @@ public struct RateLimitPolicy: Sendable, Hashable {
     /// The longest a request waits for its group's window to reopen (or for its client-limit
     /// token). A request whose wait would be longer fails at once with ``RateLimitedError``,
     /// without waiting at all; so does one whose wait would not end before its
-    /// ``RequestDeadline``.
+    /// ``/Strata/RequestDeadline``.
     public var maxWait: Duration
     /// The longest one response may close its group's window, whatever it asked: a longer
     /// `Retry-After` or reset is cut to this. The next request after it is sent, and the

@@ -14,7 +14,7 @@ import Strata
 /// `RateLimit-Remaining: 0` / `X-RateLimit-Remaining: 0` with their reset.
 ///
 /// ## Where it goes
-/// Inside ``RetryTransport``, so that it sees the response of every attempt: the first `429`
+/// Inside ``/Strata/RetryTransport``, so that it sees the response of every attempt: the first `429`
 /// closes the window for every request at once, a retry's own wait then meets the hold (both
 /// end together, so it costs nothing extra), and a held request waits within one attempt
 /// instead of spending retries on `429`s. Polly's standard handler puts its rate limiter
@@ -36,10 +36,10 @@ import Strata
 ///   all requests through one instance, and its copies, share them. A window is only ever
 ///   extended by a response, never shortened: a late response with older numbers cannot open it.
 /// - The response that closed the window is returned unchanged (a `429` stays a `429`, for a
-///   ``RetryTransport`` above to retry).
+///   ``/Strata/RetryTransport`` above to retry).
 /// - A request to a closed window waits on the layer's clock until it reopens. When that wait
 ///   would be longer than ``RateLimitPolicy/maxWait`` or would not end before the request's
-///   ``RequestDeadline``, the request fails at once with ``RateLimitedError``, unsent.
+///   ``/Strata/RequestDeadline``, the request fails at once with ``RateLimitedError``, unsent.
 /// - No server holds a window longer than ``RateLimitPolicy/maxHold`` per response.
 /// - Cancelling the calling task during the wait ends it with `CancellationError` at once.
 /// - ``stream(_:_:)`` decides on the head, before `consume` sees it; nothing is buffered.
@@ -171,7 +171,7 @@ public struct RateLimitTransport: Transport {
 }
 
 extension TransportLayer {
-    /// A ``RateLimitTransport`` layer, for a ``TransportStack``.
+    /// A ``RateLimitTransport`` layer, for a ``/Strata/TransportStack``.
     public static func rateLimit(
         policy: RateLimitPolicy = RateLimitPolicy(), partition: RequestPartition = .origin,
         clock: some Clock<Duration> = ContinuousClock()

@@ -4,15 +4,15 @@ import Strata
 /// The error a ``RateLimitTransport`` fails a request with, at once and without sending it,
 /// when its group's rate-limit window reopens later than the request may wait.
 ///
-/// It is not a ``TransportError``, so ``RetryTransport`` does not retry it: a retry would meet
-/// the same closed window. Through ``HTTPNetworkService`` it arrives as
-/// ``NetworkError/transport(_:)`` wrapping this error; ``retryAt`` says when to try again.
+/// It is not a ``/Strata/TransportError``, so ``/Strata/RetryTransport`` does not retry it: a retry would meet
+/// the same closed window. Through ``/Strata/HTTPNetworkService`` it arrives as
+/// ``/Strata/NetworkError/transport(_:)`` wrapping this error; ``retryAt`` says when to try again.
 public struct RateLimitedError: Error, Sendable, CustomStringConvertible {
     /// Why the request could not wait.
     public enum Limit: Sendable, Hashable {
         /// The wait would be longer than ``RateLimitPolicy/maxWait``, given here.
         case maxWait(Duration)
-        /// The wait would not end before the request's ``RequestDeadline``; `timeLeft` was left.
+        /// The wait would not end before the request's ``/Strata/RequestDeadline``; `timeLeft` was left.
         case deadline(timeLeft: Duration)
     }
 
