@@ -1,5 +1,6 @@
 import Foundation
 @testable import StrataDemoKit
+import StrataResilience
 import Testing
 
 @Suite("strata-demo tour")
@@ -18,6 +19,9 @@ struct TourTests {
         #expect(text.contains("Certificate pinning failure for localhost!"))
         #expect(text.contains(": CN=localhost,O=Strata Sandbox"))
         #expect(text.contains("Authorization: Bearer <redacted>"))
+        #expect(text.contains("opened: 4 of 4 calls failed; calls fail at once for 30 s"))
+        #expect(text.contains("/v1/reports: not sent, the circuit for https://localhost:"))
+        #expect(text.contains("1 circuit opened."))
         #expect(text.contains("Done in "))
         #expect(captured.error.isEmpty)
     }
@@ -35,6 +39,21 @@ struct TourTests {
         #expect(report.pinFailure.contains(": CN=Strata Sandbox CA,O=Strata Sandbox"), "the chain ends at the generated CA")
         #expect(report.pinFailure.contains("Pinned certificates for localhost:\n    \(Tour.wrongPin)"))
         #expect(report.logLines.contains { $0.contains("Authorization: Bearer <redacted>") })
+    }
+
+    @Test("once the circuit opens, requests to the sandbox fail at once with CircuitOpenError and none reaches it")
+    func circuitOpensAndFailsFast() async throws {
+        let captured = CapturedOutput()
+        let report = try await Tour(output: captured.output, verbose: false).run()
+        #expect(report.callsUntilOpen == 4, "3 attempts of the first GET and the first of the second")
+        #expect(report.circuitOpened.contains("opened: 4 of 4 calls failed"))
+        #expect(report.callsWhileOpen == 0, "the sandbox saw no call while the circuit was open")
+        #expect(report.circuitRefusals.count == 4, "the second GET's retry and three more GETs")
+        for refusal in report.circuitRefusals {
+            let open = try #require(refusal as? CircuitOpenError, "got \(refusal)")
+            #expect(open.url.path == "/v1/reports")
+            #expect(open.retryAt != nil, "an open circuit says until when")
+        }
     }
 
     @Test("no token reaches standard output, standard error or the logs, even with --verbose")
