@@ -22,7 +22,7 @@ struct AttemptTimeoutTransportTests {
         let cancelledBelow = LockedValue(false)
         let inner = ClosureTransport { _ in
             do {
-                try await Task.sleep(for: .seconds(3_600))
+                try await suspendUntilCancelled()
             } catch {
                 cancelledBelow.withLock { $0 = true }
                 throw error
@@ -52,7 +52,7 @@ struct AttemptTimeoutTransportTests {
             if attempts.withLock({
                 $0 += 1; return $0
             }) == 1 {
-                try await Task.sleep(for: .seconds(3_600))
+                try await suspendUntilCancelled()
             }
             return HTTPResponse(statusCode: 200)
         }
@@ -87,7 +87,7 @@ struct AttemptTimeoutTransportTests {
     func streamHeadLate() async throws {
         let clock = TestClock(sleepsAdvanceTime: false)
         let inner = ClosureTransport { _ in
-            try await Task.sleep(for: .seconds(3_600))
+            try await suspendUntilCancelled()
             return HTTPResponse(statusCode: 200)
         }
         let consumed = LockedValue(false)
